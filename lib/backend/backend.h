@@ -1,0 +1,116 @@
+// Backend: one implementation of the collectives (gloo, nccl, native, mpi). A Backend connects a group's ranks
+// into a Communicator once; the Communicator prepares a Work per point; the measure loop times Work::Run().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/core/status.h"
+#include "lib/core/types.h"
+#include "lib/rendezvous/store.h"
+
+namespace commbench {
+
+// Where a rank sits (DESIGN §5): world = groups x group_size; group g holds ranks [g*k, (g+1)*k).
+struct RankPlace {
+  int rank = 0;
+  int world = 1;
+  int group = 0;
+  int group_rank = 0;
+  int group_size = 1;
+  int local_rank = 0;  // index among the ranks on this host (GPU choice, shm naming)
+};
+
+// Axes that only GPU backends honour. CPU backends reject anything but the defaults (the planner skips such
+// points with a note; nothing is reinterpreted).
+struct GpuAxes {
+  std::string stream = "dedicated";  // legacy-default | per-thread | dedicated
+  std::string h2d = "none";          // none | pageable | pinned
+  uint64_t h2d_bytes = 0;
+  std::string sync = "none";  // stream | event | device | none (the loop handles the barrier kinds)
+  bool graph = false;
+};
+
+// One collective call, prepared once and run many times.
+// Counts follow nccl-tests: `count` is the per-rank element count of the *smaller* buffer:
+//   allreduce: send = recv = count; allgather: send = count, recv = count*n; reduce_scatter: send = count*n,
+//   recv = count.
+struct OpRequest {
+  Collective op = Collective::kAllreduce;
+  DataType dtype = DataType::kF32;
+  ReduceOp reduce = ReduceOp::kSum;
+  size_t count = 0;
+  std::string algo = "auto";  // backend-specific name; "auto" lets the backend choose
+  bool in_place = false;
+  GpuAxes gpu;
+};
+
+size_t SendCount(const OpRequest& r, int group_size);
+size_t RecvCount(const OpRequest& r, int group_size);
+
+// Prepared buffers and algorithm state for one point. Run() is the only timed call.
+class Work {
+ public:
+  virtual ~Work() = default;
+  // Copies the send buffer in (host memory, SendCount elements). Untimed; called before every Run().
+  virtual Status SetInput(const void* host, size_t bytes) = 0;
+  // One collective; returns when its result is complete as far as this backend's sync strategy says.
+  virtual Status Run() = 0;
+  // Copies the receive buffer out (RecvCount elements). Untimed; called after the checked iterations.
+  virtual Status GetOutput(void* host, size_t bytes) = 0;
+  // The algorithm that actually runs (resolves "auto").
+  virtual std::string algo() const = 0;
+  // Device-side time of the last Run in microseconds (CUDA events), or a negative value where there is none.
+  virtual double last_device_time_us() const { return -1; }
+};
+
+// A group's connection, made once per (backend, group) and reused across points.
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual StatusOr<std::unique_ptr<Work>> Prepare(const OpRequest& request) = 0;
+  virtual Status Barrier() = 0;
+};
+
+struct ConnectRequest {
+  RankPlace place;
+  Store* store = nullptr;  // already prefixed per group: keys are private to this group
+  std::string host = "127.0.0.1";  // address to bind and advertise (TCP-based transports)
+  std::string iface;               // interface name; wins over host when set
+  std::chrono::milliseconds timeout{30000};
+};
+
+// How an algorithm describes itself (UCC-style), for `commbench env` and `--algos`.
+struct AlgorithmInfo {
+  std::string name;
+  Collective op;
+  std::string description;  // one line
+  std::string suits;        // the message range it suits, e.g. "< 64 KiB"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // OK, or Unavailable("<reason>") when this host cannot run it (no GPU, no library).
+  virtual Status Available() const = 0;
+  virtual std::vector<AlgorithmInfo> Algorithms() const = 0;
+  // OK if this backend can run the request; otherwise InvalidArgument/Unavailable with the reason, which the
+  // planner records as a skip note.
+  virtual Status Supports(const OpRequest& request, int group_size) const = 0;
+  virtual StatusOr<std::unique_ptr<Communicator>> Connect(const ConnectRequest& request) = 0;
+  // Version string for the fingerprint ("gloo 0.5.0").
+  virtual std::string Version() const = 0;
+};
+
+// Registry: backends register a factory from a static initialiser (their cc_library is alwayslink).
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+bool RegisterBackend(const std::string& name, BackendFactory factory);
+std::vector<std::string> RegisteredBackends();  // sorted
+StatusOr<std::unique_ptr<Backend>> CreateBackend(const std::string& name);
+
+}  // namespace commbench
