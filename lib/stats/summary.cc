@@ -1,0 +1,107 @@
+#include "lib/stats/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace commbench {
+namespace {
+
+// SplitMix64: small, fast and good enough for resampling indices.
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t Next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+double MedianInPlace(std::vector<double>* v) {
+  size_t n = v->size();
+  auto mid = v->begin() + static_cast<long>(n / 2);
+  std::nth_element(v->begin(), mid, v->end());
+  double upper = *mid;
+  if (n % 2 == 1) return upper;
+  double lower = *std::max_element(v->begin(), mid);
+  return (lower + upper) / 2;
+}
+
+}  // namespace
+
+double PercentileSorted(const std::vector<double>& sorted, double q) {
+  if (sorted.size() == 1) return sorted[0];
+  double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+void BootstrapMedianCI(const std::vector<double>& samples, int resamples, uint64_t seed, double* lo, double* hi) {
+  const size_t n = samples.size();
+  if (n < 2) {
+    *lo = *hi = n ? samples[0] : 0;
+    return;
+  }
+  // Resample at most 2000 points: the CI of the median converges long before, and big runs stay cheap.
+  const size_t m = std::min<size_t>(n, 2000);
+  SplitMix64 rng{seed};
+  std::vector<double> medians(static_cast<size_t>(resamples));
+  std::vector<double> draw(m);
+  for (auto& median : medians) {
+    for (auto& d : draw) d = samples[rng.Next() % n];
+    median = MedianInPlace(&draw);
+  }
+  std::sort(medians.begin(), medians.end());
+  *lo = PercentileSorted(medians, 2.5);
+  *hi = PercentileSorted(medians, 97.5);
+}
+
+Summary Summarize(const std::vector<double>& samples) {
+  Summary s;
+  s.n = samples.size();
+  if (samples.empty()) return s;
+  std::vector<double> sorted(samples);
+  std::sort(sorted.begin(), sorted.end());
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.p50 = PercentileSorted(sorted, 50);
+  s.p95 = PercentileSorted(sorted, 95);
+  s.p99 = PercentileSorted(sorted, 99);
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
+  if (s.n > 1) {
+    double ss = 0;
+    for (double v : sorted) ss += (v - s.mean) * (v - s.mean);
+    s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
+  }
+  s.cv = s.mean > 0 ? s.stddev / s.mean : 0;
+  BootstrapMedianCI(samples, 200, 0x5eed, &s.ci95_lo, &s.ci95_hi);
+  return s;
+}
+
+std::vector<double> ElementwiseMax(const std::vector<std::vector<double>>& series) {
+  if (series.empty()) return {};
+  size_t n = series[0].size();
+  for (const auto& s : series) n = std::min(n, s.size());
+  std::vector<double> out(n, -INFINITY);
+  for (const auto& s : series) {
+    for (size_t i = 0; i < n; ++i) out[i] = std::max(out[i], s[i]);
+  }
+  return out;
+}
+
+std::vector<double> ElementwiseMean(const std::vector<std::vector<double>>& series) {
+  if (series.empty()) return {};
+  size_t n = series[0].size();
+  for (const auto& s : series) n = std::min(n, s.size());
+  std::vector<double> out(n, 0.0);
+  for (const auto& s : series) {
+    for (size_t i = 0; i < n; ++i) out[i] += s[i];
+  }
+  for (auto& v : out) v /= static_cast<double>(series.size());
+  return out;
+}
+
+}  // namespace commbench

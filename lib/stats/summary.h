@@ -1,0 +1,30 @@
+// Summaries of per-iteration samples (DESIGN §5): min, percentiles, mean, stddev, CV and a bootstrap 95% CI
+// of the median. Pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace commbench {
+
+struct Summary {
+  size_t n = 0;
+  double min = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
+  double mean = 0, stddev = 0, cv = 0;  // stddev is the sample standard deviation (n-1)
+  double ci95_lo = 0, ci95_hi = 0;      // bootstrap CI of the median
+};
+
+// Linear interpolation between closest ranks (numpy's default); `sorted` must be ascending and non-empty.
+double PercentileSorted(const std::vector<double>& sorted, double q);
+
+// Percentile bootstrap of the median with a fixed seed, so that the same samples give the same interval.
+void BootstrapMedianCI(const std::vector<double>& samples, int resamples, uint64_t seed, double* lo, double* hi);
+
+Summary Summarize(const std::vector<double>& samples);
+
+// Element-wise reductions across ranks of equally long sample series (per-iteration max / mean).
+std::vector<double> ElementwiseMax(const std::vector<std::vector<double>>& series);
+std::vector<double> ElementwiseMean(const std::vector<std::vector<double>>& series);
+
+}  // namespace commbench
