@@ -1,0 +1,154 @@
+#include "lib/stats/scaling.h"
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace commbench {
+namespace {
+
+const std::vector<double> kGroups = {1, 2, 3, 4, 5, 6, 7, 8};
+
+// y(G) plus Gaussian noise of `rel_noise` of the value; the stated standard error is that noise.
+void Make(const std::function<double(double)>& f, double rel_noise, uint32_t seed, std::vector<double>* y,
+          std::vector<double>* se) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0, 1);
+  y->clear();
+  se->clear();
+  for (double g : kGroups) {
+    double v = f(g);
+    y->push_back(v + rel_noise * v * n01(rng));
+    se->push_back(rel_noise * v);
+  }
+}
+
+TEST(ScalingTest, FlatWithNoiseIsFlatForManySeeds) {
+  for (uint32_t seed = 1; seed <= 50; ++seed) {
+    std::vector<double> y, se;
+    Make([](double) { return 100.0; }, 0.03, seed, &y, &se);
+    ScalingFit f = FitScaling(kGroups, y, se);
+    EXPECT_EQ(f.model, GrowthModel::kFlat) << "seed " << seed << " chose " << GrowthModelName(f.model);
+    EXPECT_FALSE(f.grows) << "seed " << seed;
+  }
+}
+
+TEST(ScalingTest, UnderstatedNoiseDoesNotReadAsGrowth) {
+  // Samples claim 0.1% noise, points scatter by 4%: the scale factor must absorb it.
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    std::vector<double> y, se;
+    Make([](double) { return 100.0; }, 0.04, seed, &y, &se);
+    for (double& s : se) s = 0.1;
+    ScalingFit f = FitScaling(kGroups, y, se, {});
+    EXPECT_FALSE(f.grows) << "seed " << seed << " model " << GrowthModelName(f.model);
+  }
+}
+
+TEST(ScalingTest, LinearIsLinear) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::vector<double> y, se;
+    Make([](double g) { return 40 + 12 * g; }, 0.02, seed, &y, &se);
+    ScalingFit f = FitScaling(kGroups, y, se);
+    EXPECT_EQ(f.model, GrowthModel::kLinear) << "seed " << seed << " chose " << GrowthModelName(f.model);
+    EXPECT_TRUE(f.grows);
+    EXPECT_NEAR(f.line.slope, 12, 1.5);
+    EXPECT_NEAR(f.line.intercept, 40, 8);
+    EXPECT_GT(f.line.r2, 0.95);
+  }
+}
+
+TEST(ScalingTest, StepAtThree) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::vector<double> y, se;
+    Make([](double g) { return g < 3 ? 100.0 : 180.0; }, 0.02, seed, &y, &se);
+    ScalingFit f = FitScaling(kGroups, y, se);
+    EXPECT_EQ(f.model, GrowthModel::kStep) << "seed " << seed << " chose " << GrowthModelName(f.model);
+    EXPECT_EQ(f.change_point, 3) << "seed " << seed;
+    EXPECT_NEAR(f.level_before, 100, 5);
+    EXPECT_NEAR(f.level_after, 180, 5);
+    EXPECT_TRUE(f.grows);
+  }
+}
+
+TEST(ScalingTest, SaturatingIsSaturation) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::vector<double> y, se;
+    Make([](double g) { return 50 + 25 * std::min(g, 5.0); }, 0.02, seed, &y, &se);
+    ScalingFit f = FitScaling(kGroups, y, se);
+    EXPECT_EQ(f.model, GrowthModel::kSaturation) << "seed " << seed << " chose " << GrowthModelName(f.model);
+    EXPECT_NEAR(f.change_point, 5, 1) << "seed " << seed;
+    EXPECT_NEAR(f.level_after, 175, 10);
+  }
+}
+
+TEST(ScalingTest, SmoothSaturationIsNotALine) {
+  std::vector<double> y, se;
+  Make([](double g) { return 100 + 300 * (1 - std::exp(-g / 1.5)); }, 0.01, 7, &y, &se);
+  ScalingFit f = FitScaling(kGroups, y, se);
+  EXPECT_EQ(f.model, GrowthModel::kSaturation) << GrowthModelName(f.model);
+}
+
+TEST(ScalingTest, SmallGrowthBelowMinimumFractionIsFlat) {
+  // 5% over the whole range with a tiny stated noise: significant, but below the 10% minimum effect.
+  std::vector<double> y, se;
+  for (double g : kGroups) {
+    y.push_back(100 + 5 * (g - 1) / 7);
+    se.push_back(0.01);
+  }
+  ScalingOptions opt;
+  opt.relative_noise_floor = 0;
+  ScalingFit f = FitScaling(kGroups, y, se, opt);
+  EXPECT_EQ(f.model, GrowthModel::kFlat);
+  EXPECT_FALSE(f.grows);
+  opt.min_growth_fraction = 0.01;
+  EXPECT_TRUE(FitScaling(kGroups, y, se, opt).grows);
+}
+
+TEST(ScalingTest, DecreaseIsNotGrowth) {
+  std::vector<double> y, se;
+  Make([](double g) { return 200 - 15 * g; }, 0.01, 3, &y, &se);
+  ScalingFit f = FitScaling(kGroups, y, se);
+  EXPECT_NE(f.model, GrowthModel::kFlat);
+  EXPECT_FALSE(f.grows);
+  EXPECT_LT(f.growth, 0);
+}
+
+TEST(ScalingTest, FewPoints) {
+  ScalingFit two = FitScaling({1, 2}, {100, 300}, {1, 1});
+  EXPECT_TRUE(two.grows);
+  EXPECT_EQ(two.model, GrowthModel::kLinear);
+  ScalingFit one = FitScaling({1}, {100}, {1});
+  EXPECT_FALSE(one.grows);
+  EXPECT_EQ(one.model, GrowthModel::kFlat);
+  EXPECT_FALSE(FitScaling({}, {}, {}).grows);
+}
+
+TEST(ScalingTest, StandardErrorFromCI) {
+  EXPECT_DOUBLE_EQ(StandardErrorFromCI95(10, 13.92), 1.0);
+  EXPECT_EQ(StandardErrorFromCI95(5, 5), 0);
+}
+
+TEST(ScalingTest, SlopeScalesWithBytesOnlyAtLargeSizes) {
+  // 5 us per group of overhead plus 1 us per 10 kB per group (10 GB/s): small sizes overhead, large bandwidth.
+  std::vector<SizeSlope> s;
+  for (int64_t b : {400LL, 4000LL, 40000LL, 400000LL, 4000000LL}) s.push_back({b, 5 + b / 1e4});
+  SlopeBytesFit f = ClassifySlopeBySize(s);
+  ASSERT_EQ(f.sizes.size(), 5u);
+  EXPECT_FALSE(f.sizes[0].bandwidth_bound);
+  EXPECT_FALSE(f.sizes[1].bandwidth_bound);
+  EXPECT_TRUE(f.sizes[3].bandwidth_bound);
+  EXPECT_TRUE(f.sizes[4].bandwidth_bound);
+  EXPECT_TRUE(f.any_bandwidth_bound);
+  EXPECT_NEAR(f.implied_gbps, 10, 0.5);
+}
+
+TEST(ScalingTest, SlopeIndependentOfBytesIsOverhead) {
+  SlopeBytesFit f = ClassifySlopeBySize({{400, 30}, {40000, 31}, {4000000, 30.5}});
+  EXPECT_FALSE(f.any_bandwidth_bound);
+  for (const auto& p : f.sizes) EXPECT_LT(p.bytes_share, 0.1);
+}
+
+}  // namespace
+}  // namespace commbench
