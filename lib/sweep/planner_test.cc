@@ -1,0 +1,122 @@
+#include "lib/sweep/planner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include "lib/sweep/point_json.h"
+
+namespace commbench {
+namespace {
+
+TEST(PlannerTest, DefaultSweepReproducesScenarioA) {
+  SweepSpec spec;
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  // Groups 1..8 of pairs: one launch per world size 2, 4, ..., 16, each with every size.
+  ASSERT_EQ(plan->launches.size(), 8u);
+  EXPECT_EQ(plan->launches[0].world, 2);
+  EXPECT_EQ(plan->launches[7].world, 16);
+  EXPECT_EQ(plan->point_count(), 8u * spec.sizes.size());
+  const Point& a = plan->launches[0].points[0];
+  EXPECT_EQ(a.backend, "gloo");
+  EXPECT_EQ(a.op, Collective::kAllreduce);
+  EXPECT_EQ(a.count, 100u);  // scenario A: a 10x10 float tensor
+  EXPECT_EQ(a.bytes, 400u);
+  EXPECT_TRUE(a.in_place);  // gloo's allreduce works in place; auto placement picks it
+  EXPECT_TRUE(plan->skipped.empty());
+}
+
+TEST(PlannerTest, CountsFollowNcclTests) {
+  SweepSpec spec;
+  spec.ops = {"allgather", "reduce_scatter"};
+  spec.groups = {1};
+  spec.group_sizes = {3};
+  spec.sizes = {4096};
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->point_count(), 2u);
+  for (const Point& p : plan->launches[0].points) {
+    EXPECT_EQ(p.count, 341u);            // 1024 floats / 3 ranks, rounded down
+    EXPECT_EQ(p.bytes, 341u * 3 * 4);    // the size actually moved
+  }
+}
+
+TEST(PlannerTest, UnsupportedCombinationsAreSkippedWithTheReason) {
+  SweepSpec spec;
+  spec.dtypes = {"f32", "bf16"};
+  spec.syncs = {"none", "event"};
+  spec.groups = {1, 2};
+  spec.sizes = {2, 400};
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->point_count(), 2u);  // f32, sync none, 400 B, groups 1 and 2
+  std::vector<std::string> reasons;
+  for (const auto& s : plan->skipped) reasons.push_back(s.what + ": " + s.reason);
+  auto has = [&](const std::string& text) {
+    for (const auto& r : reasons) {
+      if (r.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("gloo has no bf16 type")) << testing::PrintToString(reasons);
+  EXPECT_TRUE(has("gloo --sync event: applies to GPU backends only")) << testing::PrintToString(reasons);
+  EXPECT_TRUE(has("holds less than one f32 element")) << testing::PrintToString(reasons);
+}
+
+TEST(PlannerTest, AlgosUnknownToABackendAreNoted) {
+  SweepSpec spec;
+  spec.algos = {"ring", "halving_doubling", "bcube"};
+  spec.groups = {1};
+  spec.sizes = {400};
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->point_count(), 2u);
+  ASSERT_EQ(plan->skipped.size(), 1u);
+  EXPECT_EQ(plan->skipped[0].reason, "gloo has no allreduce algorithm 'bcube'");
+}
+
+TEST(PlannerTest, BadInputNamesTheValue) {
+  SweepSpec spec;
+  spec.backends = {"nope"};
+  auto bad_backend = PlanSweep(spec);
+  ASSERT_FALSE(bad_backend.ok());
+  EXPECT_EQ(bad_backend.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_backend.status().message().find("unknown backend 'nope'"), std::string::npos);
+
+  SweepSpec huge;
+  huge.groups = {100};
+  huge.group_sizes = {2};
+  auto too_big = PlanSweep(huge);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().message(),
+            "--groups 100 x --group-size 2 = world of 200 ranks exceeds the limit of 128 (accepted: world <= "
+            "--max-world)");
+
+  SweepSpec sync;
+  sync.syncs = {"sometimes"};
+  EXPECT_EQ(PlanSweep(sync).status().message(),
+            "--sync: unknown value 'sometimes' (accepted: none, group-barrier, world-barrier, stream, event, device)");
+  SweepSpec slow;
+  slow.test_only_slow_rank = "x";
+  EXPECT_FALSE(PlanSweep(slow).ok());
+}
+
+TEST(PointJsonTest, RoundTrip) {
+  SweepSpec spec;
+  spec.groups = {3};
+  spec.syncs = {"world-barrier"};
+  spec.cpus = {"0"};
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok());
+  const Point& p = plan->launches[0].points[1];
+  auto back = PointFromJson(PointToJson(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->Id(), p.Id());
+  EXPECT_EQ(PointToJson(*back), PointToJson(p));
+  EXPECT_FALSE(PointFromJson(nlohmann::json{{"backend", "gloo"}}).ok());
+  EXPECT_EQ(SpecToJson(spec)["groups"], nlohmann::json({3}));
+}
+
+}  // namespace
+}  // namespace commbench

@@ -1,0 +1,15 @@
+// JSON forms of the sweep's vocabulary: points travel to the worker ranks in the plan file and come back in
+// the result file; the spec is recorded verbatim in the result (DESIGN §5).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/sweep/planner.h"
+
+namespace commbench {
+
+nlohmann::json PointToJson(const Point& p);
+StatusOr<Point> PointFromJson(const nlohmann::json& j);
+nlohmann::json SpecToJson(const SweepSpec& spec);
+
+}  // namespace commbench

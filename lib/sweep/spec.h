@@ -1,0 +1,56 @@
+// SweepSpec: every axis of a sweep as lists, parsed from flags; the planner turns it into points (planner.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/core/status.h"
+
+namespace commbench {
+
+struct SweepSpec {
+  // Axes (each a list; the sweep is their product, minus combinations a backend cannot run).
+  std::vector<std::string> backends{"gloo"};
+  std::vector<std::string> ops{"allreduce"};
+  std::vector<std::string> algos{"auto"};  // names not known to a backend are skipped for it with a note
+  std::vector<std::string> dtypes{"f32"};
+  std::vector<std::string> reduces{"sum"};
+  std::vector<uint64_t> sizes{400, 64 << 10, 1 << 20};  // bytes, as nccl-tests' "size"
+  std::vector<int64_t> groups{1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<int64_t> group_sizes{2};
+  std::string in_place = "auto";  // auto (the backend's natural placement) | yes | no
+  std::vector<std::string> syncs{"none"};
+  std::vector<int64_t> ranks_per_process{1};
+  std::vector<std::string> pins{"none"};
+  std::vector<std::string> cpus{""};  // each value a CPU list ("0", "0-1"); "" = the inherited affinity
+  // GPU axes.
+  std::vector<std::string> streams{"dedicated"};
+  std::vector<std::string> h2ds{"none"};
+  uint64_t h2d_bytes = 0;
+  std::vector<std::string> graphs{"off"};
+
+  // Measurement.
+  int64_t iters = 0;  // 0: adaptive (time budget and target CI width)
+  int64_t warmup = 5;
+  double time_budget_s = 0.2;  // per point, timed loop
+  double target_ci = 0.05;     // stop early once the 95% CI of the median is within +-5% of it
+  int64_t min_iters = 20;
+  int64_t max_iters = 100000;
+  int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
+
+  // Run control.
+  double timeout_s = 60;  // per point: no progress for this long fails the run and names the ranks
+  int64_t max_world = 128;
+  std::string host = "127.0.0.1";
+  std::string iface;
+  std::string launcher = "local";  // local | mpirun
+  // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
+  std::string test_only_slow_rank;
+};
+
+// Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the
+// flag, the bad value and what is accepted.
+Status ValidateSpec(const SweepSpec& spec);
+
+}  // namespace commbench
