@@ -1,0 +1,307 @@
+#include "lib/backend/native/reduce.h"
+
+#include <immintrin.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "lib/core/half.h"
+
+namespace commbench {
+namespace native {
+namespace {
+
+#define CB_INLINE inline __attribute__((always_inline))
+
+// Integer sum and product wrap (two's complement) instead of overflowing, which would be undefined behaviour.
+struct OpSum {
+  template <typename T>
+  static CB_INLINE T Apply(T a, T b) {
+    if constexpr (std::is_same_v<T, int32_t>) {
+      return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+struct OpProd {
+  template <typename T>
+  static CB_INLINE T Apply(T a, T b) {
+    if constexpr (std::is_same_v<T, int32_t>) {
+      return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+// NaN-propagating: `a != a` is true only for NaN; written as a select so that it vectorises to compare+blend.
+struct OpMax {
+  template <typename T>
+  static CB_INLINE T Apply(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return (a > b || a != a) ? a : b;
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+struct OpMin {
+  template <typename T>
+  static CB_INLINE T Apply(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return (a < b || a != a) ? a : b;
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+
+// Elements per tile for the half types and for multi-input reductions: small enough that the f32 accumulator
+// and the destination stay in L1 while every source streams through.
+constexpr size_t kTile = 1024;
+
+template <typename T, typename Op>
+CB_INLINE void Loop3(T* __restrict d, const T* __restrict a, const T* __restrict b, size_t n) {
+  for (size_t i = 0; i < n; ++i) d[i] = Op::Apply(a[i], b[i]);
+}
+
+template <typename T, typename Op>
+CB_INLINE void Loop2(T* __restrict d, const T* __restrict b, size_t n) {
+  for (size_t i = 0; i < n; ++i) d[i] = Op::Apply(d[i], b[i]);
+}
+
+// --- half conversions ---------------------------------------------------------------------------------------
+
+CB_INLINE float Bf16Bits(uint16_t h) {
+  uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Branch-free round-to-nearest-even with NaN kept quiet: the same results as FloatToBF16, but vectorisable.
+CB_INLINE uint16_t ToBf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  uint32_t quiet = (u >> 16) | 0x40u;
+  return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
+}
+
+// Called once per tile (not inlined: a function of another target cannot be inlined into generic code).
+__attribute__((target("avx2,f16c"), noinline)) void F16ToF32Hw(float* out, const uint16_t* in, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) out[i] = HalfToFloat(in[i]);
+}
+
+__attribute__((target("avx2,f16c"), noinline)) void F32ToF16Hw(uint16_t* out, const float* in, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+  }
+  for (; i < n; ++i) out[i] = FloatToHalf(in[i]);
+}
+
+template <bool kHw, bool kBf16>
+CB_INLINE void Widen(float* __restrict out, const uint16_t* __restrict in, size_t n) {
+  if constexpr (kBf16) {
+    for (size_t i = 0; i < n; ++i) out[i] = Bf16Bits(in[i]);
+  } else if constexpr (kHw) {
+    F16ToF32Hw(out, in, n);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = HalfToFloat(in[i]);
+  }
+}
+
+template <bool kHw, bool kBf16>
+CB_INLINE void Narrow(uint16_t* __restrict out, const float* __restrict in, size_t n) {
+  if constexpr (kBf16) {
+    for (size_t i = 0; i < n; ++i) out[i] = ToBf16Bits(in[i]);
+  } else if constexpr (kHw) {
+    F32ToF16Hw(out, in, n);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = FloatToHalf(in[i]);
+  }
+}
+
+// --- typed kernels --------------------------------------------------------------------------------------------
+
+template <typename T, typename Op>
+CB_INLINE void Typed(void* dst, const void* a, const void* b, size_t n) {
+  T* d = static_cast<T*>(dst);
+  if (d == a) {
+    Loop2<T, Op>(d, static_cast<const T*>(b), n);
+  } else {
+    Loop3<T, Op>(d, static_cast<const T*>(a), static_cast<const T*>(b), n);
+  }
+}
+
+template <typename T, typename Op>
+CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count) {
+  T* d = static_cast<T*>(dst);
+  if (n == 1) {
+    if (d != srcs[0]) std::memcpy(d, srcs[0], count * sizeof(T));
+    return;
+  }
+  for (size_t base = 0; base < count; base += kTile) {
+    size_t m = count - base < kTile ? count - base : kTile;
+    Typed<T, Op>(d + base, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
+    for (int k = 2; k < n; ++k) Loop2<T, Op>(d + base, static_cast<const T*>(srcs[k]) + base, m);
+  }
+}
+
+template <bool kHw, bool kBf16, typename Op>
+CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count) {
+  alignas(64) float acc[kTile];
+  alignas(64) float tmp[kTile];
+  uint16_t* d = static_cast<uint16_t*>(dst);
+  for (size_t base = 0; base < count; base += kTile) {
+    size_t m = count - base < kTile ? count - base : kTile;
+    Widen<kHw, kBf16>(acc, static_cast<const uint16_t*>(srcs[0]) + base, m);
+    for (int k = 1; k < n; ++k) {
+      Widen<kHw, kBf16>(tmp, static_cast<const uint16_t*>(srcs[k]) + base, m);
+      Loop2<float, Op>(acc, tmp, m);
+    }
+    Narrow<kHw, kBf16>(d + base, acc, m);
+  }
+}
+
+template <bool kHw, typename Op>
+CB_INLINE void ManyForOp(DataType dtype, void* dst, const void* const* srcs, int n, size_t count) {
+  switch (dtype) {
+    case DataType::kF32:
+      return TypedMany<float, Op>(dst, srcs, n, count);
+    case DataType::kF64:
+      return TypedMany<double, Op>(dst, srcs, n, count);
+    case DataType::kI32:
+      return TypedMany<int32_t, Op>(dst, srcs, n, count);
+    case DataType::kF16:
+      return HalfMany<kHw, false, Op>(dst, srcs, n, count);
+    case DataType::kBF16:
+      return HalfMany<kHw, true, Op>(dst, srcs, n, count);
+  }
+}
+
+template <bool kHw>
+CB_INLINE void Many(DataType dtype, ReduceOp op, void* dst, const void* const* srcs, int n, size_t count) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return ManyForOp<kHw, OpSum>(dtype, dst, srcs, n, count);
+    case ReduceOp::kProd:
+      return ManyForOp<kHw, OpProd>(dtype, dst, srcs, n, count);
+    case ReduceOp::kMax:
+      return ManyForOp<kHw, OpMax>(dtype, dst, srcs, n, count);
+    case ReduceOp::kMin:
+      return ManyForOp<kHw, OpMin>(dtype, dst, srcs, n, count);
+  }
+}
+
+// The two instantiations: the body is inlined into each, so the compiler vectorises it for that target.
+__attribute__((target("avx2,fma,f16c"))) void ManyAvx2(DataType dtype, ReduceOp op, void* dst,
+                                                       const void* const* srcs, int n, size_t count) {
+  Many<true>(dtype, op, dst, srcs, n, count);
+}
+
+void ManyPortable(DataType dtype, ReduceOp op, void* dst, const void* const* srcs, int n, size_t count) {
+  Many<false>(dtype, op, dst, srcs, n, count);
+}
+
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return has;
+}
+
+std::atomic<bool> force_portable{false};
+
+// --- scalar reference -----------------------------------------------------------------------------------------
+
+template <typename T>
+T RefApply(ReduceOp op, T a, T b) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return OpSum::Apply(a, b);
+    case ReduceOp::kProd:
+      return OpProd::Apply(a, b);
+    case ReduceOp::kMax:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+      }
+      return a < b ? b : a;
+    case ReduceOp::kMin:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+      }
+      return b < a ? b : a;
+  }
+  return a;
+}
+
+template <typename T>
+void RefTyped(ReduceOp op, void* dst, const void* a, const void* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    T x, y;
+    std::memcpy(&x, static_cast<const char*>(a) + i * sizeof(T), sizeof(T));
+    std::memcpy(&y, static_cast<const char*>(b) + i * sizeof(T), sizeof(T));
+    T r = RefApply(op, x, y);
+    std::memcpy(static_cast<char*>(dst) + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+void RefHalf(bool bf16, ReduceOp op, void* dst, const void* a, const void* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t x, y;
+    std::memcpy(&x, static_cast<const char*>(a) + 2 * i, 2);
+    std::memcpy(&y, static_cast<const char*>(b) + 2 * i, 2);
+    float fx = bf16 ? BF16ToFloat(x) : HalfToFloat(x);
+    float fy = bf16 ? BF16ToFloat(y) : HalfToFloat(y);
+    float r = RefApply(op, fx, fy);
+    uint16_t h = bf16 ? FloatToBF16(r) : FloatToHalf(r);
+    std::memcpy(static_cast<char*>(dst) + 2 * i, &h, 2);
+  }
+}
+
+}  // namespace
+
+void ReduceMany(DataType dtype, ReduceOp op, void* dst, const void* const* srcs, int n, size_t count) {
+  if (count == 0 || n <= 0) return;
+  if (HasAvx2() && !force_portable.load(std::memory_order_relaxed)) {
+    ManyAvx2(dtype, op, dst, srcs, n, count);
+  } else {
+    ManyPortable(dtype, op, dst, srcs, n, count);
+  }
+}
+
+void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count) {
+  const void* srcs[2] = {a, b};
+  ReduceMany(dtype, op, dst, srcs, 2, count);
+}
+
+void ReduceReference(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count) {
+  switch (dtype) {
+    case DataType::kF32:
+      return RefTyped<float>(op, dst, a, b, count);
+    case DataType::kF64:
+      return RefTyped<double>(op, dst, a, b, count);
+    case DataType::kI32:
+      return RefTyped<int32_t>(op, dst, a, b, count);
+    case DataType::kF16:
+      return RefHalf(false, op, dst, a, b, count);
+    case DataType::kBF16:
+      return RefHalf(true, op, dst, a, b, count);
+  }
+}
+
+const char* KernelIsa() { return HasAvx2() && !force_portable.load() ? "avx2+f16c" : "sse2"; }
+
+bool ForcePortableKernels(bool portable) { return force_portable.exchange(portable); }
+
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,34 @@
+// Reduction kernels of the native backend: elementwise a op b over the five dtypes, vectorised (AVX2+F16C when
+// the CPU has it, SSE2 otherwise; chosen once at start-up). Half types are widened to f32, reduced, and rounded
+// back once (round to nearest even), so an n-input reduction rounds once, not n-1 times.
+//
+// Semantics shared with the scalar reference: sum and prod are IEEE; max and min return NaN when either operand
+// is NaN (as torch.maximum), so a NaN never disappears depending on the algorithm's operand order.
+#pragma once
+
+#include <cstddef>
+
+#include "lib/core/types.h"
+
+namespace commbench {
+namespace native {
+
+// dst[i] = a[i] op b[i] for i < count. dst may be a itself (accumulate) but must not overlap b or partially
+// overlap a.
+void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count);
+
+// dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[n-1][i]; n >= 1. dst may be srcs[0] itself. Half types
+// accumulate all n inputs in f32 and round once.
+void ReduceMany(DataType dtype, ReduceOp op, void* dst, const void* const* srcs, int n, size_t count);
+
+// The scalar reference the kernels are tested against: one element at a time, same semantics.
+void ReduceReference(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count);
+
+// "avx2+f16c" or "sse2": which kernels this process runs.
+const char* KernelIsa();
+
+// Forces the portable kernels (tests and benchmarks compare both); returns the previous setting.
+bool ForcePortableKernels(bool portable);
+
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,216 @@
+#include "lib/backend/native/reduce.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "lib/core/half.h"
+
+namespace commbench {
+namespace native {
+namespace {
+
+// Random elements with the awkward values mixed in: NaN, +-inf, +-0, values that round at half precision,
+// and (for f16) results that overflow to inf or fall into subnormals.
+std::vector<char> RandomBuffer(DataType dtype, size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(-70000.0f, 70000.0f);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<char> buf(n * SizeOf(dtype));
+  const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 2049.0f, 1e-6f, 6e-5f};
+  for (size_t i = 0; i < n; ++i) {
+    float v;
+    uint32_t pick = rng() % 16;
+    if (pick < 8) {
+      v = kSpecial[pick];
+    } else if (pick < 12) {
+      v = wide(rng);
+    } else {
+      v = unit(rng) * 3.0f;
+    }
+    char* p = buf.data() + i * SizeOf(dtype);
+    switch (dtype) {
+      case DataType::kF32:
+        std::memcpy(p, &v, 4);
+        break;
+      case DataType::kF64: {
+        double d = v * 1.000001;
+        std::memcpy(p, &d, 8);
+        break;
+      }
+      case DataType::kI32: {
+        int32_t x = static_cast<int32_t>(rng());  // full range: sums and products wrap
+        std::memcpy(p, &x, 4);
+        break;
+      }
+      case DataType::kF16: {
+        uint16_t h = FloatToHalf(v);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DataType::kBF16: {
+        uint16_t h = FloatToBF16(v);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+    }
+  }
+  return buf;
+}
+
+double Element(DataType dtype, const std::vector<char>& buf, size_t i, bool* nan) {
+  const char* p = buf.data() + i * SizeOf(dtype);
+  double v = 0;
+  switch (dtype) {
+    case DataType::kF32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      v = f;
+      break;
+    }
+    case DataType::kF64:
+      std::memcpy(&v, p, 8);
+      break;
+    case DataType::kI32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      v = x;
+      break;
+    }
+    case DataType::kF16:
+    case DataType::kBF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      v = dtype == DataType::kF16 ? HalfToFloat(h) : BF16ToFloat(h);
+      break;
+    }
+  }
+  *nan = std::isnan(v);
+  return v;
+}
+
+// Equal values, or both NaN (NaN payloads may differ between F16C and the scalar conversion).
+void ExpectSame(DataType dtype, const std::vector<char>& got, const std::vector<char>& want, size_t n,
+                const std::string& what) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bool gn, wn;
+    double g = Element(dtype, got, i, &gn);
+    double w = Element(dtype, want, i, &wn);
+    if (gn != wn || (!gn && g != w)) {
+      if (bad++ < 3) ADD_FAILURE() << what << " index " << i << ": got " << g << " want " << w;
+    }
+  }
+  EXPECT_EQ(bad, 0u) << what;
+}
+
+class ReduceTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { previous_ = ForcePortableKernels(GetParam()); }
+  void TearDown() override { ForcePortableKernels(previous_); }
+  bool previous_ = false;
+};
+
+TEST_P(ReduceTest, MatchesScalarReferenceOutOfPlaceAndInPlace) {
+  for (DataType dtype : AllDataTypes()) {
+    for (ReduceOp op : AllReduceOps()) {
+      for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{4099}}) {
+        std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
+                           "/" + KernelIsa();
+        auto a = RandomBuffer(dtype, n, 1 + static_cast<uint32_t>(n));
+        auto b = RandomBuffer(dtype, n, 2 + static_cast<uint32_t>(n));
+        std::vector<char> want(a.size()), got(a.size());
+        ReduceReference(dtype, op, want.data(), a.data(), b.data(), n);
+        Reduce(dtype, op, got.data(), a.data(), b.data(), n);
+        ExpectSame(dtype, got, want, n, what + " out-of-place");
+        std::vector<char> acc = a;
+        Reduce(dtype, op, acc.data(), acc.data(), b.data(), n);
+        ExpectSame(dtype, acc, want, n, what + " in-place");
+      }
+    }
+  }
+}
+
+// Many inputs: full-precision types reduce left to right like the chained reference; half types accumulate in
+// f32 and round once, so their reference is the f32 chain rounded at the end.
+TEST_P(ReduceTest, ManyInputsRoundOnce) {
+  const size_t n = 3001;
+  for (DataType dtype : AllDataTypes()) {
+    for (ReduceOp op : AllReduceOps()) {
+      for (int k : {1, 2, 3, 5}) {
+        std::vector<std::vector<char>> in;
+        std::vector<const void*> srcs;
+        for (int i = 0; i < k; ++i) in.push_back(RandomBuffer(dtype, n, 100 + static_cast<uint32_t>(i)));
+        for (auto& b : in) srcs.push_back(b.data());
+        std::vector<char> want(in[0].size());
+        bool half = dtype == DataType::kF16 || dtype == DataType::kBF16;
+        if (!half) {
+          want = in[0];
+          for (int i = 1; i < k; ++i) ReduceReference(dtype, op, want.data(), want.data(), in[i].data(), n);
+        } else {
+          std::vector<float> acc(n), x(n);
+          auto widen = [&](const std::vector<char>& b, std::vector<float>* out) {
+            for (size_t j = 0; j < n; ++j) {
+              bool nan;
+              (*out)[j] = static_cast<float>(Element(dtype, b, j, &nan));
+            }
+          };
+          widen(in[0], &acc);
+          for (int i = 1; i < k; ++i) {
+            widen(in[i], &x);
+            ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), n);
+          }
+          for (size_t j = 0; j < n; ++j) {
+            uint16_t h = dtype == DataType::kF16 ? FloatToHalf(acc[j]) : FloatToBF16(acc[j]);
+            std::memcpy(want.data() + 2 * j, &h, 2);
+          }
+        }
+        std::vector<char> got(want.size());
+        ReduceMany(dtype, op, got.data(), srcs.data(), k, n);
+        std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/k=" + std::to_string(k);
+        ExpectSame(dtype, got, want, n, what);
+        // dst aliasing the first source.
+        std::vector<char> first = in[0];
+        srcs[0] = first.data();
+        ReduceMany(dtype, op, first.data(), srcs.data(), k, n);
+        ExpectSame(dtype, first, want, n, what + " dst=srcs[0]");
+      }
+    }
+  }
+}
+
+TEST_P(ReduceTest, NanPropagatesThroughMaxAndMinInEitherOrder) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  float a[2] = {nan, 1.0f}, b[2] = {1.0f, nan}, out[2];
+  for (ReduceOp op : {ReduceOp::kMax, ReduceOp::kMin}) {
+    Reduce(DataType::kF32, op, out, a, b, 2);
+    EXPECT_TRUE(std::isnan(out[0]));
+    EXPECT_TRUE(std::isnan(out[1]));
+  }
+}
+
+TEST_P(ReduceTest, HalfSumRoundsToNearestEvenAndOverflowsToInf) {
+  // 2048 + 1 = 2049 is a tie between the halves 2048 and 2050: ties go to even (2048).
+  uint16_t a[3] = {FloatToHalf(2048.0f), FloatToHalf(65504.0f), FloatToHalf(2048.0f)};
+  uint16_t b[3] = {FloatToHalf(1.0f), FloatToHalf(65504.0f), FloatToHalf(3.0f)};
+  uint16_t out[3];
+  Reduce(DataType::kF16, ReduceOp::kSum, out, a, b, 3);
+  EXPECT_EQ(HalfToFloat(out[0]), 2048.0f);
+  EXPECT_TRUE(std::isinf(HalfToFloat(out[1])));
+  EXPECT_EQ(HalfToFloat(out[2]), 2052.0f);  // 2051 rounds up to the even 2052
+  uint16_t c[1] = {FloatToBF16(256.0f)}, d[1] = {FloatToBF16(1.0f)};
+  Reduce(DataType::kBF16, ReduceOp::kSum, out, c, d, 1);
+  EXPECT_EQ(BF16ToFloat(out[0]), 256.0f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ReduceTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Portable" : "Native"; });
+
+}  // namespace
+}  // namespace native
+}  // namespace commbench
