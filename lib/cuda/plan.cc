@@ -1,0 +1,165 @@
+#include "lib/cuda/plan.h"
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+namespace commbench::cuda {
+namespace {
+
+template <typename E, size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<StreamKind, 3> kStreams{{
+    {StreamKind::kLegacyDefault, "legacy-default"},
+    {StreamKind::kPerThread, "per-thread"},
+    {StreamKind::kDedicated, "dedicated"},
+}};
+constexpr NameTable<H2dKind, 3> kH2d{{
+    {H2dKind::kNone, "none"},
+    {H2dKind::kPageable, "pageable"},
+    {H2dKind::kPinned, "pinned"},
+}};
+constexpr NameTable<SyncKind, 6> kSyncs{{
+    {SyncKind::kStream, "stream"},
+    {SyncKind::kEvent, "event"},
+    {SyncKind::kDevice, "device"},
+    {SyncKind::kNone, "none"},
+    {SyncKind::kGroupBarrier, "group-barrier"},
+    {SyncKind::kWorldBarrier, "world-barrier"},
+}};
+
+template <typename E, size_t N>
+std::string_view Lookup(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+StatusOr<E> Parse(const NameTable<E, N>& table, std::string_view s, std::string_view flag) {
+  std::string accepted;
+  for (const auto& [e, name] : table) {
+    if (name == s) return e;
+    if (!accepted.empty()) accepted += ", ";
+    accepted += name;
+  }
+  return InvalidArgument(std::string(flag) + ": unknown value '" + std::string(s) + "' (accepted: " + accepted +
+                         ")");
+}
+
+template <typename E, size_t N>
+std::vector<E> Values(const NameTable<E, N>& table) {
+  std::vector<E> out;
+  for (const auto& entry : table) out.push_back(entry.first);
+  return out;
+}
+
+// The byte at `offset` of the H2D source. Mixing in offset>>8 makes a copy shifted by a multiple of 256 differ
+// too (a plain offset%251 pattern would repeat).
+unsigned char SourceByte(size_t offset) {
+  return static_cast<unsigned char>((offset * 131 + (offset >> 8) * 7 + 17) % 251);
+}
+
+}  // namespace
+
+std::string_view Name(StreamKind k) { return Lookup(kStreams, k); }
+std::string_view Name(H2dKind k) { return Lookup(kH2d, k); }
+std::string_view Name(SyncKind k) { return Lookup(kSyncs, k); }
+
+StatusOr<StreamKind> ParseStreamKind(std::string_view s) { return Parse(kStreams, s, "--stream"); }
+StatusOr<H2dKind> ParseH2dKind(std::string_view s) { return Parse(kH2d, s, "--h2d"); }
+StatusOr<SyncKind> ParseSyncKind(std::string_view s) { return Parse(kSyncs, s, "--sync"); }
+
+const std::vector<StreamKind>& AllStreamKinds() {
+  static const auto* values = new std::vector<StreamKind>(Values(kStreams));
+  return *values;
+}
+const std::vector<H2dKind>& AllH2dKinds() {
+  static const auto* values = new std::vector<H2dKind>(Values(kH2d));
+  return *values;
+}
+const std::vector<SyncKind>& AllSyncKinds() {
+  static const auto* values = new std::vector<SyncKind>(Values(kSyncs));
+  return *values;
+}
+
+bool IsGpuOnlySync(std::string_view sync) { return sync == "stream" || sync == "event" || sync == "device"; }
+
+StatusOr<GpuPlan> MakeGpuPlan(const GpuAxes& axes) {
+  GpuPlan plan;
+  ASSIGN_OR_RETURN(plan.stream, ParseStreamKind(axes.stream));
+  ASSIGN_OR_RETURN(plan.h2d, ParseH2dKind(axes.h2d));
+  ASSIGN_OR_RETURN(plan.sync, ParseSyncKind(axes.sync));
+  plan.h2d_bytes = axes.h2d_bytes;
+  plan.graph = axes.graph;
+  if (plan.h2d == H2dKind::kNone && plan.h2d_bytes != 0) {
+    return InvalidArgument("--h2d-bytes " + std::to_string(plan.h2d_bytes) +
+                           " given with --h2d none: no copy would use them (choose --h2d pageable or pinned)");
+  }
+  if (plan.h2d != H2dKind::kNone && plan.h2d_bytes == 0) {
+    return InvalidArgument("--h2d " + std::string(Name(plan.h2d)) + " needs --h2d-bytes > 0");
+  }
+  if (plan.graph && plan.stream == StreamKind::kLegacyDefault) {
+    return InvalidArgument(
+        "--graph with --stream legacy-default: CUDA cannot capture a graph on the legacy default stream");
+  }
+  if (plan.graph && plan.h2d == H2dKind::kPageable) {
+    return InvalidArgument(
+        "--graph with --h2d pageable: CUDA cannot capture a copy from pageable host memory (use pinned)");
+  }
+  return plan;
+}
+
+IterationSchedule ScheduleFor(SyncKind sync) {
+  IterationSchedule s;
+  switch (sync) {
+    case SyncKind::kStream:
+      s.stream_sync = true;
+      break;
+    case SyncKind::kEvent:
+      s.wait_previous_event = true;
+      s.record_done_event = true;
+      break;
+    case SyncKind::kDevice:
+      s.device_sync = true;
+      break;
+    case SyncKind::kNone:
+    case SyncKind::kGroupBarrier:
+    case SyncKind::kWorldBarrier:
+      break;
+  }
+  return s;
+}
+
+std::string Describe(const GpuPlan& plan) {
+  std::string out = "stream=" + std::string(Name(plan.stream)) + " h2d=" + std::string(Name(plan.h2d));
+  if (plan.h2d != H2dKind::kNone) out += ":" + std::to_string(plan.h2d_bytes);
+  out += " sync=" + std::string(Name(plan.sync));
+  out += plan.graph ? " graph=on" : " graph=off";
+  return out;
+}
+
+void FillH2dSource(void* data, size_t bytes) {
+  auto* p = static_cast<unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) p[i] = SourceByte(i);
+}
+
+Status CheckH2dCopy(const void* data, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  size_t first = bytes;
+  size_t bad = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    if (p[i] != SourceByte(i)) {
+      if (bad == 0) first = i;
+      ++bad;
+    }
+  }
+  if (bad == 0) return OkStatus();
+  return DataLoss("h2d copy: " + std::to_string(bad) + " of " + std::to_string(bytes) +
+                  " bytes differ, first at offset " + std::to_string(first) + " (got " +
+                  std::to_string(p[first]) + ", expected " + std::to_string(SourceByte(first)) + ")");
+}
+
+}  // namespace commbench::cuda

@@ -1,0 +1,139 @@
+#include "lib/cuda/plan.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace commbench::cuda {
+namespace {
+
+GpuAxes Axes(std::string stream, std::string h2d, uint64_t bytes, std::string sync, bool graph = false) {
+  GpuAxes a;
+  a.stream = std::move(stream);
+  a.h2d = std::move(h2d);
+  a.h2d_bytes = bytes;
+  a.sync = std::move(sync);
+  a.graph = graph;
+  return a;
+}
+
+TEST(PlanTest, NamesRoundTrip) {
+  for (StreamKind k : AllStreamKinds()) EXPECT_EQ(*ParseStreamKind(Name(k)), k);
+  for (H2dKind k : AllH2dKinds()) EXPECT_EQ(*ParseH2dKind(Name(k)), k);
+  for (SyncKind k : AllSyncKinds()) EXPECT_EQ(*ParseSyncKind(Name(k)), k);
+  EXPECT_EQ(AllStreamKinds().size(), 3u);
+  EXPECT_EQ(AllH2dKinds().size(), 3u);
+  EXPECT_EQ(AllSyncKinds().size(), 6u);
+}
+
+TEST(PlanTest, UnknownValueNamesFlagAndAcceptedValues) {
+  auto s = ParseStreamKind("default");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.status().message(),
+            "--stream: unknown value 'default' (accepted: legacy-default, per-thread, dedicated)");
+  auto h = ParseH2dKind("PINNED");  // case matters: one spelling in result files
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("--h2d"), std::string::npos);
+  auto y = ParseSyncKind("barrier");
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("group-barrier, world-barrier"), std::string::npos);
+}
+
+TEST(PlanTest, DefaultAxesMakeTheDefaultPlan) {
+  auto plan = MakeGpuPlan(GpuAxes{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->stream, StreamKind::kDedicated);
+  EXPECT_EQ(plan->h2d, H2dKind::kNone);
+  EXPECT_EQ(plan->sync, SyncKind::kNone);
+  EXPECT_FALSE(plan->graph);
+  EXPECT_EQ(Describe(*plan), "stream=dedicated h2d=none sync=none graph=off");
+}
+
+TEST(PlanTest, ScenarioBPlansParse) {
+  auto slow = MakeGpuPlan(Axes("legacy-default", "pageable", 4 << 20, "stream"));
+  ASSERT_TRUE(slow.ok()) << slow.status().message();
+  EXPECT_EQ(slow->stream, StreamKind::kLegacyDefault);
+  EXPECT_EQ(slow->h2d, H2dKind::kPageable);
+  EXPECT_EQ(slow->h2d_bytes, 4u << 20);
+  EXPECT_EQ(Describe(*slow), "stream=legacy-default h2d=pageable:4194304 sync=stream graph=off");
+  auto fast = MakeGpuPlan(Axes("dedicated", "pinned", 4 << 20, "event", true));
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  EXPECT_TRUE(fast->graph);
+  EXPECT_EQ(Describe(*fast), "stream=dedicated h2d=pinned:4194304 sync=event graph=on");
+}
+
+TEST(PlanTest, H2dBytesMustMatchH2dKind) {
+  auto missing = MakeGpuPlan(Axes("dedicated", "pinned", 0, "none"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "--h2d pinned needs --h2d-bytes > 0");
+  auto unused = MakeGpuPlan(Axes("dedicated", "none", 64, "none"));
+  ASSERT_FALSE(unused.ok());
+  EXPECT_NE(unused.status().message().find("--h2d-bytes 64 given with --h2d none"), std::string::npos);
+}
+
+TEST(PlanTest, GraphRefusesWhatCudaCannotCapture) {
+  auto legacy = MakeGpuPlan(Axes("legacy-default", "none", 0, "stream", true));
+  ASSERT_FALSE(legacy.ok());
+  EXPECT_NE(legacy.status().message().find("legacy default stream"), std::string::npos);
+  auto pageable = MakeGpuPlan(Axes("per-thread", "pageable", 8, "stream", true));
+  ASSERT_FALSE(pageable.ok());
+  EXPECT_NE(pageable.status().message().find("pageable"), std::string::npos);
+  EXPECT_TRUE(MakeGpuPlan(Axes("per-thread", "pinned", 8, "device", true)).ok());
+}
+
+TEST(PlanTest, ScheduleFollowsSync) {
+  IterationSchedule stream = ScheduleFor(SyncKind::kStream);
+  EXPECT_TRUE(stream.stream_sync);
+  EXPECT_FALSE(stream.device_sync);
+  EXPECT_FALSE(stream.record_done_event);
+  EXPECT_TRUE(stream.host_waits());
+
+  IterationSchedule event = ScheduleFor(SyncKind::kEvent);
+  EXPECT_TRUE(event.wait_previous_event);
+  EXPECT_TRUE(event.record_done_event);
+  EXPECT_FALSE(event.host_waits());
+
+  EXPECT_TRUE(ScheduleFor(SyncKind::kDevice).device_sync);
+  EXPECT_TRUE(ScheduleFor(SyncKind::kDevice).host_waits());
+  for (SyncKind k : {SyncKind::kNone, SyncKind::kGroupBarrier, SyncKind::kWorldBarrier}) {
+    IterationSchedule s = ScheduleFor(k);
+    EXPECT_FALSE(s.host_waits() || s.record_done_event || s.wait_previous_event) << Name(k);
+  }
+}
+
+TEST(PlanTest, GpuOnlySyncValues) {
+  EXPECT_TRUE(IsGpuOnlySync("stream"));
+  EXPECT_TRUE(IsGpuOnlySync("event"));
+  EXPECT_TRUE(IsGpuOnlySync("device"));
+  EXPECT_FALSE(IsGpuOnlySync("none"));
+  EXPECT_FALSE(IsGpuOnlySync("group-barrier"));
+  EXPECT_FALSE(IsGpuOnlySync("world-barrier"));
+}
+
+TEST(PlanTest, H2dSourceChecksOut) {
+  std::vector<unsigned char> buf(3000);
+  FillH2dSource(buf.data(), buf.size());
+  EXPECT_TRUE(CheckH2dCopy(buf.data(), buf.size()).ok());
+}
+
+TEST(PlanTest, H2dCheckFindsMissingAndShiftedCopies) {
+  std::vector<unsigned char> buf(3000);
+  FillH2dSource(buf.data(), buf.size());
+  buf[1234] ^= 0xff;
+  Status one = CheckH2dCopy(buf.data(), buf.size());
+  EXPECT_EQ(one.code(), StatusCode::kDataLoss);
+  EXPECT_NE(one.message().find("1 of 3000 bytes differ, first at offset 1234"), std::string::npos);
+
+  // A copy shifted by 256 bytes (a wrong offset by one page-ish block) must not pass.
+  std::vector<unsigned char> src(4096);
+  FillH2dSource(src.data(), src.size());
+  std::vector<unsigned char> shifted(src.begin() + 256, src.end());
+  EXPECT_FALSE(CheckH2dCopy(shifted.data(), shifted.size()).ok());
+
+  std::vector<unsigned char> zeros(100, 0);
+  EXPECT_FALSE(CheckH2dCopy(zeros.data(), zeros.size()).ok());
+}
+
+}  // namespace
+}  // namespace commbench::cuda
