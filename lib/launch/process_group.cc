@@ -1,0 +1,106 @@
+#include "lib/launch/process_group.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+namespace commbench {
+
+std::string ProcessExit::Describe() const {
+  if (signaled) {
+    const char* name = sigabbrev_np(code);
+    return std::string("was killed by SIG") + (name ? name : std::to_string(code));
+  }
+  return "exited with code " + std::to_string(code);
+}
+
+ProcessGroup::~ProcessGroup() { Terminate(std::chrono::milliseconds(500)); }
+
+Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
+  const pid_t parent = getpid();
+  for (const auto& spec : specs) {
+    // Everything the child needs is prepared before fork: after it only async-signal-safe calls are allowed.
+    std::vector<char*> argv;
+    for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : spec.cpus) CPU_SET(c, &set);
+    int out_fd = -1;
+    if (!spec.output_path.empty()) {
+      out_fd = open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (out_fd < 0) return Internal("cannot create " + spec.output_path + ": " + strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      if (out_fd >= 0) close(out_fd);
+      Terminate(std::chrono::milliseconds(200));
+      return Internal(std::string("fork failed: ") + strerror(errno));
+    }
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);  // the driver died before prctl took effect
+      setpgid(0, 0);
+      if (out_fd >= 0) {
+        dup2(out_fd, STDOUT_FILENO);
+        dup2(out_fd, STDERR_FILENO);
+      }
+      if (!spec.cpus.empty() && sched_setaffinity(0, sizeof(set), &set) != 0) _exit(126);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    if (out_fd >= 0) close(out_fd);
+    setpgid(pid, pid);  // also from the parent, so there is no window where the child is in ours
+    pids_.push_back(pid);
+    alive_.push_back(true);
+    ++running_;
+  }
+  return OkStatus();
+}
+
+std::vector<ProcessExit> ProcessGroup::Reap() {
+  std::vector<ProcessExit> exits;
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    if (!alive_[i]) continue;
+    int status = 0;
+    pid_t r = waitpid(pids_[i], &status, WNOHANG);
+    if (r != pids_[i]) continue;
+    alive_[i] = false;
+    --running_;
+    ProcessExit e;
+    e.index = i;
+    e.pid = pids_[i];
+    e.signaled = WIFSIGNALED(status);
+    e.code = e.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+    exits.push_back(e);
+  }
+  return exits;
+}
+
+void ProcessGroup::Terminate(std::chrono::milliseconds grace) {
+  if (running_ == 0) return;
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    if (alive_[i]) kill(-pids_[i], SIGTERM);  // the child's whole process group (mpirun's children too)
+  }
+  auto deadline = std::chrono::steady_clock::now() + grace;
+  while (running_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    Reap();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    if (alive_[i]) kill(-pids_[i], SIGKILL);
+  }
+  while (running_ > 0) {
+    Reap();
+    if (running_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+}  // namespace commbench

@@ -1,0 +1,207 @@
+#include "lib/launch/worker.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/backend/gloo/control_plane.h"
+#include "lib/core/ranges.h"
+#include "lib/launch/worker_plan.h"
+
+namespace commbench {
+namespace {
+
+using nlohmann::json;
+
+class ControlPlaneAgreement : public Agreement {
+ public:
+  explicit ControlPlaneAgreement(ControlPlane* plane) : plane_(plane) {}
+  Status Barrier() override { return plane_->Barrier(); }
+  Status MaxAll(std::vector<double>* values) override { return plane_->MaxAll(values); }
+
+ private:
+  ControlPlane* plane_;
+};
+
+std::string CurrentAffinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return "";
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return FormatCpuList(cpus);
+}
+
+struct Usage {
+  double user_s = 0, sys_s = 0;
+  long vol = 0, invol = 0;
+};
+
+Usage ProcessUsage() {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  Usage u;
+  u.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) * 1e-6;
+  u.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) * 1e-6;
+  u.vol = ru.ru_nvcsw;
+  u.invol = ru.ru_nivcsw;
+  return u;
+}
+
+// One communicator per (backend, group size), made on first use and reused by later points.
+struct CachedCommunicator {
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Communicator> comm;
+  double setup_s = 0;
+};
+
+class RankRunner {
+ public:
+  RankRunner(const WorkerPlan& plan, int rank, Store* store) : plan_(plan), rank_(rank), store_(store) {}
+
+  Status Run() {
+    std::ofstream out(RankResultsPath(plan_.results_dir, rank_), std::ios::app);
+    if (!out) return Internal("rank " + std::to_string(rank_) + ": cannot write " + plan_.results_dir);
+    PrefixStore world_store("world", store_);
+    GlooConnectOptions options;
+    options.rank = rank_;
+    options.size = plan_.world;
+    options.store = &world_store;
+    options.host = plan_.host;
+    options.iface = plan_.iface;
+    options.timeout = Timeout();
+    ASSIGN_OR_RETURN(auto plane, ControlPlane::Connect(options));
+    ControlPlaneAgreement world(plane.get());
+    for (size_t i = 0; i < plan_.points.size(); ++i) {
+      const Point& point = plan_.points[i];
+      auto line = RunPoint(point, &world);
+      if (!line.ok()) {
+        return Status(line.status().code(), "rank " + std::to_string(rank_) + " failed in point " + point.Id() +
+                                                ": " + line.status().message());
+      }
+      (*line)["point_index"] = i;
+      out << line->dump() << "\n";
+      out.flush();
+    }
+    // Nobody tears down its connections while a peer may still be reading the last point.
+    return plane->Barrier();
+  }
+
+ private:
+  std::chrono::milliseconds Timeout() const {
+    return std::chrono::milliseconds(static_cast<int64_t>(plan_.timeout_s * 1000));
+  }
+
+  StatusOr<CachedCommunicator*> CommunicatorFor(const Point& point, const RankPlace& place) {
+    std::string key = point.backend + "/k" + std::to_string(point.group_size);
+    auto& cached = comms_[key];
+    if (cached.comm) return &cached;
+    auto t0 = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(cached.backend, CreateBackend(point.backend));
+    group_stores_.push_back(
+        std::make_unique<PrefixStore>(key + "/group" + std::to_string(place.group), store_));
+    ConnectRequest request;
+    request.place = place;
+    request.store = group_stores_.back().get();
+    request.host = plan_.host;
+    request.iface = plan_.iface;
+    request.timeout = Timeout();
+    ASSIGN_OR_RETURN(cached.comm, cached.backend->Connect(request));
+    cached.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return &cached;
+  }
+
+  StatusOr<json> RunPoint(const Point& point, Agreement* world) {
+    RankPlace place;
+    place.rank = rank_;
+    place.world = plan_.world;
+    place.group = rank_ / point.group_size;
+    place.group_rank = rank_ % point.group_size;
+    place.group_size = point.group_size;
+    place.local_rank = rank_;
+    ASSIGN_OR_RETURN(CachedCommunicator * cached, CommunicatorFor(point, place));
+    OpRequest request = point.Request();
+    ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
+    LoopOptions loop = plan_.loop;
+    loop.sync = point.sync;
+    if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;
+    Usage before = ProcessUsage();
+    ASSIGN_OR_RETURN(RankResult r, RunPointLoop(request, place, work.get(), cached->comm.get(), world, loop));
+    Usage after = ProcessUsage();
+    // Process counters cover all rank threads of this process, which run the same loop at the same time.
+    const double share = 1.0 / plan_.ranks_per_process;
+    return json{{"id", point.Id()},
+                {"rank", rank_},
+                {"group", place.group},
+                {"group_rank", place.group_rank},
+                {"pid", static_cast<int>(getpid())},
+                {"correct", r.correct},
+                {"error", r.error},
+                {"algo", r.algo},
+                {"warmup", r.warmup},
+                {"samples_us", r.samples_us},
+                {"device_samples_us", r.device_samples_us},
+                {"start_ns", r.start_ns},
+                {"end_ns", r.end_ns},
+                {"cpu_user_s", (after.user_s - before.user_s) * share},
+                {"cpu_sys_s", (after.sys_s - before.sys_s) * share},
+                {"vol_ctx", static_cast<double>(after.vol - before.vol) * share},
+                {"invol_ctx", static_cast<double>(after.invol - before.invol) * share},
+                {"affinity", CurrentAffinity()},
+                {"setup_s", cached->setup_s}};
+  }
+
+  const WorkerPlan& plan_;
+  int rank_;
+  Store* store_;
+  std::map<std::string, CachedCommunicator> comms_;
+  std::vector<std::unique_ptr<PrefixStore>> group_stores_;
+};
+
+}  // namespace
+
+Status RunWorkerProcess(const std::string& plan_path, int process_index) {
+  std::ifstream in(plan_path);
+  if (!in) return InvalidArgument("worker: cannot read plan " + plan_path);
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception& e) {
+    return InvalidArgument("worker: malformed plan " + plan_path + ": " + e.what());
+  }
+  ASSIGN_OR_RETURN(WorkerPlan plan, WorkerPlanFromJson(j));
+  auto store = NewFileStore(plan.store_dir);
+  const int first = process_index * plan.ranks_per_process;
+  const int last = std::min(first + plan.ranks_per_process, plan.world);
+  if (first >= plan.world) return InvalidArgument("worker: process index " + std::to_string(process_index) + " out of range");
+  std::vector<std::thread> threads;
+  for (int rank = first; rank < last; ++rank) {
+    threads.emplace_back([&, rank] {
+      Status s = RankRunner(plan, rank, store.get()).Run();
+      if (!s.ok()) {
+        // The other rank threads of this process may be blocked on the failed one: the driver needs an exit
+        // now, with the reason, rather than a hang.
+        std::fprintf(stderr, "commbench worker: %s\n", s.message().c_str());
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return OkStatus();
+}
+
+}  // namespace commbench

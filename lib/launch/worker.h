@@ -1,0 +1,14 @@
+// The rank side: one worker process runs `ranks_per_process` ranks (threads) through every point of its plan.
+#pragma once
+
+#include <string>
+
+#include "lib/core/status.h"
+
+namespace commbench {
+
+// Runs the ranks [process_index * rpp, ...) of the plan at `plan_path`. Returns an error (and the process exits
+// non-zero) when a rank cannot go on; the error names the rank and the point.
+Status RunWorkerProcess(const std::string& plan_path, int process_index);
+
+}  // namespace commbench

@@ -1,0 +1,68 @@
+#include "lib/launch/worker_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "lib/sweep/point_json.h"
+
+namespace commbench {
+
+using nlohmann::json;
+
+json WorkerPlanToJson(const WorkerPlan& p) {
+  json points = json::array();
+  for (const auto& point : p.points) points.push_back(PointToJson(point));
+  return {{"launch_index", p.launch_index},
+          {"world", p.world},
+          {"ranks_per_process", p.ranks_per_process},
+          {"points", points},
+          {"store_dir", p.store_dir},
+          {"results_dir", p.results_dir},
+          {"host", p.host},
+          {"iface", p.iface},
+          {"timeout_s", p.timeout_s},
+          {"loop",
+           {{"warmup", p.loop.warmup},
+            {"iters", p.loop.iters},
+            {"time_budget_s", p.loop.time_budget_s},
+            {"target_ci", p.loop.target_ci},
+            {"min_iters", p.loop.min_iters},
+            {"max_iters", p.loop.max_iters}}},
+          {"slow_rank", p.slow_rank},
+          {"slow_rank_delay_us", p.slow_rank_delay_us}};
+}
+
+StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
+  try {
+    WorkerPlan p;
+    p.launch_index = j.at("launch_index").get<int>();
+    p.world = j.at("world").get<int>();
+    p.ranks_per_process = j.at("ranks_per_process").get<int>();
+    for (const auto& point : j.at("points")) {
+      ASSIGN_OR_RETURN(Point parsed, PointFromJson(point));
+      p.points.push_back(parsed);
+    }
+    p.store_dir = j.at("store_dir").get<std::string>();
+    p.results_dir = j.at("results_dir").get<std::string>();
+    p.host = j.at("host").get<std::string>();
+    p.iface = j.at("iface").get<std::string>();
+    p.timeout_s = j.at("timeout_s").get<double>();
+    const json& loop = j.at("loop");
+    p.loop.warmup = loop.at("warmup").get<int64_t>();
+    p.loop.iters = loop.at("iters").get<int64_t>();
+    p.loop.time_budget_s = loop.at("time_budget_s").get<double>();
+    p.loop.target_ci = loop.at("target_ci").get<double>();
+    p.loop.min_iters = loop.at("min_iters").get<int64_t>();
+    p.loop.max_iters = loop.at("max_iters").get<int64_t>();
+    p.slow_rank = j.at("slow_rank").get<int>();
+    p.slow_rank_delay_us = j.at("slow_rank_delay_us").get<double>();
+    return p;
+  } catch (const json::exception& e) {
+    return InvalidArgument(std::string("malformed worker plan: ") + e.what());
+  }
+}
+
+std::string RankResultsPath(const std::string& results_dir, int rank) {
+  return results_dir + "/rank-" + std::to_string(rank) + ".jsonl";
+}
+
+}  // namespace commbench

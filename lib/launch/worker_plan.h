@@ -1,0 +1,35 @@
+// The plan file the driver writes for one launch and every rank process reads: which ranks this process runs,
+// the points in order, where to rendezvous and where to write results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/measure/loop.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench {
+
+struct WorkerPlan {
+  int launch_index = 0;
+  int world = 1;
+  int ranks_per_process = 1;
+  std::vector<Point> points;
+  std::string store_dir;    // Gloo FileStore directory, private to this launch
+  std::string results_dir;  // rank-<r>.jsonl: one line per finished point
+  std::string host = "127.0.0.1";
+  std::string iface;
+  double timeout_s = 60;
+  LoopOptions loop;       // sync and injected delay are set per point / rank by the worker
+  int slow_rank = -1;     // test-only fault injection
+  double slow_rank_delay_us = 0;
+};
+
+nlohmann::json WorkerPlanToJson(const WorkerPlan& plan);
+StatusOr<WorkerPlan> WorkerPlanFromJson(const nlohmann::json& j);
+
+std::string RankResultsPath(const std::string& results_dir, int rank);
+
+}  // namespace commbench
