@@ -1,0 +1,34 @@
+// The self-contained HTML scaling report: one file with the chart library, the page's CSS and JS, and the
+// result JSON inlined, so that it opens offline (clusters are often air-gapped) and is also a data file.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/status.h"
+
+namespace commbench::report {
+
+// The result schema version the page knows how to draw.
+inline constexpr int kHtmlSchemaVersion = 1;
+
+// The copy of `result` that the page embeds: the result minus the raw per-iteration samples
+// (points[].samples_us), which would make a default sweep's report several MB; every summary the charts use
+// stays. `report.omitted` names what was left out. InvalidArgument when `result` is not a schema_version 1
+// object with a `points` array.
+StatusOr<nlohmann::json> EmbeddedResult(const nlohmann::json& result);
+
+// JSON text that is safe inside <script type="application/json">: '<', '>', '&' and U+2028/U+2029 are written
+// as \uXXXX escapes, so no "</script>" or "<!--" can end or change the script element; invalid UTF-8 in
+// strings becomes U+FFFD instead of failing.
+std::string JsonForScript(const nlohmann::json& value);
+
+// The whole page. InvalidArgument for a result the page cannot draw (see EmbeddedResult).
+StatusOr<std::string> RenderHtml(const nlohmann::json& result);
+
+// RenderHtml, written atomically: a temp file beside `path`, then rename, so a reader never sees half a report
+// and a failed write leaves no file behind.
+Status WriteHtmlReport(const nlohmann::json& result, const std::string& path);
+
+}  // namespace commbench::report

@@ -1,0 +1,264 @@
+#!/usr/bin/env node
+// Browser test of HTML reports: loads each report from a file:// URL in headless Chromium with networking
+// disabled and checks what a reader would notice first:
+//   - no console error and no uncaught exception;
+//   - no network request at all (beyond the file itself), failed or not;
+//   - the page's script finished, and every chart it registered is either drawn with marks (SVG nodes of the
+//     chart's mark types, and rows in the chart's Vega view) or replaced by a sentence saying why - never an
+//     empty frame; charts the caller expects (--expect-drawn) must be drawn;
+//   - hovering a mark shows a tooltip holding the exact value;
+//   - a full-page screenshot PNG is written (to $TEST_UNDECLARED_OUTPUTS_DIR under Bazel).
+//
+// It drives Chromium through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch, so it needs no
+// npm package: only the Debian packages chromium and chromium-driver (reports/tools/setup.sh installs them).
+//
+// usage: browser_test.js [--out DIR] [--max-render-ms N] [--expect-drawn id,id] REPORT.html
+//                         [--expect-drawn ...] REPORT.html ...   (an --expect-drawn applies to the reports after it)
+//        browser_test.js --expect-fail REPORT.html   (self-check: the page must fail; exit 0 when it does)
+'use strict';
+
+const childProcess = require('child_process');
+const fs = require('fs');
+const net = require('net');
+const os = require('os');
+const path = require('path');
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CHROMEDRIVER = process.env.CHROMEDRIVER || '/usr/bin/chromedriver';
+
+function parseArgs(argv) {
+  const args = {maxRenderMs: 5000, out: process.env.TEST_UNDECLARED_OUTPUTS_DIR || os.tmpdir(), reports: []};
+  let expectDrawn = [], expectFail = false;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--expect-drawn') expectDrawn = argv[++i].split(',').filter(Boolean);
+    else if (argv[i] === '--expect-fail') expectFail = true;
+    else if (argv[i] === '--max-render-ms') args.maxRenderMs = Number(argv[++i]);
+    else if (argv[i] === '--out') args.out = argv[++i];
+    else args.reports.push({file: argv[i], expectDrawn, expectFail});
+  }
+  return args;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const {port} = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class WebDriver {
+  constructor(base) { this.base = base; }
+  async call(method, url, body) {
+    const res = await fetch(this.base + url, {method, headers: {'Content-Type': 'application/json'},
+      body: body === undefined ? undefined : JSON.stringify(body)});
+    const json = await res.json();
+    if (!res.ok) throw new Error(method + ' ' + url + ': ' + JSON.stringify(json.value).slice(0, 600));
+    return json.value;
+  }
+  async start(userDataDir) {
+    const value = await this.call('POST', '/session', {capabilities: {alwaysMatch: {
+      browserName: 'chrome',
+      'goog:chromeOptions': {binary: CHROMIUM, args: [
+        '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--disable-dev-shm-usage', '--user-data-dir=' + userDataDir, '--window-size=1280,1000',
+        // Any request that escaped the page's Content-Security-Policy would go to a dead proxy and fail.
+        '--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>',
+      ]},
+      'goog:loggingPrefs': {browser: 'ALL', performance: 'ALL'},
+    }}});
+    this.session = '/session/' + value.sessionId;
+  }
+  cdp(cmd, params) { return this.call('POST', this.session + '/goog/cdp/execute', {cmd, params: params || {}}); }
+  exec(script, args) { return this.call('POST', this.session + '/execute/sync', {script, args: args || []}); }
+  logs(type) { return this.call('POST', this.session + '/se/log', {type}); }
+  quit() { return this.call('DELETE', this.session).catch(() => {}); }
+}
+
+// In-page probe: the report's own record plus what is really in each chart's DOM.
+const PROBE = `
+  const r = window.commbenchReport;
+  if (!r) return {missing: true};
+  return {
+    ready: r.ready, renderMs: r.renderMs, errors: r.errors,
+    charts: r.charts.map((c) => {
+      const box = document.getElementById(c.id);
+      const marks = box ? box.querySelectorAll(
+        'svg g.mark-line path, svg g.mark-symbol path, svg g.mark-rect path, svg g.mark-rule line').length : 0;
+      const frames = box ? box.querySelectorAll('svg').length : 0;
+      let viewRows = 0;
+      if (c.view) {
+        // Vega-Lite names its datasets data_0, data_1, ...; count the rows that reached the marks.
+        for (let i = 0; i < 12; i++) {
+          try { viewRows += c.view.data('data_' + i).length; } catch (e) { /* no such dataset */ }
+        }
+      }
+      return {id: c.id, status: c.status, reason: c.reason || '', rows: c.rows || 0, marks, frames, viewRows,
+        text: box ? box.innerText.slice(0, 300) : ''};
+    }),
+    headline: (document.getElementById('headline') || {}).textContent || '',
+    command: (document.getElementById('command') || {}).textContent || '',
+    copyButton: !!document.querySelector('button#copy-command'),
+    links: document.querySelectorAll('a[href]').length,
+  };`;
+
+async function hoverCheck(wd) {
+  // The centre of the first symbol (a measured point) in the first drawn chart.
+  const target = await wd.exec(`
+    const m = document.querySelector('.chart svg g.mark-symbol path') ||
+      document.querySelector('.chart svg g.mark-rect path');
+    if (!m) return null;
+    m.scrollIntoView({block: 'center'});
+    const b = m.getBoundingClientRect();
+    return {x: b.left + b.width / 2, y: b.top + b.height / 2};`);
+  if (!target) return 'no point or cell to hover';
+  for (const type of ['mouseMoved']) {
+    await wd.cdp('Input.dispatchMouseEvent', {type, x: target.x - 3, y: target.y - 3});
+    await sleep(50);
+    await wd.cdp('Input.dispatchMouseEvent', {type, x: target.x, y: target.y});
+  }
+  for (let i = 0; i < 20; i++) {
+    const tip = await wd.exec(`const t = document.getElementById('vg-tooltip-element');
+      return t && t.classList.contains('visible') ? t.innerText : '';`);
+    if (tip && /\d/.test(tip)) return {tip};
+    await sleep(100);
+  }
+  return 'hovering a point showed no tooltip with a value';
+}
+
+async function checkReport(wd, file, expectDrawn, args) {
+  const failures = [];
+  await wd.cdp('Network.enable');
+  await wd.cdp('Network.emulateNetworkConditions', {offline: true, latency: 0, downloadThroughput: -1,
+    uploadThroughput: -1});
+  await wd.logs('browser');  // drop anything from before this page
+  await wd.logs('performance');
+  const url = 'file://' + path.resolve(file);
+  const t0 = Date.now();
+  await wd.call('POST', wd.session + '/url', {url});
+  let probe;
+  for (let i = 0; i < 100; i++) {
+    probe = await wd.exec(PROBE);
+    if (probe.missing || probe.ready) break;
+    await sleep(100);
+  }
+  const loadMs = Date.now() - t0;
+  if (probe.missing) failures.push('the report script did not run (window.commbenchReport missing)');
+  else if (!probe.ready) failures.push('the report did not finish drawing within 10 s');
+
+  const name = path.basename(file, '.html');
+  const result = {file: name, loadMs, renderMs: probe.renderMs, charts: probe.charts || []};
+  if (probe.ready) {
+    if (probe.renderMs > args.maxRenderMs) failures.push('drawing took ' + Math.round(probe.renderMs) + ' ms');
+    for (const e of probe.errors) failures.push('report error: ' + e);
+    if (!probe.headline) failures.push('no verdict headline');
+    if (!probe.command || !probe.copyButton) failures.push('no command line with a copy button');
+    if (probe.links) failures.push(probe.links + ' link(s) in the page; the report must be link-free');
+    for (const c of probe.charts) {
+      if (c.status === 'drawn') {
+        if (c.marks === 0) failures.push(c.id + ': drawn but no SVG marks');
+        if (c.viewRows === 0) failures.push(c.id + ': drawn but the view holds no data rows');
+      } else if (c.status === 'skipped') {
+        if (c.frames) failures.push(c.id + ': skipped but shows an empty chart frame');
+        if (!c.reason) failures.push(c.id + ': skipped without saying why');
+      } else {
+        failures.push(c.id + ': status ' + c.status + ' ' + c.text);
+      }
+    }
+    for (const id of expectDrawn) {
+      const c = probe.charts.find((x) => x.id === id);
+      if (!c || c.status !== 'drawn') failures.push(id + ': expected drawn, is ' + (c ? c.status + ' (' + c.reason + ')' : 'absent'));
+    }
+    if (probe.charts.some((c) => c.status === 'drawn')) {
+      const hover = await hoverCheck(wd);
+      if (typeof hover === 'string') failures.push(hover);
+      else result.tooltip = hover.tip.replace(/\s+/g, ' ').slice(0, 160);
+    }
+  }
+
+  // Console: any error-level message or uncaught exception fails (Chromium reports both as SEVERE).
+  for (const entry of await wd.logs('browser')) {
+    if (entry.level === 'SEVERE') failures.push('console: ' + entry.message);
+  }
+  // Network: the only request allowed is the report file itself.
+  for (const entry of await wd.logs('performance')) {
+    const msg = JSON.parse(entry.message).message;
+    if (msg.method === 'Network.requestWillBeSent' && msg.params.request.url !== url) {
+      failures.push('network request: ' + msg.params.request.url.slice(0, 120));
+    }
+    if (msg.method === 'Network.loadingFailed') failures.push('failed request: ' + msg.params.errorText);
+  }
+
+  // Full-page screenshot, 1280 px wide.
+  const metrics = await wd.cdp('Page.getLayoutMetrics');
+  const height = Math.ceil((metrics.cssContentSize || metrics.contentSize).height);
+  await wd.cdp('Emulation.setDeviceMetricsOverride', {width: 1280, height, deviceScaleFactor: 1, mobile: false});
+  const shot = await wd.cdp('Page.captureScreenshot', {format: 'png', captureBeyondViewport: true});
+  await wd.cdp('Emulation.clearDeviceMetricsOverride');
+  fs.mkdirSync(args.out, {recursive: true});
+  result.screenshot = path.join(args.out, name + '.png');
+  fs.writeFileSync(result.screenshot, Buffer.from(shot.data, 'base64'));
+  result.bytes = fs.statSync(file).size;
+  return {failures, result};
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  if (!args.reports.length) {
+    console.error('usage: browser_test.js [--expect-drawn id,...] [--out DIR] REPORT.html...');
+    process.exit(2);
+  }
+  for (const bin of [CHROMIUM, CHROMEDRIVER]) {
+    if (!fs.existsSync(bin)) {
+      console.log('SKIPPED: ' + bin + ' is not installed; run reports/tools/setup.sh to install chromium and ' +
+        'chromium-driver. The browser checks did not run.');
+      process.exit(0);
+    }
+  }
+  const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
+  const port = await freePort();
+  const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
+    {stdio: ['ignore', 'ignore', 'inherit']});
+  const wd = new WebDriver('http://127.0.0.1:' + port);
+  let failed = 0, passed = 0;
+  try {
+    for (let i = 0; ; i++) {  // wait until chromedriver listens
+      try { await wd.call('GET', '/status'); break; } catch (e) { if (i > 100) throw e; await sleep(100); }
+    }
+    await wd.start(path.join(tmp, 'profile'));
+    for (const {file, expectDrawn, expectFail} of args.reports) {
+      const {failures, result} = await checkReport(wd, file, expectDrawn, args);
+      console.log(JSON.stringify(result));
+      if (expectFail) {
+        // Self-check of this harness: a page with known faults must be caught.
+        const caught = (what) => failures.some((f) => f.includes(what));
+        const ok = caught('console:') && caught('network request:') && caught('no SVG marks');
+        ok ? passed++ : failed++;
+        console.log((ok ? 'PASS (caught as expected) ' : 'FAIL (a faulty page passed) ') + file + '\n  ' + failures.join('\n  '));
+      } else if (failures.length) {
+        failed++;
+        console.log('FAIL ' + file + '\n  ' + failures.join('\n  '));
+      } else {
+        passed++;
+        console.log('PASS ' + file);
+      }
+    }
+  } finally {
+    await wd.quit();
+    driver.kill('SIGTERM');
+  }
+  console.log(passed + ' passed, ' + failed + ' failed');
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.log('FAIL: ' + e.stack);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});
