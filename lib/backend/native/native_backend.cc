@@ -1,0 +1,92 @@
+// Backend "native": our own collectives. Ranks of a group that share a host talk through shared memory;
+// otherwise through TCP. Backend "native-tcp" forces TCP (to compare the transports on one host).
+// COMMBENCH_NATIVE_TRANSPORT=shm|tcp overrides the choice for "native".
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "lib/backend/backend.h"
+#include "lib/backend/native/reduce.h"
+#include "lib/backend/native/schedule.h"
+#include "lib/backend/native/shm/shm_communicator.h"
+#include "lib/backend/native/tcp/tcp_communicator.h"
+
+namespace commbench {
+namespace native {
+namespace {
+
+// Host identity: hostname plus boot id (containers may share a hostname but not memory).
+std::string HostIdentity() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(boot, id);
+  return std::string(host) + "/" + id;
+}
+
+StatusOr<bool> AllOnThisHost(const ConnectRequest& request) {
+  const std::string mine = HostIdentity();
+  const int n = request.place.group_size;
+  RETURN_IF_ERROR(request.store->Set("native/host/" + std::to_string(request.place.group_rank),
+                                     std::vector<char>(mine.begin(), mine.end())));
+  bool same = true;
+  for (int q = 0; q < n; ++q) {
+    ASSIGN_OR_RETURN(std::vector<char> theirs, request.store->Get("native/host/" + std::to_string(q), request.timeout));
+    same = same && std::string(theirs.begin(), theirs.end()) == mine;
+  }
+  return same;
+}
+
+class NativeBackend : public Backend {
+ public:
+  explicit NativeBackend(bool tcp_only) : tcp_only_(tcp_only) {}
+
+  std::string name() const override { return tcp_only_ ? "native-tcp" : "native"; }
+  Status Available() const override { return OkStatus(); }
+  std::string Version() const override { return "native 1 (kernels " + std::string(KernelIsa()) + ")"; }
+
+  std::vector<AlgorithmInfo> Algorithms() const override {
+    std::vector<AlgorithmInfo> out;
+    for (const auto& a : AlgorithmTable()) {
+      for (Collective op : a.ops) out.push_back(AlgorithmInfo{a.name, op, a.description, a.suits});
+    }
+    return out;
+  }
+
+  Status Supports(const OpRequest& r, int /*group_size*/) const override {
+    if (r.gpu.stream != GpuAxes().stream || r.gpu.h2d != "none" || r.gpu.graph) {
+      return InvalidArgument("native runs on the CPU: --stream, --h2d and --graph do not apply");
+    }
+    if (r.algo != "auto" && !native::Supports(r.algo, r.op)) {
+      return InvalidArgument("native has no " + std::string(Name(r.op)) + " algorithm '" + r.algo + "'");
+    }
+    return OkStatus();
+  }
+
+  StatusOr<std::unique_ptr<Communicator>> Connect(const ConnectRequest& request) override {
+    if (request.store == nullptr) return InvalidArgument("native: Connect needs a store");
+    std::string transport = tcp_only_ ? "tcp" : "auto";
+    if (const char* env = std::getenv("COMMBENCH_NATIVE_TRANSPORT"); env != nullptr && !tcp_only_) transport = env;
+    if (transport == "auto") {
+      ASSIGN_OR_RETURN(bool local, AllOnThisHost(request));
+      transport = local ? "shm" : "tcp";
+    }
+    const int ranks_on_host = std::max(request.place.world, request.place.group_size);
+    if (transport == "shm") return ConnectShm(request, ranks_on_host);
+    if (transport == "tcp") return ConnectTcp(request, ranks_on_host);
+    return InvalidArgument("COMMBENCH_NATIVE_TRANSPORT: unknown transport '" + transport + "' (accepted: auto, shm, tcp)");
+  }
+
+ private:
+  bool tcp_only_;
+};
+
+const bool kRegistered = RegisterBackend("native", [] { return std::make_unique<NativeBackend>(false); }) &&
+                         RegisterBackend("native-tcp", [] { return std::make_unique<NativeBackend>(true); });
+
+}  // namespace
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,124 @@
+// The native backend end to end over shared memory: ranks are threads of this process.
+#include <dirent.h>
+
+#include <gtest/gtest.h>
+
+#include "lib/backend/native/schedule.h"
+#include "lib/backend/native/shm/segment.h"
+#include "lib/backend/native/test_group.h"
+#include "lib/measure/pattern.h"
+
+namespace commbench {
+namespace native {
+namespace {
+
+struct Case {
+  OpRequest request;
+};
+
+std::vector<OpRequest> Cases(const std::vector<size_t>& counts, const std::vector<DataType>& dtypes,
+                             const std::vector<ReduceOp>& reduces) {
+  std::vector<OpRequest> out;
+  for (const auto& algo : AlgorithmTable()) {
+    for (Collective op : algo.ops) {
+      for (DataType dtype : dtypes) {
+        for (ReduceOp reduce : reduces) {
+          if (op == Collective::kAllgather && reduce != reduces[0]) continue;
+          for (bool in_place : {false, true}) {
+            for (size_t count : counts) {
+              OpRequest r;
+              r.op = op;
+              r.algo = algo.name;
+              r.dtype = dtype;
+              r.reduce = reduce;
+              r.in_place = in_place;
+              r.count = count;
+              out.push_back(r);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void RunCases(int n, const std::vector<OpRequest>& cases, int iters) {
+  auto results = RunThreads("native", n, [&](int rank, Communicator* comm) -> Status {
+    for (const auto& request : cases) RETURN_IF_ERROR(RunAndCheck(comm, request, rank, n, iters));
+    return OkStatus();
+  });
+  for (size_t r = 0; r < results.size(); ++r) {
+    EXPECT_TRUE(results[r].ok()) << "n=" << n << " rank " << r << ": " << results[r].message();
+  }
+}
+
+class NativeShmTest : public ::testing::TestWithParam<int> {};
+
+// Every collective x algorithm x dtype x in/out-of-place, small counts, sum.
+TEST_P(NativeShmTest, EveryAlgorithmDtypeAndPlacement) {
+  RunCases(GetParam(), Cases({0, 1, 7, 1023}, AllDataTypes(), {ReduceOp::kSum}), 2);
+}
+
+// Every reduction op on two dtypes (f32 and the f32-accumulating f16).
+TEST_P(NativeShmTest, EveryReduceOp) {
+  RunCases(GetParam(), Cases({7, 1023}, {DataType::kF32, DataType::kF16}, AllReduceOps()), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, NativeShmTest, ::testing::Values(1, 2, 3, 4, 5, 8));
+
+// 1M+3 elements: not divisible by any rank count here, and larger than the caches.
+TEST(NativeShmBigTest, MillionPlusThree) {
+  std::vector<OpRequest> cases;
+  for (const char* algo : {"direct", "twoshot", "ring", "hd"}) {
+    OpRequest r;
+    r.count = (1u << 20) + 3;
+    r.algo = algo;
+    r.in_place = std::string(algo) == "ring";
+    cases.push_back(r);
+  }
+  for (const char* algo : {"direct", "ring", "hd"}) {
+    for (Collective op : {Collective::kAllgather, Collective::kReduceScatter}) {
+      OpRequest r;
+      r.op = op;
+      r.count = (1u << 18) + 3;
+      r.algo = algo;
+      r.dtype = DataType::kBF16;
+      cases.push_back(r);
+    }
+  }
+  RunCases(3, cases, 1);
+  RunCases(2, {cases[1]}, 2);
+}
+
+TEST(NativeShmTest, AutoReportsWhatRan) {
+  auto results = RunThreads("native", 2, [&](int, Communicator* comm) -> Status {
+    OpRequest small, large;
+    small.count = 4;
+    large.count = 1 << 16;
+    ASSIGN_OR_RETURN(auto w1, comm->Prepare(small));
+    ASSIGN_OR_RETURN(auto w2, comm->Prepare(large));
+    if (w1->algo() != "direct" || w2->algo() != "twoshot") return Internal(w1->algo() + " " + w2->algo());
+    return OkStatus();
+  });
+  for (const auto& st : results) EXPECT_TRUE(st.ok()) << st.message();
+}
+
+TEST(NativeShmTest, NoSegmentNameOutlivesSetup) {
+  auto results = RunThreads("native", 3, [&](int rank, Communicator* comm) -> Status {
+    OpRequest r;
+    r.count = 100;
+    RETURN_IF_ERROR(RunAndCheck(comm, r, rank, 3, 1));
+    return comm->Barrier();
+  });
+  for (const auto& st : results) EXPECT_TRUE(st.ok()) << st.message();
+  std::string prefix = std::string(kSegmentPrefix + 1) + std::to_string(getpid()) + "-";
+  DIR* dir = opendir("/dev/shm");
+  ASSERT_NE(dir, nullptr);
+  while (dirent* e = readdir(dir)) EXPECT_NE(std::string(e->d_name).rfind(prefix, 0), 0u) << e->d_name;
+  closedir(dir);
+}
+
+}  // namespace
+}  // namespace native
+}  // namespace commbench

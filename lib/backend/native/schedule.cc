@@ -1,0 +1,465 @@
+#include "lib/backend/native/schedule.h"
+
+#include <algorithm>
+#include <map>
+
+namespace commbench {
+namespace native {
+namespace {
+
+// Balanced blocks aligned to 16 elements (a cache line of f32), so neighbouring ranks never write the same line.
+size_t BlockStart(size_t count, int parts, int i) {
+  size_t unit = (count + static_cast<size_t>(parts) - 1) / static_cast<size_t>(parts);
+  unit = (unit + 15) / 16 * 16;
+  return std::min(count, unit * static_cast<size_t>(i));
+}
+
+int Mod(int a, int n) { return ((a % n) + n) % n; }
+
+Loc At(Loc base, size_t elements) {
+  base.offset += elements;
+  return base;
+}
+
+// Moves a source that is the destination itself to the front (the kernels' only permitted alias).
+Pull MakePull(int self, Buf dst_buf, size_t dst_offset, size_t count, std::vector<Loc> srcs) {
+  for (size_t i = 1; i < srcs.size(); ++i) {
+    if (srcs[i].rank == self && srcs[i].buf == dst_buf && srcs[i].offset == dst_offset) {
+      std::rotate(srcs.begin(), srcs.begin() + static_cast<long>(i), srcs.begin() + static_cast<long>(i) + 1);
+      break;
+    }
+  }
+  return Pull{dst_buf, dst_offset, count, std::move(srcs)};
+}
+
+void AddPull(Step* step, int self, Loc dst, size_t count, std::vector<Loc> srcs) {
+  if (count == 0) return;
+  if (srcs.size() == 1 && srcs[0].rank == self && srcs[0].buf == dst.buf && srcs[0].offset == dst.offset) return;
+  step->pulls.push_back(MakePull(self, dst.buf, dst.offset, count, std::move(srcs)));
+}
+
+Schedule Empty(const Problem& p, size_t num_steps) {
+  Schedule s;
+  s.problem = p;
+  s.sizes = BaseSizes(p);
+  s.steps.assign(static_cast<size_t>(p.n), std::vector<Step>(num_steps));
+  return s;
+}
+
+// One rank: the output is the input.
+Schedule BuildSingle(const Problem& p) {
+  Schedule s = Empty(p, 1);
+  size_t total = p.op == Collective::kAllreduce ? p.count : p.count;  // n == 1: send == recv == count
+  AddPull(&s.steps[0][0], 0, OutputLoc(p, 0), total, {InputLoc(p, 0)});
+  return s;
+}
+
+// --- direct: one step, every rank reads every peer -------------------------------------------------------------
+
+Schedule BuildDirect(const Problem& p) {
+  const int n = p.n;
+  if (p.op == Collective::kAllreduce && p.in_place) {
+    // Peers must read inputs that nobody overwrites: stage the input in scratch first.
+    Schedule s = Empty(p, 2);
+    s.sizes.count[static_cast<int>(Buf::kScratch)] = p.count;
+    for (int r = 0; r < n; ++r) {
+      AddPull(&s.steps[r][0], r, Loc{r, Buf::kScratch, 0}, p.count, {InputLoc(p, r)});
+      std::vector<Loc> srcs;
+      for (int q = 0; q < n; ++q) srcs.push_back(Loc{q, Buf::kScratch, 0});  // same order on every rank
+      AddPull(&s.steps[r][1], r, OutputLoc(p, r), p.count, srcs);
+    }
+    return s;
+  }
+  Schedule s = Empty(p, 1);
+  for (int r = 0; r < n; ++r) {
+    Step* step = &s.steps[r][0];
+    switch (p.op) {
+      case Collective::kAllreduce: {
+        std::vector<Loc> srcs;
+        for (int q = 0; q < n; ++q) srcs.push_back(InputLoc(p, q));
+        AddPull(step, r, OutputLoc(p, r), p.count, srcs);
+        break;
+      }
+      case Collective::kAllgather:
+        for (int q = 0; q < n; ++q) AddPull(step, r, At(OutputLoc(p, r), q * p.count), p.count, {InputLoc(p, q)});
+        break;
+      case Collective::kReduceScatter: {
+        std::vector<Loc> srcs;
+        for (int q = 0; q < n; ++q) srcs.push_back(At(InputLoc(p, q), r * p.count));
+        AddPull(step, r, OutputLoc(p, r), p.count, srcs);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+// --- twoshot: direct reduce-scatter, then direct allgather (allreduce) -----------------------------------------
+
+Schedule BuildTwoShot(const Problem& p) {
+  const int n = p.n;
+  Schedule s = Empty(p, 2);
+  for (int r = 0; r < n; ++r) {
+    size_t lo = BlockStart(p.count, n, r), hi = BlockStart(p.count, n, r + 1);
+    std::vector<Loc> srcs;
+    for (int q = 0; q < n; ++q) srcs.push_back(At(InputLoc(p, q), lo));
+    AddPull(&s.steps[r][0], r, At(OutputLoc(p, r), lo), hi - lo, srcs);
+    for (int q = 0; q < n; ++q) {
+      if (q == r) continue;
+      size_t qlo = BlockStart(p.count, n, q), qhi = BlockStart(p.count, n, q + 1);
+      AddPull(&s.steps[r][1], r, At(OutputLoc(p, r), qlo), qhi - qlo, {At(OutputLoc(p, q), qlo)});
+    }
+  }
+  return s;
+}
+
+// --- ring: n-1 reduce-scatter steps from the left neighbour, n-1 allgather steps -------------------------------
+
+Schedule BuildRing(const Problem& p) {
+  const int n = p.n;
+  const bool rs = p.op != Collective::kAllgather;
+  const bool ag = p.op != Collective::kReduceScatter;
+  Schedule s = Empty(p, static_cast<size_t>((rs ? n - 1 : 0) + (ag ? n - 1 : 0)));
+  // Blocks: balanced over the vector for allreduce; the ranks' blocks for the other two.
+  auto block = [&](int b, size_t* lo, size_t* hi) {
+    if (p.op == Collective::kAllreduce) {
+      *lo = BlockStart(p.count, n, b);
+      *hi = BlockStart(p.count, n, b + 1);
+    } else {
+      *lo = static_cast<size_t>(b) * p.count;
+      *hi = *lo + p.count;
+    }
+  };
+  // Where reduce-scatter partials live: the output for allreduce and in-place reduce-scatter; scratch otherwise.
+  const bool scratch = p.op == Collective::kReduceScatter && !p.in_place;
+  if (scratch) s.sizes.count[static_cast<int>(Buf::kScratch)] = p.count * static_cast<size_t>(n);
+  auto partial = [&](int rank) { return scratch ? Loc{rank, Buf::kScratch, 0} : Loc{rank, Buf::kOut, 0}; };
+  auto full_out = [&](int rank) { return p.op == Collective::kAllreduce ? OutputLoc(p, rank) : Loc{rank, Buf::kOut, 0}; };
+
+  for (int r = 0; r < n; ++r) {
+    const int left = Mod(r - 1, n);
+    size_t t = 0;
+    if (rs) {
+      for (int st = 0; st < n - 1; ++st, ++t) {
+        int b = Mod(r - st - 2, n);
+        size_t lo, hi;
+        block(b, &lo, &hi);
+        Loc theirs = st == 0 ? At(InputLoc(p, left), lo) : At(partial(left), lo);
+        Loc dst = At(partial(r), lo);
+        if (st == n - 2) dst = p.op == Collective::kAllreduce ? At(OutputLoc(p, r), lo) : OutputLoc(p, r);
+        AddPull(&s.steps[r][t], r, dst, hi - lo, {At(InputLoc(p, r), lo), theirs});
+      }
+    }
+    if (ag) {
+      for (int st = 0; st < n - 1; ++st, ++t) {
+        int b = Mod(r - st - 1, n);
+        size_t lo, hi;
+        block(b, &lo, &hi);
+        Loc theirs;
+        if (st == 0 && !rs) {
+          theirs = InputLoc(p, left);  // the left neighbour's own block is still its input
+          size_t mlo, mhi;
+          block(r, &mlo, &mhi);
+          AddPull(&s.steps[r][t], r, At(full_out(r), mlo), mhi - mlo, {InputLoc(p, r)});
+        } else {
+          theirs = At(full_out(left), lo);
+        }
+        AddPull(&s.steps[r][t], r, At(full_out(r), lo), hi - lo, {theirs});
+      }
+    }
+  }
+  return s;
+}
+
+// --- hd: recursive halving (reduce-scatter) and doubling (allgather) over the largest power of two; the first
+// 2*rem ranks fold pairwise into their odd member before and unfold after (Rabenseifner / Thakur et al.) --------
+
+Schedule BuildHalvingDoubling(const Problem& p) {
+  const int n = p.n;
+  int p2 = 1;
+  while (p2 * 2 <= n) p2 *= 2;
+  const int rem = n - p2;
+  int log2 = 0;
+  while ((1 << log2) < p2) ++log2;
+  const bool rs = p.op != Collective::kAllgather;
+  const bool ag = p.op != Collective::kReduceScatter;
+  const Collective op = p.op;
+
+  auto new_rank = [&](int r) { return r < 2 * rem ? (r % 2 == 1 ? r / 2 : -1) : r - rem; };
+  auto real_rank = [&](int nr) { return nr < rem ? 2 * nr + 1 : nr + rem; };
+  // Region j's element range: balanced for allreduce, the member ranks' blocks otherwise.
+  auto region_start = [&](int j) -> size_t {
+    if (op == Collective::kAllreduce) return BlockStart(p.count, p2, j);
+    int first_rank = j < rem ? 2 * j : j + rem;
+    if (j == p2) first_rank = n;
+    return static_cast<size_t>(first_rank) * p.count;
+  };
+  const size_t total = op == Collective::kAllreduce ? p.count : p.count * static_cast<size_t>(n);
+
+  // The working buffer holding reduce-scatter partials / allgather results (whole vector, rank-major).
+  const bool scratch = op == Collective::kReduceScatter && !p.in_place;
+  auto work = [&](int rank) -> Loc {
+    if (scratch) return Loc{rank, Buf::kScratch, 0};
+    if (op == Collective::kAllreduce) return OutputLoc(p, rank);
+    return Loc{rank, Buf::kOut, 0};
+  };
+  // Where a participant's current partial is: its input until it first reduces.
+  auto current = [&](int rank, bool reduced) {
+    if (reduced) return work(rank);
+    if (op == Collective::kAllreduce) return InputLoc(p, rank);
+    return InputLoc(p, rank);  // reduce-scatter: the input is the whole vector
+  };
+
+  const size_t steps = 1 /*pre*/ + (rs ? log2 + 1 : 0) + (ag ? log2 : 0) + 1 /*post*/;
+  Schedule s = Empty(p, steps);
+  if (scratch) s.sizes.count[static_cast<int>(Buf::kScratch)] = total;
+
+  for (int r = 0; r < n; ++r) {
+    const int nr = new_rank(r);
+    std::vector<Step>& st = s.steps[r];
+    size_t t = 0;
+    // Pre: odd members of the first 2*rem ranks take their even neighbour's data.
+    bool reduced = false;
+    if (r < 2 * rem && r % 2 == 1) {
+      if (rs) {
+        AddPull(&st[t], r, work(r), total, {current(r, false), InputLoc(p, r - 1)});
+        reduced = true;
+      } else {
+        AddPull(&st[t], r, At(work(r), static_cast<size_t>(r - 1) * p.count), p.count, {InputLoc(p, r - 1)});
+      }
+    }
+    if (ag && !rs && nr >= 0) {
+      AddPull(&st[t], r, At(work(r), static_cast<size_t>(r) * p.count), p.count, {InputLoc(p, r)});
+    }
+    ++t;
+    if (rs) {
+      int lo = 0, hi = p2;  // region range this participant still reduces
+      for (int k = 0; k < log2; ++k, ++t) {
+        if (nr < 0) continue;
+        int d = p2 >> (k + 1);
+        int partner_nr = nr ^ d;
+        int partner = real_rank(partner_nr);
+        bool partner_reduced = k > 0 || (partner < 2 * rem);
+        if ((nr & d) == 0) {
+          hi = lo + d;
+        } else {
+          lo = lo + d;
+        }
+        size_t a = region_start(lo), b = region_start(hi);
+        AddPull(&st[t], r, At(work(r), a), b - a, {At(current(r, reduced), a), At(current(partner, partner_reduced), a)});
+        reduced = true;
+      }
+      // Copy-out for reduce-scatter (and n == 1 or p2 == 1 for allreduce): the result to its final place.
+      if (nr >= 0) {
+        if (op == Collective::kReduceScatter) {
+          size_t own = static_cast<size_t>(r) * p.count;
+          AddPull(&st[t], r, OutputLoc(p, r), p.count, {At(current(r, reduced), own)});
+        } else if (!reduced) {
+          AddPull(&st[t], r, OutputLoc(p, r), total, {InputLoc(p, r)});
+        }
+      }
+      ++t;
+    }
+    if (ag) {
+      for (int k = log2 - 1; k >= 0; --k, ++t) {
+        if (nr < 0) continue;
+        int d = p2 >> (k + 1);
+        int partner_nr = nr ^ d;
+        int partner = real_rank(partner_nr);
+        int plo = partner_nr & ~(d - 1);
+        size_t a = region_start(plo), b = region_start(plo + d);
+        AddPull(&st[t], r, At(work(r), a), b - a, {At(work(partner), a)});
+      }
+    }
+    // Post: the even members take the result from their odd neighbour.
+    if (r < 2 * rem && r % 2 == 0) {
+      if (op == Collective::kReduceScatter) {
+        AddPull(&st[t], r, OutputLoc(p, r), p.count, {At(work(r + 1), static_cast<size_t>(r) * p.count)});
+      } else {
+        AddPull(&st[t], r, work(r), total, {work(r + 1)});
+      }
+    }
+  }
+  return s;
+}
+
+bool Overlaps(const Loc& a, size_t na, const Loc& b, size_t nb) {
+  return a.rank == b.rank && a.buf == b.buf && na > 0 && nb > 0 && a.offset < b.offset + nb &&
+         b.offset < a.offset + na;
+}
+
+}  // namespace
+
+Loc InputLoc(const Problem& p, int rank) {
+  if (!p.in_place) return Loc{rank, Buf::kIn, 0};
+  if (p.op == Collective::kAllgather) return Loc{rank, Buf::kOut, static_cast<size_t>(rank) * p.count};
+  return Loc{rank, Buf::kOut, 0};
+}
+
+Loc OutputLoc(const Problem& p, int rank) {
+  if (p.in_place && p.op == Collective::kReduceScatter) {
+    return Loc{rank, Buf::kOut, static_cast<size_t>(rank) * p.count};
+  }
+  return Loc{rank, Buf::kOut, 0};
+}
+
+BufferSizes BaseSizes(const Problem& p) {
+  BufferSizes s;
+  size_t send = p.op == Collective::kReduceScatter ? p.count * static_cast<size_t>(p.n) : p.count;
+  size_t recv = p.op == Collective::kAllgather ? p.count * static_cast<size_t>(p.n) : p.count;
+  if (p.in_place) {
+    s.count[static_cast<int>(Buf::kOut)] = std::max(send, recv);
+  } else {
+    s.count[static_cast<int>(Buf::kIn)] = send;
+    s.count[static_cast<int>(Buf::kOut)] = recv;
+  }
+  return s;
+}
+
+const std::vector<AlgorithmDesc>& AlgorithmTable() {
+  static const auto* table = new std::vector<AlgorithmDesc>{
+      {"direct",
+       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
+       "one step: every rank reads every peer's input and reduces or copies it (one-shot)",
+       "small messages (< 32 KiB), few ranks"},
+      {"twoshot",
+       {Collective::kAllreduce},
+       "direct reduce-scatter of one block per rank, then direct allgather of the blocks (two steps)",
+       "medium and large messages on shared memory"},
+      {"ring",
+       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
+       "n-1 reduce-scatter steps then n-1 allgather steps, each from the left neighbour only",
+       "large messages, many ranks, tcp"},
+      {"hd",
+       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
+       "recursive halving (reduce-scatter) then doubling (allgather); non-powers of two fold pairwise",
+       "medium messages, log2(n) steps"},
+  };
+  return *table;
+}
+
+bool Supports(const std::string& algo, Collective op) {
+  for (const auto& a : AlgorithmTable()) {
+    if (a.name == algo) return std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end();
+  }
+  return false;
+}
+
+StatusOr<Schedule> BuildSchedule(const std::string& algo, const Problem& problem) {
+  if (problem.n < 1) return InvalidArgument("native: rank count must be >= 1");
+  if (!Supports(algo, problem.op)) {
+    std::string accepted;
+    for (const auto& a : AlgorithmTable()) {
+      if (std::find(a.ops.begin(), a.ops.end(), problem.op) == a.ops.end()) continue;
+      accepted += (accepted.empty() ? "" : ", ") + a.name;
+    }
+    return InvalidArgument("native: algorithm '" + algo + "' does not run " + std::string(Name(problem.op)) +
+                           " (accepted: auto, " + accepted + ")");
+  }
+  if (problem.n == 1) return BuildSingle(problem);
+  if (algo == "direct") return BuildDirect(problem);
+  if (algo == "twoshot") return BuildTwoShot(problem);
+  if (algo == "ring") return BuildRing(problem);
+  return BuildHalvingDoubling(problem);
+}
+
+WaitPlan MakeWaitPlan(const Schedule& s, int rank) {
+  WaitPlan plan;
+  const size_t steps = s.num_steps();
+  plan.before_step.resize(steps);
+  std::map<int, uint32_t> already;  // strongest wait issued so far per peer
+  std::vector<bool> reader(static_cast<size_t>(s.problem.n), false);
+  for (size_t t = 0; t < steps; ++t) {
+    std::map<int, uint32_t> need;
+    // Read-after-write: the step in which the owner last wrote what we read (0 = its input, set before start).
+    for (const Pull& pull : s.steps[rank][t].pulls) {
+      for (const Loc& src : pull.srcs) {
+        if (src.rank == rank) continue;
+        uint32_t done = 0;
+        for (size_t w = 0; w < t; ++w) {
+          for (const Pull& theirs : s.steps[src.rank][w].pulls) {
+            if (Overlaps(Loc{src.rank, theirs.dst_buf, theirs.dst_offset}, theirs.count, src, pull.count)) {
+              done = static_cast<uint32_t>(w + 1);
+            }
+          }
+        }
+        need[src.rank] = std::max(need[src.rank], done);
+      }
+    }
+    // Write-after-read: peers that read what we now overwrite, in earlier steps, must be past those steps.
+    for (const Pull& pull : s.steps[rank][t].pulls) {
+      Loc dst{rank, pull.dst_buf, pull.dst_offset};
+      for (int q = 0; q < s.problem.n; ++q) {
+        if (q == rank) continue;
+        for (size_t w = 0; w < t; ++w) {
+          for (const Pull& theirs : s.steps[q][w].pulls) {
+            for (const Loc& src : theirs.srcs) {
+              if (Overlaps(src, theirs.count, dst, pull.count)) need[q] = std::max(need[q], static_cast<uint32_t>(w + 1));
+            }
+          }
+        }
+      }
+    }
+    for (const auto& [peer, done] : need) {
+      auto it = already.find(peer);
+      if (it != already.end() && it->second >= done) continue;
+      already[peer] = done;
+      plan.before_step[t].push_back(PeerWait{peer, done});
+    }
+  }
+  for (int q = 0; q < s.problem.n; ++q) {
+    if (q == rank) continue;
+    for (const auto& step : s.steps[q]) {
+      for (const Pull& pull : step.pulls) {
+        for (const Loc& src : pull.srcs) {
+          if (src.rank == rank) reader[static_cast<size_t>(q)] = true;
+        }
+      }
+    }
+    if (reader[static_cast<size_t>(q)]) plan.readers.push_back(q);
+  }
+  return plan;
+}
+
+Status Validate(const Schedule& s) {
+  const int n = s.problem.n;
+  auto where = [&](int r, size_t t) { return "rank " + std::to_string(r) + " step " + std::to_string(t); };
+  for (int r = 0; r < n; ++r) {
+    if (s.steps[r].size() != s.num_steps()) return Internal(where(r, 0) + ": uneven step count");
+    for (size_t t = 0; t < s.steps[r].size(); ++t) {
+      for (const Pull& pull : s.steps[r][t].pulls) {
+        if (pull.srcs.empty()) return Internal(where(r, t) + ": pull without sources");
+        if (pull.dst_offset + pull.count > s.sizes.count[static_cast<int>(pull.dst_buf)]) {
+          return Internal(where(r, t) + ": destination out of bounds");
+        }
+        Loc dst{r, pull.dst_buf, pull.dst_offset};
+        for (size_t i = 0; i < pull.srcs.size(); ++i) {
+          const Loc& src = pull.srcs[i];
+          if (src.rank < 0 || src.rank >= n) return Internal(where(r, t) + ": source rank out of range");
+          if (src.offset + pull.count > s.sizes.count[static_cast<int>(src.buf)]) {
+            return Internal(where(r, t) + ": source out of bounds");
+          }
+          bool same = src.rank == r && src.buf == dst.buf && src.offset == dst.offset;
+          if (Overlaps(src, pull.count, dst, pull.count) && !(same && i == 0)) {
+            return Internal(where(r, t) + ": source " + std::to_string(i) + " overlaps the destination");
+          }
+        }
+        // Nobody may read, in the same step, what this pull writes.
+        for (int q = 0; q < n; ++q) {
+          if (q == r) continue;
+          for (const Pull& theirs : s.steps[q][t].pulls) {
+            for (const Loc& src : theirs.srcs) {
+              if (Overlaps(src, theirs.count, dst, pull.count)) {
+                return Internal(where(r, t) + " writes what rank " + std::to_string(q) + " reads in the same step");
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,119 @@
+#include "lib/backend/native/schedule.h"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "lib/backend/native/algorithm_choice.h"
+#include "lib/backend/native/reduce.h"
+#include "lib/measure/pattern.h"
+
+namespace commbench {
+namespace native {
+namespace {
+
+// Executes a schedule step by step, all ranks of a step before the next (what the waits guarantee), on plain
+// vectors, and checks every rank's output against the data pattern.
+Status Simulate(const Schedule& s, const OpRequest& request) {
+  const int n = s.problem.n;
+  const size_t es = SizeOf(request.dtype);
+  std::vector<std::array<std::vector<char>, kNumBufs>> bufs(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    for (int b = 0; b < kNumBufs; ++b) bufs[r][b].assign(s.sizes.count[b] * es, static_cast<char>(0x5a));
+    std::vector<char> in;
+    FillInput(request, r, n, 3, &in);
+    Loc at = InputLoc(s.problem, r);
+    if (!in.empty()) std::memcpy(bufs[r][static_cast<int>(at.buf)].data() + at.offset * es, in.data(), in.size());
+  }
+  auto addr = [&](const Loc& l) { return bufs[l.rank][static_cast<int>(l.buf)].data() + l.offset * es; };
+  for (size_t t = 0; t < s.num_steps(); ++t) {
+    for (int r = 0; r < n; ++r) {
+      for (const Pull& pull : s.steps[r][t].pulls) {
+        char* dst = addr(Loc{r, pull.dst_buf, pull.dst_offset});
+        std::vector<const void*> srcs;
+        for (const Loc& l : pull.srcs) srcs.push_back(addr(l));
+        ReduceMany(request.dtype, request.reduce, dst, srcs.data(), static_cast<int>(srcs.size()), pull.count);
+      }
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    std::vector<char> out(RecvCount(request, n) * es);
+    Loc at = OutputLoc(s.problem, r);
+    if (!out.empty()) std::memcpy(out.data(), addr(at), out.size());
+    Status st = CheckOutput(request, r, n, 3, out);
+    if (!st.ok()) return Status(st.code(), "rank " + std::to_string(r) + ": " + st.message());
+  }
+  return OkStatus();
+}
+
+TEST(ScheduleTest, EveryAlgorithmIsValidAndCorrectForManyShapes) {
+  int checked = 0;
+  for (const auto& algo : AlgorithmTable()) {
+    for (Collective op : algo.ops) {
+      for (int n = 1; n <= 13; ++n) {
+        for (bool in_place : {false, true}) {
+          for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{33}, size_t{1023}}) {
+            OpRequest request;
+            request.op = op;
+            request.count = count;
+            request.in_place = in_place;
+            request.dtype = DataType::kF32;
+            Problem problem{op, count, n, in_place};
+            auto schedule = BuildSchedule(algo.name, problem);
+            std::string what = algo.name + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
+                               (in_place ? "/in-place" : "/out-of-place") + "/count=" + std::to_string(count);
+            ASSERT_TRUE(schedule.ok()) << what << ": " << schedule.status().message();
+            Status valid = Validate(*schedule);
+            EXPECT_TRUE(valid.ok()) << what << ": " << valid.message();
+            Status sim = Simulate(*schedule, request);
+            EXPECT_TRUE(sim.ok()) << what << ": " << sim.message();
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(ScheduleTest, RingWaitsOnlyForItsNeighbours) {
+  Problem problem{Collective::kAllreduce, 1000, 6, false};
+  auto schedule = BuildSchedule("ring", problem);
+  ASSERT_TRUE(schedule.ok());
+  WaitPlan plan = MakeWaitPlan(*schedule, 2);
+  for (const auto& waits : plan.before_step) {
+    for (const PeerWait& w : waits) EXPECT_TRUE(w.rank == 1 || w.rank == 3) << "waits on rank " << w.rank;
+  }
+  EXPECT_EQ(plan.readers, std::vector<int>{3});
+}
+
+TEST(ScheduleTest, HalvingDoublingTakesLogSteps) {
+  Problem problem{Collective::kAllreduce, 1 << 16, 8, false};
+  auto schedule = BuildSchedule("hd", problem);
+  ASSERT_TRUE(schedule.ok());
+  size_t busy = 0;
+  for (const Step& step : schedule->steps[0]) busy += step.pulls.empty() ? 0 : 1;
+  EXPECT_EQ(busy, 6u);  // 3 halving + 3 doubling
+}
+
+TEST(ScheduleTest, UnknownOrUnsupportedAlgorithmIsInvalidArgument) {
+  Problem problem{Collective::kAllgather, 10, 4, false};
+  auto s = BuildSchedule("twoshot", problem);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("accepted"), std::string::npos);
+  EXPECT_FALSE(BuildSchedule("nope", problem).ok());
+}
+
+TEST(ScheduleTest, AutoPicksBySize) {
+  OpRequest small, large;
+  small.count = 16;
+  large.count = 1 << 20;
+  EXPECT_EQ(ChooseAlgorithm(Transport::kShm, small, 4), "direct");
+  EXPECT_EQ(ChooseAlgorithm(Transport::kShm, large, 4), "twoshot");
+  EXPECT_EQ(ChooseAlgorithm(Transport::kTcp, large, 4), "ring");
+}
+
+}  // namespace
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,84 @@
+#include "lib/backend/native/shm/flag.h"
+
+#include <immintrin.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+namespace commbench {
+namespace native {
+namespace {
+
+// Shared (not FUTEX_PRIVATE): the flag lives in memory mapped by several processes.
+long Futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const struct timespec* timeout) {
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, timeout, nullptr, 0);
+}
+
+constexpr std::chrono::milliseconds kSlice{10};
+
+}  // namespace
+
+void Publish(Flag* flag, uint32_t value) {
+  flag->value.store(value, std::memory_order_seq_cst);
+  if (flag->waiters.load(std::memory_order_seq_cst) != 0) Futex(&flag->value, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void Add(Flag* flag, uint32_t delta) {
+  flag->value.fetch_add(delta, std::memory_order_seq_cst);
+  if (flag->waiters.load(std::memory_order_seq_cst) != 0) Futex(&flag->value, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std::function<Status()>& check) {
+  uint32_t v = flag->value.load(std::memory_order_acquire);
+  if (Reached(v, target)) return OkStatus();
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  if (policy.spin) {
+    auto spin_until = start + policy.spin_for;
+    for (uint32_t i = 1;; ++i) {
+      _mm_pause();
+      v = flag->value.load(std::memory_order_acquire);
+      if (Reached(v, target)) return OkStatus();
+      if ((i & 63) == 0 && Clock::now() > spin_until) break;
+    }
+  }
+  auto deadline = start + policy.timeout;
+  struct timespec slice = {0, static_cast<long>(std::chrono::nanoseconds(kSlice).count())};
+  for (;;) {
+    flag->waiters.fetch_add(1, std::memory_order_seq_cst);
+    v = flag->value.load(std::memory_order_seq_cst);
+    if (!Reached(v, target)) Futex(&flag->value, FUTEX_WAIT, v, &slice);
+    flag->waiters.fetch_sub(1, std::memory_order_seq_cst);
+    v = flag->value.load(std::memory_order_acquire);
+    if (Reached(v, target)) return OkStatus();
+    if (Clock::now() - start >= kSlice) {
+      RETURN_IF_ERROR(check());
+      if (Clock::now() > deadline) {
+        return DeadlineExceeded("no progress for " + std::to_string(policy.timeout.count()) + " ms");
+      }
+    }
+  }
+}
+
+int UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
+WaitPolicy DefaultPolicy(int ranks_on_host, std::chrono::milliseconds timeout) {
+  WaitPolicy policy;
+  policy.timeout = timeout;
+  policy.spin = ranks_on_host <= UsableCores();
+  if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN")) policy.spin = std::strcmp(env, "0") != 0;
+  return policy;
+}
+
+}  // namespace native
+}  // namespace commbench

@@ -1,0 +1,69 @@
+#include "lib/backend/native/test_group.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "lib/measure/pattern.h"
+#include "lib/rendezvous/store.h"
+
+namespace commbench {
+namespace native {
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/commbench-native-test-XXXXXX";
+  path_ = mkdtemp(tmpl);
+}
+
+TempDir::~TempDir() { std::filesystem::remove_all(path_); }
+
+std::vector<Status> RunThreads(const std::string& backend_name, int n,
+                               const std::function<Status(int rank, Communicator* comm)>& body) {
+  static TempDir dir;
+  static std::atomic<int> group_id{0};
+  const std::string prefix = "group" + std::to_string(group_id++);
+  std::vector<Status> results(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      results[static_cast<size_t>(r)] = [&]() -> Status {
+        ASSIGN_OR_RETURN(auto backend, CreateBackend(backend_name));
+        auto store = NewFileStore(dir.path());
+        PrefixStore group_store(prefix, store.get());
+        ConnectRequest connect;
+        connect.place = RankPlace{r, n, 0, r, n, r};
+        connect.store = &group_store;
+        connect.timeout = std::chrono::milliseconds(20000);
+        ASSIGN_OR_RETURN(auto comm, backend->Connect(connect));
+        RETURN_IF_ERROR(body(r, comm.get()));
+        return comm->Barrier();
+      }();
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+Status RunAndCheck(Communicator* comm, const OpRequest& request, int rank, int n, int iters) {
+  ASSIGN_OR_RETURN(auto work, comm->Prepare(request));
+  std::vector<char> in, out(RecvCount(request, n) * SizeOf(request.dtype));
+  for (int iter = 0; iter < iters; ++iter) {
+    FillInput(request, rank, n, static_cast<uint64_t>(iter), &in);
+    RETURN_IF_ERROR(work->SetInput(in.data(), in.size()));
+    RETURN_IF_ERROR(work->Run());
+    RETURN_IF_ERROR(work->GetOutput(out.data(), out.size()));
+    Status st = CheckOutput(request, rank, n, static_cast<uint64_t>(iter), out);
+    if (!st.ok()) {
+      return Status(st.code(), std::string(Name(request.op)) + "/" + work->algo() + "/" + std::string(Name(request.dtype)) +
+                                   "/" + std::string(Name(request.reduce)) + (request.in_place ? "/in-place" : "") +
+                                   "/count=" + std::to_string(request.count) + " rank " + std::to_string(rank) +
+                                   ": " + st.message());
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace native
+}  // namespace commbench

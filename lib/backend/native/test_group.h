@@ -1,0 +1,33 @@
+// Test harness: a group of ranks as threads of one process, each with its own Communicator connected through a
+// FileStore in a private temporary directory.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lib/backend/backend.h"
+
+namespace commbench {
+namespace native {
+
+// A private directory, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Connects `n` thread ranks of `backend` and runs `body` on each; returns each rank's status.
+std::vector<Status> RunThreads(const std::string& backend, int n,
+                               const std::function<Status(int rank, Communicator* comm)>& body);
+
+// Prepares `request`, runs it `iters` times with fresh checkable input each time, and checks the output.
+Status RunAndCheck(Communicator* comm, const OpRequest& request, int rank, int n, int iters);
+
+}  // namespace native
+}  // namespace commbench
