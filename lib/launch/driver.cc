@@ -1,0 +1,286 @@
+#include "lib/launch/driver.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/ranges.h"
+#include "lib/launch/interrupt.h"
+#include "lib/launch/process_group.h"
+#include "lib/launch/worker_plan.h"
+
+namespace commbench {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// A private directory (mkdtemp: mode 0700) removed on every exit path of the driver.
+class PrivateTempDir {
+ public:
+  PrivateTempDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/commbench-XXXXXX";
+    if (mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~PrivateTempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<int> InheritedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  return cpus;
+}
+
+// Reads complete lines appended to a rank's result file since the last call.
+class ResultTail {
+ public:
+  explicit ResultTail(std::string path) : path_(std::move(path)) {}
+  void Poll() {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return;
+    in.seekg(static_cast<std::streamoff>(offset_));
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t start = 0;
+    for (size_t nl = chunk.find('\n'); nl != std::string::npos; nl = chunk.find('\n', start)) {
+      lines_.push_back(chunk.substr(start, nl - start));
+      start = nl + 1;
+    }
+    offset_ += start;
+  }
+  const std::vector<std::string>& lines() const { return lines_; }
+
+ private:
+  std::string path_;
+  size_t offset_ = 0;
+  std::vector<std::string> lines_;
+};
+
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+class LaunchRunner {
+ public:
+  LaunchRunner(const Launch& launch, int index, const DriverOptions& options, const std::string& dir)
+      : launch_(launch), index_(index), options_(options), dir_(dir + "/launch-" + std::to_string(index)) {}
+
+  // Returns the failure message ("" on success); finished points are appended to `out`.
+  std::string Run(std::vector<FinishedPoint>* out, bool* interrupted) {
+    std::string failure = Start();
+    if (failure.empty()) failure = Supervise(interrupted);
+    group_.Terminate(std::chrono::milliseconds(1000));
+    for (auto& tail : tails_) tail.Poll();
+    Collect(out);
+    return failure;
+  }
+
+ private:
+  std::string Start() {
+    std::error_code ec;
+    fs::create_directories(dir_ + "/store", ec);
+    fs::create_directories(dir_ + "/results", ec);
+    if (ec) return "cannot create " + dir_ + ": " + ec.message();
+    WorkerPlan plan;
+    plan.launch_index = index_;
+    plan.world = launch_.world;
+    plan.ranks_per_process = launch_.ranks_per_process;
+    plan.points = launch_.points;
+    plan.store_dir = dir_ + "/store";
+    plan.results_dir = dir_ + "/results";
+    plan.host = options_.spec.host;
+    plan.iface = options_.spec.iface;
+    plan.timeout_s = options_.spec.timeout_s;
+    plan.loop.warmup = options_.spec.warmup;
+    plan.loop.iters = options_.spec.iters;
+    plan.loop.time_budget_s = options_.spec.time_budget_s;
+    plan.loop.target_ci = options_.spec.target_ci;
+    plan.loop.min_iters = options_.spec.min_iters;
+    plan.loop.max_iters = options_.spec.max_iters;
+    if (!options_.spec.test_only_slow_rank.empty()) {
+      const std::string& s = options_.spec.test_only_slow_rank;
+      plan.slow_rank = std::stoi(s.substr(0, s.find(':')));
+      plan.slow_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
+    }
+    std::string plan_path = dir_ + "/plan.json";
+    {
+      std::ofstream f(plan_path);
+      f << WorkerPlanToJson(plan).dump();
+      if (!f) return "cannot write " + plan_path;
+    }
+    for (int r = 0; r < launch_.world; ++r) tails_.emplace_back(RankResultsPath(plan.results_dir, r));
+
+    std::vector<int> allowed = InheritedCpus();
+    if (!launch_.cpus.empty()) allowed = *ParseCpuList(launch_.cpus, "--cpus");
+    std::vector<ProcessSpec> specs;
+    const int processes = launch_.processes();
+    if (options_.spec.launcher == "mpirun") {
+      ProcessSpec spec;
+      spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np",
+                   std::to_string(processes), options_.binary, "worker", "--plan", plan_path, "--process-from-env"};
+      spec.cpus = launch_.cpus.empty() ? std::vector<int>{} : allowed;
+      spec.output_path = dir_ + "/mpirun.log";
+      specs.push_back(spec);
+    } else {
+      for (int p = 0; p < processes; ++p) {
+        ProcessSpec spec;
+        spec.argv = {options_.binary, "worker", "--plan", plan_path, "--process", std::to_string(p)};
+        spec.cpus = ProcessCpus(launch_.pin, launch_.cpus.empty() && launch_.pin == "none" ? std::vector<int>{} : allowed,
+                                p, processes);
+        spec.output_path = LogPath(p);
+        specs.push_back(spec);
+      }
+    }
+    Status spawned = group_.Spawn(specs);
+    return spawned.ok() ? "" : spawned.message();
+  }
+
+  std::string LogPath(int process) const { return dir_ + "/process-" + std::to_string(process) + ".log"; }
+
+  std::string RanksOf(size_t process_index) const {
+    if (options_.spec.launcher == "mpirun") return "ranks 0-" + std::to_string(launch_.world - 1) + " (mpirun)";
+    int first = static_cast<int>(process_index) * launch_.ranks_per_process;
+    int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
+    return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+  }
+
+  std::string PointName(size_t index) const {
+    return index < launch_.points.size() ? launch_.points[index].Id() : "(after the last point)";
+  }
+
+  size_t MinDone() const {
+    size_t done = launch_.points.size();
+    for (const auto& t : tails_) done = std::min(done, t.lines().size());
+    return done;
+  }
+
+  std::string Supervise(bool* interrupted) {
+    using clock = std::chrono::steady_clock;
+    const auto timeout = std::chrono::duration<double>(options_.spec.timeout_s);
+    size_t last_done = 0;
+    auto last_progress = clock::now();
+    while (true) {
+      for (auto& tail : tails_) tail.Poll();
+      size_t done = MinDone();
+      if (done != last_done) {
+        last_done = done;
+        last_progress = clock::now();
+        if (options_.progress && done > 0) {
+          options_.progress("  " + std::to_string(done) + "/" + std::to_string(launch_.points.size()) + " " +
+                            launch_.points[done - 1].Id());
+        }
+      }
+      for (const auto& e : group_.Reap()) {
+        if (e.signaled || e.code != 0) {
+          int first_rank = static_cast<int>(e.index) * launch_.ranks_per_process;
+          size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].lines().size() : 0;
+          std::string log = options_.spec.launcher == "mpirun" ? dir_ + "/mpirun.log" : LogPath(static_cast<int>(e.index));
+          std::string why = LastLine(log);
+          return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
+                 PointName(at) + (why.empty() ? "" : ": " + why);
+        }
+      }
+      if (group_.AllExited()) {
+        for (auto& tail : tails_) tail.Poll();
+        if (MinDone() < launch_.points.size()) return "rank processes exited before finishing point " + PointName(MinDone());
+        return "";
+      }
+      if (Interrupted()) {
+        *interrupted = true;
+        return "interrupted by signal " + std::to_string(InterruptSignal()) + " during point " + PointName(MinDone());
+      }
+      if (clock::now() - last_progress > timeout) {
+        std::vector<int> late;
+        for (size_t r = 0; r < tails_.size(); ++r) {
+          if (tails_[r].lines().size() == last_done) late.push_back(static_cast<int>(r));
+        }
+        std::ostringstream msg;
+        msg << "--timeout " << options_.spec.timeout_s << " s expired in point " << PointName(last_done)
+            << ": rank" << (late.size() > 1 ? "s " : " ") << FormatCpuList(late) << " did not finish";
+        return msg.str();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  void Collect(std::vector<FinishedPoint>* out) {
+    size_t done = MinDone();
+    for (size_t i = 0; i < done; ++i) {
+      FinishedPoint fp;
+      fp.point = launch_.points[i];
+      for (const auto& tail : tails_) fp.ranks.push_back(json::parse(tail.lines()[i], nullptr, false));
+      out->push_back(std::move(fp));
+    }
+  }
+
+  const Launch& launch_;
+  int index_;
+  const DriverOptions& options_;
+  std::string dir_;
+  ProcessGroup group_;
+  std::vector<ResultTail> tails_;
+};
+
+}  // namespace
+
+std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& allowed, int p, int processes) {
+  if (allowed.empty() || pin == "none") return allowed;
+  const size_t n = allowed.size();
+  if (pin == "compact") {
+    // Consecutive processes share a CPU before moving on: fills CPUs in order.
+    size_t slot = static_cast<size_t>(p) * n / static_cast<size_t>(std::max(processes, 1));
+    return {allowed[std::min(slot, n - 1)]};
+  }
+  return {allowed[static_cast<size_t>(p) % n]};  // spread: round-robin
+}
+
+DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options) {
+  DriverOutcome outcome;
+  std::vector<int> inherited = InheritedCpus();
+  outcome.cores_available = static_cast<int>(inherited.size());
+  PrivateTempDir dir;
+  if (dir.path().empty()) {
+    outcome.failure = "cannot create a private temporary directory under $TMPDIR or /tmp";
+    return outcome;
+  }
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const Launch& launch = plan.launches[i];
+    if (options.progress) {
+      options.progress("[" + std::to_string(i + 1) + "/" + std::to_string(plan.launches.size()) + "] world of " +
+                       std::to_string(launch.world) + " ranks, " + std::to_string(launch.points.size()) + " points");
+    }
+    LaunchRunner runner(launch, static_cast<int>(i), options, dir.path());
+    outcome.failure = runner.Run(&outcome.points, &outcome.interrupted);
+    if (!outcome.failure.empty()) break;
+  }
+  return outcome;
+}
+
+}  // namespace commbench

@@ -1,0 +1,40 @@
+// The driver: runs a plan's launches one after another. For each launch it writes the worker plan, spawns the
+// rank processes, watches progress (results appear per rank and point), and stops everything on a crash, a
+// timeout or an interrupt, naming the ranks and the point. Nothing is left behind: no process, no temp dir.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/sweep/planner.h"
+
+namespace commbench {
+
+struct DriverOptions {
+  std::string binary;  // the commbench executable the ranks run (`worker` subcommand)
+  SweepSpec spec;
+  std::function<void(const std::string&)> progress;  // one line per event; may be empty
+};
+
+// A point that every rank finished, with each rank's result line (worker.cc), ordered by rank.
+struct FinishedPoint {
+  Point point;
+  std::vector<nlohmann::json> ranks;
+};
+
+struct DriverOutcome {
+  std::vector<FinishedPoint> points;
+  std::string failure;  // empty when every launch completed
+  bool interrupted = false;
+  int cores_available = 0;  // CPUs the ranks could use (affinity union)
+};
+
+DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options);
+
+// CPU affinity of process `p` of `processes` under a pin mode over `allowed` CPUs (empty: inherit).
+std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& allowed, int p, int processes);
+
+}  // namespace commbench

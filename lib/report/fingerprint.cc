@@ -1,0 +1,94 @@
+#include "lib/report/fingerprint.h"
+
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/backend/backend.h"
+#include "lib/core/ranges.h"
+
+extern char** environ;
+
+namespace commbench {
+
+using nlohmann::json;
+
+namespace {
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string Affinity(int* count) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  *count = static_cast<int>(cpus.size());
+  return FormatCpuList(cpus);
+}
+
+}  // namespace
+
+bool IsRecordedVariable(const char* name) {
+  for (const char* prefix : {"NCCL_", "GLOO_", "CUDA_", "OMP_"}) {
+    if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
+  }
+  return false;
+}
+
+json EnvironmentFingerprint() {
+  json env;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  env["host"] = host;
+  env["cpu_model"] = CpuModel();
+  env["cores_online"] = sysconf(_SC_NPROCESSORS_ONLN);
+  int affinity_count = 0;
+  env["affinity"] = Affinity(&affinity_count);
+  env["cores_available"] = affinity_count;
+  env["memory_bytes"] = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  utsname u;
+  if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  json backends = json::object();
+  for (const auto& name : RegisteredBackends()) {
+    auto backend = CreateBackend(name);
+    if (!backend.ok()) continue;
+    Status available = (*backend)->Available();
+    backends[name] = {{"version", (*backend)->Version()},
+                      {"available", available.ok()},
+                      {"reason", available.ok() ? "" : available.message()}};
+    if (name == "gloo") env["gloo_version"] = (*backend)->Version();
+  }
+  env["backends"] = backends;
+  json variables = json::object();
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (!eq) continue;
+    std::string name(*e, static_cast<size_t>(eq - *e));
+    if (IsRecordedVariable(name.c_str())) variables[name] = eq + 1;
+  }
+  env["variables"] = variables;
+  env["gpu"] = nullptr;
+  return env;
+}
+
+}  // namespace commbench

@@ -1,0 +1,60 @@
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/backend/backend.h"
+#include "lib/report/fingerprint.h"
+#include "tools/commbench/commands.h"
+
+namespace commbench::cli {
+
+namespace {
+
+struct EnvOptions {
+  bool json = false;
+};
+
+void PrintEnvironment(const nlohmann::json& env) {
+  std::printf("host            %s\n", env["host"].get<std::string>().c_str());
+  std::printf("cpu             %s\n", env["cpu_model"].get<std::string>().c_str());
+  std::printf("cores           %d online, %d usable (affinity %s)\n", env["cores_online"].get<int>(),
+              env["cores_available"].get<int>(), env["affinity"].get<std::string>().c_str());
+  std::printf("memory          %.1f GiB\n", env["memory_bytes"].get<double>() / (1 << 30));
+  std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
+  std::printf("\nbackends\n");
+  for (const auto& name : RegisteredBackends()) {
+    auto backend = CreateBackend(name);
+    if (!backend.ok()) continue;
+    Status available = (*backend)->Available();
+    std::printf("  %-8s %-28s %s\n", name.c_str(), (*backend)->Version().c_str(),
+                available.ok() ? "available" : ("unavailable: " + available.message()).c_str());
+    for (const auto& a : (*backend)->Algorithms()) {
+      std::printf("      %-15s %-18s %s (suits %s)\n", std::string(Name(a.op)).c_str(), a.name.c_str(),
+                  a.description.c_str(), a.suits.c_str());
+    }
+  }
+  if (!env["variables"].empty()) {
+    std::printf("\nvariables\n");
+    for (const auto& [k, v] : env["variables"].items()) std::printf("  %s=%s\n", k.c_str(), v.get<std::string>().c_str());
+  }
+}
+
+}  // namespace
+
+void SetupEnv(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<EnvOptions>();
+  CLI::App* sub = app.add_subcommand("env", "Show this host, the backends that can run here (or why not) and their algorithms");
+  sub->add_flag("--json", options->json, "Print the environment fingerprint as JSON");
+  sub->callback([options, exit_code] {
+    nlohmann::json env = EnvironmentFingerprint();
+    if (options->json) {
+      std::printf("%s\n", env.dump(2).c_str());
+    } else {
+      PrintEnvironment(env);
+    }
+    *exit_code = 0;
+  });
+}
+
+}  // namespace commbench::cli

@@ -1,0 +1,40 @@
+#include <memory>
+
+#include "tools/commbench/commands.h"
+#include "tools/commbench/execute.h"
+#include "tools/commbench/sweep_flags.h"
+
+namespace commbench::cli {
+
+namespace {
+
+struct SweepOptions {
+  SweepFlags sweep;
+  OutputFlags output;
+};
+
+}  // namespace
+
+void SetupSweep(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* sub = app.add_subcommand("sweep", "Run every combination of the axes and write JSON (and HTML)");
+  sub->footer(
+      "Examples:\n"
+      "  commbench sweep --groups 1..8                         # reference scenario A: Gloo pairs, 400 B .. 1 MiB\n"
+      "  commbench sweep --groups 1,2,4,8 --sizes 4..64M:x4 --ops allreduce,allgather\n"
+      "  commbench sweep --groups 1..4 --sync none,world-barrier --algos ring,halving_doubling\n"
+      "  commbench sweep --groups 4 --cpus '0;0-1'             # same point on one core and on two");
+  AddSweepFlags(sub, &options->sweep);
+  AddOutputFlags(sub, &options->output);
+  sub->callback([options, exit_code] {
+    auto spec = ToSpec(options->sweep);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "commbench: error: %s\n", spec.status().message().c_str());
+      *exit_code = 2;
+      return;
+    }
+    *exit_code = ExecuteSweep(*spec, options->output, Invocation());
+  });
+}
+
+}  // namespace commbench::cli

@@ -1,0 +1,131 @@
+#include "tools/commbench/sweep_flags.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "lib/core/ranges.h"
+
+namespace commbench::cli {
+
+void AddSweepFlags(CLI::App* app, SweepFlags* f) {
+  SweepSpec& s = f->spec;
+  app->add_option("--backends", f->backends, "Backends: gloo, native, mpi, nccl (comma list)")->capture_default_str();
+  app->add_option("--ops", f->ops, "Collectives: allreduce, allgather, reduce_scatter")->capture_default_str();
+  app->add_option("--algos", f->algos,
+                  "Algorithms, e.g. ring,ring_chunked,halving_doubling (gloo); names a backend lacks are skipped "
+                  "for it with a note; auto lets each backend choose")
+      ->capture_default_str();
+  app->add_option("--dtypes", f->dtypes, "Element types: f32, f64, i32, f16, bf16")->capture_default_str();
+  app->add_option("--reduce", f->reduces, "Reductions: sum, max, min, prod")->capture_default_str();
+  app->add_option("--sizes", f->sizes,
+                  "Message sizes in bytes (nccl-tests 'size'), suffixes K, M, G = 1024^n; lists and ranges: "
+                  "400,4K,1M or 4..64M:x2 or 1K..8K:+1K")
+      ->capture_default_str();
+  app->add_option("--groups", f->groups, "Group counts: 1..8, 1,2,4,8, 1..16:x2")->capture_default_str();
+  app->add_option("--group-size", f->group_sizes, "Ranks per group (a list is an axis too)")->capture_default_str();
+  app->add_option("--in-place", f->in_place, "auto (each backend's natural placement), yes, no")->capture_default_str();
+  app->add_option("--sync", f->syncs,
+                  "What every iteration waits for: none, group-barrier, world-barrier (all backends); stream, "
+                  "event, device (GPU backends)")
+      ->capture_default_str();
+  app->add_option("--ranks-per-process", f->ranks_per_process, "Ranks run as threads of one process (axis)")
+      ->capture_default_str();
+  app->add_option("--pin", f->pins, "Rank pinning: none, compact, spread (axis)")->capture_default_str();
+  app->add_option("--cpus", f->cpus,
+                  "CPUs the ranks may use, e.g. 0 or 0-1 (emulates a smaller machine); repeat the flag or "
+                  "separate values with ';' to sweep it");
+  app->add_option("--stream", f->streams, "GPU: legacy-default, per-thread, dedicated (axis)")->capture_default_str();
+  app->add_option("--h2d", f->h2ds, "GPU: per-iteration host-to-device input copy: none, pageable, pinned (axis)")
+      ->capture_default_str();
+  app->add_option("--h2d-bytes", f->h2d_bytes, "GPU: bytes of that copy (0: the message size)")->capture_default_str();
+  app->add_option("--graph", f->graphs, "GPU: capture the timed loop in a CUDA graph: off, on (axis)")
+      ->capture_default_str();
+  app->add_option("--iters", s.iters, "Timed iterations per point; 0 = adaptive (time budget and CI target)")
+      ->capture_default_str();
+  app->add_option("--warmup", s.warmup, "Warm-up iterations per point")->capture_default_str();
+  app->add_option("--time-budget", s.time_budget_s, "Adaptive: seconds of timed loop per point")->capture_default_str();
+  app->add_option("--target-ci", s.target_ci,
+                  "Adaptive: more iterations (up to twice the budget) until the 95% CI of the median is within "
+                  "this fraction of it")
+      ->capture_default_str();
+  app->add_option("--min-iters", s.min_iters, "Adaptive: at least this many iterations")->capture_default_str();
+  app->add_option("--max-iters", s.max_iters, "Adaptive: at most this many iterations")->capture_default_str();
+  app->add_option("--sample-cap", s.sample_cap, "Raw per-iteration samples kept per rank in the JSON")
+      ->capture_default_str();
+  app->add_option("--timeout", s.timeout_s,
+                  "Seconds a point may go without progress before the run stops and names the ranks that did not "
+                  "finish")
+      ->capture_default_str();
+  app->add_option("--max-world", s.max_world, "Refuse worlds larger than this many ranks")->capture_default_str();
+  app->add_option("--host", s.host, "Address the ranks bind and advertise (TCP transports)")->capture_default_str();
+  app->add_option("--iface", s.iface, "Network interface for the TCP transports (wins over --host)");
+  app->add_option("--launcher", s.launcher, "How ranks start: local (fork/exec), mpirun")->capture_default_str();
+  app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
+                  "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
+                  "of that rank");
+}
+
+void AddOutputFlags(CLI::App* app, OutputFlags* f) {
+  app->add_option("--out,-o", f->out, "Result JSON (written atomically)")->capture_default_str();
+  app->add_option("--html", f->html, "Also write the self-contained HTML report here");
+  app->add_flag("--quiet,-q", f->quiet, "No progress lines");
+}
+
+namespace {
+
+StatusOr<std::vector<std::string>> Names(const std::string& text, const char* flag) {
+  return ParseNameList(text, flag);
+}
+
+}  // namespace
+
+StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
+  SweepSpec s = f.spec;
+  ASSIGN_OR_RETURN(s.backends, Names(f.backends, "--backends"));
+  ASSIGN_OR_RETURN(s.ops, Names(f.ops, "--ops"));
+  ASSIGN_OR_RETURN(s.algos, Names(f.algos, "--algos"));
+  ASSIGN_OR_RETURN(s.dtypes, Names(f.dtypes, "--dtypes"));
+  ASSIGN_OR_RETURN(s.reduces, Names(f.reduces, "--reduce"));
+  ASSIGN_OR_RETURN(s.sizes, ParseSizeList(f.sizes, "--sizes", uint64_t{16} << 30));
+  ASSIGN_OR_RETURN(s.groups, ParseIntList(f.groups, "--groups", {1, 4096}));
+  ASSIGN_OR_RETURN(s.group_sizes, ParseIntList(f.group_sizes, "--group-size", {1, 4096}));
+  ASSIGN_OR_RETURN(s.syncs, Names(f.syncs, "--sync"));
+  ASSIGN_OR_RETURN(s.ranks_per_process, ParseIntList(f.ranks_per_process, "--ranks-per-process", {1, 256}));
+  ASSIGN_OR_RETURN(s.pins, Names(f.pins, "--pin"));
+  s.cpus.clear();
+  for (const auto& value : f.cpus) {
+    size_t start = 0;
+    while (true) {
+      size_t semi = value.find(';', start);
+      std::string item = value.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+      ASSIGN_OR_RETURN(auto cpus, ParseCpuList(item, "--cpus"));
+      s.cpus.push_back(FormatCpuList(cpus));
+      if (semi == std::string::npos) break;
+      start = semi + 1;
+    }
+  }
+  if (s.cpus.empty()) s.cpus = {""};
+  ASSIGN_OR_RETURN(s.streams, Names(f.streams, "--stream"));
+  ASSIGN_OR_RETURN(s.h2ds, Names(f.h2ds, "--h2d"));
+  ASSIGN_OR_RETURN(s.h2d_bytes, ParseByteSize(f.h2d_bytes, "--h2d-bytes"));
+  ASSIGN_OR_RETURN(s.graphs, Names(f.graphs, "--graph"));
+  s.in_place = f.in_place;
+  RETURN_IF_ERROR(ValidateSpec(s));
+  return s;
+}
+
+Status CheckOutputs(const OutputFlags& f) {
+  for (const std::string& path : {f.out, f.html}) {
+    if (path.empty()) continue;
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) parent = ".";
+    if (!std::filesystem::is_directory(parent) || access(parent.c_str(), W_OK) != 0) {
+      return InvalidArgument("cannot write '" + path + "': directory '" + parent.string() +
+                             "' does not exist or is not writable");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace commbench::cli

@@ -1,0 +1,48 @@
+// The flags that describe a sweep, shared by `sweep` and `run`. List flags stay strings until ToSpec parses
+// them with the error messages of lib/core/ranges.h (exit code 2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "lib/core/status.h"
+#include "lib/sweep/spec.h"
+
+namespace commbench::cli {
+
+struct SweepFlags {
+  std::string backends = "gloo";
+  std::string ops = "allreduce";
+  std::string algos = "auto";
+  std::string dtypes = "f32";
+  std::string reduces = "sum";
+  std::string sizes = "400,64K,1M";
+  std::string groups = "1..8";
+  std::string group_sizes = "2";
+  std::string in_place = "auto";
+  std::string syncs = "none";
+  std::string ranks_per_process = "1";
+  std::string pins = "none";
+  std::vector<std::string> cpus;
+  std::string streams = "dedicated";
+  std::string h2ds = "none";
+  std::string h2d_bytes = "0";
+  std::string graphs = "off";
+  SweepSpec spec;  // scalar settings are bound directly
+};
+
+struct OutputFlags {
+  std::string out = "commbench-results.json";
+  std::string html;
+  bool quiet = false;
+};
+
+void AddSweepFlags(CLI::App* app, SweepFlags* flags);
+void AddOutputFlags(CLI::App* app, OutputFlags* flags);
+StatusOr<SweepSpec> ToSpec(const SweepFlags& flags);
+// Fails early, before any rank runs, when an output cannot be written.
+Status CheckOutputs(const OutputFlags& flags);
+
+}  // namespace commbench::cli

@@ -1,0 +1,47 @@
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "lib/launch/worker.h"
+#include "tools/commbench/commands.h"
+
+namespace commbench::cli {
+
+namespace {
+
+struct WorkerOptions {
+  std::string plan;
+  int process = -1;
+  bool process_from_env = false;
+};
+
+}  // namespace
+
+void SetupWorker(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<WorkerOptions>();
+  CLI::App* sub = app.add_subcommand("worker", "Internal: the rank entry point the driver spawns");
+  sub->group("");  // not listed in --help: users never call it
+  sub->add_option("--plan", options->plan, "Worker plan file written by the driver")->required();
+  sub->add_option("--process", options->process, "This process's index in the launch");
+  sub->add_flag("--process-from-env", options->process_from_env, "Take the index from mpirun's environment");
+  sub->callback([options, exit_code] {
+    int index = options->process;
+    if (options->process_from_env) {
+      const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
+      if (!r) r = std::getenv("PMI_RANK");
+      index = r ? std::atoi(r) : -1;
+    }
+    if (index < 0) {
+      std::fprintf(stderr, "commbench worker: error: no process index (--process N or --process-from-env under mpirun)\n");
+      *exit_code = 2;
+      return;
+    }
+    Status s = RunWorkerProcess(options->plan, index);
+    if (!s.ok()) {
+      std::fprintf(stderr, "commbench worker: %s\n", s.message().c_str());
+      *exit_code = s.code() == StatusCode::kInvalidArgument ? 2 : 1;
+    }
+  });
+}
+
+}  // namespace commbench::cli
