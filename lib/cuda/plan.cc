@@ -94,13 +94,6 @@ StatusOr<GpuPlan> MakeGpuPlan(const GpuAxes& axes) {
   ASSIGN_OR_RETURN(plan.sync, ParseSyncKind(axes.sync));
   plan.h2d_bytes = axes.h2d_bytes;
   plan.graph = axes.graph;
-  if (plan.h2d == H2dKind::kNone && plan.h2d_bytes != 0) {
-    return InvalidArgument("--h2d-bytes " + std::to_string(plan.h2d_bytes) +
-                           " given with --h2d none: no copy would use them (choose --h2d pageable or pinned)");
-  }
-  if (plan.h2d != H2dKind::kNone && plan.h2d_bytes == 0) {
-    return InvalidArgument("--h2d " + std::string(Name(plan.h2d)) + " needs --h2d-bytes > 0");
-  }
   if (plan.graph && plan.stream == StreamKind::kLegacyDefault) {
     return InvalidArgument(
         "--graph with --stream legacy-default: CUDA cannot capture a graph on the legacy default stream");
@@ -110,6 +103,11 @@ StatusOr<GpuPlan> MakeGpuPlan(const GpuAxes& axes) {
         "--graph with --h2d pageable: CUDA cannot capture a copy from pageable host memory (use pinned)");
   }
   return plan;
+}
+
+uint64_t EffectiveH2dBytes(const GpuPlan& plan, uint64_t message_bytes) {
+  if (plan.h2d == H2dKind::kNone) return 0;
+  return plan.h2d_bytes != 0 ? plan.h2d_bytes : message_bytes;
 }
 
 IterationSchedule ScheduleFor(SyncKind sync) {
@@ -135,7 +133,7 @@ IterationSchedule ScheduleFor(SyncKind sync) {
 
 std::string Describe(const GpuPlan& plan) {
   std::string out = "stream=" + std::string(Name(plan.stream)) + " h2d=" + std::string(Name(plan.h2d));
-  if (plan.h2d != H2dKind::kNone) out += ":" + std::to_string(plan.h2d_bytes);
+  if (plan.h2d != H2dKind::kNone) out += ":" + (plan.h2d_bytes ? std::to_string(plan.h2d_bytes) : "auto");
   out += " sync=" + std::string(Name(plan.sync));
   out += plan.graph ? " graph=on" : " graph=off";
   return out;

@@ -65,10 +65,15 @@ struct GpuPlan {
   bool graph = false;
 };
 
-// Parses every field and rejects combinations that cannot run, with the reason as the planner's skip note:
-// h2d != none needs h2d_bytes > 0 (and h2d none with bytes is refused rather than silently ignored); a CUDA
+// Parses every field and rejects combinations that cannot run, with the reason as the planner's skip note: a CUDA
 // graph cannot be captured on the legacy default stream, nor can it capture a copy from pageable memory.
+// h2d_bytes is kept as given; with h2d none it is ignored (a sweep sets it on every point of the product).
 StatusOr<GpuPlan> MakeGpuPlan(const GpuAxes& axes);
+
+// The bytes the per-iteration copy moves: 0 without a copy; h2d_bytes when given; otherwise (h2d_bytes 0, the
+// sweep's default) the point's own message size, so that `--h2d pinned` alone means "a minibatch as large as
+// the gradients".
+uint64_t EffectiveH2dBytes(const GpuPlan& plan, uint64_t message_bytes);
 
 // What one Run() does on the host once the collective is enqueued, and what it waits for first.
 struct IterationSchedule {
@@ -80,7 +85,8 @@ struct IterationSchedule {
 };
 IterationSchedule ScheduleFor(SyncKind sync);
 
-// One line for the result file and skip notes: "stream=dedicated h2d=pinned:1048576 sync=event graph=off".
+// One line for the result file and skip notes: "stream=dedicated h2d=pinned:1048576 sync=event graph=off"
+// (h2d=pinned:auto when the copy takes the message size).
 std::string Describe(const GpuPlan& plan);
 
 // The H2D workload's source bytes: a fixed, position-dependent pattern, so that a copy that did not happen (or

@@ -63,13 +63,19 @@ TEST(PlanTest, ScenarioBPlansParse) {
   EXPECT_EQ(Describe(*fast), "stream=dedicated h2d=pinned:4194304 sync=event graph=on");
 }
 
-TEST(PlanTest, H2dBytesMustMatchH2dKind) {
-  auto missing = MakeGpuPlan(Axes("dedicated", "pinned", 0, "none"));
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(), "--h2d pinned needs --h2d-bytes > 0");
-  auto unused = MakeGpuPlan(Axes("dedicated", "none", 64, "none"));
-  ASSERT_FALSE(unused.ok());
-  EXPECT_NE(unused.status().message().find("--h2d-bytes 64 given with --h2d none"), std::string::npos);
+TEST(PlanTest, H2dBytesDefaultToTheMessageSize) {
+  auto sized = MakeGpuPlan(Axes("dedicated", "pinned", 64, "none"));
+  ASSERT_TRUE(sized.ok());
+  EXPECT_EQ(EffectiveH2dBytes(*sized, 1 << 20), 64u);
+  auto automatic = MakeGpuPlan(Axes("dedicated", "pageable", 0, "none"));
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_EQ(EffectiveH2dBytes(*automatic, 1 << 20), 1u << 20);
+  EXPECT_EQ(Describe(*automatic), "stream=dedicated h2d=pageable:auto sync=none graph=off");
+  // The sweep sets --h2d-bytes on every point, h2d=none ones included: no copy, and no skip either.
+  auto none = MakeGpuPlan(Axes("dedicated", "none", 64, "none"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(EffectiveH2dBytes(*none, 1 << 20), 0u);
+  EXPECT_EQ(Describe(*none), "stream=dedicated h2d=none sync=none graph=off");
 }
 
 TEST(PlanTest, GraphRefusesWhatCudaCannotCapture) {

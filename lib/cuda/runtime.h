@@ -58,6 +58,7 @@ class Event {
  public:
   // Timing events cost a little more to record; sync-only events disable timing.
   static StatusOr<Event> Create(bool timing);
+  Event() = default;  // no event yet; assign one from Create
   Event(Event&& other) noexcept;
   Event& operator=(Event&& other) noexcept;
   Event(const Event&) = delete;
