@@ -1,0 +1,115 @@
+// What the rules read: the result file's points as plain structs, grouped into series (every axis fixed except
+// the group count) with their scaling fits, plus the helpers every rule needs (A/B partners, growth cuts, the
+// confirming command). Built once from the result JSON; pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/stats/scaling.h"
+
+namespace commbench {
+namespace diagnose {
+
+struct RankData {
+  int rank = -1;
+  int group = -1;
+  double p50_us = 0;
+  double setup_s = -1;  // -1 when not reported
+  double vol_ctx = 0, invol_ctx = 0;
+  double cpu_s = 0;
+};
+
+struct PointData {
+  std::string id;
+  // Every axis but `groups`, as text ("" for null): the series key is built from these.
+  std::map<std::string, std::string> axes;
+  int groups = 0, group_size = 0, world = 0;
+  int64_t bytes = 0;
+  double iters = 0;
+  double p50_us = 0, p99_us = 0, se_us = 0;  // time_us: per iteration, max across ranks
+  double wall_s = 0;
+  bool has_cpu = false;
+  double cpu_s_total = 0, cores_available = 0, saturation = 0, threads_per_core = 0;
+  double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // summed over ranks, per iteration
+  bool has_skew = false;
+  double start_skew_us = 0;
+  int slowest_group = -1, slowest_rank = -1;
+  std::vector<std::pair<int, double>> group_p50;  // (group, p50 us)
+  std::vector<RankData> ranks;
+  double busbw_gbps = 0, aggregate_busbw_gbps = 0;
+
+  std::string Axis(const std::string& name) const;
+  double MaxSetupS() const;  // -1 when no rank reported setup_s
+  // Voluntary context switches per rank per iteration: how often a rank blocked and had to be woken.
+  double VolCtxPerRankIter() const;
+};
+
+struct SeriesData {
+  std::string key;                      // "axis=value;..." over PointData::axes
+  std::map<std::string, std::string> axes;
+  std::vector<int> points;              // indices into AnalysisInput::points, ascending groups
+  std::vector<double> groups, p50_us, se_us;
+  ScalingFit fit;
+  std::string slope_vs_bytes = "unknown";  // "bandwidth-bound" | "per-operation overhead" | "unknown"
+  double bytes_share = 0;
+};
+
+// Growth of A and of B over the group counts they share, and how much B cut it.
+struct AbComparison {
+  int a = -1, b = -1;  // series indices
+  double g_lo = 0, g_hi = 0;
+  double growth_a_us = 0, growth_b_us = 0;  // least-squares slope x (g_hi - g_lo)
+  double cut = 0;                           // 1 - growth_b / growth_a, in [0, 1] when B grows less
+  bool removed = false;                     // B cut the growth by at least kMinCut, beyond the noise
+};
+
+inline constexpr double kMinCut = 0.3;
+
+struct AnalysisInput {
+  std::vector<PointData> points;
+  std::vector<SeriesData> series;
+  std::string command;       // the result's command line ("" when absent)
+  std::string affinity;      // environment.affinity, e.g. "0-1"
+  double cores_online = 0;
+  double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
+
+  const PointData& Point(const SeriesData& s, size_t i) const { return points[static_cast<size_t>(s.points[i])]; }
+  const PointData& Last(const SeriesData& s) const { return Point(s, s.points.size() - 1); }
+  const PointData& First(const SeriesData& s) const { return Point(s, 0); }
+
+  // Series equal to `a` on every axis except those in `varying`, and different from `a` on `primary`.
+  std::vector<int> Partners(int a, const std::string& primary, const std::vector<std::string>& varying = {}) const;
+  // Series differing from `a` only in bytes (including `a` itself), ascending bytes.
+  std::vector<int> SizeSiblings(int a) const;
+  AbComparison Compare(int a, int b) const;
+  // The best cut among the partners of `a` accepted by `is_b` (a predicate over the partner series).
+  template <typename Pred>
+  std::optional<AbComparison> BestAb(int a, const std::vector<int>& partners, Pred is_b) const {
+    std::optional<AbComparison> best;
+    for (int b : partners) {
+      if (!is_b(series[static_cast<size_t>(b)])) continue;
+      AbComparison c = Compare(a, b);
+      if (c.g_hi <= c.g_lo) continue;
+      if (!best || c.cut > best->cut) best = c;
+    }
+    return best;
+  }
+
+  // The command that would confirm: the result's command with each axis flag set to (its values U `values`).
+  std::string ConfirmCommand(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) const;
+};
+
+// The axes that form the series key (PointData::axes), in output order.
+const std::vector<std::string>& SeriesAxes();
+
+AnalysisInput BuildAnalysisInput(const nlohmann::json& result, const ScalingOptions& options = {});
+
+}  // namespace diagnose
+}  // namespace commbench

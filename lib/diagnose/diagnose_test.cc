@@ -1,0 +1,143 @@
+#include "lib/diagnose/diagnose.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/test_util.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+using nlohmann::json;
+using testing::MakePoint;
+using testing::MakeResult;
+using testing::MakeSeries;
+using testing::OneToEight;
+using testing::PointSpec;
+
+TEST(Diagnose, NoisyFlatSweepSaysNoGrowthAndNothingElse) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> noise(0, 0.03);
+    PointSpec base;
+    base.rel_se = 0.03;
+    base.saturation = 0.95;  // even a busy CPU is no finding when nothing grows
+    std::vector<std::vector<json>> series;
+    for (int64_t bytes : {400LL, 40000LL, 4000000LL}) {
+      base.bytes = bytes;
+      double level = 30 + bytes / 1e4;
+      series.push_back(MakeSeries(base, OneToEight(), [&](int) { return level * (1 + noise(rng)); }));
+    }
+    json d = Diagnose(MakeResult(series, "commbench sweep --groups 1..8"));
+    EXPECT_EQ(d["verdict"], "no growth") << "seed " << seed << ": " << d["fits"].dump();
+    EXPECT_TRUE(d["findings"].empty()) << d["findings"].dump();
+    ASSERT_EQ(d["fits"].size(), 3u);
+    for (const json& f : d["fits"]) EXPECT_EQ(f["model"], "flat") << "seed " << seed;
+  }
+}
+
+TEST(Diagnose, InsufficientData) {
+  EXPECT_EQ(Diagnose(json::object())["verdict"], "insufficient data");
+  PointSpec one;
+  EXPECT_EQ(Diagnose(MakeResult({{MakePoint(one)}}, "commbench sweep"))["verdict"], "insufficient data");
+}
+
+TEST(Diagnose, FitsCarryEveryAxisButGroups) {
+  PointSpec base;
+  base.axes["sync"] = "group-barrier";
+  json d = Diagnose(MakeResult({MakeSeries(base, OneToEight(), [](int g) { return g < 4 ? 50.0 : 90.0; })},
+                               "commbench sweep"));
+  ASSERT_EQ(d["fits"].size(), 1u);
+  const json& f = d["fits"][0];
+  for (const char* k : {"backend", "op", "algo", "dtype", "reduce", "bytes", "group_size", "sync", "ranks_per_process",
+                        "pin", "cpus", "stream", "h2d", "graph"}) {
+    EXPECT_TRUE(f.contains(k)) << k;
+  }
+  EXPECT_FALSE(f.contains("world"));
+  EXPECT_EQ(f["sync"], "group-barrier");
+  EXPECT_EQ(f["bytes"], 400);
+  EXPECT_TRUE(f["stream"].is_null());
+  EXPECT_EQ(f["groups"].size(), 8u);
+  EXPECT_EQ(f["model"], "step");
+  EXPECT_EQ(f["change_point"], 4);
+  EXPECT_GT(f["slope_us_per_group"].get<double>(), 0);
+  EXPECT_EQ(f["points"].size(), 8u);
+  EXPECT_EQ(d["verdict"], "growth");
+}
+
+// A 2-core machine: every series is oversubscribed, but only the barrier has its A/B. The barrier must be ranked
+// first and be the only confirmed finding; oversubscription stays suspected.
+TEST(Diagnose, PlantedBarrierOnASmallMachine) {
+  PointSpec base;
+  base.cores = 2;
+  base.saturation = 0.95;
+  PointSpec barrier = base;
+  barrier.axes["sync"] = "world-barrier";
+  json r = MakeResult({MakeSeries(barrier, OneToEight(), [](int g) { return 40.0 + 60 * g; }),
+                       MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 10 * g; })},
+                      "commbench sweep --groups 1..8 --sync world-barrier,none");
+  json d = Diagnose(r);
+  ASSERT_GE(d["findings"].size(), 2u);
+  EXPECT_EQ(d["findings"][0]["rule"], "world_barrier");
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed");
+  for (size_t i = 1; i < d["findings"].size(); ++i) EXPECT_NE(d["findings"][i]["status"], "confirmed");
+  bool cpu = false;
+  for (const json& f : d["findings"]) cpu = cpu || f["rule"] == "cpu_oversubscription";
+  EXPECT_TRUE(cpu);
+}
+
+TEST(Diagnose, NoiseComesFromSamplesWhenTheFileHasNoCI) {
+  PointSpec s;
+  json p = MakePoint(s);
+  p["time_us"].erase("ci95_lo");
+  p["time_us"].erase("ci95_hi");
+  std::mt19937 rng(1);
+  std::normal_distribution<double> n(100, 10);
+  json r0 = json::array(), r1 = json::array();
+  for (int i = 0; i < 500; ++i) {
+    r0.push_back(n(rng));
+    r1.push_back(n(rng));
+  }
+  p["samples_us"] = {{"cap", 2000}, {"per_rank", {r0, r1}}};
+  AnalysisInput in = BuildAnalysisInput(MakeResult({{p}}, "commbench sweep"));
+  ASSERT_EQ(in.points.size(), 1u);
+  // The per-iteration max of two N(100, 10) has sd ~8.3; the median's standard error over 500 is ~0.5.
+  EXPECT_GT(in.points[0].se_us, 0.2);
+  EXPECT_LT(in.points[0].se_us, 1.5);
+}
+
+TEST(Diagnose, SeriesAreSplitByEveryAxis) {
+  PointSpec a, b;
+  b.axes["pin"] = "compact";
+  AnalysisInput in = BuildAnalysisInput(MakeResult(
+      {MakeSeries(a, OneToEight(), [](int) { return 1.0; }), MakeSeries(b, OneToEight(), [](int) { return 1.0; })},
+      "commbench sweep"));
+  ASSERT_EQ(in.series.size(), 2u);
+  EXPECT_EQ(in.Partners(0, "pin"), std::vector<int>{1});
+  EXPECT_TRUE(in.Partners(0, "sync").empty());
+}
+
+TEST(Diagnose, ConfirmCommandMergesOrAppends) {
+  AnalysisInput in;
+  in.command = "commbench sweep --groups 1..8 --cpus=0";
+  EXPECT_EQ(in.ConfirmCommand({{"cpus", {"0", "0-1"}}, {"ranks_per_process", {"1", "2"}}}),
+            "commbench sweep --groups 1..8 --cpus=0,0-1 --ranks-per-process 1,2");
+  in.command = "";
+  EXPECT_EQ(in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), "commbench sweep --sync world-barrier,none");
+}
+
+TEST(Diagnose, DeterministicOutput) {
+  PointSpec base;
+  base.saturation = 0.95;
+  json r = MakeResult({MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 20 * g; })}, "commbench sweep");
+  EXPECT_EQ(Diagnose(r).dump(), Diagnose(r).dump());
+}
+
+}  // namespace
+}  // namespace diagnose
+}  // namespace commbench

@@ -1,0 +1,32 @@
+// `--explain`: the A/B axis values a sweep needs so that the diagnosis can confirm (or rule out) causes in the
+// same result. A pure function over the sweep's axes; the sweep adds the returned values to its axes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace commbench {
+namespace diagnose {
+
+// The sweep's axis lists as resolved (defaults filled in: sync {"none"}, pin {"none"}, cpus {""}), so that an
+// addition is always relative to what the sweep will really run.
+struct ExplainSpec {
+  std::vector<std::string> backends;
+  std::vector<std::string> sync;   // none | group-barrier | world-barrier | stream | event | device
+  std::vector<std::string> pin;    // none | compact | spread
+  std::vector<std::string> cpus;   // "" = unrestricted
+  std::vector<std::string> stream;  // legacy-default | per-thread | dedicated (GPU backends)
+  std::vector<std::string> h2d;     // none | pageable | pinned (GPU backends)
+  std::string affinity;  // the cores the sweep may use, e.g. "0-1": the unrestricted --cpus value
+};
+
+struct ExplainAdditions {
+  std::vector<std::string> sync, pin, cpus, stream, h2d;  // values to add to each axis
+  std::vector<std::string> reasons;                       // one line per addition, for the console
+  bool empty() const { return sync.empty() && pin.empty() && cpus.empty() && stream.empty() && h2d.empty(); }
+};
+
+ExplainAdditions ExplainAxes(const ExplainSpec& spec);
+
+}  // namespace diagnose
+}  // namespace commbench

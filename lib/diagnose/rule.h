@@ -1,0 +1,31 @@
+// A rule recognises one cause of growth. Each rule lives in its own file under rules/ and is listed in the
+// registry, so that `--list` style output can print what the diagnosis knows.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/finding.h"
+
+namespace commbench {
+namespace diagnose {
+
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  virtual std::string name() const = 0;         // stable id, e.g. "cpu_oversubscription"
+  virtual std::string description() const = 0;  // one line
+  // A finding when the rule's signature is present in a growing series, nullopt otherwise. A rule whose A/B is
+  // in the result and did not cut the growth returns a kRuledOut finding.
+  virtual std::optional<Finding> Evaluate(const AnalysisInput& input) const = 0;
+};
+
+// Every rule, in a fixed order.
+const std::vector<std::unique_ptr<Rule>>& Rules();
+const Rule* FindRule(const std::string& name);
+
+}  // namespace diagnose
+}  // namespace commbench

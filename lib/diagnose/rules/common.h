@@ -1,0 +1,53 @@
+// Helpers every rule shares: choosing the series that grow, formatting numbers, and turning an A/B comparison
+// into the finding's status.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/finding.h"
+
+namespace commbench {
+namespace diagnose {
+
+// Growing series accepted by `pred`, largest relative growth first.
+std::vector<int> GrowingSeries(const AnalysisInput& in, const std::function<bool(const SeriesData&)>& pred);
+
+// "12.3" style: `digits` significant decimals, no trailing noise.
+std::string Fmt(double v, int decimals = 1);
+
+// A short name for a series for sentences: "gloo allreduce 400 B sync=none".
+std::string Describe(const SeriesData& s);
+
+// Adds the series' point ids to finding->points (or ab_points).
+void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::string>* ids);
+
+// Sets status, cut, ab_points and a sentence about the A/B: confirmed when it removed the growth, ruled out
+// when it ran and did not, suspected (with `confirm_command`) when there is none.
+void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, const std::string& b_label,
+             const std::string& confirm_command, Finding* f);
+
+}  // namespace diagnose
+}  // namespace commbench
+
+namespace commbench {
+namespace diagnose {
+
+// The most telling of several candidate findings: confirmed, then suspected, then ruled out; then strength.
+std::optional<Finding> PickBest(std::vector<Finding> candidates);
+
+// The host peak that bounds a series' aggregate bandwidth: loopback TCP for Gloo and TCP transports, memory
+// copy otherwise; 0 when not measured.
+double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which);
+
+// "from X us at G=a to Y us at G=b (model, +Z us per group)".
+std::string GrowthSentence(const AnalysisInput& in, const SeriesData& s);
+
+// Evidence every growth finding carries: the slope, the end points and the model.
+void AddGrowthEvidence(const AnalysisInput& in, const SeriesData& s, Finding* f);
+
+}  // namespace diagnose
+}  // namespace commbench

@@ -1,0 +1,70 @@
+// Host synchronisation every iteration (GPU): cudaStreamSynchronize / cudaDeviceSynchronize per iteration
+// multiplies the small-message floor and leaves the GPU idle while the host wakes up; with more groups the
+// host threads queue behind each other. Proven by the same points syncing on an event, not at all, or in a
+// CUDA graph.
+#include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/rules.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+bool HostSyncs(const SeriesData& s) {
+  if (!s.axes.count("sync") || !s.axes.count("stream") || s.axes.at("stream").empty()) return false;
+  const std::string& v = s.axes.at("sync");
+  return v == "stream" || v == "device";
+}
+
+class HostSyncRule : public Rule {
+ public:
+  std::string name() const override { return "host_sync"; }
+  std::string description() const override {
+    return "the host synchronises with the GPU every iteration: the small-message floor multiplies";
+  }
+
+  std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
+    std::vector<Finding> out;
+    for (int a : GrowingSeries(in, HostSyncs)) out.push_back(Build(in, a));
+    return PickBest(out);
+  }
+
+ private:
+  static Finding Build(const AnalysisInput& in, int a) {
+    const SeriesData& s = in.series[static_cast<size_t>(a)];
+    const std::string sync = s.axes.at("sync");
+    Finding f;
+    f.rule = "host_sync";
+    f.cause = "host sync every iteration";
+    f.strength = 0.6;
+    f.summary = Describe(s) + ": with --sync " + sync + " the host waits for the GPU every iteration; time per op "
+                "grows " + GrowthSentence(in, s) + ".";
+    AddGrowthEvidence(in, s, &f);
+    f.fix = "Do not synchronise the host every iteration: wait on an event the next iteration consumes (or every N "
+            "iterations), or capture the loop in a CUDA graph.";
+    std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "sync"), [](const SeriesData& b) {
+      return b.axes.at("sync") == "event" || b.axes.at("sync") == "none";
+    });
+    std::string label = ab ? "--sync " + in.series[static_cast<size_t>(ab->b)].axes.at("sync") : "";
+    std::optional<AbComparison> graph = in.BestAb(a, in.Partners(a, "graph"), [](const SeriesData& b) {
+      return b.axes.at("graph") == "true";
+    });
+    if (graph && (!ab || graph->cut > ab->cut)) {
+      ab = graph;
+      label = "--graph";
+    }
+    if (ab) {
+      double floor_b = in.First(in.series[static_cast<size_t>(ab->b)]).p50_us;
+      if (floor_b > 0) f.evidence.push_back({"floor multiplied (A/B p50 at the first G)", in.First(s).p50_us / floor_b, "x"});
+    }
+    ApplyAb(in, ab, label, in.ConfirmCommand({{"sync", {sync, "event", "none"}}}), &f);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeHostSyncRule() { return std::make_unique<HostSyncRule>(); }
+
+}  // namespace diagnose
+}  // namespace commbench

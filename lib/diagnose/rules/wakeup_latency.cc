@@ -1,0 +1,72 @@
+// Wake-up latency floor: ranks block (sleep) in their waits and every step costs a scheduler wake-up, so time
+// is a floor of wake-ups that grows as more threads share the run queues, while the CPU stays mostly idle.
+// Signature: at least one voluntary context switch per rank per iteration, low CPU saturation, and a slope that
+// does not scale with bytes. Proven by pinned ranks (--pin), which wake on a known core without migrating.
+#include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/rules.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+constexpr double kMinVolCtxPerRankIter = 0.5;
+constexpr double kMaxSaturation = 0.7;  // above this the CPU is busy: that is oversubscription, not sleeping
+
+class WakeupLatencyRule : public Rule {
+ public:
+  std::string name() const override { return "wakeup_latency"; }
+  std::string description() const override {
+    return "blocking waits: every step pays a scheduler wake-up while the CPU idles, a floor that grows with threads";
+  }
+
+  std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
+    std::vector<Finding> out;
+    auto blocked = [&in](const SeriesData& s) {
+      const PointData& last = in.Last(s);
+      return s.slope_vs_bytes != "bandwidth-bound" && last.has_cpu && last.saturation < kMaxSaturation &&
+             last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter;
+    };
+    for (int a : GrowingSeries(in, blocked)) out.push_back(Build(in, a));
+    return PickBest(out);
+  }
+
+ private:
+  static Finding Build(const AnalysisInput& in, int a) {
+    const SeriesData& s = in.series[static_cast<size_t>(a)];
+    const PointData& first = in.First(s);
+    const PointData& last = in.Last(s);
+    Finding f;
+    f.rule = "wakeup_latency";
+    f.cause = "wake-up latency floor (blocking waits)";
+    f.strength = 0.5 + (last.VolCtxPerRankIter() >= 2 ? 0.1 : 0) + (last.saturation < 0.4 ? 0.1 : 0);
+    f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + " while the CPU is mostly idle " +
+                "(saturation " + Fmt(last.saturation, 2) + ") and each rank sleeps and is woken " +
+                Fmt(last.VolCtxPerRankIter()) + " times per iteration.";
+    AddGrowthEvidence(in, s, &f);
+    f.evidence.push_back({"voluntary context switches per rank per iteration at G=" + std::to_string(first.groups),
+                          first.VolCtxPerRankIter(), "/iter"});
+    f.evidence.push_back({"voluntary context switches per rank per iteration at G=" + std::to_string(last.groups),
+                          last.VolCtxPerRankIter(), "/iter"});
+    f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
+    f.fix = "Poll briefly before blocking (busy-wait for small messages), pin ranks to cores, or keep cores out "
+            "of deep idle states.";
+    std::optional<AbComparison> ab;
+    std::string a_pin = s.axes.count("pin") ? s.axes.at("pin") : "";
+    if (a_pin.empty() || a_pin == "none") {
+      ab = in.BestAb(a, in.Partners(a, "pin"), [](const SeriesData& b) {
+        return !b.axes.at("pin").empty() && b.axes.at("pin") != "none";
+      });
+    }
+    std::string label = ab ? "--pin " + in.series[static_cast<size_t>(ab->b)].axes.at("pin") : "";
+    ApplyAb(in, ab, label, in.ConfirmCommand({{"pin", {"none", "compact"}}}), &f);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeWakeupLatencyRule() { return std::make_unique<WakeupLatencyRule>(); }
+
+}  // namespace diagnose
+}  // namespace commbench

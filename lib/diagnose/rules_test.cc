@@ -1,0 +1,404 @@
+// Each rule: fires on its planted signature, stays quiet on a control, and is confirmed only with its A/B.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/diagnose/diagnose.h"
+#include "lib/diagnose/rule.h"
+#include "lib/diagnose/test_util.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+using nlohmann::json;
+using testing::MakeResult;
+using testing::MakeSeries;
+using testing::OneToEight;
+using testing::PointSpec;
+
+std::optional<Finding> Eval(const std::string& rule, const json& result) {
+  const Rule* r = FindRule(rule);
+  EXPECT_NE(r, nullptr) << rule;
+  if (r == nullptr) return std::nullopt;
+  return r->Evaluate(BuildAnalysisInput(result));
+}
+
+// What must hold for every diagnosis: ranked by score; confirmed only with A/B points; suspected with a command.
+void CheckInvariants(const json& d) {
+  const json& fs = d["findings"];
+  for (size_t i = 0; i < fs.size(); ++i) {
+    if (i > 0) {
+      EXPECT_GE(fs[i - 1]["score"].get<double>(), fs[i]["score"].get<double>());
+    }
+    if (fs[i]["status"] == "confirmed") {
+      EXPECT_FALSE(fs[i]["ab_points"].empty()) << fs[i].dump();
+    } else {
+      EXPECT_EQ(fs[i]["status"], "suspected");
+      EXPECT_EQ(fs[i]["confirm_command"].get<std::string>().rfind("commbench sweep", 0), 0u) << fs[i].dump();
+    }
+    EXPECT_FALSE(fs[i]["evidence"].empty());
+    EXPECT_FALSE(fs[i]["fix"].get<std::string>().empty());
+  }
+}
+
+int CountConfirmed(const json& d) {
+  int n = 0;
+  for (const json& f : d["findings"]) n += f["status"] == "confirmed";
+  return n;
+}
+
+// ---------- CPU oversubscription ----------
+
+PointSpec Oversubscribed(const std::string& cpus, double cores) {
+  PointSpec s;
+  s.axes["cpus"] = cpus;
+  s.cores = cores;
+  s.saturation = 0.97;
+  return s;
+}
+
+std::vector<json> OversubscribedSeries(const std::string& cpus, double cores, double slope) {
+  return MakeSeries(Oversubscribed(cpus, cores), OneToEight(), [slope](int g) { return 60 + slope * (g - 1); },
+                    [](int g, PointSpec* s) { s->invol_ctx_per_iter = 0.2 * g * g; });
+}
+
+TEST(CpuOversubscriptionRule, ConfirmedByMoreCores) {
+  json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 15)},
+                      "commbench sweep --groups 1..8 --cpus 0,0-1");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  EXPECT_NEAR(f->cut, 1 - 15.0 / 40, 0.02);
+  EXPECT_FALSE(f->ab_points.empty());
+  EXPECT_NE(f->summary.find("cut by 62%"), std::string::npos) << f->summary;
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  EXPECT_EQ(d["findings"][0]["rule"], "cpu_oversubscription");
+}
+
+TEST(CpuOversubscriptionRule, SuspectedWithoutAbAndSaysHowToConfirm) {
+  json r = MakeResult({OversubscribedSeries("", 2, 40)}, "commbench sweep --groups 1..8");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(f->ab_points.empty());
+  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --cpus 0,0-1");
+  // From G=2 the 4 ranks outnumber the 2 cores.
+  bool found = false;
+  for (const Evidence& e : f->evidence) {
+    if (e.label == "ranks outnumber cores from") {
+      found = true;
+      EXPECT_EQ(e.value, 2);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CpuOversubscriptionRule, RuledOutWhenMoreCoresDoNotHelp) {
+  json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 39)}, "commbench sweep");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  // The restricted series' A/B did not cut it; the unrestricted one has no B with more cores: suspected.
+  EXPECT_NE(f->status, FindingStatus::kConfirmed);
+  json d = Diagnose(r);
+  EXPECT_EQ(CountConfirmed(d), 0);
+  ASSERT_EQ(d["ruled_out"].size(), 0u);  // the suspected candidate is more telling than the ruled-out one
+}
+
+TEST(CpuOversubscriptionRule, QuietWhenFlatOrUndersubscribed) {
+  // Oversubscribed but flat: no growth, no finding.
+  json flat = MakeResult({MakeSeries(Oversubscribed("", 2), OneToEight(), [](int) { return 60.0; })}, "commbench sweep");
+  EXPECT_FALSE(Eval("cpu_oversubscription", flat));
+  // Growing, but with a core per rank and an idle CPU: not this cause.
+  PointSpec roomy;
+  roomy.cores = 64;
+  roomy.saturation = 0.2;
+  json grows = MakeResult({MakeSeries(roomy, OneToEight(), [](int g) { return 60.0 + 30 * g; })}, "commbench sweep");
+  EXPECT_FALSE(Eval("cpu_oversubscription", grows));
+}
+
+// ---------- world-wide barrier ----------
+
+PointSpec Barrier(const std::string& sync) {
+  PointSpec s;
+  s.axes["sync"] = sync;
+  s.saturation = 0.3;  // idle CPU: only the barrier rule should say anything
+  s.cores = 64;
+  return s;
+}
+
+TEST(WorldBarrierRule, ConfirmedBySyncNone) {
+  json r = MakeResult({MakeSeries(Barrier("world-barrier"), OneToEight(), [](int g) { return 50.0 + 25 * g; }),
+                       MakeSeries(Barrier("none"), OneToEight(), [](int) { return 50.0; })},
+                      "commbench sweep --groups 1..8 --sync world-barrier,none");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_FALSE(d["findings"].empty());
+  EXPECT_EQ(d["findings"][0]["rule"], "world_barrier");
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed");
+  EXPECT_EQ(CountConfirmed(d), 1);
+  EXPECT_NEAR(d["findings"][0]["growth_cut"].get<double>(), 1.0, 0.05);
+}
+
+TEST(WorldBarrierRule, SuspectedWithoutNoneAndMergesTheSyncFlag) {
+  json r = MakeResult({MakeSeries(Barrier("world-barrier"), OneToEight(), [](int g) { return 50.0 + 25 * g; })},
+                      "commbench sweep --groups 1..8 --sync world-barrier --out r.json");
+  std::optional<Finding> f = Eval("world_barrier", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --sync world-barrier,none --out r.json");
+}
+
+TEST(WorldBarrierRule, RuledOutWhenSyncNoneGrowsAlike) {
+  json r = MakeResult({MakeSeries(Barrier("world-barrier"), OneToEight(), [](int g) { return 50.0 + 25 * g; }),
+                       MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 48.0 + 25 * g; })},
+                      "commbench sweep");
+  std::optional<Finding> f = Eval("world_barrier", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kRuledOut);
+  json d = Diagnose(r);
+  EXPECT_EQ(CountConfirmed(d), 0);
+  ASSERT_EQ(d["ruled_out"].size(), 1u);
+  EXPECT_EQ(d["ruled_out"][0]["rule"], "world_barrier");
+}
+
+TEST(WorldBarrierRule, QuietWithoutBarrier) {
+  json r = MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 50.0 + 25 * g; })}, "commbench sweep");
+  EXPECT_FALSE(Eval("world_barrier", r));
+}
+
+// ---------- shared bandwidth ----------
+
+// 400 B flat; 4 MB grows by ~the bytes at 10 GB/s per added group; aggregate near the 10 GB/s memcpy peak.
+std::vector<std::vector<json>> BandwidthSweep(const std::string& concurrency) {
+  PointSpec small;
+  small.saturation = 0.4;
+  small.cores = 64;
+  if (!concurrency.empty()) small.axes["concurrency"] = concurrency;
+  PointSpec large = small;
+  large.bytes = 4000000;
+  bool seq = concurrency == "sequential";
+  return {MakeSeries(small, OneToEight(), [](int) { return 30.0; }),
+          MakeSeries(large, OneToEight(), [seq](int g) { return seq ? 450.0 : 400.0 * g + 50; },
+                     [](int g, PointSpec* s) { s->busbw_gbps = 4e6 / (400.0 * g + 50) / 1e3 * 1.0; })};
+}
+
+TEST(SharedBandwidthRule, SuspectedAndRankedFirstAtLargeSizes) {
+  auto sweep = BandwidthSweep("");
+  json r = MakeResult(sweep, "commbench sweep --groups 1..8 --bytes 400,4000000");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_FALSE(d["findings"].empty());
+  EXPECT_EQ(d["findings"][0]["rule"], "shared_bandwidth");
+  EXPECT_EQ(d["findings"][0]["status"], "suspected");
+  EXPECT_NE(d["findings"][0]["confirm_command"].get<std::string>().find("--concurrency concurrent,sequential"),
+            std::string::npos);
+  // The fits say which size is bandwidth-bound.
+  for (const json& fit : d["fits"]) {
+    EXPECT_EQ(fit["slope_vs_bytes"], fit["bytes"] == 400 ? "per-operation overhead" : "bandwidth-bound") << fit.dump();
+  }
+}
+
+TEST(SharedBandwidthRule, ConfirmedBySequentialGroups) {
+  auto a = BandwidthSweep("concurrent");
+  auto b = BandwidthSweep("sequential");
+  json r = MakeResult({a[0], a[1], b[0], b[1]}, "commbench sweep");
+  std::optional<Finding> f = Eval("shared_bandwidth", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+}
+
+TEST(SharedBandwidthRule, QuietForPerOperationOverhead) {
+  // The slope is the same at every size and the aggregate is far from peak.
+  PointSpec small;
+  small.cores = 64;
+  PointSpec large = small;
+  large.bytes = 4000000;
+  json r = MakeResult({MakeSeries(small, OneToEight(), [](int g) { return 30.0 + 20 * g; }),
+                       MakeSeries(large, OneToEight(), [](int g) { return 500.0 + 20 * g; })},
+                      "commbench sweep");
+  EXPECT_FALSE(Eval("shared_bandwidth", r));
+}
+
+// ---------- wake-up latency ----------
+
+PointSpec Sleepy(const std::string& pin, double vol_per_rank_iter) {
+  PointSpec s;
+  s.axes["pin"] = pin;
+  s.cores = 64;
+  s.saturation = 0.25;
+  s.vol_ctx_per_iter = vol_per_rank_iter;  // scaled by world in the tweak
+  return s;
+}
+
+std::vector<json> SleepySeries(const std::string& pin, double vol, double slope) {
+  return MakeSeries(Sleepy(pin, vol), OneToEight(), [slope](int g) { return 40 + slope * g; },
+                    [vol](int g, PointSpec* s) { s->vol_ctx_per_iter = vol * g * s->group_size; });
+}
+
+TEST(WakeupLatencyRule, FiresOnBlockingWaitsAndIsConfirmedByPinning) {
+  json alone = MakeResult({SleepySeries("none", 3, 12)}, "commbench sweep");
+  std::optional<Finding> f = Eval("wakeup_latency", alone);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_NE(f->confirm_command.find("--pin none,compact"), std::string::npos);
+
+  json ab = MakeResult({SleepySeries("none", 3, 12), SleepySeries("compact", 3, 2)}, "commbench sweep");
+  f = Eval("wakeup_latency", ab);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+}
+
+TEST(WakeupLatencyRule, QuietWhenRanksDoNotBlock) {
+  EXPECT_FALSE(Eval("wakeup_latency", MakeResult({SleepySeries("none", 0, 12)}, "commbench sweep")));
+  // Blocking but flat: no growth to explain.
+  EXPECT_FALSE(Eval("wakeup_latency", MakeResult({SleepySeries("none", 3, 0)}, "commbench sweep")));
+}
+
+// ---------- straggler ----------
+
+// Rank 5 (group 2 with pairs) is slow: groups 0-1 at 50 us, group 2 at 120 us; the max steps at G=3.
+std::vector<json> StragglerSeries(bool planted) {
+  PointSpec base;
+  base.cores = 64;
+  base.saturation = 0.3;
+  return MakeSeries(base, OneToEight(), [planted](int g) { return planted && g >= 3 ? 120.0 : 50.0; },
+                    [planted](int g, PointSpec* s) {
+                      s->group_p50.assign(static_cast<size_t>(g), 50.0);
+                      if (planted && g >= 3) {
+                        s->group_p50[2] = 120;
+                        s->slowest_group = 2;
+                        s->slowest_rank = 5;
+                        s->start_skew_us = 70;
+                      }
+                    });
+}
+
+TEST(StragglerRule, NamesTheGroupAndRank) {
+  json r = MakeResult({StragglerSeries(true)}, "commbench sweep --groups 1..8");
+  std::optional<Finding> f = Eval("straggler", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->cause, "straggler group 2 (rank 5)");
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_GT(f->strength, 0.9);  // consistent, and the step is exactly where group 2 joins
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  EXPECT_EQ(d["findings"][0]["rule"], "straggler");
+  EXPECT_EQ(d["fits"][0]["model"], "step");
+  EXPECT_EQ(d["fits"][0]["change_point"], 3);
+}
+
+TEST(StragglerRule, QuietWhenGroupsAreEven) {
+  EXPECT_FALSE(Eval("straggler", MakeResult({StragglerSeries(false)}, "commbench sweep")));
+}
+
+// ---------- set-up growth ----------
+
+TEST(SetupGrowthRule, FiresWhenSetupGrowsAndLoopIsFlat) {
+  PointSpec base;
+  base.cores = 64;
+  json r = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; },
+                                  [](int g, PointSpec* s) { s->setup_s = 0.02 + 0.06 * g; })},
+                      "commbench sweep");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_EQ(d["findings"].size(), 1u);
+  EXPECT_EQ(d["findings"][0]["rule"], "setup_growth");
+  EXPECT_EQ(d["findings"][0]["status"], "suspected");
+  EXPECT_EQ(d["verdict"], "growth");
+  EXPECT_NE(d["findings"][0]["summary"].get<std::string>().find("while the timed loop stays flat"), std::string::npos);
+}
+
+TEST(SetupGrowthRule, QuietWhenSetupIsFlatOrTiny) {
+  PointSpec base;
+  json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep");
+  EXPECT_FALSE(Eval("setup_growth", flat));
+  // Triples, but adds only 8 ms: nobody waits for that.
+  json tiny = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; },
+                                     [](int g, PointSpec* s) { s->setup_s = 0.001 * g; })},
+                         "commbench sweep");
+  EXPECT_FALSE(Eval("setup_growth", tiny));
+}
+
+// ---------- legacy default stream ----------
+
+PointSpec Gpu(const std::string& stream, const std::string& sync) {
+  PointSpec s;
+  s.axes["backend"] = "nccl";
+  s.axes["stream"] = stream;
+  s.axes["sync"] = sync;
+  s.axes["h2d"] = "pageable";
+  s.group_size = 1;
+  s.cores = 16;
+  s.saturation = 0.2;
+  return s;
+}
+
+TEST(LegacyDefaultStreamRule, ConfirmedByDedicatedStream) {
+  json r = MakeResult({MakeSeries(Gpu("legacy-default", "event"), OneToEight(), [](int g) { return 100.0 * g; }),
+                       MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int g) { return 100.0 + 3 * g; })},
+                      "commbench sweep --backends nccl --stream legacy-default,dedicated");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_FALSE(d["findings"].empty());
+  EXPECT_EQ(d["findings"][0]["rule"], "legacy_default_stream");
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed");
+  EXPECT_EQ(CountConfirmed(d), 1);
+}
+
+TEST(LegacyDefaultStreamRule, SuspectedAloneQuietOnDedicated) {
+  json alone = MakeResult({MakeSeries(Gpu("legacy-default", "event"), OneToEight(), [](int g) { return 100.0 * g; })},
+                          "commbench sweep --backends nccl");
+  std::optional<Finding> f = Eval("legacy_default_stream", alone);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_EQ(f->confirm_command, "commbench sweep --backends nccl --stream legacy-default,dedicated");
+  json dedicated = MakeResult({MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int g) { return 100.0 * g; })},
+                              "commbench sweep --backends nccl");
+  EXPECT_FALSE(Eval("legacy_default_stream", dedicated));
+}
+
+// ---------- host sync ----------
+
+TEST(HostSyncRule, ConfirmedByEventSync) {
+  json r = MakeResult({MakeSeries(Gpu("dedicated", "stream"), OneToEight(), [](int g) { return 40.0 + 30 * g; }),
+                       MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int) { return 25.0; })},
+                      "commbench sweep --backends nccl --sync stream,event");
+  std::optional<Finding> f = Eval("host_sync", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  json alone = MakeResult({MakeSeries(Gpu("dedicated", "stream"), OneToEight(), [](int g) { return 40.0 + 30 * g; })},
+                          "commbench sweep --backends nccl --sync stream");
+  f = Eval("host_sync", alone);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_EQ(f->confirm_command, "commbench sweep --backends nccl --sync stream,event,none");
+}
+
+TEST(HostSyncRule, QuietOnCpuBackendsAndEventSync) {
+  json cpu = MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 40.0 + 30 * g; })}, "commbench sweep");
+  EXPECT_FALSE(Eval("host_sync", cpu));
+  json ev = MakeResult({MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int g) { return 40.0 + 30 * g; })},
+                       "commbench sweep");
+  EXPECT_FALSE(Eval("host_sync", ev));
+}
+
+// ---------- the registry ----------
+
+TEST(Registry, EveryRuleHasANameAndDescription) {
+  std::set<std::string> names;
+  for (const auto& r : Rules()) {
+    EXPECT_FALSE(r->description().empty());
+    EXPECT_TRUE(names.insert(r->name()).second) << r->name();
+    EXPECT_EQ(FindRule(r->name()), r.get());
+  }
+  EXPECT_GE(names.size(), 8u);
+  EXPECT_EQ(FindRule("no_such_rule"), nullptr);
+}
+
+}  // namespace
+}  // namespace diagnose
+}  // namespace commbench

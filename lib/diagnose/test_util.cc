@@ -1,0 +1,110 @@
+#include "lib/diagnose/test_util.h"
+
+namespace commbench {
+namespace diagnose {
+namespace testing {
+
+using nlohmann::json;
+
+json MakePoint(const PointSpec& s) {
+  json p = {{"backend", "gloo"},   {"op", "allreduce"},   {"algo", "ring"}, {"dtype", "f32"},  {"reduce", "sum"},
+            {"sync", "none"},      {"ranks_per_process", 1}, {"pin", "none"}, {"cpus", ""},     {"stream", nullptr},
+            {"h2d", nullptr},      {"h2d_bytes", 0},       {"graph", false}, {"in_place", true}};
+  for (const auto& [k, v] : s.axes) p[k] = v;
+  int world = s.groups * s.group_size;
+  p["groups"] = s.groups;
+  p["group_size"] = s.group_size;
+  p["world"] = world;
+  p["bytes"] = s.bytes;
+  p["count"] = s.bytes / 4;
+  p["iters"] = s.iters;
+  p["warmup"] = 10;
+  p["correct"] = true;
+  std::string id = p["backend"].get<std::string>() + "/allreduce/g" + std::to_string(s.groups) + "/k" +
+                   std::to_string(s.group_size) + "/" + std::to_string(s.bytes) + "B";
+  for (const char* k : {"sync", "pin", "cpus", "stream", "h2d", "graph", "concurrency", "ranks_per_process"}) {
+    if (p.contains(k) && !p[k].is_null()) id += std::string("/") + k + "=" + (p[k].is_string() ? p[k].get<std::string>() : p[k].dump());
+  }
+  p["id"] = id;
+  double se = s.rel_se * s.p50_us;
+  json t = {{"min", s.p50_us * 0.9}, {"p50", s.p50_us},    {"p95", s.p50_us * 1.1}, {"p99", s.p50_us * s.p99_factor},
+            {"max", s.p50_us * 2},   {"mean", s.p50_us},   {"stddev", se * 10},     {"cv", 0.1},
+            {"ci95_lo", s.p50_us - 1.96 * se}, {"ci95_hi", s.p50_us + 1.96 * se}, {"n", s.iters}};
+  p["time_us"] = t;
+  p["time_us_rank_mean"] = t;
+  p["device_time_us"] = nullptr;
+  p["busbw_gbps"] = s.busbw_gbps;
+  p["algbw_gbps"] = s.busbw_gbps;
+  p["aggregate_busbw_gbps"] = s.busbw_gbps * s.groups;
+  p["aggregate_algbw_gbps"] = s.busbw_gbps * s.groups;
+  double wall = s.p50_us * s.iters / 1e6;
+  p["wall_s"] = wall;
+  p["cpu"] = {{"cpu_s_total", s.saturation * s.cores * wall},
+              {"cores_available", s.cores},
+              {"saturation", s.saturation},
+              {"threads_per_core", world / s.cores},
+              {"vol_ctx_per_iter", s.vol_ctx_per_iter},
+              {"invol_ctx_per_iter", s.invol_ctx_per_iter}};
+  p["skew"] = {{"start_skew_us", s.start_skew_us}, {"slowest_group", s.slowest_group}, {"slowest_rank", s.slowest_rank}};
+  json groups = json::array();
+  for (int g = 0; g < s.groups; ++g) {
+    double v = g < static_cast<int>(s.group_p50.size()) ? s.group_p50[static_cast<size_t>(g)] : s.p50_us;
+    groups.push_back({{"group", g}, {"p50_us", v}, {"mean_us", v}});
+  }
+  p["per_group"] = groups;
+  json ranks = json::array();
+  for (int r = 0; r < world; ++r) {
+    ranks.push_back({{"rank", r},
+                     {"group", r / s.group_size},
+                     {"group_rank", r % s.group_size},
+                     {"pid", 1000 + r},
+                     {"time_us", {{"p50", s.p50_us}}},
+                     {"cpu_user_s", 0.1},
+                     {"cpu_sys_s", 0.05},
+                     {"vol_ctx", s.vol_ctx_per_iter * s.iters / world},
+                     {"invol_ctx", s.invol_ctx_per_iter * s.iters / world},
+                     {"affinity", "0-1"},
+                     {"setup_s", s.setup_s}});
+  }
+  p["per_rank"] = ranks;
+  return p;
+}
+
+std::vector<json> MakeSeries(const PointSpec& base, const std::vector<int>& groups,
+                             const std::function<double(int)>& p50, const std::function<void(int, PointSpec*)>& tweak) {
+  std::vector<json> out;
+  for (int g : groups) {
+    PointSpec s = base;
+    s.groups = g;
+    s.p50_us = p50(g);
+    if (tweak) tweak(g, &s);
+    out.push_back(MakePoint(s));
+  }
+  return out;
+}
+
+json MakeResult(const std::vector<std::vector<json>>& series, const std::string& command, double memcpy_gbps,
+                double tcp_gbps) {
+  json r;
+  r["schema_version"] = 1;
+  r["tool"] = {{"name", "commbench"}, {"version", "0.1.0"}, {"commit", "test"}};
+  r["command"] = command;
+  r["spec"] = json::object();
+  r["environment"] = {{"host", "test"}, {"cpu_model", "test"}, {"cores_online", 2}, {"affinity", "0-1"},
+                      {"peaks", {{"memcpy_gbps", memcpy_gbps}, {"tcp_loopback_gbps", tcp_gbps}}}};
+  r["points"] = json::array();
+  for (const auto& s : series) {
+    for (const json& p : s) r["points"].push_back(p);
+  }
+  r["status"] = "complete";
+  return r;
+}
+
+const std::vector<int>& OneToEight() {
+  static const std::vector<int> g = {1, 2, 3, 4, 5, 6, 7, 8};
+  return g;
+}
+
+}  // namespace testing
+}  // namespace diagnose
+}  // namespace commbench

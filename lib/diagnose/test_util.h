@@ -1,0 +1,51 @@
+// Builds synthetic result JSON for the diagnosis tests: points in the result format with every axis, so that
+// each test plants one signature in otherwise ordinary data.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace commbench {
+namespace diagnose {
+namespace testing {
+
+struct PointSpec {
+  std::map<std::string, nlohmann::json> axes;  // overrides of the default axes (gloo allreduce ring f32 ...)
+  int groups = 1;
+  int group_size = 2;
+  int64_t bytes = 400;
+  double p50_us = 100;
+  double rel_se = 0.01;  // standard error of the median as a fraction of p50 (sets the CI)
+  double p99_factor = 1.2;
+  double cores = 2;
+  double saturation = 0.5;
+  double vol_ctx_per_iter = 0;    // summed over ranks
+  double invol_ctx_per_iter = 0;  // summed over ranks
+  double setup_s = 0.02;
+  double busbw_gbps = 0.01;     // per group
+  std::vector<double> group_p50;  // empty: every group at p50_us
+  int slowest_group = 0, slowest_rank = 0;
+  double start_skew_us = 5;
+  double iters = 1000;
+};
+
+nlohmann::json MakePoint(const PointSpec& spec);
+
+// One point per G in `groups`: `base` with groups = G, p50 = p50(G), then `tweak` (may be empty).
+std::vector<nlohmann::json> MakeSeries(const PointSpec& base, const std::vector<int>& groups,
+                                       const std::function<double(int)>& p50,
+                                       const std::function<void(int, PointSpec*)>& tweak = {});
+
+nlohmann::json MakeResult(const std::vector<std::vector<nlohmann::json>>& series, const std::string& command,
+                          double memcpy_gbps = 10, double tcp_gbps = 4);
+
+const std::vector<int>& OneToEight();
+
+}  // namespace testing
+}  // namespace diagnose
+}  // namespace commbench
