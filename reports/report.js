@@ -90,6 +90,9 @@
   }
   const seriesKey = (obj) => SERIES_AXES.map((a) => valueKey(obj[a])).join('|');
   const seriesLabel = (p) => labelOf(p, varying);
+  // For charts drawn at one size (or one panel per size): the label without the size.
+  const noSize = varying.filter((a) => a !== 'bytes');
+  const labelNoSize = (p) => labelOf(p, noSize);
   // A fit names every axis but groups; an axis it leaves out matches any value.
   const sameSeries = (fit, p) => SERIES_AXES.every((a) => !(a in fit) || valueKey(fit[a]) === valueKey(p[a]));
   const constantText = constant.map((a) => AXIS_LABEL[a](points[0][a])).join(', ');
@@ -211,8 +214,9 @@
   }
 
   // ---------- charts ----------
-  const WIDTH = 460, HEIGHT = 260;
-  const COLOR_SCALE = {scheme: 'tableau10'};
+  const WIDTH = 420, HEIGHT = 260;
+  // Ten distinct colours are easier to tell apart; twenty when a chart has more lines than that.
+  const colorFor = (rows) => ({scheme: uniq(rows.map((r) => r.series)).length > 10 ? 'category20' : 'tableau10'});
   const groupAxis = {title: 'groups (G)', tickMinStep: 1, format: 'd'};
   // Ticks at the measured sizes (every other one when there are many), labelled in binary units like the flags.
   const BYTES_AXIS = {
@@ -251,8 +255,9 @@
       return Promise.resolve();
     }
     box.appendChild(el('p', {class: 'why'}, why + (built.note ? ' ' + built.note : '')));
+    // vega-embed makes its target an inline-block as wide as the chart; the outer div scrolls instead of the page.
     const view = el('div', {class: 'view'});
-    box.appendChild(view);
+    box.appendChild(el('div', {class: 'scroll'}, view));
     return vegaEmbed(view, built.spec, {
       mode: 'vega-lite', renderer: 'svg', actions: false, tooltip: {theme: 'light'},
     }).then((result) => {
@@ -270,8 +275,10 @@
   // 1. Time per op vs group count, with the fitted model of each series.
   function timeVsGroups() {
     if (groupCounts.length < 2) return {skip: 'the sweep has one group count (' + (groupCounts[0] || '?') + '), so there is no growth to draw; see time vs size.'};
+    const facet = sizes.length > 1 && varying.includes('bytes');
+    const label = facet ? labelNoSize : seriesLabel;
     const rows = points.filter((p) => isNum(p.groups) && isNum(p50(p))).map((p) => ({
-      series: seriesLabel(p), size: fmtBytes(p.bytes), bytes: p.bytes, groups: p.groups, world: p.world,
+      series: label(p), size: fmtBytes(p.bytes), bytes: p.bytes, groups: p.groups, world: p.world,
       p50_us: p50(p), p95_us: get(p, 'time_us.p95'), p99_us: get(p, 'time_us.p99'),
       rank_mean_p50_us: get(p, 'time_us_rank_mean.p50'), cv: get(p, 'time_us.cv'), n: get(p, 'time_us.n'), id: p.id,
     }));
@@ -280,7 +287,7 @@
       const curve = fitCurve(f);
       if (!curve) continue;
       f.groups.forEach((gv, i) => model.push({
-        series: labelOf(f, varying), size: fmtBytes(f.bytes), groups: gv, model_us: curve[i], model: modelText(f),
+        series: label(f), size: fmtBytes(f.bytes), groups: gv, model_us: curve[i], model: modelText(f),
         slope_us_per_group: f.slope_us_per_group, r2: f.r2,
       }));
     }
@@ -288,8 +295,7 @@
     if (!series.some((s) => uniq(rows.filter((r) => r.series === s).map((r) => r.groups)).length > 1)) {
       return {skip: 'no configuration was measured at two or more group counts.'};
     }
-    const facet = sizes.length > 1 && varying.includes('bytes');
-    const colorField = {field: 'series', type: 'nominal', title: 'configuration', scale: COLOR_SCALE};
+    const colorField = {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)};
     const y = {field: 'p50_us', type: 'quantitative', title: 'time per op, p50 (µs)',
       scale: scaleFor(rows.map((r) => r.p50_us).concat(model.map((m) => m.model_us)))};
     const layers = [
@@ -342,7 +348,7 @@
           data: {values: all},
           facet: {field: 'size', type: 'ordinal', title: 'message size', sort: sizes.map(fmtBytes)},
           columns: Math.min(sizes.length, 3),
-          spec: {width: 300, height: 210, layer: layers},
+          spec: {width: 270, height: 200, layer: layers},
           resolve: {scale: {y: 'independent'}},
         },
       };
@@ -363,8 +369,9 @@
     const bw = rows.filter((r) => isNum(r.busbw_gbps) && r.busbw_gbps > 0);
     const x = {field: 'bytes', type: 'quantitative', title: 'message size (per-rank buffer)', scale: {type: 'log'},
       axis: BYTES_AXIS};
-    const color = {field: 'series', type: 'nominal', title: 'backend / algorithm', scale: COLOR_SCALE};
-    const dash = gs.length > 1 ? {field: 'G', type: 'nominal', title: 'groups', sort: gs.map((v) => 'G=' + v)} : undefined;
+    const color = {field: 'series', type: 'nominal', title: 'backend / algorithm', scale: colorFor(rows)};
+    const dash = gs.length > 1 ? {field: 'G', type: 'nominal', title: 'groups', sort: gs.map((v) => 'G=' + v),
+      legend: {symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300}} : undefined;
     const tooltip = [
       {field: 'series', title: 'configuration'}, {field: 'G', title: 'groups'}, {field: 'size', title: 'size'},
       {field: 'p50_us', title: 'p50 (µs)', format: '.4~g'}, {field: 'algbw_gbps', title: 'algbw (GB/s)', format: '.4~g'},
@@ -384,8 +391,12 @@
   function aggregateBandwidth() {
     const xGroups = groupCounts.length >= 2;
     if (!xGroups) return {skip: 'the sweep has one group count, so there is no aggregate to compare across G.'};
-    const rows = points.filter((p) => isNum(p.groups) && isNum(p.aggregate_busbw_gbps) && p.aggregate_busbw_gbps > 0).map((p) => ({
-      series: seriesLabel(p), groups: p.groups, agg_busbw_gbps: p.aggregate_busbw_gbps,
+    // Bandwidth limits show at large messages: with several sizes, draw the largest one.
+    const withBw = points.filter((p) => isNum(p.groups) && isNum(p.aggregate_busbw_gbps) && p.aggregate_busbw_gbps > 0);
+    const maxSize = Math.max(...withBw.map((p) => (isNum(p.bytes) ? p.bytes : 0)));
+    const oneSize = uniq(withBw.map((p) => p.bytes)).length > 1;
+    const rows = withBw.filter((p) => !oneSize || p.bytes === maxSize).map((p) => ({
+      series: oneSize ? labelNoSize(p) : seriesLabel(p), size: fmtBytes(p.bytes), groups: p.groups, agg_busbw_gbps: p.aggregate_busbw_gbps,
       agg_algbw_gbps: p.aggregate_algbw_gbps, busbw_gbps: p.busbw_gbps, id: p.id,
     }));
     if (!rows.length) return {skip: 'no point reports an aggregate bandwidth.'};
@@ -402,9 +413,9 @@
       mark: {type: 'line', point: {filled: true, size: 45}},
       encoding: {
         x: {field: 'groups', type: 'quantitative', axis: groupAxis, scale: {zero: false, nice: false}},
-        y, color: {field: 'series', type: 'nominal', title: 'configuration', scale: COLOR_SCALE},
+        y, color: {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)},
         tooltip: [
-          {field: 'series', title: 'configuration'}, {field: 'groups', title: 'G'},
+          {field: 'series', title: 'configuration'}, {field: 'size', title: 'size'}, {field: 'groups', title: 'G'},
           {field: 'agg_busbw_gbps', title: 'aggregate busbw (GB/s)', format: '.4~g'},
           {field: 'agg_algbw_gbps', title: 'aggregate algbw (GB/s)', format: '.4~g'},
           {field: 'busbw_gbps', title: 'busbw per group (GB/s)', format: '.4~g'},
@@ -428,33 +439,53 @@
       });
     }
     return {rows: rows.length, spec: {width: WIDTH + 200, height: HEIGHT + 40, layer: layers},
-      note: peakRows.length ? 'Dotted: the host\'s measured peaks (' + peakRows.map((p) => p.peak + ' ' + fmtNum(p.gbps) + ' GB/s').join(', ') + '). ' +
+      note: (oneSize ? 'At the largest size, ' + fmtBytes(maxSize) + '. ' : '') + (peakRows.length ? 'Dotted: the host\'s measured peaks (' + peakRows.map((p) => p.peak + ' ' + fmtNum(p.gbps) + ' GB/s').join(', ') + '). ' +
         'Shared bandwidth shows as an aggregate flat near a peak while per-group bandwidth falls as 1/G.' :
-        'No peak was measured on this host (run `commbench env` to measure it).'};
+        'No peak was measured on this host (run `commbench env` to measure it).')};
   }
 
   // 4. Per-rank heat map: each rank's p50 relative to the point's median rank, so a straggler stands out.
   function rankHeatMap() {
-    const rows = [];
-    const order = points.slice().sort((a, b) => seriesKey(a).localeCompare(seriesKey(b)) || a.groups - b.groups);
-    for (const p of order) {
+    const MAX_COLUMNS = 48;
+    let cols = [];
+    for (const p of points) {
       const ranks = (Array.isArray(p.per_rank) ? p.per_rank : []).filter((r) => isNum(get(r, 'time_us.p50')));
       if (!ranks.length) continue;
       const sorted = ranks.map((r) => r.time_us.p50).sort((a, b) => a - b);
       const median = sorted[Math.floor((sorted.length - 1) / 2)];
+      const rel = (r) => (median > 0 ? r.time_us.p50 / median : 1);
+      cols.push({p, ranks, rel, spread: Math.max(...ranks.map(rel))});
+    }
+    if (!cols.length) return {skip: 'the result has no per-rank timings.'};
+    // Too many points for one row of cells: keep the largest group count (every rank present), then the points
+    // whose slowest rank stands out most.
+    let selection = '';
+    const total = cols.length;
+    if (cols.length > MAX_COLUMNS) {
+      const gMax = Math.max(...cols.map((c) => c.p.groups));
+      cols = cols.filter((c) => c.p.groups === gMax);
+      selection = 'Showing G=' + gMax;
+      if (cols.length > MAX_COLUMNS) {
+        cols = cols.sort((a, b) => b.spread - a.spread).slice(0, MAX_COLUMNS);
+        selection += ', the ' + MAX_COLUMNS + ' points whose slowest rank stands out most';
+      }
+      selection += ' (' + cols.length + ' of ' + total + ' points). ';
+    }
+    cols.sort((a, b) => seriesKey(a.p).localeCompare(seriesKey(b.p)) || a.p.groups - b.p.groups);
+    const rows = [];
+    for (const {p, ranks, rel} of cols) {
       const label = (varying.length ? seriesLabel(p) + ' · ' : '') + 'G=' + p.groups;
       for (const r of ranks) {
         rows.push({point: label, id: p.id, rank: r.rank, group: r.group, pid: r.pid, p50_us: r.time_us.p50,
-          p99_us: get(r, 'time_us.p99'), rel: median > 0 ? r.time_us.p50 / median : 1});
+          p99_us: get(r, 'time_us.p99'), rel: rel(r)});
       }
     }
-    if (!rows.length) return {skip: 'the result has no per-rank timings.'};
     const pointsShown = uniq(rows.map((r) => r.point));
     const maxRank = Math.max(...rows.map((r) => r.rank));
     const relMax = Math.max(1.5, ...rows.map((r) => r.rel));
     return {
       rows: rows.length,
-      note: 'Colour: the rank\'s p50 divided by the median rank of the same point (1 = typical). Ranks wait for their ' +
+      note: selection + 'Colour: the rank\'s p50 divided by the median rank of the same point (1 = typical). Ranks wait for their ' +
         'group, so a straggler usually colours its whole group.',
       spec: {
         width: Math.min(1060, Math.max(260, pointsShown.length * 24)),
@@ -483,15 +514,20 @@
     const byGroups = groupCounts.length >= 2;
     const xField = byGroups ? 'groups' : 'bytes';
     if (!byGroups && sizes.length < 2) return {skip: 'one group count and one size: nothing to plot CPU figures against.'};
-    const rows = points.filter((p) => p.cpu && (isNum(p.cpu.saturation) || isNum(p.cpu.invol_ctx_per_iter))).map((p) => ({
-      series: seriesLabel(p), groups: p.groups, bytes: p.bytes, saturation: p.cpu.saturation,
+    // CPU overhead per operation shows best at small messages: with several sizes (and a groups axis), draw the
+    // smallest one.
+    const withCpu = points.filter((p) => p.cpu && (isNum(p.cpu.saturation) || isNum(p.cpu.invol_ctx_per_iter)));
+    const minSize = Math.min(...withCpu.map((p) => (isNum(p.bytes) ? p.bytes : Infinity)));
+    const oneSize = byGroups && uniq(withCpu.map((p) => p.bytes)).length > 1;
+    const rows = withCpu.filter((p) => !oneSize || p.bytes === minSize).map((p) => ({
+      series: oneSize || !byGroups ? labelNoSize(p) : seriesLabel(p), groups: p.groups, bytes: p.bytes, saturation: p.cpu.saturation,
       invol: p.cpu.invol_ctx_per_iter, vol: p.cpu.vol_ctx_per_iter, tpc: p.cpu.threads_per_core,
       cores: p.cpu.cores_available, cpu_s: p.cpu.cpu_s_total, id: p.id,
     }));
     if (!rows.length) return {skip: 'the result has no CPU counters.'};
     const x = byGroups ? {field: 'groups', type: 'quantitative', axis: groupAxis, scale: {zero: false, nice: false}} :
       {field: 'bytes', type: 'quantitative', title: 'message size (per-rank buffer)', scale: {type: 'log'}, axis: BYTES_AXIS};
-    const color = {field: 'series', type: 'nominal', title: 'configuration', scale: COLOR_SCALE};
+    const color = {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)};
     const tooltip = [
       {field: 'series', title: 'configuration'}, {field: xField, title: byGroups ? 'G' : 'bytes'},
       {field: 'saturation', title: 'CPU saturation (CPU s / (cores × wall s))', format: '.3f'},
@@ -537,7 +573,7 @@
     }
     if (!views.length) return {skip: 'the CPU counters are all zero or missing.'};
     return {rows: rows.length, spec: views.length > 1 ? {hconcat: views} : views[0],
-      note: 'Saturation near 1 (dotted) means every available core is busy; ' +
+      note: (oneSize ? 'At the smallest size, ' + fmtBytes(minSize) + '. ' : '') + 'Saturation near 1 (dotted) means every available core is busy; ' +
         (over.length ? 'the red line marks where rank threads first outnumber cores (G=' + Math.min(...over) + ').' :
           'rank threads never outnumber cores here.')};
   }

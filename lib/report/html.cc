@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -67,6 +68,33 @@ StatusOr<std::string> FillTemplate(const std::string& tmpl, const std::map<std::
   return out;
 }
 
+// Rounds every floating-point number under `value` to 6 significant digits: far beyond what a chart or a
+// tooltip shows, and about half the characters of nlohmann's shortest round-trip form of computed statistics.
+void RoundFloats(json& value) {
+  if (value.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", value.get<double>());
+    value = std::strtod(buf, nullptr);
+  } else if (value.is_structured()) {
+    for (json& child : value) RoundFloats(child);
+  }
+}
+
+// Large sweeps: per-rank summaries keep what the heat map and the tooltips use.
+void SlimPerRank(json& point) {
+  auto per_rank = point.find("per_rank");
+  if (per_rank == point.end() || !per_rank->is_array()) return;
+  for (json& rank : *per_rank) {
+    auto time = rank.find("time_us");
+    if (time == rank.end() || !time->is_object()) continue;
+    json kept = json::object();
+    for (const char* key : {"p50", "p99", "mean"}) {
+      if (time->contains(key)) kept[key] = (*time)[key];
+    }
+    *time = std::move(kept);
+  }
+}
+
 }  // namespace
 
 StatusOr<json> EmbeddedResult(const json& result) {
@@ -85,10 +113,23 @@ StatusOr<json> EmbeddedResult(const json& result) {
     if (!point.is_object()) return InvalidArgument("points[] holds a non-object");
     dropped_samples |= point.erase("samples_us") > 0;
   }
+  json omitted = json::array();
+  std::string note;
   if (dropped_samples) {
-    embedded["report"] = {{"omitted", {"points[].samples_us"}},
-                          {"note", "raw per-iteration samples are in the results file, not in this page"}};
+    omitted.push_back("points[].samples_us");
+    note = "raw per-iteration samples are in the results file, not in this page";
   }
+  if (embedded.dump().size() > kEmbedBudgetBytes) {
+    for (json& point : embedded["points"]) {
+      SlimPerRank(point);
+      RoundFloats(point);
+    }
+    omitted.push_back("points[].per_rank[].time_us except p50, p99, mean");
+    note += std::string(note.empty() ? "" : "; ") +
+            "a large sweep: per-rank summaries are cut to p50/p99/mean and point numbers rounded to 6 significant "
+            "digits here; the results file has them in full";
+  }
+  if (!omitted.empty()) embedded["report"] = {{"omitted", omitted}, {"note", note}};
   return embedded;
 }
 

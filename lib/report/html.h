@@ -2,6 +2,7 @@
 // result JSON inlined, so that it opens offline (clusters are often air-gapped) and is also a data file.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -13,10 +14,15 @@ namespace commbench::report {
 // The result schema version the page knows how to draw.
 inline constexpr int kHtmlSchemaVersion = 1;
 
+// Above this size the embedded result is slimmed (see EmbeddedResult): the chart library takes about 0.85 MB,
+// and a report should stay under 2 MB.
+inline constexpr size_t kEmbedBudgetBytes = 1'000'000;
+
 // The copy of `result` that the page embeds: the result minus the raw per-iteration samples
 // (points[].samples_us), which would make a default sweep's report several MB; every summary the charts use
-// stays. `report.omitted` names what was left out. InvalidArgument when `result` is not a schema_version 1
-// object with a `points` array.
+// stays. When that is still over kEmbedBudgetBytes, per-rank summaries keep only p50/p99/mean and the points'
+// numbers are rounded to 6 significant digits. `report.omitted` and `report.note` say what was left out.
+// InvalidArgument when `result` is not a schema_version 1 object with a `points` array.
 StatusOr<nlohmann::json> EmbeddedResult(const nlohmann::json& result);
 
 // JSON text that is safe inside <script type="application/json">: '<', '>', '&' and U+2028/U+2029 are written

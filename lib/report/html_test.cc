@@ -60,6 +60,24 @@ TEST(EmbeddedResultTest, DropsOnlySamples) {
   EXPECT_EQ(*EmbeddedResult(Minimal()), Minimal());
 }
 
+TEST(EmbeddedResultTest, SlimsLargeSweepsUnderTheBudget) {
+  json result = Minimal();
+  const json rank = {{"rank", 0}, {"time_us", {{"min", 1.0 / 3}, {"p50", 2.0 / 3}, {"p95", 1.0}, {"p99", 4.0 / 3},
+                                                {"max", 5.0 / 3}, {"mean", 0.7}, {"stddev", 0.1}, {"n", 1024}}}};
+  json point = {{"id", "p"}, {"time_us", {{"p50", 100.0 / 3}}}, {"per_rank", json::array()}};
+  for (int r = 0; r < 16; ++r) point["per_rank"].push_back(rank);
+  while (result.dump().size() <= kEmbedBudgetBytes) result["points"].push_back(point);
+  StatusOr<json> embedded = EmbeddedResult(result);
+  ASSERT_TRUE(embedded.ok());
+  EXPECT_LT(embedded->dump().size(), kEmbedBudgetBytes * 3 / 4);
+  const json& first = (*embedded)["points"][0];
+  EXPECT_EQ(first["per_rank"][0]["time_us"], json({{"p50", 0.666667}, {"p99", 1.33333}, {"mean", 0.7}}));
+  EXPECT_EQ(first["time_us"]["p50"], 33.3333);
+  EXPECT_EQ((*embedded)["points"].size(), result["points"].size());  // no point is ever dropped
+  EXPECT_NE((*embedded)["report"]["note"].get<std::string>().find("results file has them in full"),
+            std::string::npos);
+}
+
 TEST(EmbeddedResultTest, RejectsWhatThePageCannotDraw) {
   EXPECT_EQ(EmbeddedResult(json::array()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(EmbeddedResult(json{{"points", json::array()}}).status().code(), StatusCode::kInvalidArgument);

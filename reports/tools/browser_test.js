@@ -106,6 +106,7 @@ const PROBE = `
     command: (document.getElementById('command') || {}).textContent || '',
     copyButton: !!document.querySelector('button#copy-command'),
     links: document.querySelectorAll('a[href]').length,
+    overflowX: document.documentElement.scrollWidth - document.documentElement.clientWidth,
   };`;
 
 async function hoverCheck(wd) {
@@ -159,6 +160,7 @@ async function checkReport(wd, file, expectDrawn, args) {
     for (const e of probe.errors) failures.push('report error: ' + e);
     if (!probe.headline) failures.push('no verdict headline');
     if (!probe.command || !probe.copyButton) failures.push('no command line with a copy button');
+    if (probe.overflowX > 0) failures.push('the page is ' + probe.overflowX + ' px wider than the 1280 px window');
     if (probe.links) failures.push(probe.links + ' link(s) in the page; the report must be link-free');
     for (const c of probe.charts) {
       if (c.status === 'drawn') {
