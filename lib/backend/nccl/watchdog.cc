@@ -16,10 +16,10 @@ Watchdog::~Watchdog() {
   thread_.join();
 }
 
-Watchdog::Scope Watchdog::Guard(std::string what) {
+Watchdog::Scope Watchdog::Guard(const std::string& what) {
   std::lock_guard<std::mutex> lock(mu_);
   waiting_ = true;
-  what_ = std::move(what);
+  what_ = what;  // copy-assignment reuses what_'s buffer: no allocation per Run
   since_ = std::chrono::steady_clock::now();
   return Scope(this);
 }

@@ -44,7 +44,7 @@ class Watchdog {
     explicit Scope(Watchdog* dog) : dog_(dog) {}
     Watchdog* dog_;
   };
-  [[nodiscard]] Scope Guard(std::string what);
+  [[nodiscard]] Scope Guard(const std::string& what);
 
   // True once the communicator was aborted; it must not be used afterwards.
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
