@@ -1,0 +1,79 @@
+// The native backend over shared memory: one benchmark thread per rank, each with its own Communicator (as the
+// tests do), timing Work::Run of allreduce per algorithm and size. Time is per op as each rank sees it.
+#include <stdlib.h>
+
+#include <atomic>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "lib/backend/backend.h"
+#include "lib/measure/pattern.h"
+#include "lib/rendezvous/store.h"
+
+namespace commbench {
+namespace {
+
+const std::string& StoreDir() {
+  static const std::string* dir = [] {
+    char tmpl[] = "/tmp/commbench-shm-bench-XXXXXX";
+    return new std::string(mkdtemp(tmpl));
+  }();
+  return *dir;
+}
+
+// Every thread runs the benchmark function equally often, so the per-thread call count names the group.
+std::atomic<int> calls[64];
+
+void BM_ShmAllreduce(benchmark::State& state, std::string algo) {
+  const int n = state.threads();
+  const int rank = state.thread_index();
+  const std::string prefix = "call" + std::to_string(calls[rank]++);
+  auto store = NewFileStore(StoreDir());
+  PrefixStore group_store(prefix, store.get());
+  auto backend = CreateBackend("native");
+  ConnectRequest connect;
+  connect.place = RankPlace{rank, n, 0, rank, n, rank};
+  connect.store = &group_store;
+  auto comm = (*backend)->Connect(connect);
+  if (!comm.ok()) {
+    state.SkipWithError(comm.status().message().c_str());
+    return;
+  }
+  OpRequest request;
+  request.count = static_cast<size_t>(state.range(0)) / 4;
+  request.algo = algo;
+  auto work = (*comm)->Prepare(request);
+  if (!work.ok()) {
+    state.SkipWithError(work.status().message().c_str());
+    return;
+  }
+  std::vector<char> in;
+  FillInput(request, rank, n, 0, &in);
+  if (!(*work)->SetInput(in.data(), in.size()).ok()) state.SkipWithError("SetInput");
+  for (auto _ : state) {
+    if (!(*work)->Run().ok()) {
+      state.SkipWithError("Run failed");
+      break;
+    }
+  }
+  state.SetLabel((*work)->algo());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+  (void)(*comm)->Barrier();
+}
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  for (int64_t bytes : {int64_t{64}, int64_t{4} << 10, int64_t{256} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+    b->Arg(bytes);
+  }
+  b->Threads(2)->UseRealTime();
+}
+
+BENCHMARK_CAPTURE(BM_ShmAllreduce, auto, std::string("auto"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_ShmAllreduce, direct, std::string("direct"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_ShmAllreduce, twoshot, std::string("twoshot"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_ShmAllreduce, ring, std::string("ring"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_ShmAllreduce, hd, std::string("hd"))->Apply(Sizes);
+
+}  // namespace
+}  // namespace commbench
