@@ -96,8 +96,16 @@ class RankRunner {
       out << line->dump() << "\n";
       out.flush();
     }
-    // Nobody tears down its connections while a peer may still be reading the last point.
-    return plane->Barrier();
+    return LeaveTogether();
+  }
+
+  // Nobody closes its sockets while a peer may still be sending to it: every rank posts "done" in the store
+  // and leaves once all have (a TCP barrier here would itself race with the first rank to leave).
+  Status LeaveTogether() {
+    PrefixStore done("done", store_);
+    RETURN_IF_ERROR(done.Set(std::to_string(rank_), {'1'}));
+    for (int r = 0; r < plan_.world; ++r) RETURN_IF_ERROR(done.Get(std::to_string(r), Timeout()).status());
+    return OkStatus();
   }
 
  private:

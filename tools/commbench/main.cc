@@ -1,12 +1,36 @@
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "tools/commbench/commands.h"
 #include "tools/commbench/execute.h"
 
+namespace {
+
+// CLI11 would only say "A subcommand is required" for a mistyped one. Returns the listed subcommands when
+// `word` is none of them, else "".
+std::string UnknownSubcommand(CLI::App& app, const std::string& word) {
+  std::string listed;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == word) return "";
+    if (!sub->get_group().empty()) listed += (listed.empty() ? "" : ", ") + sub->get_name();
+  }
+  return listed;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Under `bazel run`, relative paths (--out, --html) mean the user's directory, not the runfiles tree.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY")) {
+    if (chdir(dir) != 0) std::perror(dir);
+  }
   CLI::App app{"commbench: sweep and diagnose collective communication (allreduce, allgather, reduce-scatter)."};
+  app.name("commbench");
   app.require_subcommand(1);
   app.set_version_flag("--version", COMMBENCH_VERSION);
   int exit_code = 0;
@@ -16,6 +40,13 @@ int main(int argc, char** argv) {
   commbench::cli::SetupEnv(app, &exit_code);
   commbench::cli::SetupWorker(app, &exit_code);
   commbench::cli::SetupReport(app, &exit_code);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string accepted = UnknownSubcommand(app, argv[1]);
+    if (!accepted.empty()) {
+      std::fprintf(stderr, "commbench: error: unknown subcommand '%s' (accepted: %s)\n", argv[1], accepted.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,133 @@
+// The CLI end to end with real rank processes: bad input, a killed rank, a timeout, Ctrl-C. After each, no rank
+// process and no temporary directory may remain.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/commbench/testing/cli_runner.h"
+
+namespace commbench::testing {
+namespace {
+
+int Lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void ExpectNothingLeft(const CliRunner& cli) {
+  EXPECT_TRUE(cli.Leftovers().empty()) << "rank processes left behind";
+  EXPECT_TRUE(cli.TempEntries().empty()) << "temporary files left behind: " << cli.TempEntries().front();
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string message;  // a part of the one error line
+};
+
+TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
+  const std::vector<BadInput> cases = {
+      {{"sweep", "--groups", "0..2"}, "--groups: value 0 in '0..2' is out of range (accepted: 1..4096)"},
+      {{"sweep", "--groups", "3..1"}, "--groups: range '3..1' is empty"},
+      {{"sweep", "--sizes", "1X"}, "--sizes: invalid value '1X'"},
+      {{"sweep", "--backends", "nope"}, "unknown backend 'nope' (accepted: "},
+      {{"sweep", "--nope"}, "--nope"},
+      {{"sweep", "--groups", "100", "--group-size", "2"}, "world of 200 ranks exceeds the limit of 128"},
+      {{"sweep", "--dtypes", "f8"}, "unknown dtype 'f8' (accepted: f32, f64, i32, f16, bf16)"},
+      {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},
+      {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
+      {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write '/nonexistent/dir/r.json'"},
+      {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
+      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report)"},
+  };
+  for (const auto& c : cases) {
+    CliRunner cli;
+    CliResult r = cli.Run(c.args);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << cmd << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << cmd << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << cmd << "\n" << r.err;
+    EXPECT_FALSE(std::ifstream(cli.dir() + "/commbench-results.json").good()) << cmd;
+    ExpectNothingLeft(cli);
+  }
+}
+
+TEST(CliTest, HelpHasExamples) {
+  CliRunner cli;
+  CliResult r = cli.Run({"sweep", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("commbench sweep --groups 1..8"), std::string::npos) << r.out;
+}
+
+// Starts a long sweep and waits until its rank processes run.
+pid_t StartLongSweep(CliRunner* cli, std::vector<std::string> extra, std::vector<pid_t>* ranks) {
+  std::vector<std::string> args = {"sweep", "--groups", "2", "--sizes", "64K", "--iters", "2000000", "--timeout", "60"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  pid_t driver = cli->Start(args);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    *ranks = CliRunner::Children(driver);
+    if (ranks->size() == 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // into the timed loop
+  return driver;
+}
+
+TEST(CliTest, KilledRankIsNamedAndNothingIsLeftBehind) {
+  CliRunner cli;
+  std::vector<pid_t> ranks;
+  pid_t driver = StartLongSweep(&cli, {}, &ranks);
+  ASSERT_EQ(ranks.size(), 4u);
+  pid_t victim = ranks[2];  // process index 2 runs rank 2
+  kill(victim, SIGKILL);
+  CliResult r = cli.Wait(driver);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("rank 2 (pid " + std::to_string(victim) + ") was killed by SIGKILL during point "
+                       "gloo/allreduce/auto/f32/sum/g2/k2/65536B"),
+            std::string::npos)
+      << r.err;
+  std::ifstream f(cli.dir() + "/commbench-results.json");
+  ASSERT_TRUE(f.good()) << "partial results must be written";
+  nlohmann::json result = nlohmann::json::parse(f);
+  EXPECT_EQ(result["status"], "partial");
+  EXPECT_NE(result["failure"].get<std::string>().find("rank 2"), std::string::npos);
+  ExpectNothingLeft(cli);
+}
+
+TEST(CliTest, TimeoutNamesTheRanksThatDidNotFinish) {
+  CliRunner cli;
+  // Rank 1 sleeps 3 s per iteration: its group (ranks 0-1) cannot finish within the 1 s timeout; group 1 can.
+  CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "4", "--warmup", "0", "--timeout",
+                         "1", "--test-only-slow-rank", "1:3000000"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("--timeout 1 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: ranks "
+                       "0-1 did not finish"),
+            std::string::npos)
+      << r.err;
+  ExpectNothingLeft(cli);
+}
+
+TEST(CliTest, InterruptStopsRanksAndWritesPartialResults) {
+  CliRunner cli;
+  std::vector<pid_t> ranks;
+  pid_t driver = StartLongSweep(&cli, {}, &ranks);
+  ASSERT_EQ(ranks.size(), 4u);
+  kill(driver, SIGINT);
+  CliResult r = cli.Wait(driver);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("interrupted by signal 2"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::ifstream(cli.dir() + "/commbench-results.json").good());
+  for (pid_t p : ranks) EXPECT_NE(kill(p, 0), 0) << "rank process " << p << " survived";
+  ExpectNothingLeft(cli);
+}
+
+}  // namespace
+}  // namespace commbench::testing

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Builds everything and runs every test, then prints one line CI reads: "N passed, M failed".
+# Counts are test targets (each a gtest binary or a script); skipped device tests are listed by the test itself.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+bazel test //... --test_summary=short --test_output=errors "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
+failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS)|FAILED TO BUILD' "$log")
+if [[ $status -ne 0 && $failed -eq 0 ]]; then
+  failed=1  # the build itself failed: count it so that CI cannot read green
+fi
+echo "${passed} passed, ${failed} failed"
+[[ $status -eq 0 && $failed -eq 0 ]]
