@@ -43,8 +43,8 @@ std::vector<OpRequest> Cases(const std::vector<size_t>& counts, const std::vecto
   return out;
 }
 
-void RunCases(int n, const std::vector<OpRequest>& cases, int iters) {
-  auto results = RunThreads("native", n, [&](int rank, Communicator* comm) -> Status {
+void RunCases(int n, const std::vector<OpRequest>& cases, int iters, const std::string& backend = "native") {
+  auto results = RunThreads(backend, n, [&](int rank, Communicator* comm) -> Status {
     for (const auto& request : cases) RETURN_IF_ERROR(RunAndCheck(comm, request, rank, n, iters));
     return OkStatus();
   });
@@ -66,6 +66,26 @@ TEST_P(NativeShmTest, EveryReduceOp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, NativeShmTest, ::testing::Values(1, 2, 3, 4, 5, 8));
+
+// The same schedules over sockets (backend native-tcp); f32 and f16 keep the socket count of the test low.
+class NativeTcpTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(NativeTcpTest, EveryAlgorithmAndPlacement) {
+  RunCases(GetParam(), Cases({0, 1, 7, 1023}, {DataType::kF32, DataType::kF16}, {ReduceOp::kSum}), 2, "native-tcp");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, NativeTcpTest, ::testing::Values(1, 2, 3, 5, 8));
+
+TEST(NativeTcpBigTest, MillionPlusThree) {
+  std::vector<OpRequest> cases;
+  for (const char* algo : {"ring", "hd", "twoshot"}) {
+    OpRequest r;
+    r.count = (1u << 20) + 3;
+    r.algo = algo;
+    cases.push_back(r);
+  }
+  RunCases(3, cases, 1, "native-tcp");
+}
 
 // 1M+3 elements: not divisible by any rank count here, and larger than the caches.
 TEST(NativeShmBigTest, MillionPlusThree) {
