@@ -50,9 +50,7 @@ class NativeBackend : public Backend {
 
   std::vector<AlgorithmInfo> Algorithms() const override {
     std::vector<AlgorithmInfo> out;
-    for (const auto& a : AlgorithmTable()) {
-      for (Collective op : a.ops) out.push_back(AlgorithmInfo{a.name, op, a.description, a.suits});
-    }
+    for (const auto& a : AlgorithmTable()) out.push_back(AlgorithmInfo{a.name, a.op, a.description, a.suits});
     return out;
   }
 

@@ -20,7 +20,7 @@ std::vector<OpRequest> Cases(const std::vector<size_t>& counts, const std::vecto
                              const std::vector<ReduceOp>& reduces) {
   std::vector<OpRequest> out;
   for (const auto& algo : AlgorithmTable()) {
-    for (Collective op : algo.ops) {
+    for (Collective op : {algo.op}) {
       for (DataType dtype : dtypes) {
         for (ReduceOp reduce : reduces) {
           if (op == Collective::kAllgather && reduce != reduces[0]) continue;

@@ -317,30 +317,34 @@ BufferSizes BaseSizes(const Problem& p) {
 }
 
 const std::vector<AlgorithmDesc>& AlgorithmTable() {
+  using C = Collective;
   static const auto* table = new std::vector<AlgorithmDesc>{
-      {"direct",
-       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
-       "one step: every rank reads every peer's input and reduces or copies it (one-shot)",
-       "small messages (< 32 KiB), few ranks"},
-      {"twoshot",
-       {Collective::kAllreduce},
-       "direct reduce-scatter of one block per rank, then direct allgather of the blocks (two steps)",
-       "medium and large messages on shared memory"},
-      {"ring",
-       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
-       "n-1 reduce-scatter steps then n-1 allgather steps, each from the left neighbour only",
-       "large messages, many ranks, tcp"},
-      {"hd",
-       {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter},
-       "recursive halving (reduce-scatter) then doubling (allgather); non-powers of two fold pairwise",
-       "medium messages, log2(n) steps"},
+      {"direct", C::kAllreduce, "one step: every rank reduces all n inputs itself (one-shot)", "< 16 KiB"},
+      {"direct", C::kAllgather, "one step: every rank copies every peer's block", "all sizes on shm; < 4 KiB on tcp"},
+      {"direct", C::kReduceScatter, "one step: every rank reduces its own block from all n inputs",
+       "all sizes on shm; < 4 KiB on tcp"},
+      {"twoshot", C::kAllreduce, "direct reduce-scatter (one block per rank), then direct allgather of the blocks",
+       ">= 16 KiB on shm"},
+      {"ring", C::kAllreduce, "n-1 reduce-scatter then n-1 allgather steps, each from the left neighbour only",
+       "large messages on tcp, many ranks"},
+      {"ring", C::kAllgather, "n-1 steps, each copying the block the left neighbour received last",
+       "large messages on tcp"},
+      {"ring", C::kReduceScatter, "n-1 steps, each adding the left neighbour's partial block",
+       "large messages on tcp"},
+      {"hd", C::kAllreduce,
+       "recursive halving reduce-scatter then doubling allgather; non-powers of two fold pairwise first",
+       "4 KiB .. 256 KiB on tcp"},
+      {"hd", C::kAllgather, "recursive doubling over log2(n) steps; non-powers of two fold pairwise first",
+       "medium messages, many ranks"},
+      {"hd", C::kReduceScatter, "recursive halving over log2(n) steps; non-powers of two fold pairwise first",
+       "medium messages, many ranks"},
   };
   return *table;
 }
 
 bool Supports(const std::string& algo, Collective op) {
   for (const auto& a : AlgorithmTable()) {
-    if (a.name == algo) return std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end();
+    if (a.name == algo && a.op == op) return true;
   }
   return false;
 }
@@ -350,8 +354,7 @@ StatusOr<Schedule> BuildSchedule(const std::string& algo, const Problem& problem
   if (!Supports(algo, problem.op)) {
     std::string accepted;
     for (const auto& a : AlgorithmTable()) {
-      if (std::find(a.ops.begin(), a.ops.end(), problem.op) == a.ops.end()) continue;
-      accepted += (accepted.empty() ? "" : ", ") + a.name;
+      if (a.op == problem.op) accepted += (accepted.empty() ? "" : ", ") + a.name;
     }
     return InvalidArgument("native: algorithm '" + algo + "' does not run " + std::string(Name(problem.op)) +
                            " (accepted: auto, " + accepted + ")");

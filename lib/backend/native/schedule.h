@@ -66,10 +66,10 @@ Loc InputLoc(const Problem& p, int rank);
 Loc OutputLoc(const Problem& p, int rank);
 BufferSizes BaseSizes(const Problem& p);
 
-// The algorithms. Each fills a schedule for all ranks; Build dispatches by name.
+// The algorithms, one entry per (name, collective). Each fills a schedule for all ranks.
 struct AlgorithmDesc {
   std::string name;
-  std::vector<Collective> ops;
+  Collective op;
   std::string description;
   std::string suits;
 };
