@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -151,6 +152,25 @@ const std::vector<std::string>& SeriesAxes() {
   return kAxes;
 }
 
+int CountCpus(const std::string& list) {
+  int n = 0;
+  for (const std::string& part : Split(list, ',')) {
+    size_t dash = part.find('-');
+    char* end = nullptr;
+    long lo = std::strtol(part.c_str(), &end, 10);
+    if (end == part.c_str()) return 0;
+    long hi = lo;
+    if (dash != std::string::npos) {
+      const char* h = part.c_str() + dash + 1;
+      hi = std::strtol(h, &end, 10);
+      if (end == h) return 0;
+    }
+    if (*end != '\0' || hi < lo) return 0;
+    n += static_cast<int>(hi - lo + 1);
+  }
+  return n;
+}
+
 std::string PointData::Axis(const std::string& name) const {
   auto it = axes.find(name);
   return it == axes.end() ? "" : it->second;
@@ -163,11 +183,11 @@ double PointData::MaxSetupS() const {
 }
 
 double PointData::VolCtxPerRankIter() const {
-  if (world <= 0) return 0;
-  if (vol_ctx_per_iter > 0) return vol_ctx_per_iter / world;
+  // The sweep writes cpu.vol_ctx_per_iter as the mean over ranks of (voluntary switches / iterations).
+  if (vol_ctx_per_iter > 0) return vol_ctx_per_iter;
   double total = 0;
   for (const RankData& r : ranks) total += r.vol_ctx;
-  return iters > 0 ? total / (iters * world) : 0;
+  return iters > 0 && !ranks.empty() ? total / (iters * static_cast<double>(ranks.size())) : 0;
 }
 
 std::vector<int> AnalysisInput::Partners(int a, const std::string& primary,
@@ -206,31 +226,81 @@ AbComparison AnalysisInput::Compare(int a, int b) const {
   c.b = b;
   const SeriesData& sa = series[static_cast<size_t>(a)];
   const SeriesData& sb = series[static_cast<size_t>(b)];
-  std::vector<double> g, ya, yb;
+  std::vector<double> g, ya, yb, sea, seb;
   for (size_t i = 0; i < sa.groups.size(); ++i) {
     auto it = std::find(sb.groups.begin(), sb.groups.end(), sa.groups[i]);
     if (it == sb.groups.end()) continue;
+    size_t j = static_cast<size_t>(it - sb.groups.begin());
     g.push_back(sa.groups[i]);
     ya.push_back(sa.p50_us[i]);
-    yb.push_back(sb.p50_us[static_cast<size_t>(it - sb.groups.begin())]);
+    sea.push_back(sa.se_us[i]);
+    yb.push_back(sb.p50_us[j]);
+    seb.push_back(sb.se_us[j]);
   }
   if (g.size() < 2) return c;
   c.g_lo = g.front();
   c.g_hi = g.back();
-  c.growth_a_us = FitLine(g, ya).slope * (c.g_hi - c.g_lo);
-  c.growth_b_us = FitLine(g, yb).slope * (c.g_hi - c.g_lo);
-  if (c.growth_a_us > 0) c.cut = std::min(1.0, 1 - c.growth_b_us / c.growth_a_us);
-  double noise = std::sqrt(sa.fit.noise * sa.fit.noise + sb.fit.noise * sb.fit.noise);
-  c.removed = sa.fit.grows && c.growth_a_us > 0 && c.cut >= kMinCut && c.growth_a_us - c.growth_b_us > 3 * noise;
+  // Each side's growth is its own model's, judged against its own noise: a B side whose shape is within its
+  // noise grew by nothing. The least-squares slopes must agree, so that a B too noisy to model cannot pass for
+  // a fix: the reported cut is the smaller of the two.
+  ScalingFit fa = FitScaling(g, ya, sea, options), fb = FitScaling(g, yb, seb, options);
+  c.growth_a_us = fa.grows ? fa.growth : 0;
+  c.growth_b_us = fb.grows ? fb.growth : 0;
+  double ls_a = FitLine(g, ya).slope * (c.g_hi - c.g_lo), ls_b = FitLine(g, yb).slope * (c.g_hi - c.g_lo);
+  bool a_grows = c.growth_a_us > 0 && ls_a > 0;
+  if (a_grows) {
+    double cut_model = 1 - std::max(c.growth_b_us, 0.0) / c.growth_a_us;
+    double cut_ls = 1 - std::max(ls_b, 0.0) / ls_a;
+    c.cut = std::min(cut_model, cut_ls);
+    if (cut_ls < cut_model) {  // report the growths the cut was computed from
+      c.growth_a_us = ls_a;
+      c.growth_b_us = std::max(ls_b, 0.0);
+    }
+  }
+  c.removed = a_grows && c.cut >= kMinCut;
   return c;
 }
+
+namespace {
+
+// --cpus values are CPU lists themselves ("0,2-3"), so the sweep separates them with ';' (shell-quoted).
+char Separator(const std::string& axis) { return axis == "cpus" ? ';' : ','; }
+
+std::string Unquote(const std::string& v) {
+  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) return v.substr(1, v.size() - 2);
+  return v;
+}
+
+std::string Quote(const std::string& v) { return v.find(';') == std::string::npos ? v : "'" + v + "'"; }
+
+// The confirming run writes next to the original result instead of over it.
+std::string AbOutput(const std::string& out) {
+  size_t slash = out.rfind('/');
+  size_t dot = out.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return out + "-ab";
+  return out.substr(0, dot) + "-ab" + out.substr(dot);
+}
+
+// Flags that take one value, not a sweep axis: the confirming value replaces the original.
+bool IsScalarFlag(const std::string& axis) { return axis == "warmup"; }
+
+}  // namespace
 
 std::string AnalysisInput::ConfirmCommand(
     const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) const {
   std::vector<std::string> tokens = Split(command.empty() ? "commbench sweep" : command, ' ');
+  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (tokens[i] == "--out" || tokens[i] == "-o" || tokens[i] == "--html") tokens[i + 1] = AbOutput(tokens[i + 1]);
+  }
+  for (auto& t : tokens) {
+    for (const char* flag : {"--out=", "--html="}) {
+      if (t.rfind(flag, 0) == 0) t = flag + AbOutput(t.substr(std::string(flag).size()));
+    }
+  }
   for (const auto& [axis, values] : axes) {
     std::string flag = "--" + axis;
     std::replace(flag.begin(), flag.end(), '_', '-');
+    char sep = Separator(axis);
     bool found = false;
     for (size_t i = 0; i < tokens.size() && !found; ++i) {
       std::string* value = nullptr;
@@ -242,16 +312,17 @@ std::string AnalysisInput::ConfirmCommand(
         value = &tokens[i];
       }
       if (value == nullptr) continue;
-      std::vector<std::string> merged = Split(value->substr(prefix.size()), ',');
+      std::vector<std::string> merged = Split(Unquote(value->substr(prefix.size())), sep);
+      if (IsScalarFlag(axis)) merged.clear();
       for (const std::string& v : values) {
         if (std::find(merged.begin(), merged.end(), v) == merged.end()) merged.push_back(v);
       }
-      *value = prefix + Join(merged, ",");
+      *value = prefix + Quote(Join(merged, std::string(1, sep)));
       found = true;
     }
     if (!found) {
       tokens.push_back(flag);
-      tokens.push_back(Join(values, ","));
+      tokens.push_back(Quote(Join(values, std::string(1, sep))));
     }
   }
   return Join(tokens, " ");
@@ -259,6 +330,7 @@ std::string AnalysisInput::ConfirmCommand(
 
 AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& options) {
   AnalysisInput in;
+  in.options = options;
   in.command = result.value("command", std::string());
   if (result.contains("environment") && result["environment"].is_object()) {
     const json& env = result["environment"];

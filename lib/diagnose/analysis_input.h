@@ -37,7 +37,7 @@ struct PointData {
   double wall_s = 0;
   bool has_cpu = false;
   double cpu_s_total = 0, cores_available = 0, saturation = 0, threads_per_core = 0;
-  double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // summed over ranks, per iteration
+  double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // per rank per iteration (mean over ranks)
   bool has_skew = false;
   double start_skew_us = 0;
   int slowest_group = -1, slowest_rank = -1;
@@ -59,15 +59,16 @@ struct SeriesData {
   ScalingFit fit;
   std::string slope_vs_bytes = "unknown";  // "bandwidth-bound" | "per-operation overhead" | "unknown"
   double bytes_share = 0;
+  bool explained = false;  // a confirmed finding accounts for this series' growth: other rules look elsewhere
 };
 
 // Growth of A and of B over the group counts they share, and how much B cut it.
 struct AbComparison {
   int a = -1, b = -1;  // series indices
   double g_lo = 0, g_hi = 0;
-  double growth_a_us = 0, growth_b_us = 0;  // least-squares slope x (g_hi - g_lo)
-  double cut = 0;                           // 1 - growth_b / growth_a, in [0, 1] when B grows less
-  bool removed = false;                     // B cut the growth by at least kMinCut, beyond the noise
+  double growth_a_us = 0, growth_b_us = 0;  // each side's fitted growth over [g_lo, g_hi]; 0 when within noise
+  double cut = 0;                           // 1 - growth_b / growth_a (the more conservative of model and line)
+  bool removed = false;                     // A grows there and B cut it by at least kMinCut
 };
 
 inline constexpr double kMinCut = 0.3;
@@ -79,6 +80,7 @@ struct AnalysisInput {
   std::string affinity;      // environment.affinity, e.g. "0-1"
   double cores_online = 0;
   double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
+  ScalingOptions options;
 
   const PointData& Point(const SeriesData& s, size_t i) const { return points[static_cast<size_t>(s.points[i])]; }
   const PointData& Last(const SeriesData& s) const { return Point(s, s.points.size() - 1); }
@@ -105,6 +107,9 @@ struct AnalysisInput {
   // The command that would confirm: the result's command with each axis flag set to (its values U `values`).
   std::string ConfirmCommand(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) const;
 };
+
+// Number of CPUs in a list like "0", "0-1", "0,2-3"; 0 for "" (unrestricted) or text that is not a list.
+int CountCpus(const std::string& list);
 
 // The axes that form the series key (PointData::axes), in output order.
 const std::vector<std::string>& SeriesAxes();

@@ -66,8 +66,21 @@ Diagnosis Run(const AnalysisInput& in) {
     d.verdict = "insufficient data";
     return d;
   }
-  for (const auto& rule : Rules()) {
-    std::optional<Finding> f = rule->Evaluate(in);
+  // Pass 1: every rule on every series. A confirmed finding explains its series; pass 2 lets the other rules
+  // look for their causes in what is left, so that one planted cause is not echoed by every rule.
+  std::vector<std::optional<Finding>> first;
+  for (const auto& rule : Rules()) first.push_back(rule->Evaluate(in));
+  AnalysisInput rest = in;
+  bool any_confirmed = false;
+  for (const auto& f : first) {
+    if (f && f->status == FindingStatus::kConfirmed && f->series >= 0) {
+      rest.series[static_cast<size_t>(f->series)].explained = true;
+      any_confirmed = true;
+    }
+  }
+  for (size_t r = 0; r < Rules().size(); ++r) {
+    std::optional<Finding> f = first[r];
+    if (any_confirmed && !(f && f->status == FindingStatus::kConfirmed)) f = Rules()[r]->Evaluate(rest);
     if (!f) continue;
     (f->status == FindingStatus::kRuledOut ? d.ruled_out : d.findings).push_back(*f);
   }

@@ -126,7 +126,12 @@ TEST(Diagnose, ConfirmCommandMergesOrAppends) {
   AnalysisInput in;
   in.command = "commbench sweep --groups 1..8 --cpus=0";
   EXPECT_EQ(in.ConfirmCommand({{"cpus", {"0", "0-1"}}, {"ranks_per_process", {"1", "2"}}}),
-            "commbench sweep --groups 1..8 --cpus=0,0-1 --ranks-per-process 1,2");
+            "commbench sweep --groups 1..8 --cpus='0;0-1' --ranks-per-process 1,2");
+  // The original result is not overwritten; a CPU list with commas survives as one --cpus value.
+  in.command = "commbench sweep -o res.json --cpus '0,1' --html r.html";
+  EXPECT_EQ(in.ConfirmCommand({{"cpus", {"0"}}}), "commbench sweep -o res-ab.json --cpus '0,1;0' --html r-ab.html");
+  in.command = "commbench sweep --warmup 5";
+  EXPECT_EQ(in.ConfirmCommand({{"warmup", {"0"}}}), "commbench sweep --warmup 0");
   in.command = "";
   EXPECT_EQ(in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), "commbench sweep --sync world-barrier,none");
 }

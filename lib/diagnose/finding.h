@@ -35,6 +35,7 @@ struct Finding {
   std::vector<std::string> points;
   std::vector<std::string> ab_points;
   double cut = 0;  // confirmed / ruled out: fraction of the growth the B side removed
+  int series = -1;  // the series (AnalysisInput::series index) the finding is about; not written to JSON
 
   double Score() const { return strength + (status == FindingStatus::kConfirmed ? 1.0 : 0.0); }
 };

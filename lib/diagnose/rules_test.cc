@@ -67,7 +67,7 @@ std::vector<json> OversubscribedSeries(const std::string& cpus, double cores, do
 
 TEST(CpuOversubscriptionRule, ConfirmedByMoreCores) {
   json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 15)},
-                      "commbench sweep --groups 1..8 --cpus 0,0-1");
+                      "commbench sweep --groups 1..8 --cpus 0;0-1");
   std::optional<Finding> f = Eval("cpu_oversubscription", r);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
@@ -85,7 +85,7 @@ TEST(CpuOversubscriptionRule, SuspectedWithoutAbAndSaysHowToConfirm) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kSuspected);
   EXPECT_TRUE(f->ab_points.empty());
-  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --cpus 0,0-1");
+  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --cpus '0;0-1'");
   // From G=2 the 4 ranks outnumber the 2 cores.
   bool found = false;
   for (const Evidence& e : f->evidence) {
@@ -149,7 +149,7 @@ TEST(WorldBarrierRule, SuspectedWithoutNoneAndMergesTheSyncFlag) {
   std::optional<Finding> f = Eval("world_barrier", r);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kSuspected);
-  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --sync world-barrier,none --out r.json");
+  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --sync world-barrier,none --out r-ab.json");
 }
 
 TEST(WorldBarrierRule, RuledOutWhenSyncNoneGrowsAlike) {
@@ -211,6 +211,17 @@ TEST(SharedBandwidthRule, ConfirmedBySequentialGroups) {
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
 }
 
+TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeak) {
+  // The same sweep on a host whose measured peak is 100x the aggregate: the bytes are not a saturated link.
+  auto sweep = BandwidthSweep("");
+  std::optional<Finding> near = Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep", 10, 4));
+  std::optional<Finding> far = Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep", 1000, 1000));
+  ASSERT_TRUE(near);
+  ASSERT_TRUE(far);
+  EXPECT_LT(far->strength, near->strength - 0.3);
+  EXPECT_NE(far->summary.find("far below the peak"), std::string::npos) << far->summary;
+}
+
 TEST(SharedBandwidthRule, QuietForPerOperationOverhead) {
   // The slope is the same at every size and the aggregate is far from peak.
   PointSpec small;
@@ -230,13 +241,13 @@ PointSpec Sleepy(const std::string& pin, double vol_per_rank_iter) {
   s.axes["pin"] = pin;
   s.cores = 64;
   s.saturation = 0.25;
-  s.vol_ctx_per_iter = vol_per_rank_iter;  // scaled by world in the tweak
+  s.vol_ctx_per_iter = vol_per_rank_iter;
   return s;
 }
 
 std::vector<json> SleepySeries(const std::string& pin, double vol, double slope) {
   return MakeSeries(Sleepy(pin, vol), OneToEight(), [slope](int g) { return 40 + slope * g; },
-                    [vol](int g, PointSpec* s) { s->vol_ctx_per_iter = vol * g * s->group_size; });
+                    [vol](int, PointSpec* s) { s->vol_ctx_per_iter = vol; });
 }
 
 TEST(WakeupLatencyRule, FiresOnBlockingWaitsAndIsConfirmedByPinning) {

@@ -61,8 +61,8 @@ json MakePoint(const PointSpec& s) {
                      {"time_us", {{"p50", s.p50_us}}},
                      {"cpu_user_s", 0.1},
                      {"cpu_sys_s", 0.05},
-                     {"vol_ctx", s.vol_ctx_per_iter * s.iters / world},
-                     {"invol_ctx", s.invol_ctx_per_iter * s.iters / world},
+                     {"vol_ctx", s.vol_ctx_per_iter * s.iters},
+                     {"invol_ctx", s.invol_ctx_per_iter * s.iters},
                      {"affinity", "0-1"},
                      {"setup_s", s.setup_s}});
   }

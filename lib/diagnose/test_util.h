@@ -24,8 +24,8 @@ struct PointSpec {
   double p99_factor = 1.2;
   double cores = 2;
   double saturation = 0.5;
-  double vol_ctx_per_iter = 0;    // summed over ranks
-  double invol_ctx_per_iter = 0;  // summed over ranks
+  double vol_ctx_per_iter = 0;    // per rank per iteration
+  double invol_ctx_per_iter = 0;  // per rank per iteration
   double setup_s = 0.02;
   double busbw_gbps = 0.01;     // per group
   std::vector<double> group_p50;  // empty: every group at p50_us

@@ -20,9 +20,9 @@ struct HostPeaks {
 
 struct HostPeakOptions {
   size_t memcpy_bytes = size_t{64} << 20;  // 64 MiB: beyond the last-level cache of any machine we run on
-  double memcpy_budget_s = 0.25;
+  double memcpy_budget_s = 0.15;
   size_t tcp_chunk_bytes = size_t{1} << 20;
-  double tcp_budget_s = 0.25;
+  double tcp_budget_s = 0.15;
   // Cache directory; "" means $XDG_CACHE_HOME/commbench, else $HOME/.cache/commbench.
   std::string cache_dir;
   bool refresh = false;  // measure even when the cache has an entry (and update it)

@@ -34,7 +34,7 @@ TEST(ConsoleFindings, ConfirmedAndSuspectedInScoreOrder) {
   ASSERT_NE(barrier_at, std::string::npos) << text;
   ASSERT_NE(cpu_at, std::string::npos) << text;
   EXPECT_LT(barrier_at, cpu_at);
-  EXPECT_TRUE(Has(text, "Confirm with: commbench sweep --groups 1..8 --sync world-barrier,none --cpus 0,0-1")) << text;
+  EXPECT_TRUE(Has(text, "Confirm with: commbench sweep --groups 1..8 --sync world-barrier,none --cpus '0;0-1'")) << text;
   EXPECT_TRUE(Has(text, "Fix: ")) << text;
   EXPECT_TRUE(Has(text, "- slope per added group: ")) << text;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace commbench {
@@ -15,9 +16,22 @@ struct ModelFit {
   double change_point = 0, before = 0, after = 0;
 };
 
-double Chi2(const std::vector<double>& y, const std::vector<double>& f, const std::vector<double>& w) {
+// Timing noise is multiplicative and heavy-tailed (a loaded host stretches slow points most), so residuals are
+// relative: (y - m) / (sigma_rel * m). Each model is fitted by iteratively reweighted least squares with the
+// weights that make its weighted residuals those relative ones.
+struct Data {
+  const std::vector<double>& g;
+  const std::vector<double>& y;
+  std::vector<double> rel;  // relative standard error per point
+  double tiny;              // smallest model value used as a scale, so that m <= 0 cannot divide by zero
+};
+
+double Chi2(const Data& d, const std::vector<double>& m) {
   double c = 0;
-  for (size_t i = 0; i < y.size(); ++i) c += w[i] * (y[i] - f[i]) * (y[i] - f[i]);
+  for (size_t i = 0; i < d.y.size(); ++i) {
+    double scale = d.rel[i] * std::max(m[i], d.tiny);
+    c += (d.y[i] - m[i]) * (d.y[i] - m[i]) / (scale * scale);
+  }
   return c;
 }
 
@@ -50,38 +64,53 @@ bool WeightedLine(const std::vector<double>& x, const std::vector<double>& y, co
   return true;
 }
 
-ModelFit FitFlat(const std::vector<double>& y, const std::vector<double>& w) {
-  ModelFit m;
-  double c = WeightedMean(y, w, 0, y.size());
-  m.fitted.assign(y.size(), c);
-  m.before = m.after = c;
-  m.chi2 = Chi2(y, m.fitted, w);
-  return m;
+// `fit` maps weights to model values (empty: the model does not apply). Starts from the data as the scale.
+ModelFit Irls(const Data& d, const std::function<std::vector<double>(const std::vector<double>&)>& fit) {
+  ModelFit out;
+  std::vector<double> m = d.y, w(d.y.size());
+  for (int iter = 0; iter < 8; ++iter) {
+    for (size_t i = 0; i < d.y.size(); ++i) {
+      double scale = d.rel[i] * std::max(m[i], d.tiny);
+      w[i] = 1 / (scale * scale);
+    }
+    std::vector<double> next = fit(w);
+    if (next.empty()) return out;
+    m = next;
+  }
+  out.fitted = m;
+  out.before = m.front();
+  out.after = m.back();
+  out.chi2 = Chi2(d, m);
+  return out;
 }
 
-ModelFit FitLinearModel(const std::vector<double>& g, const std::vector<double>& y, const std::vector<double>& w) {
-  ModelFit m;
-  double a = 0, b = 0;
-  if (!WeightedLine(g, y, w, &a, &b)) return m;
-  for (double x : g) m.fitted.push_back(a + b * x);
-  m.before = m.fitted.front();
-  m.after = m.fitted.back();
-  m.chi2 = Chi2(y, m.fitted, w);
-  return m;
+ModelFit FitFlat(const Data& d) {
+  return Irls(d, [&d](const std::vector<double>& w) {
+    return std::vector<double>(d.y.size(), WeightedMean(d.y, w, 0, d.y.size()));
+  });
+}
+
+ModelFit FitLinearModel(const Data& d) {
+  return Irls(d, [&d](const std::vector<double>& w) {
+    double a = 0, b = 0;
+    std::vector<double> m;
+    if (!WeightedLine(d.g, d.y, w, &a, &b)) return m;
+    for (double x : d.g) m.push_back(a + b * x);
+    return m;
+  });
 }
 
 // Best single change point: the upper level starts at g[j].
-ModelFit FitStep(const std::vector<double>& g, const std::vector<double>& y, const std::vector<double>& w) {
+ModelFit FitStep(const Data& d) {
   ModelFit best;
-  size_t n = y.size();
+  size_t n = d.y.size();
   for (size_t j = 1; j < n; ++j) {
-    ModelFit m;
-    m.before = WeightedMean(y, w, 0, j);
-    m.after = WeightedMean(y, w, j, n);
-    m.fitted.assign(n, m.before);
-    std::fill(m.fitted.begin() + static_cast<long>(j), m.fitted.end(), m.after);
-    m.change_point = g[j];
-    m.chi2 = Chi2(y, m.fitted, w);
+    ModelFit m = Irls(d, [&d, j, n](const std::vector<double>& w) {
+      std::vector<double> v(n, WeightedMean(d.y, w, 0, j));
+      std::fill(v.begin() + static_cast<long>(j), v.end(), WeightedMean(d.y, w, j, n));
+      return v;
+    });
+    m.change_point = d.g[j];
     if (m.chi2 < best.chi2) best = m;
   }
   return best;
@@ -89,20 +118,20 @@ ModelFit FitStep(const std::vector<double>& g, const std::vector<double>& y, con
 
 // Hockey stick a + b*min(G, knee) with b > 0. The knee needs three points on the rise (with two it is a step)
 // and one on the plateau (with none it is a line).
-ModelFit FitSaturation(const std::vector<double>& g, const std::vector<double>& y, const std::vector<double>& w) {
+ModelFit FitSaturation(const Data& d) {
   ModelFit best;
-  size_t n = y.size();
+  size_t n = d.y.size();
   for (size_t j = 2; j + 1 < n; ++j) {
     std::vector<double> x(n);
-    for (size_t i = 0; i < n; ++i) x[i] = std::min(g[i], g[j]);
-    double a = 0, b = 0;
-    if (!WeightedLine(x, y, w, &a, &b) || b <= 0) continue;
-    ModelFit m;
-    for (double xi : x) m.fitted.push_back(a + b * xi);
-    m.change_point = g[j];
-    m.before = m.fitted.front();
-    m.after = m.fitted.back();
-    m.chi2 = Chi2(y, m.fitted, w);
+    for (size_t i = 0; i < n; ++i) x[i] = std::min(d.g[i], d.g[j]);
+    ModelFit m = Irls(d, [&d, &x](const std::vector<double>& w) {
+      double a = 0, b = 0;
+      std::vector<double> v;
+      if (!WeightedLine(x, d.y, w, &a, &b) || b <= 0) return v;
+      for (double xi : x) v.push_back(a + b * xi);
+      return v;
+    });
+    m.change_point = d.g[j];
     if (m.chi2 < best.chi2) best = m;
   }
   return best;
@@ -132,23 +161,21 @@ ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<doubl
   if (y.empty() || groups.size() != y.size()) return out;
   const size_t n = y.size();
 
-  // Per-point noise: the samples' standard error, never below the relative floor (and never zero, so that a
-  // perfectly quiet synthetic series still has finite weights).
+  // Per-point noise: the samples' standard error relative to the value, never below the relative floor (and
+  // never zero, so that a perfectly quiet synthetic series still has finite weights).
   double scale_y = 0;
   for (double v : y) scale_y = std::max(scale_y, std::fabs(v));
-  std::vector<double> sigma(n), w(n);
+  Data data{groups, y, std::vector<double>(n), std::max(1e-9 * scale_y, 1e-12)};
   for (size_t i = 0; i < n; ++i) {
-    double s = i < se.size() ? se[i] : 0;
-    s = std::max({s, options.relative_noise_floor * std::fabs(y[i]), 1e-9 * scale_y, 1e-12});
-    sigma[i] = s;
+    double s = i < se.size() && std::fabs(y[i]) > 0 ? se[i] / std::fabs(y[i]) : 0;
+    data.rel[i] = std::max({s, options.relative_noise_floor, 1e-9});
   }
 
   ModelFit fits[4];
-  for (size_t i = 0; i < n; ++i) w[i] = 1 / (sigma[i] * sigma[i]);
-  fits[0] = FitFlat(y, w);
-  if (n >= 2) fits[1] = FitLinearModel(groups, y, w);
-  if (n >= 3) fits[2] = FitStep(groups, y, w);
-  if (n >= 4) fits[3] = FitSaturation(groups, y, w);
+  fits[0] = FitFlat(data);
+  if (n >= 2) fits[1] = FitLinearModel(data);
+  if (n >= 3) fits[2] = FitStep(data);
+  if (n >= 4) fits[3] = FitSaturation(data);
 
   // When no model fits within the stated noise, the noise is understated: scale it so that the best model's
   // reduced chi-square is 1 (the usual "scale factor"), so that structure in excess noise is not read as a model.
@@ -177,7 +204,7 @@ ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<doubl
   }
   if (n == 2) chosen = GrowthModel::kLinear;  // judged by significance below
   double mean_sigma = 0;
-  for (double s : sigma) mean_sigma += s;
+  for (size_t i = 0; i < n; ++i) mean_sigma += data.rel[i] * std::fabs(y[i]);
   out.noise = mean_sigma / n * std::sqrt(scale);
 
   const ModelFit& f = fits[static_cast<int>(chosen)];
@@ -185,9 +212,15 @@ ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<doubl
     out.growth = f.fitted.back() - f.fitted.front();
     double base = std::fabs(f.fitted.front()) > 0 ? std::fabs(f.fitted.front()) : 1e-12;
     out.growth_fraction = out.growth / base;
-    double se_growth = std::sqrt(sigma.front() * sigma.front() + sigma.back() * sigma.back()) * std::sqrt(scale);
-    bool significant = std::fabs(out.growth) > options.min_growth_sigmas * se_growth &&
-                       std::fabs(out.growth_fraction) > options.min_growth_fraction;
+    // Significance from the whole series, not only its end points: how much the model improves on a flat line
+    // relative to the noise (a likelihood-ratio / F-style test), so one wild point does not hide a clear trend.
+    // Two points have no residual to compare with: their stated noise decides.
+    double improvement = (fits[0].chi2 - f.chi2) / scale;
+    double s0 = data.rel.front() * std::fabs(y.front()), s1 = data.rel.back() * std::fabs(y.back());
+    double se_growth = std::sqrt(s0 * s0 + s1 * s1);
+    bool clear = n >= 3 ? improvement >= options.min_growth_sigmas * options.min_growth_sigmas
+                        : std::fabs(out.growth) > options.min_growth_sigmas * se_growth;
+    bool significant = clear && std::fabs(out.growth_fraction) > options.min_growth_fraction;
     if (!significant) {
       chosen = GrowthModel::kFlat;  // a shape within the noise is no shape
       out.growth = 0;

@@ -10,7 +10,7 @@ namespace diagnose {
 std::vector<int> GrowingSeries(const AnalysisInput& in, const std::function<bool(const SeriesData&)>& pred) {
   std::vector<int> out;
   for (size_t i = 0; i < in.series.size(); ++i) {
-    if (in.series[i].fit.grows && pred(in.series[i])) out.push_back(static_cast<int>(i));
+    if (in.series[i].fit.grows && !in.series[i].explained && pred(in.series[i])) out.push_back(static_cast<int>(i));
   }
   std::stable_sort(out.begin(), out.end(), [&in](int a, int b) {
     return in.series[static_cast<size_t>(a)].fit.growth_fraction > in.series[static_cast<size_t>(b)].fit.growth_fraction;

@@ -27,12 +27,20 @@ class CpuOversubscriptionRule : public Rule {
   }
 
  private:
+  // Cores the ranks may use: the --cpus list when it restricts them (the sweep may report the host's cores).
+  static double Cores(const AnalysisInput& in, const SeriesData& s) {
+    double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
+    double reported = in.Last(s).cores_available > 0 ? in.Last(s).cores_available : in.cores_online;
+    return listed > 0 && (reported <= 0 || listed < reported) ? listed : reported;
+  }
+
+  static double ThreadsPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p) {
+    double cores = Cores(in, s);
+    return std::max(p.threads_per_core, cores > 0 ? p.world / cores : 0.0);
+  }
+
   static bool Oversubscribed(const AnalysisInput& in, const SeriesData& s) {
-    const PointData& first = in.First(s);
-    const PointData& last = in.Last(s);
-    if (!last.has_cpu || last.threads_per_core <= 1.0) return false;
-    bool ctx_grows = last.invol_ctx_per_iter > 0.1 && last.invol_ctx_per_iter >= 2 * first.invol_ctx_per_iter;
-    return last.saturation >= 0.7 || ctx_grows;
+    return ThreadsPerCore(in, s, in.Last(s)) > 1.0;
   }
 
   static Finding Build(const AnalysisInput& in, int a) {
@@ -41,25 +49,31 @@ class CpuOversubscriptionRule : public Rule {
     const PointData& last = in.Last(s);
     Finding f;
     f.rule = "cpu_oversubscription";
+    f.series = a;
     f.cause = "CPU oversubscription";
+    double cores = Cores(in, s);
+    double tpc = ThreadsPerCore(in, s, last);
     int g_over = 0;  // first group count where ranks outnumber cores
     for (size_t i = 0; i < s.points.size() && g_over == 0; ++i) {
-      if (in.Point(s, i).threads_per_core > 1.0) g_over = in.Point(s, i).groups;
+      if (ThreadsPerCore(in, s, in.Point(s, i)) > 1.0) g_over = in.Point(s, i).groups;
     }
-    f.strength = 0.4;
+    // Ranks outnumbering cores is the precondition; a busy CPU, rising preemptions and growth that starts where
+    // the ranks outnumber the cores make it the likely cause.
+    f.strength = 0.3;
     if (last.saturation >= 0.85) f.strength += 0.2;
-    if (last.invol_ctx_per_iter > 0.1 && last.invol_ctx_per_iter >= 2 * first.invol_ctx_per_iter) f.strength += 0.2;
+    if (last.invol_ctx_per_iter > 0.1 && last.invol_ctx_per_iter >= 2 * first.invol_ctx_per_iter) f.strength += 0.15;
     bool onset = (s.fit.model == GrowthModel::kStep || s.fit.model == GrowthModel::kSaturation)
-                     ? std::fabs(s.fit.change_point - g_over) <= 1
+                     ? s.fit.change_point >= g_over
                      : g_over <= static_cast<int>(s.groups.size() > 1 ? s.groups[1] : s.groups[0]);
     if (onset) f.strength += 0.2;
-    if (s.slope_vs_bytes == "bandwidth-bound") f.strength -= 0.1;  // scales with bytes: bandwidth is as likely
+    if (s.slope_vs_bytes == "bandwidth-bound") f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; from G=" + std::to_string(g_over) +
-                " the ranks outnumber the " + Fmt(last.cores_available, 0) + " available cores (" +
-                Fmt(last.threads_per_core) + " threads per core and CPU saturation " + Fmt(last.saturation, 2) +
-                " at G=" + std::to_string(last.groups) + ").";
+                " the ranks outnumber the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use (" + Fmt(tpc) +
+                " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + " at G=" + std::to_string(last.groups) +
+                ").";
     AddGrowthEvidence(in, s, &f);
-    f.evidence.push_back({"threads per core at G=" + std::to_string(last.groups), last.threads_per_core, "x"});
+    f.evidence.push_back({"cores the ranks may use", cores, "cores"});
+    f.evidence.push_back({"ranks per core at G=" + std::to_string(last.groups), tpc, "x"});
     f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
     f.evidence.push_back({"ranks outnumber cores from", static_cast<double>(g_over), "G"});
     f.evidence.push_back({"involuntary context switches per iteration at G=" + std::to_string(first.groups),
@@ -74,13 +88,15 @@ class CpuOversubscriptionRule : public Rule {
             "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
 
     // A/B: the same points with more cores available, or with ranks pinned.
-    double a_cores = last.cores_available;
     std::vector<int> partners = in.Partners(a, "cpus");
-    std::optional<AbComparison> ab = in.BestAb(a, partners, [&in, a_cores](const SeriesData& b) {
-      return in.Last(b).has_cpu && in.Last(b).cores_available > a_cores;
+    std::optional<AbComparison> ab = in.BestAb(a, partners, [&in, cores](const SeriesData& b) {
+      return Cores(in, b) > cores;
     });
     std::string b_label;
-    if (ab) b_label = "--cpus " + in.series[static_cast<size_t>(ab->b)].axes.at("cpus");
+    if (ab) {
+      const std::string& v = in.series[static_cast<size_t>(ab->b)].axes.at("cpus");
+      b_label = v.empty() ? "all cores" : "--cpus " + v;
+    }
     if (!ab || !ab->removed) {
       std::string a_pin = s.axes.count("pin") ? s.axes.at("pin") : "";
       if (a_pin.empty() || a_pin == "none") {

@@ -35,6 +35,7 @@ class HostSyncRule : public Rule {
     const std::string sync = s.axes.at("sync");
     Finding f;
     f.rule = "host_sync";
+    f.series = a;
     f.cause = "host sync every iteration";
     f.strength = 0.6;
     f.summary = Describe(s) + ": with --sync " + sync + " the host waits for the GPU every iteration; time per op "

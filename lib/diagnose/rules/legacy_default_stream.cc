@@ -47,6 +47,7 @@ class LegacyDefaultStreamRule : public Rule {
     }
     Finding f;
     f.rule = "legacy_default_stream";
+    f.series = a;
     f.cause = "legacy-default-stream serialisation";
     f.strength = 0.6 + (ratio >= 0.6 && ratio <= 1.4 ? 0.2 : 0) + (sizes > 1 && serial_sizes == sizes ? 0.1 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; at G=" +

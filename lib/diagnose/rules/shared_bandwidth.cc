@@ -11,7 +11,8 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-constexpr double kNearPeak = 0.5;  // aggregate at or above half the measured peak
+constexpr double kNearPeak = 0.5;      // aggregate at or above half the measured peak
+constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
 
 class SharedBandwidthRule : public Rule {
  public:
@@ -42,8 +43,11 @@ class SharedBandwidthRule : public Rule {
 
     Finding f;
     f.rule = "shared_bandwidth";
+    f.series = a;
     f.cause = "shared memory or link bandwidth";
-    f.strength = 0.45 + (by_size ? 0.25 : 0) + (near_peak ? 0.25 : 0);
+    // Far below a measured peak, bytes cost CPU time (copies through the kernel) rather than a saturated link.
+    bool far_below = peak > 0 && fraction < kFarBelowPeak;
+    f.strength = 0.45 + (by_size ? 0.25 : 0) + (near_peak ? 0.25 : 0) - (far_below ? 0.2 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + ".";
     if (by_size) {
       f.summary += " The slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) +
@@ -52,7 +56,8 @@ class SharedBandwidthRule : public Rule {
     if (peak > 0) {
       f.summary += " At G=" + std::to_string(last.groups) + " the groups move " + Fmt(last.aggregate_busbw_gbps, 2) +
                    " GB/s together, " + Fmt(100 * fraction, 0) + "% of the " + peak_name + " (" + Fmt(peak, 2) +
-                   " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s.";
+                   " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s" +
+                   (far_below ? ": far below the peak, so the bytes more likely cost CPU time than link bandwidth." : ".");
     }
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"share of the slope from bytes at this size", s.bytes_share, "ratio"});

@@ -85,6 +85,7 @@ class StragglerRule : public Rule {
 
     Finding f;
     f.rule = "straggler";
+    f.series = a;
     f.cause = "straggler group " + std::to_string(group) + (rank >= 0 ? " (rank " + std::to_string(rank) + ")" : "");
     f.strength = 0.4 + 0.3 * consistency + (onset ? 0.3 : 0);
     double ratio = Median(ratios[group]);

@@ -38,6 +38,7 @@ class WakeupLatencyRule : public Rule {
     const PointData& last = in.Last(s);
     Finding f;
     f.rule = "wakeup_latency";
+    f.series = a;
     f.cause = "wake-up latency floor (blocking waits)";
     f.strength = 0.5 + (last.VolCtxPerRankIter() >= 2 ? 0.1 : 0) + (last.saturation < 0.4 ? 0.1 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + " while the CPU is mostly idle " +

@@ -32,6 +32,7 @@ class WorldBarrierRule : public Rule {
     const PointData& last = in.Last(s);
     Finding f;
     f.rule = "world_barrier";
+    f.series = a;
     f.cause = "world-wide barrier per iteration";
     f.strength = s.fit.model == GrowthModel::kLinear ? 0.8 : 0.7;  // a barrier's cost grows with world size
     f.summary = Describe(s) + ": with a world-wide barrier every iteration, time per op grows " +
