@@ -349,6 +349,8 @@ AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& optio
 
   std::map<std::string, int> index;
   for (size_t i = 0; i < in.points.size(); ++i) {
+    // A point without a time (it failed, or the run stopped during it) says nothing about growth.
+    if (!(in.points[i].p50_us > 0) || in.points[i].groups <= 0) continue;
     std::string key = KeyOf(in.points[i].axes);
     auto [it, inserted] = index.emplace(key, static_cast<int>(in.series.size()));
     if (inserted) {

@@ -136,6 +136,17 @@ TEST(Diagnose, ConfirmCommandMergesOrAppends) {
   EXPECT_EQ(in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), "commbench sweep --sync world-barrier,none");
 }
 
+TEST(Diagnose, PointsWithoutTimesAreLeftOut) {
+  PointSpec base;
+  std::vector<json> pts = MakeSeries(base, OneToEight(), [](int) { return 50.0; });
+  pts.back().erase("time_us");  // a partial result: the last point never finished
+  pts[3]["time_us"]["p50"] = nullptr;
+  json d = Diagnose(MakeResult({pts}, "commbench sweep"));
+  EXPECT_EQ(d["verdict"], "no growth") << d.dump();
+  ASSERT_EQ(d["fits"].size(), 1u);
+  EXPECT_EQ(d["fits"][0]["groups"].size(), 6u);
+}
+
 TEST(Diagnose, DeterministicOutput) {
   PointSpec base;
   base.saturation = 0.95;

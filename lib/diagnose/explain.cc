@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace commbench {
 namespace diagnose {
 namespace {
@@ -57,6 +59,53 @@ ExplainAdditions ExplainAxes(const ExplainSpec& spec) {
     add.reasons.push_back("--pin compact: the A/B for wake-up latency and migrations");
   }
   return add;
+}
+
+namespace {
+
+std::vector<std::string> Strings(const nlohmann::json& spec, const char* key) {
+  std::vector<std::string> out;
+  auto it = spec.find(key);
+  if (it == spec.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+void Append(nlohmann::json* spec, const char* key, const std::vector<std::string>& values) {
+  if (values.empty()) return;
+  nlohmann::json& list = (*spec)[key];
+  if (!list.is_array()) list = nlohmann::json::array();
+  for (const std::string& v : values) list.push_back(v);
+}
+
+}  // namespace
+
+ExplainSpec ExplainSpecFromJson(const nlohmann::json& spec, const std::string& affinity) {
+  ExplainSpec s;
+  if (!spec.is_object()) return s;
+  s.backends = Strings(spec, "backends");
+  s.sync = Strings(spec, "syncs");
+  s.pin = Strings(spec, "pins");
+  s.cpus = Strings(spec, "cpus");
+  s.stream = Strings(spec, "streams");
+  s.h2d = Strings(spec, "h2ds");
+  s.affinity = affinity;
+  return s;
+}
+
+nlohmann::json WithExplainAxes(const nlohmann::json& spec, const std::string& affinity,
+                               std::vector<std::string>* reasons) {
+  ExplainAdditions add = ExplainAxes(ExplainSpecFromJson(spec, affinity));
+  nlohmann::json out = spec;
+  Append(&out, "syncs", add.sync);
+  Append(&out, "pins", add.pin);
+  Append(&out, "cpus", add.cpus);
+  Append(&out, "streams", add.stream);
+  Append(&out, "h2ds", add.h2d);
+  if (reasons != nullptr) *reasons = add.reasons;
+  return out;
 }
 
 }  // namespace diagnose

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace commbench {
 namespace diagnose {
 
@@ -27,6 +29,14 @@ struct ExplainAdditions {
 };
 
 ExplainAdditions ExplainAxes(const ExplainSpec& spec);
+
+// The same over the sweep spec as the result file records it ("backends", "syncs", "pins", "cpus", "streams",
+// "h2ds" lists); `affinity` is environment.affinity.
+ExplainSpec ExplainSpecFromJson(const nlohmann::json& spec, const std::string& affinity);
+
+// `spec` with the additions appended to its lists; `reasons` (optional) receives one line per addition.
+nlohmann::json WithExplainAxes(const nlohmann::json& spec, const std::string& affinity,
+                               std::vector<std::string>* reasons = nullptr);
 
 }  // namespace diagnose
 }  // namespace commbench

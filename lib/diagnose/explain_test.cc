@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace commbench {
 namespace diagnose {
 namespace {
@@ -72,6 +74,23 @@ TEST(Explain, GpuAxes) {
   EXPECT_TRUE(a.stream.empty());
   EXPECT_TRUE(a.h2d.empty());
   EXPECT_TRUE(a.sync.empty());
+}
+
+TEST(Explain, OverTheRecordedSpec) {
+  // The spec as `commbench sweep --groups 1..8 --sync world-barrier` records it.
+  nlohmann::json spec = {{"backends", {"gloo"}}, {"syncs", {"world-barrier"}}, {"pins", {"none"}},
+                         {"cpus", {""}},         {"streams", {"dedicated"}},   {"h2ds", {"none"}},
+                         {"groups", {1, 2, 3}}};
+  std::vector<std::string> reasons;
+  nlohmann::json out = WithExplainAxes(spec, "0-1", &reasons);
+  EXPECT_EQ(out["syncs"], nlohmann::json({"world-barrier", "none"}));
+  EXPECT_EQ(out["pins"], nlohmann::json({"none", "compact"}));
+  EXPECT_EQ(out["cpus"], nlohmann::json({"", "0"}));
+  EXPECT_EQ(out["streams"], nlohmann::json({"dedicated"}));  // CPU backend: GPU axes untouched
+  EXPECT_EQ(out["groups"], spec["groups"]);
+  EXPECT_EQ(reasons.size(), 3u);
+  // Applying it twice adds nothing more: the A/B values are already there.
+  EXPECT_EQ(WithExplainAxes(out, "0-1"), out);
 }
 
 }  // namespace
