@@ -83,6 +83,24 @@ TEST(ScalingTest, SaturatingIsSaturation) {
   }
 }
 
+// Series measured on a loaded 2-core VM (commbench sweep, Gloo pairs, 400 B): heavy-tailed, multiplicative noise.
+TEST(ScalingTest, RealStepWithWildUpperLevel) {
+  // One rank slowed by 300 us per iteration (test-only fault): everything from G=3 on includes its group.
+  ScalingFit f = FitScaling({1, 2, 3, 4, 5, 6}, {30.2, 30.4, 3179.8, 399.6, 15974.5, 1851.7},
+                            {0.0, 0.0, 1212.3, 157.6, 2658.3, 596.8});
+  EXPECT_TRUE(f.grows);
+  EXPECT_EQ(f.model, GrowthModel::kStep) << GrowthModelName(f.model);
+  EXPECT_EQ(f.change_point, 3);
+}
+
+TEST(ScalingTest, RealNoisyGrowthIsGrowth) {
+  // Scenario A defaults, 400 B: 12x over G=1..8 with a wild last point (CI 154..1931 us).
+  ScalingFit f = FitScaling(kGroups, {31.5, 83.8, 85.1, 179.1, 384.1, 258.8, 234.7, 390.6},
+                            {0.4, 0.1, 0.1, 31.7, 30.8, 10.2, 4.5, 453.2});
+  EXPECT_TRUE(f.grows);
+  EXPECT_NE(f.model, GrowthModel::kFlat);
+}
+
 TEST(ScalingTest, SmoothSaturationIsNotALine) {
   std::vector<double> y, se;
   Make([](double g) { return 100 + 300 * (1 - std::exp(-g / 1.5)); }, 0.01, 7, &y, &se);
