@@ -52,7 +52,7 @@ std::string KeyOf(const std::map<std::string, std::string>& axes, const std::str
 
 PointData ParsePoint(const json& p) {
   PointData d;
-  d.id = p.value("id", std::string());
+  d.id = p.contains("id") && p["id"].is_string() ? p["id"].get<std::string>() : "";
   for (const std::string& a : SeriesAxes()) {
     auto it = p.find(a);
     if (it != p.end()) d.axes[a] = Text(*it);
@@ -71,7 +71,12 @@ PointData ParsePoint(const json& p) {
     const json& pr = p["samples_us"].value("per_rank", json::array());
     std::vector<std::vector<double>> series;
     for (const json& r : pr) {
-      if (r.is_array()) series.push_back(r.get<std::vector<double>>());
+      if (!r.is_array()) continue;
+      std::vector<double> v;
+      for (const json& x : r) {
+        if (x.is_number()) v.push_back(x.get<double>());
+      }
+      series.push_back(v);
     }
     if (!series.empty() && !series[0].empty()) {
       size_t n = series[0].size();
@@ -331,7 +336,8 @@ std::string AnalysisInput::ConfirmCommand(
 AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& options) {
   AnalysisInput in;
   in.options = options;
-  in.command = result.value("command", std::string());
+  if (!result.is_object()) return in;
+  if (result.contains("command") && result["command"].is_string()) in.command = result["command"].get<std::string>();
   if (result.contains("environment") && result["environment"].is_object()) {
     const json& env = result["environment"];
     in.cores_online = Num(env, "cores_online");

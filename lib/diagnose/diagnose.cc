@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,10 @@ double Round(double v, double unit) { return std::isfinite(v) ? std::round(v / u
 nlohmann::json AxisValue(const std::string& axis, const std::string& v) {
   static const char* kNumeric[] = {"group_size", "bytes", "ranks_per_process", "h2d_bytes"};
   for (const char* n : kNumeric) {
-    if (axis == n && !v.empty()) return std::stoll(v);
+    if (axis != n || v.empty()) continue;
+    char* end = nullptr;
+    long long x = std::strtoll(v.c_str(), &end, 10);
+    if (*end == '\0') return x;
   }
   if (axis == "graph" || axis == "in_place") return v == "true";
   if (v.empty() && (axis == "stream" || axis == "h2d")) return nullptr;

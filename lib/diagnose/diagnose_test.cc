@@ -147,6 +147,20 @@ TEST(Diagnose, PointsWithoutTimesAreLeftOut) {
   EXPECT_EQ(d["fits"][0]["groups"].size(), 6u);
 }
 
+TEST(Diagnose, MalformedInputDoesNotThrow) {
+  EXPECT_NO_THROW(Diagnose(json::array()));
+  EXPECT_NO_THROW(Diagnose(json(5)));
+  json odd = {{"command", 5},
+              {"environment", json::array()},
+              {"points",
+               {1, "x", json::object(), {{"groups", "a"}, {"time_us", 5}},
+                {{"groups", 2}, {"bytes", "many"}, {"time_us", {{"p50", 10}}}, {"samples_us", {{"per_rank", {{1, nullptr}}}}}},
+                {{"groups", 3}, {"id", 7}, {"time_us", {{"p50", 12}}}, {"per_rank", {1, {{"setup_s", "x"}}}}}}}};
+  json d;
+  ASSERT_NO_THROW(d = Diagnose(odd));
+  EXPECT_TRUE(d["verdict"].is_string());
+}
+
 TEST(Diagnose, DeterministicOutput) {
   PointSpec base;
   base.saturation = 0.95;

@@ -36,6 +36,7 @@ std::string Number(const json& v) {
 void Evidence(const json& f, std::ostringstream& out) {
   if (!f.contains("evidence") || !f["evidence"].is_array()) return;
   for (const json& e : f["evidence"]) {
+    if (!e.is_object()) continue;
     std::string unit = Str(e, "unit");
     out << "     - " << Str(e, "label") << ": " << Number(e.value("value", json())) << (unit.empty() ? "" : " " + unit)
         << "\n";
@@ -63,6 +64,7 @@ std::string FormatFindings(const json& d) {
   }
   int i = 0;
   for (const json& f : findings) {
+    if (!f.is_object()) continue;
     std::string status = Str(f, "status");
     out << ++i << ". [" << status << "] " << Str(f, "cause") << "  (score " << Number(f.value("score", json()))
         << ")\n";
@@ -75,7 +77,9 @@ std::string FormatFindings(const json& d) {
   }
   if (d.contains("ruled_out") && d["ruled_out"].is_array() && !d["ruled_out"].empty()) {
     out << "Ruled out by an A/B in this sweep:\n";
-    for (const json& f : d["ruled_out"]) out << "   - " << Str(f, "cause") << ": " << Str(f, "summary") << "\n";
+    for (const json& f : d["ruled_out"]) {
+      if (f.is_object()) out << "   - " << Str(f, "cause") << ": " << Str(f, "summary") << "\n";
+    }
   }
   return out.str();
 }

@@ -48,6 +48,13 @@ TEST(ConsoleFindings, NoGrowthAndInsufficientData) {
   EXPECT_FALSE(Has(flat, "1. ["));
   EXPECT_TRUE(Has(FormatFindings(diagnose::Diagnose(json::object())), "Not enough group counts"));
   EXPECT_TRUE(Has(FormatFindings(json::object()), "not diagnosed"));
+  // Hand-edited or foreign files: odd shapes print what they can and never throw.
+  json odd = {{"verdict", "growth"}, {"findings", {1, {{"cause", "x"}, {"evidence", {2, {{"label", "l"}}}}}}},
+              {"ruled_out", {"y"}}};
+  std::string text;
+  ASSERT_NO_THROW(text = FormatFindings(odd));
+  EXPECT_TRUE(Has(text, "1. [] x")) << text;
+  EXPECT_TRUE(Has(text, "- l: n/a")) << text;
 }
 
 TEST(ConsoleFindings, RuledOutCausesAreListed) {
