@@ -173,9 +173,9 @@ TEST(WorldBarrierRule, QuietWithoutBarrier) {
 // ---------- shared bandwidth ----------
 
 // 400 B flat; 4 MB grows by ~the bytes at 10 GB/s per added group; aggregate near the 10 GB/s memcpy peak.
-std::vector<std::vector<json>> BandwidthSweep(const std::string& concurrency) {
+std::vector<std::vector<json>> BandwidthSweep(const std::string& concurrency, double saturation = 0.4) {
   PointSpec small;
-  small.saturation = 0.4;
+  small.saturation = saturation;
   small.cores = 64;
   if (!concurrency.empty()) small.axes["concurrency"] = concurrency;
   PointSpec large = small;
@@ -211,15 +211,21 @@ TEST(SharedBandwidthRule, ConfirmedBySequentialGroups) {
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
 }
 
-TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeak) {
-  // The same sweep on a host whose measured peak is 100x the aggregate: the bytes are not a saturated link.
-  auto sweep = BandwidthSweep("");
-  std::optional<Finding> near = Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep", 10, 4));
-  std::optional<Finding> far = Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep", 1000, 1000));
+TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeakWithABusyCpu) {
+  // The same sweep on a host whose measured peak is 100x the aggregate: with the CPU busy, the bytes are CPU
+  // time (copies, reduction), not a saturated link.
+  auto busy = BandwidthSweep("", 0.95);
+  std::optional<Finding> near = Eval("shared_bandwidth", MakeResult(busy, "commbench sweep", 10, 4));
+  std::optional<Finding> far = Eval("shared_bandwidth", MakeResult(busy, "commbench sweep", 1000, 1000));
   ASSERT_TRUE(near);
   ASSERT_TRUE(far);
   EXPECT_LT(far->strength, near->strength - 0.3);
   EXPECT_NE(far->summary.find("far below the peak"), std::string::npos) << far->summary;
+  EXPECT_NE(near->summary.find("they split one capacity"), std::string::npos) << near->summary;
+  // With an idle CPU the flat aggregate still says "shared capacity", whatever the probe measured.
+  std::optional<Finding> idle = Eval("shared_bandwidth", MakeResult(BandwidthSweep(""), "commbench sweep", 1000, 1000));
+  ASSERT_TRUE(idle);
+  EXPECT_GT(idle->strength, far->strength + 0.2);
 }
 
 TEST(SharedBandwidthRule, QuietForPerOperationOverhead) {

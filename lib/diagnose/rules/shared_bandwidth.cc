@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kNearPeak = 0.5;      // aggregate at or above half the measured peak
 constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
+constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 for "it stays put"
 
 class SharedBandwidthRule : public Rule {
  public:
@@ -39,16 +40,32 @@ class SharedBandwidthRule : public Rule {
     double fraction = peak > 0 ? last.aggregate_busbw_gbps / peak : 0;
     bool by_size = s.slope_vs_bytes == "bandwidth-bound";
     bool near_peak = fraction >= kNearPeak;
+    // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
+    double agg_lo = 0, agg_hi = 0;
+    int shared_points = 0;
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      const PointData& p = in.Point(s, i);
+      if (p.groups < 2 || p.aggregate_busbw_gbps <= 0) continue;
+      agg_lo = shared_points == 0 ? p.aggregate_busbw_gbps : std::min(agg_lo, p.aggregate_busbw_gbps);
+      agg_hi = std::max(agg_hi, p.aggregate_busbw_gbps);
+      ++shared_points;
+    }
+    bool flat_aggregate = shared_points >= 3 && agg_hi <= kFlatAggregate * agg_lo;
     if (!by_size && !near_peak) return std::nullopt;
-
     Finding f;
     f.rule = "shared_bandwidth";
     f.series = a;
     f.cause = "shared memory or link bandwidth";
-    // Far below a measured peak, bytes cost CPU time (copies through the kernel) rather than a saturated link.
-    bool far_below = peak > 0 && fraction < kFarBelowPeak;
-    f.strength = 0.45 + (by_size ? 0.25 : 0) + (near_peak ? 0.25 : 0) - (far_below ? 0.2 : 0);
+    // Far below a measured peak with the CPU busy, the bytes cost CPU time (copies through the kernel, the
+    // reduction) rather than a saturated link.
+    bool far_below = peak > 0 && fraction < kFarBelowPeak && last.saturation >= 0.85;
+    f.strength = 0.45 + (by_size ? 0.25 : 0) + (flat_aggregate ? 0.15 : 0) + (near_peak ? 0.15 : 0) -
+                 (far_below ? 0.25 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + ".";
+    if (flat_aggregate) {
+      f.summary += " From G=2 the groups together stay between " + Fmt(agg_lo, 3) + " and " + Fmt(agg_hi, 3) +
+                   " GB/s: they split one capacity.";
+    }
     if (by_size) {
       f.summary += " The slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) +
                    "% of it is the bytes term at this size), so it is bandwidth, not per-operation overhead.";
@@ -68,6 +85,10 @@ class SharedBandwidthRule : public Rule {
                             small.fit.line.slope, "us"});
     }
     f.evidence.push_back({"aggregate busbw at G=" + std::to_string(last.groups), last.aggregate_busbw_gbps, "GB/s"});
+    if (shared_points > 0) {
+      f.evidence.push_back({"lowest aggregate busbw over G>=2", agg_lo, "GB/s"});
+      f.evidence.push_back({"highest aggregate busbw over G>=2", agg_hi, "GB/s"});
+    }
     f.evidence.push_back({"per-group busbw at G=" + std::to_string(last.groups), last.busbw_gbps, "GB/s"});
     if (peak > 0) {
       f.evidence.push_back({peak_name, peak, "GB/s"});
