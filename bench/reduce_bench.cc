@@ -2,10 +2,10 @@
 // of cache (64 MiB, several times the last-level cache). bytes_per_second counts output bytes for every
 // benchmark, so kernel/memcpy is the fraction of copy speed the reduction reaches; a reduction moves 3 streams
 // (a, b, dst) where memcpy moves 2, so 2/3 is the bound when memory is the limit.
+#include <benchmark/benchmark.h>
+
 #include <cstring>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "lib/backend/native/reduce.h"
 

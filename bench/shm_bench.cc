@@ -1,11 +1,10 @@
 // The native backend over shared memory: one benchmark thread per rank, each with its own Communicator (as the
 // tests do), timing Work::Run of allreduce per algorithm and size. Time is per op as each rank sees it.
+#include <benchmark/benchmark.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <string>
-
-#include <benchmark/benchmark.h>
 
 #include "lib/backend/backend.h"
 #include "lib/measure/pattern.h"
@@ -69,7 +68,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->Threads(2)->UseRealTime();
 }
 
-BENCHMARK_CAPTURE(BM_ShmAllreduce, auto, std::string("auto"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_ShmAllreduce, auto, std::string("auto")) -> Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, direct, std::string("direct"))->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, twoshot, std::string("twoshot"))->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, ring, std::string("ring"))->Apply(Sizes);

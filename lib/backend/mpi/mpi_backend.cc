@@ -3,7 +3,6 @@
 // communicator per group. MPI is finalised at exit. f16 and bf16, which MPI lacks, travel as 2-byte contiguous
 // types reduced by user ops over the native kernels (accumulating in f32).
 #include <mpi/mpi.h>
-
 #include <unistd.h>
 
 #include <algorithm>

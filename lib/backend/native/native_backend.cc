@@ -75,7 +75,8 @@ class NativeBackend : public Backend {
     const int ranks_on_host = std::max(request.place.world, request.place.group_size);
     if (transport == "shm") return ConnectShm(request, ranks_on_host);
     if (transport == "tcp") return ConnectTcp(request, ranks_on_host);
-    return InvalidArgument("COMMBENCH_NATIVE_TRANSPORT: unknown transport '" + transport + "' (accepted: auto, shm, tcp)");
+    return InvalidArgument("COMMBENCH_NATIVE_TRANSPORT: unknown transport '" + transport +
+                           "' (accepted: auto, shm, tcp)");
   }
 
  private:

@@ -1,6 +1,5 @@
 // The native backend end to end over shared memory: ranks are threads of this process.
 #include <dirent.h>
-
 #include <gtest/gtest.h>
 
 #include "lib/backend/native/schedule.h"

@@ -1,12 +1,12 @@
 #include "lib/backend/native/reduce.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "lib/core/half.h"
 
@@ -21,8 +21,14 @@ std::vector<char> RandomBuffer(DataType dtype, size_t n, uint32_t seed) {
   std::uniform_real_distribution<float> wide(-70000.0f, 70000.0f);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   std::vector<char> buf(n * SizeOf(dtype));
-  const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 2049.0f, 1e-6f, 6e-5f};
+  const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.0f,
+                            -0.0f,
+                            2049.0f,
+                            1e-6f,
+                            6e-5f};
   for (size_t i = 0; i < n; ++i) {
     float v;
     uint32_t pick = rng() % 16;
@@ -120,8 +126,8 @@ TEST_P(ReduceTest, MatchesScalarReferenceOutOfPlaceAndInPlace) {
   for (DataType dtype : AllDataTypes()) {
     for (ReduceOp op : AllReduceOps()) {
       for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{4099}}) {
-        std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
-                           "/" + KernelIsa();
+        std::string what =
+            std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) + "/" + KernelIsa();
         auto a = RandomBuffer(dtype, n, 1 + static_cast<uint32_t>(n));
         auto b = RandomBuffer(dtype, n, 2 + static_cast<uint32_t>(n));
         std::vector<char> want(a.size()), got(a.size());

@@ -134,7 +134,9 @@ Schedule BuildRing(const Problem& p) {
   const bool scratch = p.op == Collective::kReduceScatter && !p.in_place;
   if (scratch) s.sizes.count[static_cast<int>(Buf::kScratch)] = p.count * static_cast<size_t>(n);
   auto partial = [&](int rank) { return scratch ? Loc{rank, Buf::kScratch, 0} : Loc{rank, Buf::kOut, 0}; };
-  auto full_out = [&](int rank) { return p.op == Collective::kAllreduce ? OutputLoc(p, rank) : Loc{rank, Buf::kOut, 0}; };
+  auto full_out = [&](int rank) {
+    return p.op == Collective::kAllreduce ? OutputLoc(p, rank) : Loc{rank, Buf::kOut, 0};
+  };
 
   for (int r = 0; r < n; ++r) {
     const int left = Mod(r - 1, n);
@@ -246,7 +248,8 @@ Schedule BuildHalvingDoubling(const Problem& p) {
           lo = lo + d;
         }
         size_t a = region_start(lo), b = region_start(hi);
-        AddPull(&st[t], r, At(work(r), a), b - a, {At(current(r, reduced), a), At(current(partner, partner_reduced), a)});
+        AddPull(&st[t], r, At(work(r), a), b - a,
+                {At(current(r, reduced), a), At(current(partner, partner_reduced), a)});
         reduced = true;
       }
       // Copy-out for reduce-scatter (and n == 1 or p2 == 1 for allreduce): the result to its final place.
@@ -284,8 +287,7 @@ Schedule BuildHalvingDoubling(const Problem& p) {
 }
 
 bool Overlaps(const Loc& a, size_t na, const Loc& b, size_t nb) {
-  return a.rank == b.rank && a.buf == b.buf && na > 0 && nb > 0 && a.offset < b.offset + nb &&
-         b.offset < a.offset + na;
+  return a.rank == b.rank && a.buf == b.buf && na > 0 && nb > 0 && a.offset < b.offset + nb && b.offset < a.offset + na;
 }
 
 }  // namespace
@@ -329,8 +331,7 @@ const std::vector<AlgorithmDesc>& AlgorithmTable() {
        "large messages on tcp, many ranks"},
       {"ring", C::kAllgather, "n-1 steps, each copying the block the left neighbour received last",
        "large messages on tcp"},
-      {"ring", C::kReduceScatter, "n-1 steps, each adding the left neighbour's partial block",
-       "large messages on tcp"},
+      {"ring", C::kReduceScatter, "n-1 steps, each adding the left neighbour's partial block", "large messages on tcp"},
       {"hd", C::kAllreduce,
        "recursive halving reduce-scatter then doubling allgather; non-powers of two fold pairwise first",
        "4 KiB .. 256 KiB on tcp"},
@@ -397,7 +398,8 @@ WaitPlan MakeWaitPlan(const Schedule& s, int rank) {
         for (size_t w = 0; w < t; ++w) {
           for (const Pull& theirs : s.steps[q][w].pulls) {
             for (const Loc& src : theirs.srcs) {
-              if (Overlaps(src, theirs.count, dst, pull.count)) need[q] = std::max(need[q], static_cast<uint32_t>(w + 1));
+              if (Overlaps(src, theirs.count, dst, pull.count))
+                need[q] = std::max(need[q], static_cast<uint32_t>(w + 1));
             }
           }
         }

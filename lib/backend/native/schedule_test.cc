@@ -1,8 +1,8 @@
 #include "lib/backend/native/schedule.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "lib/backend/native/algorithm_choice.h"
 #include "lib/backend/native/reduce.h"

@@ -56,10 +56,10 @@ Status RunAndCheck(Communicator* comm, const OpRequest& request, int rank, int n
     RETURN_IF_ERROR(work->GetOutput(out.data(), out.size()));
     Status st = CheckOutput(request, rank, n, static_cast<uint64_t>(iter), out);
     if (!st.ok()) {
-      return Status(st.code(), std::string(Name(request.op)) + "/" + work->algo() + "/" + std::string(Name(request.dtype)) +
-                                   "/" + std::string(Name(request.reduce)) + (request.in_place ? "/in-place" : "") +
-                                   "/count=" + std::to_string(request.count) + " rank " + std::to_string(rank) +
-                                   ": " + st.message());
+      return Status(st.code(), std::string(Name(request.op)) + "/" + work->algo() + "/" +
+                                   std::string(Name(request.dtype)) + "/" + std::string(Name(request.reduce)) +
+                                   (request.in_place ? "/in-place" : "") + "/count=" + std::to_string(request.count) +
+                                   " rank " + std::to_string(rank) + ": " + st.message());
     }
   }
   return OkStatus();

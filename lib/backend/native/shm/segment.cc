@@ -85,8 +85,7 @@ StatusOr<Segment> Segment::Create(size_t bytes) {
   int err = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
   if (err != 0) {
     close(fd);
-    return Unavailable("native shm: cannot reserve " + std::to_string(bytes) + " B in /dev/shm: " +
-                       std::strerror(err));
+    return Unavailable("native shm: cannot reserve " + std::to_string(bytes) + " B in /dev/shm: " + std::strerror(err));
   }
   auto mapped = Map(fd, bytes, s.name_);
   close(fd);

@@ -3,9 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
-#include <array>
 #include <fstream>
 
 #include "lib/backend/native/algorithm_choice.h"
@@ -183,9 +183,8 @@ Status ShmCommunicator::Init(Store* store, std::chrono::milliseconds timeout) {
 }
 
 Status ShmWork::Fail(const Status& status, const std::string& what) {
-  std::string msg = comm_->Prefix() + std::string(Name(request_.op)) + " " +
-                    std::to_string(request_.count * esize_) + " B algo " + algo_ + ": " + what + ": " +
-                    status.message();
+  std::string msg = comm_->Prefix() + std::string(Name(request_.op)) + " " + std::to_string(request_.count * esize_) +
+                    " B algo " + algo_ + ": " + what + ": " + status.message();
   return comm_->Abort(Status(status.code(), msg));
 }
 
@@ -232,7 +231,9 @@ Status ShmWork::Init() {
 
 Status ShmWork::SetInput(const void* host, size_t bytes) {
   size_t want = SendCount(request_, comm_->n()) * esize_;
-  if (bytes != want) return InvalidArgument(comm_->Prefix() + "SetInput got " + std::to_string(bytes) + " B, want " + std::to_string(want));
+  if (bytes != want)
+    return InvalidArgument(comm_->Prefix() + "SetInput got " + std::to_string(bytes) + " B, want " +
+                           std::to_string(want));
   // Peers may still be reading this rank's buffers from the previous op.
   for (int q : plan_.readers) {
     Status st = comm_->Wait(&comm_->slot(q)->progress, comm_->progress());
@@ -289,7 +290,9 @@ Status ShmWork::Run() {
 
 Status ShmWork::GetOutput(void* host, size_t bytes) {
   size_t want = RecvCount(request_, comm_->n()) * esize_;
-  if (bytes != want) return InvalidArgument(comm_->Prefix() + "GetOutput got " + std::to_string(bytes) + " B, want " + std::to_string(want));
+  if (bytes != want)
+    return InvalidArgument(comm_->Prefix() + "GetOutput got " + std::to_string(bytes) + " B, want " +
+                           std::to_string(want));
   if (bytes > 0) std::memcpy(host, Address(OutputLoc(schedule_.problem, comm_->me())), bytes);
   return OkStatus();
 }

@@ -1,13 +1,12 @@
 // A rank killed (SIGKILL) in the middle of collectives leaves no shared-memory segment behind, and its peer
 // reports it instead of hanging. The peer is a forked child process, as the driver's ranks are.
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-
-#include <gtest/gtest.h>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/native/shm/segment.h"

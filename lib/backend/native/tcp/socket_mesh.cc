@@ -157,7 +157,8 @@ Status SocketMesh::Connect(const ConnectRequest& request) {
 }
 
 void SocketMesh::QueueSend(int peer, const void* data, size_t bytes) {
-  if (bytes > 0) peers_[static_cast<size_t>(peer)].sends.push_back(Item{const_cast<char*>(static_cast<const char*>(data)), bytes});
+  if (bytes > 0)
+    peers_[static_cast<size_t>(peer)].sends.push_back(Item{const_cast<char*>(static_cast<const char*>(data)), bytes});
 }
 
 void SocketMesh::QueueRecv(int peer, void* data, size_t bytes) {

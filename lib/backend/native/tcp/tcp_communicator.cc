@@ -75,7 +75,9 @@ class TcpWork : public Work {
 
   Status SetInput(const void* host, size_t bytes) override {
     size_t want = SendCount(request_, mesh_->size()) * esize_;
-    if (bytes != want) return InvalidArgument(mesh_->Prefix() + "SetInput got " + std::to_string(bytes) + " B, want " + std::to_string(want));
+    if (bytes != want)
+      return InvalidArgument(mesh_->Prefix() + "SetInput got " + std::to_string(bytes) + " B, want " +
+                             std::to_string(want));
     if (bytes > 0) std::memcpy(Address(InputLoc(schedule_.problem, mesh_->rank())), host, bytes);
     return OkStatus();
   }
@@ -126,7 +128,9 @@ class TcpWork : public Work {
 
   Status GetOutput(void* host, size_t bytes) override {
     size_t want = RecvCount(request_, mesh_->size()) * esize_;
-    if (bytes != want) return InvalidArgument(mesh_->Prefix() + "GetOutput got " + std::to_string(bytes) + " B, want " + std::to_string(want));
+    if (bytes != want)
+      return InvalidArgument(mesh_->Prefix() + "GetOutput got " + std::to_string(bytes) + " B, want " +
+                             std::to_string(want));
     if (bytes > 0) std::memcpy(host, Address(OutputLoc(schedule_.problem, mesh_->rank())), bytes);
     return OkStatus();
   }
