@@ -177,7 +177,7 @@
     } else if (R.verdict === 'no growth') {
       headline = 'No growth with the group count' + (g ? ': the largest change is ' + growthText : '') + '.';
     } else if (R.verdict === 'insufficient data') {
-      headline = 'Insufficient data to judge growth (the sweep needs at least two group counts per configuration).';
+      headline = 'Insufficient data for a verdict on growth' + (g ? '; the largest change measured: ' + growthText : '') + '.';
     } else {
       headline = g ? 'Largest change with the group count: ' + growthText + '.' :
         points.length + ' point(s) measured; no group-count axis to judge growth.';
@@ -292,12 +292,15 @@
       }));
     }
     const series = uniq(rows.map((r) => r.series));
+    const yScale = scaleFor(rows.map((r) => r.p50_us));
+    if (yScale.type === 'log') {
+      for (let i = model.length - 1; i >= 0; i--) if (!(model[i].model_us > 0)) model.splice(i, 1);
+    }
     if (!series.some((s) => uniq(rows.filter((r) => r.series === s).map((r) => r.groups)).length > 1)) {
       return {skip: 'no configuration was measured at two or more group counts.'};
     }
     const colorField = {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)};
-    const y = {field: 'p50_us', type: 'quantitative', title: 'time per op, p50 (µs)',
-      scale: scaleFor(rows.map((r) => r.p50_us).concat(model.map((m) => m.model_us)))};
+    const y = {field: 'p50_us', type: 'quantitative', title: 'time per op, p50 (µs)', scale: yScale};
     const layers = [
       {
         data: {values: rows},
@@ -371,7 +374,9 @@
       axis: BYTES_AXIS};
     const color = {field: 'series', type: 'nominal', title: 'backend / algorithm', scale: colorFor(rows)};
     const dash = gs.length > 1 ? {field: 'G', type: 'nominal', title: 'groups', sort: gs.map((v) => 'G=' + v),
-      legend: {symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300}} : undefined;
+      // Vega-Lite paints a line+point legend's symbols as filled dots; a dash needs a visible stroke.
+      legend: {symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300,
+        encode: {symbols: {update: {stroke: {value: '#444'}, fill: {value: 'transparent'}}}}}} : undefined;
     const tooltip = [
       {field: 'series', title: 'configuration'}, {field: 'G', title: 'groups'}, {field: 'size', title: 'size'},
       {field: 'p50_us', title: 'p50 (µs)', format: '.4~g'}, {field: 'algbw_gbps', title: 'algbw (GB/s)', format: '.4~g'},
@@ -406,8 +411,11 @@
     rows.forEach((r) => {
       for (const pk of peakRows) r[pk.peak === 'memory copy peak' ? 'frac_memcpy' : 'frac_tcp'] = r.agg_busbw_gbps / pk.gbps;
     });
+    // A linear bandwidth axis starts at zero: a zoomed axis would make a flat aggregate look like a collapse.
+    const yScale = scaleFor(rows.map((r) => r.agg_busbw_gbps).concat(peakRows.map((p) => p.gbps)));
+    if (yScale.type === 'linear') yScale.zero = true;
     const y = {field: 'agg_busbw_gbps', type: 'quantitative', title: 'aggregate bus bandwidth, all groups (GB/s)',
-      scale: scaleFor(rows.map((r) => r.agg_busbw_gbps).concat(peakRows.map((p) => p.gbps)))};
+      scale: yScale};
     const layers = [{
       data: {values: rows},
       mark: {type: 'line', point: {filled: true, size: 45}},
@@ -613,6 +621,9 @@
       ['cores', isNum(env.cores_online) ? env.cores_online + (env.affinity ? ' online, affinity ' + env.affinity : ' online') : null],
       ['memory', isNum(env.memory_bytes) ? (env.memory_bytes / 2 ** 30).toFixed(1) + ' GiB' : null], ['OS', env.os],
       ['Gloo', env.gloo_version],
+      ['backends', env.backends && typeof env.backends === 'object' ? Object.entries(env.backends).map(([name, b]) =>
+        name + (b && b.available === false ? ' unavailable' + (b.reason ? ' (' + b.reason + ')' : '') :
+          (b && b.version ? ' (' + b.version + ')' : ''))).join('; ') : null],
       ['GPU', gpu ? [gpu.name, gpu.driver && 'driver ' + gpu.driver, gpu.cuda_runtime && 'CUDA ' + gpu.cuda_runtime,
         gpu.nccl && 'NCCL ' + gpu.nccl].filter(Boolean).join(', ') : (env.gpu_unavailable_reason ? 'none (' + env.gpu_unavailable_reason + ')' : 'none')],
       ['peaks', env.peaks ? Object.entries(env.peaks).map(([k, v]) => k.replace(/_gbps$/, '') + ' ' + fmtNum(v) + ' GB/s').join(', ') : 'not measured'],

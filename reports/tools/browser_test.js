@@ -89,8 +89,9 @@ const PROBE = `
     ready: r.ready, renderMs: r.renderMs, errors: r.errors,
     charts: r.charts.map((c) => {
       const box = document.getElementById(c.id);
-      const marks = box ? box.querySelectorAll(
-        'svg g.mark-line path, svg g.mark-symbol path, svg g.mark-rect path, svg g.mark-rule line').length : 0;
+      // Data marks only (Vega gives them the class role-mark): axes, grids and legends do not count.
+      const marks = box ? box.querySelectorAll('svg g.role-mark.mark-line path, svg g.role-mark.mark-symbol path, ' +
+        'svg g.role-mark.mark-rect path, svg g.role-mark.mark-rule line').length : 0;
       const frames = box ? box.querySelectorAll('svg').length : 0;
       let viewRows = 0;
       if (c.view) {
@@ -99,7 +100,14 @@ const PROBE = `
           try { viewRows += c.view.data('data_' + i).length; } catch (e) { /* no such dataset */ }
         }
       }
-      return {id: c.id, status: c.status, reason: c.reason || '', rows: c.rows || 0, marks, frames, viewRows,
+      // A broken scale (e.g. a log axis fed a negative value) piles every point at one edge: flag a set of four or
+      // more points drawn at one height.
+      let flatSets = 0;
+      for (const g of box ? box.querySelectorAll('svg g.role-mark.mark-symbol') : []) {
+        const ys = Array.from(g.querySelectorAll('path')).map((p) => (p.getAttribute('transform') || '').split(',')[1]);
+        if (ys.length >= 4 && new Set(ys).size === 1) flatSets++;
+      }
+      return {id: c.id, status: c.status, reason: c.reason || '', rows: c.rows || 0, marks, frames, viewRows, flatSets,
         text: box ? box.innerText.slice(0, 300) : ''};
     }),
     headline: (document.getElementById('headline') || {}).textContent || '',
@@ -112,8 +120,8 @@ const PROBE = `
 async function hoverCheck(wd) {
   // The centre of the first symbol (a measured point) in the first drawn chart.
   const target = await wd.exec(`
-    const m = document.querySelector('.chart svg g.mark-symbol path') ||
-      document.querySelector('.chart svg g.mark-rect path');
+    const m = document.querySelector('.chart svg g.role-mark.mark-symbol path') ||
+      document.querySelector('.chart svg g.role-mark.mark-rect path');
     if (!m) return null;
     m.scrollIntoView({block: 'center'});
     const b = m.getBoundingClientRect();
@@ -166,6 +174,7 @@ async function checkReport(wd, file, expectDrawn, args) {
       if (c.status === 'drawn') {
         if (c.marks === 0) failures.push(c.id + ': drawn but no SVG marks');
         if (c.viewRows === 0) failures.push(c.id + ': drawn but the view holds no data rows');
+        if (c.flatSets) failures.push(c.id + ': ' + c.flatSets + ' set(s) of points all drawn at one height (broken scale?)');
       } else if (c.status === 'skipped') {
         if (c.frames) failures.push(c.id + ': skipped but shows an empty chart frame');
         if (!c.reason) failures.push(c.id + ': skipped without saying why');
