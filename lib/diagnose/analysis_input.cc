@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/stats/fit.h"
 #include "lib/stats/summary.h"
@@ -151,9 +150,10 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 const std::vector<std::string>& SeriesAxes() {
   // `fault` and `concurrency` are read when present: the test-only fault injection and the concurrent vs
   // one-after-another schedule must split series like any other axis.
-  static const std::vector<std::string> kAxes = {
-      "backend", "op",   "algo", "dtype",  "reduce", "group_size", "bytes",     "in_place", "sync",  "ranks_per_process",
-      "pin",     "cpus", "stream", "h2d", "h2d_bytes", "graph",    "concurrency", "transport", "fault"};
+  static const std::vector<std::string> kAxes = {"backend",    "op",          "algo",      "dtype", "reduce",
+                                                 "group_size", "bytes",       "in_place",  "sync",  "ranks_per_process",
+                                                 "pin",        "cpus",        "stream",    "h2d",   "h2d_bytes",
+                                                 "graph",      "concurrency", "transport", "fault"};
   return kAxes;
 }
 
@@ -272,7 +272,8 @@ namespace {
 char Separator(const std::string& axis) { return axis == "cpus" ? ';' : ','; }
 
 std::string Unquote(const std::string& v) {
-  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) return v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front())
+    return v.substr(1, v.size() - 2);
   return v;
 }
 
@@ -368,12 +369,15 @@ AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& optio
     in.series[static_cast<size_t>(it->second)].points.push_back(static_cast<int>(i));
   }
   for (SeriesData& s : in.series) {
-    std::stable_sort(s.points.begin(), s.points.end(),
-                     [&in](int a, int b) { return in.points[static_cast<size_t>(a)].groups < in.points[static_cast<size_t>(b)].groups; });
+    std::stable_sort(s.points.begin(), s.points.end(), [&in](int a, int b) {
+      return in.points[static_cast<size_t>(a)].groups < in.points[static_cast<size_t>(b)].groups;
+    });
     // A repeated group count keeps its first point: a series is a function of G.
     std::vector<int> unique;
     for (int p : s.points) {
-      if (!unique.empty() && in.points[static_cast<size_t>(unique.back())].groups == in.points[static_cast<size_t>(p)].groups) continue;
+      if (!unique.empty() &&
+          in.points[static_cast<size_t>(unique.back())].groups == in.points[static_cast<size_t>(p)].groups)
+        continue;
       unique.push_back(p);
     }
     s.points = unique;
@@ -394,7 +398,9 @@ AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& optio
     for (int s : sibs) done.insert(s);
     if (sibs.size() < 2) continue;
     std::vector<SizeSlope> sizes;
-    for (int s : sibs) sizes.push_back({in.First(in.series[static_cast<size_t>(s)]).bytes, in.series[static_cast<size_t>(s)].fit.line.slope});
+    for (int s : sibs)
+      sizes.push_back(
+          {in.First(in.series[static_cast<size_t>(s)]).bytes, in.series[static_cast<size_t>(s)].fit.line.slope});
     SlopeBytesFit f = ClassifySlopeBySize(sizes);
     for (size_t i = 0; i < sibs.size() && i < f.sizes.size(); ++i) {
       SeriesData& s = in.series[static_cast<size_t>(sibs[i])];

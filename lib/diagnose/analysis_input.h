@@ -5,12 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/stats/scaling.h"
 
@@ -52,9 +51,9 @@ struct PointData {
 };
 
 struct SeriesData {
-  std::string key;                      // "axis=value;..." over PointData::axes
+  std::string key;  // "axis=value;..." over PointData::axes
   std::map<std::string, std::string> axes;
-  std::vector<int> points;              // indices into AnalysisInput::points, ascending groups
+  std::vector<int> points;  // indices into AnalysisInput::points, ascending groups
   std::vector<double> groups, p50_us, se_us;
   ScalingFit fit;
   std::string slope_vs_bytes = "unknown";  // "bandwidth-bound" | "per-operation overhead" | "unknown"
@@ -76,8 +75,8 @@ inline constexpr double kMinCut = 0.3;
 struct AnalysisInput {
   std::vector<PointData> points;
   std::vector<SeriesData> series;
-  std::string command;       // the result's command line ("" when absent)
-  std::string affinity;      // environment.affinity, e.g. "0-1"
+  std::string command;   // the result's command line ("" when absent)
+  std::string affinity;  // environment.affinity, e.g. "0-1"
   double cores_online = 0;
   double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
   ScalingOptions options;

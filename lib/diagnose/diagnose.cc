@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/diagnose/rule.h"
@@ -65,7 +64,8 @@ nlohmann::json FitsJson(const AnalysisInput& in) {
 
 Diagnosis Run(const AnalysisInput& in) {
   Diagnosis d;
-  bool enough = std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.groups.size() >= 2; });
+  bool enough =
+      std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.groups.size() >= 2; });
   if (!enough) {
     d.verdict = "insufficient data";
     return d;

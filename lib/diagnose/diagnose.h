@@ -2,10 +2,9 @@
 // describes them. Pure: the same result gives the same answer.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/diagnose/analysis_input.h"
 #include "lib/diagnose/finding.h"
@@ -14,7 +13,7 @@ namespace commbench {
 namespace diagnose {
 
 struct Diagnosis {
-  std::vector<Finding> findings;  // confirmed and suspected, highest score first
+  std::vector<Finding> findings;   // confirmed and suspected, highest score first
   std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
   std::string verdict;             // "growth" | "no growth" | "insufficient data"
 };

@@ -2,9 +2,8 @@
 // `commbench sweep` / `commbench report`, which call Diagnose() and FormatFindings() themselves.
 #include <fstream>
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lib/diagnose/diagnose.h"
 #include "lib/report/console_findings.h"

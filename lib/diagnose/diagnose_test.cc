@@ -1,10 +1,9 @@
 #include "lib/diagnose/diagnose.h"
 
-#include <random>
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "lib/diagnose/analysis_input.h"
 #include "lib/diagnose/test_util.h"
@@ -50,8 +49,8 @@ TEST(Diagnose, InsufficientData) {
 TEST(Diagnose, FitsCarryEveryAxisButGroups) {
   PointSpec base;
   base.axes["sync"] = "group-barrier";
-  json d = Diagnose(MakeResult({MakeSeries(base, OneToEight(), [](int g) { return g < 4 ? 50.0 : 90.0; })},
-                               "commbench sweep"));
+  json d = Diagnose(
+      MakeResult({MakeSeries(base, OneToEight(), [](int g) { return g < 4 ? 50.0 : 90.0; })}, "commbench sweep"));
   ASSERT_EQ(d["fits"].size(), 1u);
   const json& f = d["fits"][0];
   for (const char* k : {"backend", "op", "algo", "dtype", "reduce", "bytes", "group_size", "sync", "ranks_per_process",
@@ -150,12 +149,16 @@ TEST(Diagnose, PointsWithoutTimesAreLeftOut) {
 TEST(Diagnose, MalformedInputDoesNotThrow) {
   EXPECT_NO_THROW(Diagnose(json::array()));
   EXPECT_NO_THROW(Diagnose(json(5)));
-  json odd = {{"command", 5},
-              {"environment", json::array()},
-              {"points",
-               {1, "x", json::object(), {{"groups", "a"}, {"time_us", 5}},
-                {{"groups", 2}, {"bytes", "many"}, {"time_us", {{"p50", 10}}}, {"samples_us", {{"per_rank", {{1, nullptr}}}}}},
-                {{"groups", 3}, {"id", 7}, {"time_us", {{"p50", 12}}}, {"per_rank", {1, {{"setup_s", "x"}}}}}}}};
+  json odd = {
+      {"command", 5},
+      {"environment", json::array()},
+      {"points",
+       {1,
+        "x",
+        json::object(),
+        {{"groups", "a"}, {"time_us", 5}},
+        {{"groups", 2}, {"bytes", "many"}, {"time_us", {{"p50", 10}}}, {"samples_us", {{"per_rank", {{1, nullptr}}}}}},
+        {{"groups", 3}, {"id", 7}, {"time_us", {{"p50", 12}}}, {"per_rank", {1, {{"setup_s", "x"}}}}}}}};
   json d;
   ASSERT_NO_THROW(d = Diagnose(odd));
   EXPECT_TRUE(d["verdict"].is_string());

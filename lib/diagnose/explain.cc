@@ -1,14 +1,15 @@
 #include "lib/diagnose/explain.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace commbench {
 namespace diagnose {
 namespace {
 
-bool Has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 bool HasGpuBackend(const std::vector<std::string>& backends) { return Has(backends, "nccl"); }
 
@@ -41,7 +42,8 @@ ExplainAdditions ExplainAxes(const ExplainSpec& spec) {
   std::string all = spec.affinity;
   auto unrestricted = [&all](const std::string& c) { return c.empty() || c == all; };
   bool any_unrestricted = spec.cpus.empty() || std::any_of(spec.cpus.begin(), spec.cpus.end(), unrestricted);
-  bool any_restricted = std::any_of(spec.cpus.begin(), spec.cpus.end(), [&](const std::string& c) { return !unrestricted(c); });
+  bool any_restricted =
+      std::any_of(spec.cpus.begin(), spec.cpus.end(), [&](const std::string& c) { return !unrestricted(c); });
   bool multi_core = !all.empty() && all != "0";
   if (any_unrestricted && !any_restricted && multi_core) {
     add.cpus.push_back("0");
@@ -51,9 +53,8 @@ ExplainAdditions ExplainAxes(const ExplainSpec& spec) {
     add.reasons.push_back("--cpus " + all + ": the A/B for CPU oversubscription (all cores)");
   }
   // Pinning: oversubscription and wake-up latency both change when ranks stop migrating.
-  bool only_unpinned = spec.pin.empty() || std::all_of(spec.pin.begin(), spec.pin.end(), [](const std::string& p) {
-                         return p.empty() || p == "none";
-                       });
+  bool only_unpinned = spec.pin.empty() || std::all_of(spec.pin.begin(), spec.pin.end(),
+                                                       [](const std::string& p) { return p.empty() || p == "none"; });
   if (only_unpinned) {
     add.pin.push_back("compact");
     add.reasons.push_back("--pin compact: the A/B for wake-up latency and migrations");

@@ -2,10 +2,9 @@
 // same result. A pure function over the sweep's axes; the sweep adds the returned values to its axes.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace commbench {
 namespace diagnose {
@@ -14,12 +13,12 @@ namespace diagnose {
 // addition is always relative to what the sweep will really run.
 struct ExplainSpec {
   std::vector<std::string> backends;
-  std::vector<std::string> sync;   // none | group-barrier | world-barrier | stream | event | device
-  std::vector<std::string> pin;    // none | compact | spread
-  std::vector<std::string> cpus;   // "" = unrestricted
+  std::vector<std::string> sync;    // none | group-barrier | world-barrier | stream | event | device
+  std::vector<std::string> pin;     // none | compact | spread
+  std::vector<std::string> cpus;    // "" = unrestricted
   std::vector<std::string> stream;  // legacy-default | per-thread | dedicated (GPU backends)
   std::vector<std::string> h2d;     // none | pageable | pinned (GPU backends)
-  std::string affinity;  // the cores the sweep may use, e.g. "0-1": the unrestricted --cpus value
+  std::string affinity;             // the cores the sweep may use, e.g. "0-1": the unrestricted --cpus value
 };
 
 struct ExplainAdditions {

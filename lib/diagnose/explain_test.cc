@@ -78,9 +78,8 @@ TEST(Explain, GpuAxes) {
 
 TEST(Explain, OverTheRecordedSpec) {
   // The spec as `commbench sweep --groups 1..8 --sync world-barrier` records it.
-  nlohmann::json spec = {{"backends", {"gloo"}}, {"syncs", {"world-barrier"}}, {"pins", {"none"}},
-                         {"cpus", {""}},         {"streams", {"dedicated"}},   {"h2ds", {"none"}},
-                         {"groups", {1, 2, 3}}};
+  nlohmann::json spec = {{"backends", {"gloo"}},     {"syncs", {"world-barrier"}}, {"pins", {"none"}},   {"cpus", {""}},
+                         {"streams", {"dedicated"}}, {"h2ds", {"none"}},           {"groups", {1, 2, 3}}};
   std::vector<std::string> reasons;
   nlohmann::json out = WithExplainAxes(spec, "0-1", &reasons);
   EXPECT_EQ(out["syncs"], nlohmann::json({"world-barrier", "none"}));

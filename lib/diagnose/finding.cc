@@ -1,7 +1,6 @@
 #include "lib/diagnose/finding.h"
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 namespace commbench {

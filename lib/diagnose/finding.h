@@ -1,10 +1,9 @@
 // A finding: a cause of growth with its evidence, its status and what to do about it.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace commbench {
 namespace diagnose {
@@ -34,7 +33,7 @@ struct Finding {
   std::string confirm_command;  // for suspected
   std::vector<std::string> points;
   std::vector<std::string> ab_points;
-  double cut = 0;  // confirmed / ruled out: fraction of the growth the B side removed
+  double cut = 0;   // confirmed / ruled out: fraction of the growth the B side removed
   int series = -1;  // the series (AnalysisInput::series index) the finding is about; not written to JSON
 
   double Score() const { return strength + (status == FindingStatus::kConfirmed ? 1.0 : 0.0); }

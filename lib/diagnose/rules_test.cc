@@ -1,9 +1,8 @@
 // Each rule: fires on its planted signature, stays quiet on a control, and is confirmed only with its A/B.
-#include <set>
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "lib/diagnose/diagnose.h"
 #include "lib/diagnose/rule.h"
@@ -61,8 +60,9 @@ PointSpec Oversubscribed(const std::string& cpus, double cores) {
 }
 
 std::vector<json> OversubscribedSeries(const std::string& cpus, double cores, double slope) {
-  return MakeSeries(Oversubscribed(cpus, cores), OneToEight(), [slope](int g) { return 60 + slope * (g - 1); },
-                    [](int g, PointSpec* s) { s->invol_ctx_per_iter = 0.2 * g * g; });
+  return MakeSeries(
+      Oversubscribed(cpus, cores), OneToEight(), [slope](int g) { return 60 + slope * (g - 1); },
+      [](int g, PointSpec* s) { s->invol_ctx_per_iter = 0.2 * g * g; });
 }
 
 TEST(CpuOversubscriptionRule, ConfirmedByMoreCores) {
@@ -110,7 +110,8 @@ TEST(CpuOversubscriptionRule, RuledOutWhenMoreCoresDoNotHelp) {
 
 TEST(CpuOversubscriptionRule, QuietWhenFlatOrUndersubscribed) {
   // Oversubscribed but flat: no growth, no finding.
-  json flat = MakeResult({MakeSeries(Oversubscribed("", 2), OneToEight(), [](int) { return 60.0; })}, "commbench sweep");
+  json flat =
+      MakeResult({MakeSeries(Oversubscribed("", 2), OneToEight(), [](int) { return 60.0; })}, "commbench sweep");
   EXPECT_FALSE(Eval("cpu_oversubscription", flat));
   // Growing, but with a core per rank and an idle CPU: not this cause.
   PointSpec roomy;
@@ -166,7 +167,8 @@ TEST(WorldBarrierRule, RuledOutWhenSyncNoneGrowsAlike) {
 }
 
 TEST(WorldBarrierRule, QuietWithoutBarrier) {
-  json r = MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 50.0 + 25 * g; })}, "commbench sweep");
+  json r =
+      MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 50.0 + 25 * g; })}, "commbench sweep");
   EXPECT_FALSE(Eval("world_barrier", r));
 }
 
@@ -182,8 +184,9 @@ std::vector<std::vector<json>> BandwidthSweep(const std::string& concurrency, do
   large.bytes = 4000000;
   bool seq = concurrency == "sequential";
   return {MakeSeries(small, OneToEight(), [](int) { return 30.0; }),
-          MakeSeries(large, OneToEight(), [seq](int g) { return seq ? 450.0 : 400.0 * g + 50; },
-                     [](int g, PointSpec* s) { s->busbw_gbps = 4e6 / (400.0 * g + 50) / 1e3 * 1.0; })};
+          MakeSeries(
+              large, OneToEight(), [seq](int g) { return seq ? 450.0 : 400.0 * g + 50; },
+              [](int g, PointSpec* s) { s->busbw_gbps = 4e6 / (400.0 * g + 50) / 1e3 * 1.0; })};
 }
 
 TEST(SharedBandwidthRule, SuspectedAndRankedFirstAtLargeSizes) {
@@ -252,8 +255,9 @@ PointSpec Sleepy(const std::string& pin, double vol_per_rank_iter) {
 }
 
 std::vector<json> SleepySeries(const std::string& pin, double vol, double slope) {
-  return MakeSeries(Sleepy(pin, vol), OneToEight(), [slope](int g) { return 40 + slope * g; },
-                    [vol](int, PointSpec* s) { s->vol_ctx_per_iter = vol; });
+  return MakeSeries(
+      Sleepy(pin, vol), OneToEight(), [slope](int g) { return 40 + slope * g; },
+      [vol](int, PointSpec* s) { s->vol_ctx_per_iter = vol; });
 }
 
 TEST(WakeupLatencyRule, FiresOnBlockingWaitsAndIsConfirmedByPinning) {
@@ -282,16 +286,17 @@ std::vector<json> StragglerSeries(bool planted) {
   PointSpec base;
   base.cores = 64;
   base.saturation = 0.3;
-  return MakeSeries(base, OneToEight(), [planted](int g) { return planted && g >= 3 ? 120.0 : 50.0; },
-                    [planted](int g, PointSpec* s) {
-                      s->group_p50.assign(static_cast<size_t>(g), 50.0);
-                      if (planted && g >= 3) {
-                        s->group_p50[2] = 120;
-                        s->slowest_group = 2;
-                        s->slowest_rank = 5;
-                        s->start_skew_us = 70;
-                      }
-                    });
+  return MakeSeries(
+      base, OneToEight(), [planted](int g) { return planted && g >= 3 ? 120.0 : 50.0; },
+      [planted](int g, PointSpec* s) {
+        s->group_p50.assign(static_cast<size_t>(g), 50.0);
+        if (planted && g >= 3) {
+          s->group_p50[2] = 120;
+          s->slowest_group = 2;
+          s->slowest_rank = 5;
+          s->start_skew_us = 70;
+        }
+      });
 }
 
 TEST(StragglerRule, NamesTheGroupAndRank) {
@@ -317,9 +322,10 @@ TEST(StragglerRule, QuietWhenGroupsAreEven) {
 TEST(SetupGrowthRule, FiresWhenSetupGrowsAndLoopIsFlat) {
   PointSpec base;
   base.cores = 64;
-  json r = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; },
-                                  [](int g, PointSpec* s) { s->setup_s = 0.02 + 0.06 * g; })},
-                      "commbench sweep");
+  json r = MakeResult(
+      {MakeSeries(
+          base, OneToEight(), [](int) { return 50.0; }, [](int g, PointSpec* s) { s->setup_s = 0.02 + 0.06 * g; })},
+      "commbench sweep");
   json d = Diagnose(r);
   CheckInvariants(d);
   ASSERT_EQ(d["findings"].size(), 1u);
@@ -334,9 +340,10 @@ TEST(SetupGrowthRule, QuietWhenSetupIsFlatOrTiny) {
   json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep");
   EXPECT_FALSE(Eval("setup_growth", flat));
   // Triples, but adds only 8 ms: nobody waits for that.
-  json tiny = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; },
-                                     [](int g, PointSpec* s) { s->setup_s = 0.001 * g; })},
-                         "commbench sweep");
+  json tiny = MakeResult(
+      {MakeSeries(
+          base, OneToEight(), [](int) { return 50.0; }, [](int g, PointSpec* s) { s->setup_s = 0.001 * g; })},
+      "commbench sweep");
   EXPECT_FALSE(Eval("setup_growth", tiny));
 }
 
@@ -396,7 +403,8 @@ TEST(HostSyncRule, ConfirmedByEventSync) {
 }
 
 TEST(HostSyncRule, QuietOnCpuBackendsAndEventSync) {
-  json cpu = MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 40.0 + 30 * g; })}, "commbench sweep");
+  json cpu =
+      MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 40.0 + 30 * g; })}, "commbench sweep");
   EXPECT_FALSE(Eval("host_sync", cpu));
   json ev = MakeResult({MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int g) { return 40.0 + 30 * g; })},
                        "commbench sweep");

@@ -7,9 +7,9 @@ namespace testing {
 using nlohmann::json;
 
 json MakePoint(const PointSpec& s) {
-  json p = {{"backend", "gloo"},   {"op", "allreduce"},   {"algo", "ring"}, {"dtype", "f32"},  {"reduce", "sum"},
-            {"sync", "none"},      {"ranks_per_process", 1}, {"pin", "none"}, {"cpus", ""},     {"stream", nullptr},
-            {"h2d", nullptr},      {"h2d_bytes", 0},       {"graph", false}, {"in_place", true}};
+  json p = {{"backend", "gloo"}, {"op", "allreduce"},      {"algo", "ring"}, {"dtype", "f32"},  {"reduce", "sum"},
+            {"sync", "none"},    {"ranks_per_process", 1}, {"pin", "none"},  {"cpus", ""},      {"stream", nullptr},
+            {"h2d", nullptr},    {"h2d_bytes", 0},         {"graph", false}, {"in_place", true}};
   for (const auto& [k, v] : s.axes) p[k] = v;
   int world = s.groups * s.group_size;
   p["groups"] = s.groups;
@@ -23,13 +23,22 @@ json MakePoint(const PointSpec& s) {
   std::string id = p["backend"].get<std::string>() + "/allreduce/g" + std::to_string(s.groups) + "/k" +
                    std::to_string(s.group_size) + "/" + std::to_string(s.bytes) + "B";
   for (const char* k : {"sync", "pin", "cpus", "stream", "h2d", "graph", "concurrency", "ranks_per_process"}) {
-    if (p.contains(k) && !p[k].is_null()) id += std::string("/") + k + "=" + (p[k].is_string() ? p[k].get<std::string>() : p[k].dump());
+    if (p.contains(k) && !p[k].is_null())
+      id += std::string("/") + k + "=" + (p[k].is_string() ? p[k].get<std::string>() : p[k].dump());
   }
   p["id"] = id;
   double se = s.rel_se * s.p50_us;
-  json t = {{"min", s.p50_us * 0.9}, {"p50", s.p50_us},    {"p95", s.p50_us * 1.1}, {"p99", s.p50_us * s.p99_factor},
-            {"max", s.p50_us * 2},   {"mean", s.p50_us},   {"stddev", se * 10},     {"cv", 0.1},
-            {"ci95_lo", s.p50_us - 1.96 * se}, {"ci95_hi", s.p50_us + 1.96 * se}, {"n", s.iters}};
+  json t = {{"min", s.p50_us * 0.9},
+            {"p50", s.p50_us},
+            {"p95", s.p50_us * 1.1},
+            {"p99", s.p50_us * s.p99_factor},
+            {"max", s.p50_us * 2},
+            {"mean", s.p50_us},
+            {"stddev", se * 10},
+            {"cv", 0.1},
+            {"ci95_lo", s.p50_us - 1.96 * se},
+            {"ci95_hi", s.p50_us + 1.96 * se},
+            {"n", s.iters}};
   p["time_us"] = t;
   p["time_us_rank_mean"] = t;
   p["device_time_us"] = nullptr;
@@ -45,7 +54,8 @@ json MakePoint(const PointSpec& s) {
               {"threads_per_core", world / s.cores},
               {"vol_ctx_per_iter", s.vol_ctx_per_iter},
               {"invol_ctx_per_iter", s.invol_ctx_per_iter}};
-  p["skew"] = {{"start_skew_us", s.start_skew_us}, {"slowest_group", s.slowest_group}, {"slowest_rank", s.slowest_rank}};
+  p["skew"] = {
+      {"start_skew_us", s.start_skew_us}, {"slowest_group", s.slowest_group}, {"slowest_rank", s.slowest_rank}};
   json groups = json::array();
   for (int g = 0; g < s.groups; ++g) {
     double v = g < static_cast<int>(s.group_p50.size()) ? s.group_p50[static_cast<size_t>(g)] : s.p50_us;
@@ -90,7 +100,10 @@ json MakeResult(const std::vector<std::vector<json>>& series, const std::string&
   r["tool"] = {{"name", "commbench"}, {"version", "0.1.0"}, {"commit", "test"}};
   r["command"] = command;
   r["spec"] = json::object();
-  r["environment"] = {{"host", "test"}, {"cpu_model", "test"}, {"cores_online", 2}, {"affinity", "0-1"},
+  r["environment"] = {{"host", "test"},
+                      {"cpu_model", "test"},
+                      {"cores_online", 2},
+                      {"affinity", "0-1"},
                       {"peaks", {{"memcpy_gbps", memcpy_gbps}, {"tcp_loopback_gbps", tcp_gbps}}}};
   r["points"] = json::array();
   for (const auto& s : series) {

@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace commbench {
 namespace diagnose {
@@ -27,7 +26,7 @@ struct PointSpec {
   double vol_ctx_per_iter = 0;    // per rank per iteration
   double invol_ctx_per_iter = 0;  // per rank per iteration
   double setup_s = 0.02;
-  double busbw_gbps = 0.01;     // per group
+  double busbw_gbps = 0.01;       // per group
   std::vector<double> group_p50;  // empty: every group at p50_us
   int slowest_group = 0, slowest_rank = 0;
   double start_skew_us = 5;

@@ -1,11 +1,11 @@
 #include "lib/measure/host_peak.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {

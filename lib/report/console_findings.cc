@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace commbench {
 namespace {

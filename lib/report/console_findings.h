@@ -2,9 +2,8 @@
 // evidence, fix and (when suspected) the command that would confirm it; causes an A/B ruled out last.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace commbench {
 

@@ -34,22 +34,24 @@ TEST(ConsoleFindings, ConfirmedAndSuspectedInScoreOrder) {
   ASSERT_NE(barrier_at, std::string::npos) << text;
   ASSERT_NE(cpu_at, std::string::npos) << text;
   EXPECT_LT(barrier_at, cpu_at);
-  EXPECT_TRUE(Has(text, "Confirm with: commbench sweep --groups 1..8 --sync world-barrier,none --cpus '0;0-1'")) << text;
+  EXPECT_TRUE(Has(text, "Confirm with: commbench sweep --groups 1..8 --sync world-barrier,none --cpus '0;0-1'"))
+      << text;
   EXPECT_TRUE(Has(text, "Fix: ")) << text;
   EXPECT_TRUE(Has(text, "- slope per added group: ")) << text;
 }
 
 TEST(ConsoleFindings, NoGrowthAndInsufficientData) {
   PointSpec base;
-  std::string flat = FormatFindings(diagnose::Diagnose(
-      MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep")));
+  std::string flat = FormatFindings(
+      diagnose::Diagnose(MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep")));
   EXPECT_TRUE(Has(flat, "== Diagnosis: no growth =="));
   EXPECT_TRUE(Has(flat, "(1 series fitted)")) << flat;
   EXPECT_FALSE(Has(flat, "1. ["));
   EXPECT_TRUE(Has(FormatFindings(diagnose::Diagnose(json::object())), "Not enough group counts"));
   EXPECT_TRUE(Has(FormatFindings(json::object()), "not diagnosed"));
   // Hand-edited or foreign files: odd shapes print what they can and never throw.
-  json odd = {{"verdict", "growth"}, {"findings", {1, {{"cause", "x"}, {"evidence", {2, {{"label", "l"}}}}}}},
+  json odd = {{"verdict", "growth"},
+              {"findings", {1, {{"cause", "x"}, {"evidence", {2, {{"label", "l"}}}}}}},
               {"ruled_out", {"y"}}};
   std::string text;
   ASSERT_NO_THROW(text = FormatFindings(odd));
@@ -63,10 +65,10 @@ TEST(ConsoleFindings, RuledOutCausesAreListed) {
   b.cores = 64;
   PointSpec n = b;
   n.axes["sync"] = "none";
-  std::string text = FormatFindings(diagnose::Diagnose(
-      MakeResult({MakeSeries(b, OneToEight(), [](int g) { return 50.0 + 25 * g; }),
-                  MakeSeries(n, OneToEight(), [](int g) { return 49.0 + 25 * g; })},
-                 "commbench sweep")));
+  std::string text =
+      FormatFindings(diagnose::Diagnose(MakeResult({MakeSeries(b, OneToEight(), [](int g) { return 50.0 + 25 * g; }),
+                                                    MakeSeries(n, OneToEight(), [](int g) { return 49.0 + 25 * g; })},
+                                                   "commbench sweep")));
   EXPECT_TRUE(Has(text, "Ruled out by an A/B in this sweep:")) << text;
   EXPECT_TRUE(Has(text, "world-wide barrier per iteration: ")) << text;
 }

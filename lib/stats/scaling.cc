@@ -45,8 +45,8 @@ double WeightedMean(const std::vector<double>& y, const std::vector<double>& w, 
 }
 
 // Weighted least squares of y on x; false when x does not vary.
-bool WeightedLine(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& w,
-                  double* a, double* b) {
+bool WeightedLine(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& w, double* a,
+                  double* b) {
   double sw = 0, sx = 0, sy = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     sw += w[i];
@@ -153,8 +153,8 @@ const char* GrowthModelName(GrowthModel m) {
   return "flat";
 }
 
-ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<double>& y,
-                      const std::vector<double>& se, const ScalingOptions& options) {
+ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<double>& y, const std::vector<double>& se,
+                      const ScalingOptions& options) {
   ScalingFit out;
   out.n = static_cast<int>(y.size());
   out.line = FitLine(groups, y);

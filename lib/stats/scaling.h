@@ -34,21 +34,21 @@ struct ScalingOptions {
 struct ScalingFit {
   LinearFit line;  // least squares over (G, y), unweighted: slope is "us per added group"
   GrowthModel model = GrowthModel::kFlat;
-  double change_point = 0;  // step: first G at the upper level; saturation: G where it levels off
-  double level_before = 0;  // step: lower level; saturation: value at the first G
-  double level_after = 0;   // step: upper level; saturation: plateau
-  double noise = 0;         // typical standard error of one point, after the floor and scale factor
-  double growth = 0;        // fitted value at the last G minus at the first G
-  double growth_fraction = 0;  // growth / fitted value at the first G
-  bool grows = false;          // growth is positive, significant and large enough
+  double change_point = 0;       // step: first G at the upper level; saturation: G where it levels off
+  double level_before = 0;       // step: lower level; saturation: value at the first G
+  double level_after = 0;        // step: upper level; saturation: plateau
+  double noise = 0;              // typical standard error of one point, after the floor and scale factor
+  double growth = 0;             // fitted value at the last G minus at the first G
+  double growth_fraction = 0;    // growth / fitted value at the first G
+  bool grows = false;            // growth is positive, significant and large enough
   double bic[4] = {0, 0, 0, 0};  // per model (index = GrowthModel), lower is better
   int n = 0;
 };
 
 // `groups` ascending and distinct; `y` the per-point central value (e.g. p50); `se` the standard error of each
 // y (e.g. bootstrap CI width / 3.92), 0 where unknown. Fewer than 3 points: line only, model flat.
-ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<double>& y,
-                      const std::vector<double>& se, const ScalingOptions& options = {});
+ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<double>& y, const std::vector<double>& se,
+                      const ScalingOptions& options = {});
 
 // Standard error of a median from its 95% confidence interval.
 inline double StandardErrorFromCI95(double lo, double hi) { return hi > lo ? (hi - lo) / 3.92 : 0; }
@@ -61,9 +61,9 @@ struct SizeSlope {
 };
 
 struct SlopeBytesFit {
-  double overhead_us_per_group = 0;   // intercept of the slope-vs-bytes line
-  double us_per_byte_per_group = 0;   // its slope
-  double implied_gbps = 0;            // 1 / us_per_byte (decimal GB/s): the bandwidth each added group costs
+  double overhead_us_per_group = 0;  // intercept of the slope-vs-bytes line
+  double us_per_byte_per_group = 0;  // its slope
+  double implied_gbps = 0;           // 1 / us_per_byte (decimal GB/s): the bandwidth each added group costs
   struct PerSize {
     int64_t bytes = 0;
     double slope_us_per_group = 0;

@@ -1,10 +1,10 @@
 #include "lib/stats/scaling.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <functional>
 #include <random>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {

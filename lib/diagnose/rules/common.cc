@@ -13,7 +13,8 @@ std::vector<int> GrowingSeries(const AnalysisInput& in, const std::function<bool
     if (in.series[i].fit.grows && !in.series[i].explained && pred(in.series[i])) out.push_back(static_cast<int>(i));
   }
   std::stable_sort(out.begin(), out.end(), [&in](int a, int b) {
-    return in.series[static_cast<size_t>(a)].fit.growth_fraction > in.series[static_cast<size_t>(b)].fit.growth_fraction;
+    return in.series[static_cast<size_t>(a)].fit.growth_fraction >
+           in.series[static_cast<size_t>(b)].fit.growth_fraction;
   });
   return out;
 }
@@ -105,8 +106,8 @@ std::string GrowthSentence(const AnalysisInput& in, const SeriesData& s) {
   std::string model = GrowthModelName(s.fit.model);
   if (s.fit.model == GrowthModel::kStep) model += " at G=" + Fmt(s.fit.change_point, 0);
   if (s.fit.model == GrowthModel::kSaturation) model += ", levelling off at G=" + Fmt(s.fit.change_point, 0);
-  return "from " + Fmt(a.p50_us) + " us at G=" + std::to_string(a.groups) + " to " + Fmt(b.p50_us) + " us at G=" +
-         std::to_string(b.groups) + " (" + model + ", " + Fmt(s.fit.line.slope) + " us per added group)";
+  return "from " + Fmt(a.p50_us) + " us at G=" + std::to_string(a.groups) + " to " + Fmt(b.p50_us) +
+         " us at G=" + std::to_string(b.groups) + " (" + model + ", " + Fmt(s.fit.line.slope) + " us per added group)";
 }
 
 void AddGrowthEvidence(const AnalysisInput& in, const SeriesData& s, Finding* f) {

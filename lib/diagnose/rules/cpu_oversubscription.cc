@@ -68,9 +68,9 @@ class CpuOversubscriptionRule : public Rule {
     if (onset) f.strength += 0.2;
     if (s.slope_vs_bytes == "bandwidth-bound") f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; from G=" + std::to_string(g_over) +
-                " the ranks outnumber the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use (" + Fmt(tpc) +
-                " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + " at G=" + std::to_string(last.groups) +
-                ").";
+                " the ranks outnumber the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use (" +
+                Fmt(tpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) +
+                " at G=" + std::to_string(last.groups) + ").";
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"cores the ranks may use", cores, "cores"});
     f.evidence.push_back({"ranks per core at G=" + std::to_string(last.groups), tpc, "x"});
@@ -84,14 +84,14 @@ class CpuOversubscriptionRule : public Rule {
       f.evidence.push_back({"p99/p50 at G=" + std::to_string(first.groups), first.p99_us / first.p50_us, "x"});
       f.evidence.push_back({"p99/p50 at G=" + std::to_string(last.groups), last.p99_us / last.p50_us, "x"});
     }
-    f.fix = "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "
-            "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
+    f.fix =
+        "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "
+        "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
 
     // A/B: the same points with more cores available, or with ranks pinned.
     std::vector<int> partners = in.Partners(a, "cpus");
-    std::optional<AbComparison> ab = in.BestAb(a, partners, [&in, cores](const SeriesData& b) {
-      return Cores(in, b) > cores;
-    });
+    std::optional<AbComparison> ab =
+        in.BestAb(a, partners, [&in, cores](const SeriesData& b) { return Cores(in, b) > cores; });
     std::string b_label;
     if (ab) {
       const std::string& v = in.series[static_cast<size_t>(ab->b)].axes.at("cpus");
@@ -109,8 +109,8 @@ class CpuOversubscriptionRule : public Rule {
         }
       }
     }
-    std::string all = in.affinity.empty() ? "0-" + std::to_string(std::max(1, static_cast<int>(in.cores_online) - 1))
-                                          : in.affinity;
+    std::string all =
+        in.affinity.empty() ? "0-" + std::to_string(std::max(1, static_cast<int>(in.cores_online) - 1)) : in.affinity;
     std::string a_cpus = s.axes.count("cpus") ? s.axes.at("cpus") : "";
     std::vector<std::string> cpus = {a_cpus.empty() || a_cpus == all ? "0" : a_cpus, all};
     ApplyAb(in, ab, b_label, in.ConfirmCommand({{"cpus", cpus}}), &f);

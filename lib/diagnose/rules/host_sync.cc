@@ -38,25 +38,28 @@ class HostSyncRule : public Rule {
     f.series = a;
     f.cause = "host sync every iteration";
     f.strength = 0.6;
-    f.summary = Describe(s) + ": with --sync " + sync + " the host waits for the GPU every iteration; time per op "
-                "grows " + GrowthSentence(in, s) + ".";
+    f.summary = Describe(s) + ": with --sync " + sync +
+                " the host waits for the GPU every iteration; time per op "
+                "grows " +
+                GrowthSentence(in, s) + ".";
     AddGrowthEvidence(in, s, &f);
-    f.fix = "Do not synchronise the host every iteration: wait on an event the next iteration consumes (or every N "
-            "iterations), or capture the loop in a CUDA graph.";
+    f.fix =
+        "Do not synchronise the host every iteration: wait on an event the next iteration consumes (or every N "
+        "iterations), or capture the loop in a CUDA graph.";
     std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "sync"), [](const SeriesData& b) {
       return b.axes.at("sync") == "event" || b.axes.at("sync") == "none";
     });
     std::string label = ab ? "--sync " + in.series[static_cast<size_t>(ab->b)].axes.at("sync") : "";
-    std::optional<AbComparison> graph = in.BestAb(a, in.Partners(a, "graph"), [](const SeriesData& b) {
-      return b.axes.at("graph") == "true";
-    });
+    std::optional<AbComparison> graph =
+        in.BestAb(a, in.Partners(a, "graph"), [](const SeriesData& b) { return b.axes.at("graph") == "true"; });
     if (graph && (!ab || graph->cut > ab->cut)) {
       ab = graph;
       label = "--graph";
     }
     if (ab) {
       double floor_b = in.First(in.series[static_cast<size_t>(ab->b)]).p50_us;
-      if (floor_b > 0) f.evidence.push_back({"floor multiplied (A/B p50 at the first G)", in.First(s).p50_us / floor_b, "x"});
+      if (floor_b > 0)
+        f.evidence.push_back({"floor multiplied (A/B p50 at the first G)", in.First(s).p50_us / floor_b, "x"});
     }
     ApplyAb(in, ab, label, in.ConfirmCommand({{"sync", {sync, "event", "none"}}}), &f);
     return f;

@@ -50,15 +50,16 @@ class LegacyDefaultStreamRule : public Rule {
     f.series = a;
     f.cause = "legacy-default-stream serialisation";
     f.strength = 0.6 + (ratio >= 0.6 && ratio <= 1.4 ? 0.2 : 0) + (sizes > 1 && serial_sizes == sizes ? 0.1 : 0);
-    f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; at G=" +
-                std::to_string(in.Last(s).groups) + " it is " + Fmt(ratio, 2) +
+    f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) +
+                "; at G=" + std::to_string(in.Last(s).groups) + " it is " + Fmt(ratio, 2) +
                 "x what strictly one-after-another groups would take (1.0), at " + std::to_string(serial_sizes) +
                 " of " + std::to_string(sizes) + " sizes.";
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"time(G) / (G x time(1)) at the largest G", ratio, "x"});
     f.evidence.push_back({"sizes that serialise", static_cast<double>(serial_sizes), "sizes"});
-    f.fix = "Run the input copy and the collective on a dedicated non-blocking stream with pinned host memory and "
-            "cudaMemcpyAsync, so the groups' work can overlap.";
+    f.fix =
+        "Run the input copy and the collective on a dedicated non-blocking stream with pinned host memory and "
+        "cudaMemcpyAsync, so the groups' work can overlap.";
     // The B side may also switch the copy to pinned memory or the sync mode: the fix is the combination.
     std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "stream", {"h2d", "sync"}), [](const SeriesData& b) {
       return !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";

@@ -53,8 +53,8 @@ class SetupGrowthRule : public Rule {
     f.cause = "communicator set-up growing with groups";
     bool loop_flat = !s.fit.grows;
     f.strength = loop_flat ? 0.7 : 0.45;
-    f.summary = Describe(s) + ": set-up (slowest rank) grows from " + Fmt(setup.front(), 3) + " s at G=" +
-                Fmt(g.front(), 0) + " to " + Fmt(setup.back(), 3) + " s at G=" + Fmt(g.back(), 0) + " (" +
+    f.summary = Describe(s) + ": set-up (slowest rank) grows from " + Fmt(setup.front(), 3) +
+                " s at G=" + Fmt(g.front(), 0) + " to " + Fmt(setup.back(), 3) + " s at G=" + Fmt(g.back(), 0) + " (" +
                 Fmt(fit.line.slope, 3) + " s per added group), " +
                 (loop_flat ? "while the timed loop stays flat." : "on top of the loop's own growth.");
     f.evidence.push_back({"set-up at G=" + Fmt(g.front(), 0), setup.front(), "s"});
@@ -62,8 +62,9 @@ class SetupGrowthRule : public Rule {
     f.evidence.push_back({"set-up slope per added group", fit.line.slope, "s"});
     f.evidence.push_back({"timed loop growth", 100 * s.fit.growth_fraction, "%"});
     AddPointIds(in, s, &f.points);
-    f.fix = "Create communicators once and reuse them (or split one world communicator), and exclude set-up and "
-            "the first iterations from per-iteration timing.";
+    f.fix =
+        "Create communicators once and reuse them (or split one world communicator), and exclude set-up and "
+        "the first iterations from per-iteration timing.";
     // Without warm-up, the first timed iterations show how much of the set-up leaks into the loop (compare with
     // this run's figures: --warmup is a single value, not an axis).
     ApplyAb(in, std::nullopt, "", in.ConfirmCommand({{"warmup", {"0"}}}), &f);

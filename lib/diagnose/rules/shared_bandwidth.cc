@@ -11,7 +11,7 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-constexpr double kNearPeak = 0.5;      // aggregate at or above half the measured peak
+constexpr double kNearPeak = 0.5;       // aggregate at or above half the measured peak
 constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
 constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 for "it stays put"
 
@@ -59,8 +59,8 @@ class SharedBandwidthRule : public Rule {
     // Far below a measured peak with the CPU busy, the bytes cost CPU time (copies through the kernel, the
     // reduction) rather than a saturated link.
     bool far_below = peak > 0 && fraction < kFarBelowPeak && last.saturation >= 0.85;
-    f.strength = 0.45 + (by_size ? 0.25 : 0) + (flat_aggregate ? 0.15 : 0) + (near_peak ? 0.15 : 0) -
-                 (far_below ? 0.25 : 0);
+    f.strength =
+        0.45 + (by_size ? 0.25 : 0) + (flat_aggregate ? 0.15 : 0) + (near_peak ? 0.15 : 0) - (far_below ? 0.25 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + ".";
     if (flat_aggregate) {
       f.summary += " From G=2 the groups together stay between " + Fmt(agg_lo, 3) + " and " + Fmt(agg_hi, 3) +
@@ -71,18 +71,19 @@ class SharedBandwidthRule : public Rule {
                    "% of it is the bytes term at this size), so it is bandwidth, not per-operation overhead.";
     }
     if (peak > 0) {
-      f.summary += " At G=" + std::to_string(last.groups) + " the groups move " + Fmt(last.aggregate_busbw_gbps, 2) +
-                   " GB/s together, " + Fmt(100 * fraction, 0) + "% of the " + peak_name + " (" + Fmt(peak, 2) +
-                   " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s" +
-                   (far_below ? ": far below the peak, so the bytes more likely cost CPU time than link bandwidth." : ".");
+      f.summary +=
+          " At G=" + std::to_string(last.groups) + " the groups move " + Fmt(last.aggregate_busbw_gbps, 2) +
+          " GB/s together, " + Fmt(100 * fraction, 0) + "% of the " + peak_name + " (" + Fmt(peak, 2) +
+          " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s" +
+          (far_below ? ": far below the peak, so the bytes more likely cost CPU time than link bandwidth." : ".");
     }
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"share of the slope from bytes at this size", s.bytes_share, "ratio"});
     std::vector<int> sibs = in.SizeSiblings(a);
     if (sibs.size() >= 2 && sibs.front() != a) {
       const SeriesData& small = in.series[static_cast<size_t>(sibs.front())];
-      f.evidence.push_back({"slope per group at " + std::to_string(in.First(small).bytes) + " B",
-                            small.fit.line.slope, "us"});
+      f.evidence.push_back(
+          {"slope per group at " + std::to_string(in.First(small).bytes) + " B", small.fit.line.slope, "us"});
     }
     f.evidence.push_back({"aggregate busbw at G=" + std::to_string(last.groups), last.aggregate_busbw_gbps, "GB/s"});
     if (shared_points > 0) {
@@ -94,13 +95,12 @@ class SharedBandwidthRule : public Rule {
       f.evidence.push_back({peak_name, peak, "GB/s"});
       f.evidence.push_back({"aggregate as a fraction of peak", fraction, "ratio"});
     }
-    f.fix = "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
-            "shrink the buffers, or place groups on links and memory they do not share.";
-    std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "concurrency"), [](const SeriesData& b) {
-      return b.axes.at("concurrency") == "sequential";
-    });
-    ApplyAb(in, ab, "groups one after another",
-            in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
+    f.fix =
+        "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
+        "shrink the buffers, or place groups on links and memory they do not share.";
+    std::optional<AbComparison> ab = in.BestAb(
+        a, in.Partners(a, "concurrency"), [](const SeriesData& b) { return b.axes.at("concurrency") == "sequential"; });
+    ApplyAb(in, ab, "groups one after another", in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
     return f;
   }
 };

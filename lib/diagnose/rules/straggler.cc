@@ -78,8 +78,9 @@ class StragglerRule : public Rule {
     }
     int rank = -1;
     if (!rank_count.empty()) {
-      rank = std::max_element(rank_count.begin(), rank_count.end(),
-                              [](const auto& x, const auto& y) { return x.second < y.second; })->first;
+      rank = std::max_element(rank_count.begin(), rank_count.end(), [](const auto& x, const auto& y) {
+               return x.second < y.second;
+             })->first;
     }
     bool onset = s.fit.model == GrowthModel::kStep && static_cast<int>(s.fit.change_point) == group + 1;
 
@@ -92,8 +93,8 @@ class StragglerRule : public Rule {
     f.summary = Describe(s) + ": group " + std::to_string(group) + " is the slowest in " + std::to_string(top->second) +
                 " of " + std::to_string(multi) + " multi-group points, " + Fmt(ratio, 2) + "x the other groups' median";
     if (rank >= 0) f.summary += "; rank " + std::to_string(rank) + " arrives last most often";
-    f.summary += onset ? "; the time steps up exactly when group " + std::to_string(group) + " joins (G=" +
-                             std::to_string(group + 1) + ")."
+    f.summary += onset ? "; the time steps up exactly when group " + std::to_string(group) +
+                             " joins (G=" + std::to_string(group + 1) + ")."
                        : ".";
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"slow group", static_cast<double>(group), "group"});

@@ -50,14 +50,14 @@ class WakeupLatencyRule : public Rule {
     f.evidence.push_back({"voluntary context switches per rank per iteration at G=" + std::to_string(last.groups),
                           last.VolCtxPerRankIter(), "/iter"});
     f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
-    f.fix = "Poll briefly before blocking (busy-wait for small messages), pin ranks to cores, or keep cores out "
-            "of deep idle states.";
+    f.fix =
+        "Poll briefly before blocking (busy-wait for small messages), pin ranks to cores, or keep cores out "
+        "of deep idle states.";
     std::optional<AbComparison> ab;
     std::string a_pin = s.axes.count("pin") ? s.axes.at("pin") : "";
     if (a_pin.empty() || a_pin == "none") {
-      ab = in.BestAb(a, in.Partners(a, "pin"), [](const SeriesData& b) {
-        return !b.axes.at("pin").empty() && b.axes.at("pin") != "none";
-      });
+      ab = in.BestAb(a, in.Partners(a, "pin"),
+                     [](const SeriesData& b) { return !b.axes.at("pin").empty() && b.axes.at("pin") != "none"; });
     }
     std::string label = ab ? "--pin " + in.series[static_cast<size_t>(ab->b)].axes.at("pin") : "";
     ApplyAb(in, ab, label, in.ConfirmCommand({{"pin", {"none", "compact"}}}), &f);

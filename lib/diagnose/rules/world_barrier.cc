@@ -43,8 +43,8 @@ class WorldBarrierRule : public Rule {
     double slowest = 0;
     for (const auto& [g, p50] : last.group_p50) slowest = std::max(slowest, p50);
     if (slowest > 0 && last.p50_us > slowest) {
-      f.evidence.push_back({"iteration minus slowest group at G=" + std::to_string(last.groups),
-                            last.p50_us - slowest, "us"});
+      f.evidence.push_back(
+          {"iteration minus slowest group at G=" + std::to_string(last.groups), last.p50_us - slowest, "us"});
     }
     f.fix = "Synchronise within each group only (or not every iteration): drop the world-wide barrier from the loop.";
     std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "sync"), [](const SeriesData& b) {
