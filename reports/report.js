@@ -351,7 +351,7 @@
           data: {values: all},
           facet: {field: 'size', type: 'ordinal', title: 'message size', sort: sizes.map(fmtBytes)},
           columns: Math.min(sizes.length, 3),
-          spec: {width: 270, height: 200, layer: layers},
+          spec: {width: 250, height: 200, layer: layers},
           resolve: {scale: {y: 'independent'}},
         },
       };

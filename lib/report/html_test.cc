@@ -37,8 +37,8 @@ std::string EmbeddedText(const std::string& html) {
 json Minimal() { return json{{"schema_version", 1}, {"points", json::array()}}; }
 
 TEST(EmbeddedResultTest, MatchesGolden) {
-  // Golden: what the page embeds for the small fixture (samples dropped, everything else unchanged).
-  const json fixture = json::parse(ReadFile(Runfile("reports/testdata/fixture_small.json")));
+  // Golden: what the page embeds for a real sweep's result (samples dropped, everything else unchanged).
+  const json fixture = json::parse(ReadFile(Runfile("reports/testdata/real_sweep_g1-4.json")));
   const json golden = json::parse(ReadFile(Runfile("lib/report/testdata/embedded_golden.json")));
   StatusOr<std::string> html = RenderHtml(fixture);
   ASSERT_TRUE(html.ok()) << html.status().message();
