@@ -80,8 +80,8 @@ TEST(WatchdogTest, BlockedCallPastTimeoutIsAborted) {
 
 TEST(WatchdogTest, IdleTimeDoesNotCount) {
   std::atomic<int> aborts{0};
-  Watchdog dog(Opts(10), [] { return OkStatus(); }, [&] { ++aborts; });
-  std::this_thread::sleep_for(milliseconds(40));  // no call in progress: nothing can time out
+  Watchdog dog(Opts(50), [] { return OkStatus(); }, [&] { ++aborts; });
+  std::this_thread::sleep_for(milliseconds(150));  // no call in progress: nothing can time out
   { auto scope = dog.Guard("barrier"); }
   std::this_thread::sleep_for(milliseconds(20));
   EXPECT_EQ(aborts.load(), 0);
