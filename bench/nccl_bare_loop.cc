@@ -38,22 +38,22 @@ struct Options {
   std::string sync = "stream";
 };
 
-#define CUDA_OR_DIE(call)                                                                       \
-  do {                                                                                          \
-    cudaError_t e_ = (call);                                                                    \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "nccl_bare_loop: %s: %s\n", #call, cudaGetErrorString(e_));          \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+#define CUDA_OR_DIE(call)                                                              \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "nccl_bare_loop: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
-#define NCCL_OR_DIE(call)                                                                       \
-  do {                                                                                          \
-    ncclResult_t r_ = (call);                                                                   \
-    if (r_ != ncclSuccess) {                                                                    \
-      std::fprintf(stderr, "nccl_bare_loop: %s: %s\n", #call, ncclGetErrorString(r_));          \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+#define NCCL_OR_DIE(call)                                                              \
+  do {                                                                                 \
+    ncclResult_t r_ = (call);                                                          \
+    if (r_ != ncclSuccess) {                                                           \
+      std::fprintf(stderr, "nccl_bare_loop: %s: %s\n", #call, ncclGetErrorString(r_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 [[noreturn]] void Usage(const char* why) {
@@ -74,23 +74,45 @@ bool OneOf(const std::string& v, std::initializer_list<const char*> accepted) {
 
 Options Parse(int argc, char** argv) {
   Options o;
-  static const option kLong[] = {{"bytes", required_argument, nullptr, 'b'},  {"iters", required_argument, nullptr, 'i'},
-                                 {"warmup", required_argument, nullptr, 'w'}, {"groups", required_argument, nullptr, 'g'},
-                                 {"stream", required_argument, nullptr, 's'}, {"h2d", required_argument, nullptr, 'h'},
-                                 {"h2d-bytes", required_argument, nullptr, 'H'}, {"sync", required_argument, nullptr, 'y'},
-                                 {"help", no_argument, nullptr, '?'},        {nullptr, 0, nullptr, 0}};
+  static const option kLong[] = {{"bytes", required_argument, nullptr, 'b'},
+                                 {"iters", required_argument, nullptr, 'i'},
+                                 {"warmup", required_argument, nullptr, 'w'},
+                                 {"groups", required_argument, nullptr, 'g'},
+                                 {"stream", required_argument, nullptr, 's'},
+                                 {"h2d", required_argument, nullptr, 'h'},
+                                 {"h2d-bytes", required_argument, nullptr, 'H'},
+                                 {"sync", required_argument, nullptr, 'y'},
+                                 {"help", no_argument, nullptr, '?'},
+                                 {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", kLong, nullptr)) != -1) {
     switch (c) {
-      case 'b': o.bytes = std::strtoull(optarg, nullptr, 10); break;
-      case 'i': o.iters = std::atoi(optarg); break;
-      case 'w': o.warmup = std::atoi(optarg); break;
-      case 'g': o.groups = std::atoi(optarg); break;
-      case 's': o.stream = optarg; break;
-      case 'h': o.h2d = optarg; break;
-      case 'H': o.h2d_bytes = std::strtoull(optarg, nullptr, 10); break;
-      case 'y': o.sync = optarg; break;
-      default: Usage("bad option");
+      case 'b':
+        o.bytes = std::strtoull(optarg, nullptr, 10);
+        break;
+      case 'i':
+        o.iters = std::atoi(optarg);
+        break;
+      case 'w':
+        o.warmup = std::atoi(optarg);
+        break;
+      case 'g':
+        o.groups = std::atoi(optarg);
+        break;
+      case 's':
+        o.stream = optarg;
+        break;
+      case 'h':
+        o.h2d = optarg;
+        break;
+      case 'H':
+        o.h2d_bytes = std::strtoull(optarg, nullptr, 10);
+        break;
+      case 'y':
+        o.sync = optarg;
+        break;
+      default:
+        Usage("bad option");
     }
   }
   if (o.iters < 1 || o.groups < 1 || o.warmup < 0) Usage("--iters and --groups must be >= 1, --warmup >= 0");
@@ -220,8 +242,8 @@ int main(int argc, char** argv) {
   for (const auto& r : results) {
     for (int i = 0; i < o.iters; ++i) max_us[i] = std::max(max_us[i], r.host_us[i]);
   }
-  std::printf("nccl_bare_loop: nccl %d, %d device(s); allreduce f32 sum %zu B, groups=%d stream=%s h2d=%s", nccl_version,
-              devices, o.bytes, o.groups, o.stream.c_str(), o.h2d.c_str());
+  std::printf("nccl_bare_loop: nccl %d, %d device(s); allreduce f32 sum %zu B, groups=%d stream=%s h2d=%s",
+              nccl_version, devices, o.bytes, o.groups, o.stream.c_str(), o.h2d.c_str());
   if (o.h2d != "none") std::printf(":%zu", o.h2d_bytes);
   std::printf(" sync=%s iters=%d warmup=%d\n", o.sync.c_str(), o.iters, o.warmup);
   double p50 = Percentile(max_us, 0.5);

@@ -45,8 +45,7 @@ StatusOr<E> Parse(const NameTable<E, N>& table, std::string_view s, std::string_
     if (!accepted.empty()) accepted += ", ";
     accepted += name;
   }
-  return InvalidArgument(std::string(flag) + ": unknown value '" + std::string(s) + "' (accepted: " + accepted +
-                         ")");
+  return InvalidArgument(std::string(flag) + ": unknown value '" + std::string(s) + "' (accepted: " + accepted + ")");
 }
 
 template <typename E, size_t N>
@@ -156,8 +155,8 @@ Status CheckH2dCopy(const void* data, size_t bytes) {
   }
   if (bad == 0) return OkStatus();
   return DataLoss("h2d copy: " + std::to_string(bad) + " of " + std::to_string(bytes) +
-                  " bytes differ, first at offset " + std::to_string(first) + " (got " +
-                  std::to_string(p[first]) + ", expected " + std::to_string(SourceByte(first)) + ")");
+                  " bytes differ, first at offset " + std::to_string(first) + " (got " + std::to_string(p[first]) +
+                  ", expected " + std::to_string(SourceByte(first)) + ")");
 }
 
 }  // namespace commbench::cuda

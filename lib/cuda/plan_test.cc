@@ -1,8 +1,8 @@
 #include "lib/cuda/plan.h"
 
-#include <vector>
-
 #include <gtest/gtest.h>
+
+#include <vector>
 
 namespace commbench::cuda {
 namespace {

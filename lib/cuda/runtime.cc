@@ -175,8 +175,8 @@ StatusOr<float> Event::MillisecondsSince(const Event& start) const {
 StatusOr<DeviceBuffer> DeviceBuffer::Create(size_t bytes) {
   DeviceBuffer b;
   // cudaMalloc(0) returns no pointer; a 1-byte allocation keeps data() valid for zero-count points.
-  RETURN_IF_ERROR(FromCudaError(cudaMalloc(&b.data_, bytes == 0 ? 1 : bytes),
-                                "cudaMalloc(" + std::to_string(bytes) + " B)"));
+  RETURN_IF_ERROR(
+      FromCudaError(cudaMalloc(&b.data_, bytes == 0 ? 1 : bytes), "cudaMalloc(" + std::to_string(bytes) + " B)"));
   b.size_ = bytes;
   return b;
 }
@@ -258,8 +258,8 @@ StatusOr<Graph> Graph::Capture(const Stream& stream, const std::function<Status(
   if (stream.kind() == StreamKind::kLegacyDefault) {
     return InvalidArgument("CUDA cannot capture a graph on the legacy default stream");
   }
-  RETURN_IF_ERROR(FromCudaError(cudaStreamBeginCapture(S(stream), cudaStreamCaptureModeThreadLocal),
-                                "cudaStreamBeginCapture"));
+  RETURN_IF_ERROR(
+      FromCudaError(cudaStreamBeginCapture(S(stream), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture"));
   Status body_status = body();
   cudaGraph_t graph = nullptr;
   // End the capture even when the body failed, or the stream stays in capture mode.

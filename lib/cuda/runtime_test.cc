@@ -2,20 +2,20 @@
 // (GTEST_SKIP prints it, and test.xml records the test as skipped).
 #include "lib/cuda/runtime.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "lib/cuda/h2d.h"
 
 namespace commbench::cuda {
 namespace {
 
-#define SKIP_WITHOUT_DEVICE()                                                  \
-  do {                                                                         \
-    Status usable = DeviceUsable();                                            \
+#define SKIP_WITHOUT_DEVICE()                                                      \
+  do {                                                                             \
+    Status usable = DeviceUsable();                                                \
     if (!usable.ok()) GTEST_SKIP() << "needs a CUDA device: " << usable.message(); \
   } while (0)
 

@@ -1,19 +1,20 @@
 #include "lib/backend/nccl/fingerprint.h"
 
-#include <regex>
-
 #include <gtest/gtest.h>
+
+#include <regex>
 
 namespace commbench::nccl {
 namespace {
 
 TEST(FingerprintTest, AvailableOrSaysWhyNot) {
   GpuInfo info = GpuFingerprint();
-  std::printf("gpu: available=%d reason='%s' name='%s' driver='%s' driver_cuda='%s' cuda_runtime='%s' nccl='%s' "
-              "nccl_built='%s' cc='%s' devices=%d\n",
-              info.available(), info.unavailable_reason.c_str(), info.name.c_str(), info.driver.c_str(),
-              info.driver_cuda.c_str(), info.cuda_runtime.c_str(), info.nccl.c_str(), info.nccl_built.c_str(),
-              info.compute_capability.c_str(), info.device_count);
+  std::printf(
+      "gpu: available=%d reason='%s' name='%s' driver='%s' driver_cuda='%s' cuda_runtime='%s' nccl='%s' "
+      "nccl_built='%s' cc='%s' devices=%d\n",
+      info.available(), info.unavailable_reason.c_str(), info.name.c_str(), info.driver.c_str(),
+      info.driver_cuda.c_str(), info.cuda_runtime.c_str(), info.nccl.c_str(), info.nccl_built.c_str(),
+      info.compute_capability.c_str(), info.device_count);
   if (info.available()) {
     EXPECT_FALSE(info.name.empty());
     EXPECT_GT(info.device_count, 0);

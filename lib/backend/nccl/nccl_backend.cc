@@ -64,7 +64,7 @@ struct CommState {
 
   ~CommState() {
     const bool aborted = watchdog && watchdog->aborted();
-    watchdog.reset();  // nothing aborts the communicator behind our back from here on
+    watchdog.reset();                        // nothing aborts the communicator behind our back from here on
     if (aborted || comm == nullptr) return;  // ncclCommAbort already freed it
     (void)cuda::SetDevice(device);
     Status finalized = Settle(comm, ncclCommFinalize(comm), "ncclCommFinalize", timeout, milliseconds(1));
@@ -119,8 +119,8 @@ class NcclWork : public Work {
 
   Status GetOutput(void* host, size_t bytes) override {
     if (bytes != recv_bytes_) {
-      return InvalidArgument(state_->who + ": GetOutput got " + std::to_string(bytes) + " B, " + call_ +
-                             " receives " + std::to_string(recv_bytes_) + " B");
+      return InvalidArgument(state_->who + ": GetOutput got " + std::to_string(bytes) + " B, " + call_ + " receives " +
+                             std::to_string(recv_bytes_) + " B");
     }
     if (state_->watchdog->aborted()) return state_->watchdog->failure();
     auto scope = state_->watchdog->Guard("reading the output of " + call_);
@@ -238,8 +238,7 @@ class NcclWork : public Work {
       const char* bytes = static_cast<const char*>(host);
       cache_.assign(bytes, bytes + send_bytes_);
       void* target = request_.in_place ? master_.data() : send_ptr_;
-      RETURN_IF_ERROR(
-          cuda::CopyAsync(target, staging_.data(), send_bytes_, cuda::CopyKind::kHostToDevice, *stream_));
+      RETURN_IF_ERROR(cuda::CopyAsync(target, staging_.data(), send_bytes_, cuda::CopyKind::kHostToDevice, *stream_));
       RETURN_IF_ERROR(staging_done_.Record(*stream_));
       uploaded_ = true;
     }
@@ -358,9 +357,7 @@ class NcclBackend : public Backend {
 
   std::vector<AlgorithmInfo> Algorithms() const override { return NcclAlgorithms(); }
 
-  Status Supports(const OpRequest& request, int group_size) const override {
-    return NcclSupports(request, group_size);
-  }
+  Status Supports(const OpRequest& request, int group_size) const override { return NcclSupports(request, group_size); }
 
   StatusOr<std::unique_ptr<Communicator>> Connect(const ConnectRequest& request) override {
     RETURN_IF_ERROR(Available());
@@ -395,8 +392,8 @@ class NcclBackend : public Backend {
     ncclComm_t comm = nullptr;
     const std::string what = "ncclCommInitRankConfig(" + std::to_string(p.group_size) + " ranks)";
     ncclResult_t r = ncclCommInitRankConfig(&comm, p.group_size, id, p.group_rank, &config);
-    Status init = comm == nullptr ? FromNccl(r, nullptr, what)
-                                  : Settle(comm, r, what, request.timeout, milliseconds(1));
+    Status init =
+        comm == nullptr ? FromNccl(r, nullptr, what) : Settle(comm, r, what, request.timeout, milliseconds(1));
     if (!init.ok()) {
       if (comm != nullptr) ncclCommAbort(comm);
       std::string hint;
@@ -438,8 +435,7 @@ class NcclBackend : public Backend {
   }
 };
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterBackend(kBackendName, [] { return std::make_unique<NcclBackend>(); });
+[[maybe_unused]] const bool kRegistered = RegisterBackend(kBackendName, [] { return std::make_unique<NcclBackend>(); });
 
 }  // namespace
 }  // namespace commbench::nccl

@@ -1,5 +1,6 @@
 // The nccl backend through the registry, as the worker uses it. Registration, availability and Supports run in
 // every build; collectives need a device and skip without one, printing the runtime's reason.
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -7,8 +8,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"
@@ -25,9 +24,9 @@ std::unique_ptr<Backend> Nccl() {
   return b.ok() ? std::move(b).value() : nullptr;
 }
 
-#define SKIP_WITHOUT_DEVICE(backend)                                               \
-  do {                                                                             \
-    Status available = (backend)->Available();                                     \
+#define SKIP_WITHOUT_DEVICE(backend)                                                  \
+  do {                                                                                \
+    Status available = (backend)->Available();                                        \
     if (!available.ok()) GTEST_SKIP() << "nccl unavailable: " << available.message(); \
   } while (0)
 
@@ -137,8 +136,8 @@ std::vector<Status> RunGroups(int groups, int group_size, const OpRequest& reque
 }
 
 void ExpectAllOk(const std::vector<Status>& results, const std::string& what) {
-  for (size_t r = 0; r < results.size(); ++r) EXPECT_TRUE(results[r].ok()) << what << " rank " << r << ": "
-                                                                          << results[r].message();
+  for (size_t r = 0; r < results.size(); ++r)
+    EXPECT_TRUE(results[r].ok()) << what << " rank " << r << ": " << results[r].message();
 }
 
 TEST(NcclDeviceTest, EveryCollectiveDtypeAndPlacement) {

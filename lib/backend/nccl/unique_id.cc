@@ -21,8 +21,8 @@ StatusOr<std::vector<char>> ExchangeUniqueId(Store* store, int group_rank,
   auto got = store->Get(kUniqueIdKey, timeout);
   if (!got.ok()) {
     return Status(got.status().code(), "nccl: group rank " + std::to_string(group_rank) +
-                                           " did not get the unique id from group rank 0 through " +
-                                           store->Describe() + ": " + got.status().message());
+                                           " did not get the unique id from group rank 0 through " + store->Describe() +
+                                           ": " + got.status().message());
   }
   id = std::move(got).value();
   if (id.size() != size) {

@@ -1,11 +1,10 @@
 #include "lib/backend/nccl/unique_id.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace commbench::nccl {
 namespace {
@@ -32,7 +31,13 @@ TEST_F(UniqueIdTest, EveryRankGetsRankZerosId) {
     threads.emplace_back([&, r] {
       auto store = NewFileStore(dir_);
       PrefixStore group("g0", store.get());
-      got[r] = ExchangeUniqueId(&group, r, [&] { ++makes; return MakeId(); }, 4, milliseconds(5000));
+      got[r] = ExchangeUniqueId(
+          &group, r,
+          [&] {
+            ++makes;
+            return MakeId();
+          },
+          4, milliseconds(5000));
     });
   }
   for (auto& t : threads) t.join();
@@ -68,8 +73,9 @@ TEST_F(UniqueIdTest, SizeMismatchIsAnError) {
 TEST_F(UniqueIdTest, MakeFailurePropagates) {
   auto store = NewFileStore(dir_);
   auto got = ExchangeUniqueId(
-      store.get(), 0, []() -> StatusOr<std::vector<char>> { return Internal("ncclGetUniqueId: unhandled system error"); },
-      128, milliseconds(50));
+      store.get(), 0,
+      []() -> StatusOr<std::vector<char>> { return Internal("ncclGetUniqueId: unhandled system error"); }, 128,
+      milliseconds(50));
   EXPECT_EQ(got.status().message(), "ncclGetUniqueId: unhandled system error");
   EXPECT_FALSE(ExchangeUniqueId(nullptr, 0, MakeId, 4, milliseconds(1)).ok());
 }

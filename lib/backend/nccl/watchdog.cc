@@ -50,8 +50,8 @@ void Watchdog::Loop() {
     Status async = poll_();
     if (!async.ok()) {
       std::string during = waiting_ ? " during " + what_ : "";
-      Fail(Status(async.code(), options_.who + ": asynchronous error" + during + ": " + async.message() +
-                                    "; communicator aborted"));
+      Fail(Status(async.code(),
+                  options_.who + ": asynchronous error" + during + ": " + async.message() + "; communicator aborted"));
       break;
     }
     if (waiting_ && std::chrono::steady_clock::now() - since_ > options_.timeout) {

@@ -1,10 +1,10 @@
 #include "lib/backend/nccl/watchdog.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace commbench::nccl {
 namespace {
@@ -23,7 +23,13 @@ TEST(WatchdogTest, QuietCommunicatorIsLeftAlone) {
   std::atomic<int> polls{0};
   std::atomic<int> aborts{0};
   {
-    Watchdog dog(Opts(1000), [&] { ++polls; return OkStatus(); }, [&] { ++aborts; });
+    Watchdog dog(
+        Opts(1000),
+        [&] {
+          ++polls;
+          return OkStatus();
+        },
+        [&] { ++aborts; });
     for (int i = 0; i < 5; ++i) {
       auto scope = dog.Guard("allreduce f32 400 B");
       std::this_thread::sleep_for(milliseconds(5));
@@ -39,8 +45,9 @@ TEST(WatchdogTest, QuietCommunicatorIsLeftAlone) {
 TEST(WatchdogTest, AsyncErrorAbortsOnceAndNamesRankAndCall) {
   std::atomic<int> aborts{0};
   std::atomic<bool> broken{false};
-  Watchdog dog(Opts(10000), [&] { return broken ? Internal("ncclRemoteError: remote process exited") : OkStatus(); },
-               [&] { ++aborts; });
+  Watchdog dog(
+      Opts(10000), [&] { return broken ? Internal("ncclRemoteError: remote process exited") : OkStatus(); },
+      [&] { ++aborts; });
   auto scope = dog.Guard("cudaStreamSynchronize after allreduce f32 4096 B");
   broken = true;
   for (int i = 0; i < 500 && !dog.aborted(); ++i) std::this_thread::sleep_for(milliseconds(2));
@@ -57,10 +64,12 @@ TEST(WatchdogTest, AsyncErrorAbortsOnceAndNamesRankAndCall) {
 TEST(WatchdogTest, BlockedCallPastTimeoutIsAborted) {
   std::atomic<int> aborts{0};
   std::atomic<bool> released{false};
-  Watchdog dog(Opts(30), [] { return OkStatus(); }, [&] {
-    ++aborts;
-    released = true;  // as ncclCommAbort releases the blocked stream synchronisation
-  });
+  Watchdog dog(
+      Opts(30), [] { return OkStatus(); },
+      [&] {
+        ++aborts;
+        released = true;  // as ncclCommAbort releases the blocked stream synchronisation
+      });
   auto start = std::chrono::steady_clock::now();
   {
     auto scope = dog.Guard("reduce_scatter bf16 1048576 B");
@@ -80,7 +89,8 @@ TEST(WatchdogTest, BlockedCallPastTimeoutIsAborted) {
 
 TEST(WatchdogTest, IdleTimeDoesNotCount) {
   std::atomic<int> aborts{0};
-  Watchdog dog(Opts(50), [] { return OkStatus(); }, [&] { ++aborts; });
+  Watchdog dog(
+      Opts(50), [] { return OkStatus(); }, [&] { ++aborts; });
   std::this_thread::sleep_for(milliseconds(150));  // no call in progress: nothing can time out
   { auto scope = dog.Guard("barrier"); }
   std::this_thread::sleep_for(milliseconds(20));
@@ -92,7 +102,8 @@ TEST(WatchdogTest, DestructionIsPrompt) {
   {
     Watchdog::Options o = Opts(1000);
     o.interval = milliseconds(10000);
-    Watchdog dog(o, [] { return OkStatus(); }, [] {});
+    Watchdog dog(
+        o, [] { return OkStatus(); }, [] {});
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(1000));
 }
