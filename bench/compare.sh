@@ -5,7 +5,7 @@
 #
 #   bench/compare.sh                                   # 2 ranks, f32 sum, 8 B .. 64 MiB, all three collectives
 #   bench/compare.sh --group-size 8                    # oversubscribed: 8 ranks on this host's cores
-#   bench/compare.sh --sizes 64,1M --ops allreduce     # any sweep flag passes through (later flags win)
+#   bench/compare.sh --sizes 64,1M --ops allreduce     # any sweep flag passes through and replaces the default
 #   COMMBENCH=path/to/commbench OUT=/tmp/x.json bench/compare.sh
 #   bench/compare.sh --report FILE                     # only print the table of an earlier result file
 set -euo pipefail
@@ -22,8 +22,19 @@ else
   fi
   [[ -n "$bin" ]] || { echo "compare.sh: build //tools/commbench or set COMMBENCH" >&2; exit 2; }
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  "$bin" sweep --backends native,mpi,gloo --ops allreduce,allgather,reduce_scatter --sizes 8..64M:x2 \
-    --groups 1 --group-size 2 --dtypes f32 --reduce sum --launcher mpirun --quiet --out "$out" "$@"
+  # Defaults; a flag given on the command line replaces its default (the CLI takes each flag once).
+  declare -A flags=([--backends]=native,mpi,gloo [--ops]=allreduce,allgather,reduce_scatter [--sizes]=8..64M:x2
+                    [--groups]=1 [--group-size]=2 [--dtypes]=f32 [--reduce]=sum [--launcher]=mpirun [--out]="$out")
+  extra=()
+  while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --*=* ]]; then flags[${1%%=*}]="${1#*=}"; shift
+    elif [[ $# -ge 2 && "$2" != --* ]]; then flags[$1]="$2"; shift 2
+    else extra+=("$1"); shift; fi
+  done
+  out="${flags[--out]}"
+  args=()
+  for f in "${!flags[@]}"; do args+=("$f" "${flags[$f]}"); done
+  "$bin" sweep "${args[@]}" --quiet "${extra[@]}"
 fi
 
 python3 - "$out" <<'PY'

@@ -39,12 +39,22 @@ Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std:
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   if (policy.spin) {
+    auto pause_until = start + policy.pause_only_for;
     auto spin_until = start + policy.spin_for;
+    bool yielding = false;
     for (uint32_t i = 1;; ++i) {
-      _mm_pause();
+      if (yielding) {
+        sched_yield();
+      } else {
+        _mm_pause();
+      }
       v = flag->value.load(std::memory_order_acquire);
       if (Reached(v, target)) return OkStatus();
-      if ((i & 63) == 0 && Clock::now() > spin_until) break;
+      if ((i & 63) == 0 || yielding) {
+        auto now = Clock::now();
+        if (now > spin_until) break;
+        yielding = now > pause_until;
+      }
     }
   }
   auto deadline = start + policy.timeout;
@@ -77,6 +87,10 @@ WaitPolicy DefaultPolicy(int ranks_on_host, std::chrono::milliseconds timeout) {
   policy.timeout = timeout;
   policy.spin = ranks_on_host <= UsableCores();
   if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN")) policy.spin = std::strcmp(env, "0") != 0;
+  if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN_US")) policy.spin_for = std::chrono::microseconds(std::atoi(env));
+  if (const char* env = std::getenv("COMMBENCH_NATIVE_PAUSE_US")) {
+    policy.pause_only_for = std::chrono::microseconds(std::atoi(env));
+  }
   return policy;
 }
 

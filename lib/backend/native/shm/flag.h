@@ -23,9 +23,15 @@ static_assert(sizeof(Flag) == 64, "one cache line per flag");
 // Sequence numbers wrap: compare by signed distance.
 inline bool Reached(uint32_t value, uint32_t target) { return static_cast<int32_t>(value - target) >= 0; }
 
+// Why milliseconds of spinning: a rank that went to sleep needs ~100 us to be woken on a busy host, and if its peer
+// meanwhile spins for less than that, the peer sleeps too and both stay in a sleep/wake cycle that costs ~100 us per
+// op (measured with a 50 us spin: 105 us per 64 B op instead of 0.5 us). Yielding the core between polls is worse
+// under load (43 us per op: the yield hands the core to another job for a whole slice). So: pause-spin for up to
+// 5 ms, only while every rank has a core of its own, then sleep (bench/README.md has the measurements).
 struct WaitPolicy {
   bool spin = true;
-  std::chrono::microseconds spin_for{50};
+  std::chrono::microseconds spin_for{5000};
+  std::chrono::microseconds pause_only_for{5000};  // after this, the spin yields between polls
   std::chrono::milliseconds timeout{30000};
 };
 
@@ -42,8 +48,9 @@ Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std:
 // Cores this process may run on (sched_getaffinity).
 int UsableCores();
 
-// The policy for `ranks_on_host` ranks: spin only when they all fit on the usable cores. COMMBENCH_NATIVE_SPIN=0|1
-// overrides.
+// The policy for `ranks_on_host` ranks: spin only when they all fit on the usable cores. Environment overrides
+// (for experiments): COMMBENCH_NATIVE_SPIN=0|1, COMMBENCH_NATIVE_SPIN_US (spin budget), COMMBENCH_NATIVE_PAUSE_US
+// (how long the spin only pauses before it starts yielding between polls).
 WaitPolicy DefaultPolicy(int ranks_on_host, std::chrono::milliseconds timeout);
 
 }  // namespace native
