@@ -137,8 +137,9 @@ class LaunchRunner {
     }
     for (int r = 0; r < launch_.world; ++r) tails_.emplace_back(RankResultsPath(plan.results_dir, r));
 
-    std::vector<int> allowed = InheritedCpus();
-    if (!launch_.cpus.empty()) allowed = *ParseCpuList(launch_.cpus, "--cpus");
+    allowed_ = InheritedCpus();
+    if (!launch_.cpus.empty()) allowed_ = *ParseCpuList(launch_.cpus, "--cpus");
+    const std::vector<int>& allowed = allowed_;
     std::vector<ProcessSpec> specs;
     const int processes = launch_.processes();
     if (options_.spec.launcher == "mpirun") {
@@ -235,6 +236,7 @@ class LaunchRunner {
     for (size_t i = 0; i < done; ++i) {
       FinishedPoint fp;
       fp.point = launch_.points[i];
+      fp.cores_available = static_cast<int>(allowed_.size());
       for (const auto& tail : tails_) fp.ranks.push_back(json::parse(tail.lines()[i], nullptr, false));
       out->push_back(std::move(fp));
     }
@@ -246,6 +248,7 @@ class LaunchRunner {
   std::string dir_;
   ProcessGroup group_;
   std::vector<ResultTail> tails_;
+  std::vector<int> allowed_;  // the CPUs this launch's ranks may use
 };
 
 }  // namespace
@@ -263,8 +266,6 @@ std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& all
 
 DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options) {
   DriverOutcome outcome;
-  std::vector<int> inherited = InheritedCpus();
-  outcome.cores_available = static_cast<int>(inherited.size());
   PrivateTempDir dir;
   if (dir.path().empty()) {
     outcome.failure = "cannot create a private temporary directory under $TMPDIR or /tmp";

@@ -22,6 +22,7 @@ struct DriverOptions {
 // A point that every rank finished, with each rank's result line (worker.cc), ordered by rank.
 struct FinishedPoint {
   Point point;
+  int cores_available = 0;  // CPUs its ranks could use (--cpus, else the driver's affinity)
   std::vector<nlohmann::json> ranks;
 };
 
@@ -29,7 +30,6 @@ struct DriverOutcome {
   std::vector<FinishedPoint> points;
   std::string failure;  // empty when every launch completed
   bool interrupted = false;
-  int cores_available = 0;  // CPUs the ranks could use (affinity union)
 };
 
 DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options);

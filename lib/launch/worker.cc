@@ -1,7 +1,6 @@
 #include "lib/launch/worker.h"
 
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -43,22 +42,6 @@ std::string CurrentAffinity() {
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }
   return FormatCpuList(cpus);
-}
-
-struct Usage {
-  double user_s = 0, sys_s = 0;
-  long vol = 0, invol = 0;
-};
-
-Usage ProcessUsage() {
-  rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  Usage u;
-  u.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) * 1e-6;
-  u.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) * 1e-6;
-  u.vol = ru.ru_nvcsw;
-  u.invol = ru.ru_nivcsw;
-  return u;
 }
 
 // One communicator per (backend, group size), made on first use and reused by later points.
@@ -145,10 +128,9 @@ class RankRunner {
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
     LoopOptions loop = plan_.loop;
     loop.sync = point.sync;
+    loop.sequential_groups = point.concurrency == "sequential";
     if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;
-    Usage before = ProcessUsage();
     ASSIGN_OR_RETURN(RankResult r, RunPointLoop(request, place, work.get(), cached->comm.get(), world, loop));
-    Usage after = ProcessUsage();
     // Process counters cover all rank threads of this process, which run the same loop at the same time.
     const double share = 1.0 / plan_.ranks_per_process;
     return json{{"id", point.Id()},
@@ -164,10 +146,10 @@ class RankRunner {
                 {"device_samples_us", r.device_samples_us},
                 {"start_ns", r.start_ns},
                 {"end_ns", r.end_ns},
-                {"cpu_user_s", (after.user_s - before.user_s) * share},
-                {"cpu_sys_s", (after.sys_s - before.sys_s) * share},
-                {"vol_ctx", static_cast<double>(after.vol - before.vol) * share},
-                {"invol_ctx", static_cast<double>(after.invol - before.invol) * share},
+                {"cpu_user_s", r.cpu_user_s * share},
+                {"cpu_sys_s", r.cpu_sys_s * share},
+                {"vol_ctx", static_cast<double>(r.vol_ctx) * share},
+                {"invol_ctx", static_cast<double>(r.invol_ctx) * share},
                 {"affinity", CurrentAffinity()},
                 {"setup_s", cached->setup_s}};
   }

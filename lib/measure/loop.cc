@@ -1,5 +1,6 @@
 #include "lib/measure/loop.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -17,6 +18,14 @@ int64_t MonotonicNs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
+
+rusage ProcessUsage() {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru;
+}
+
+double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
 // Iteration numbers of the patterns: the first and last timed iterations get their own inputs, so a result
 // left over from another iteration fails the check; unchecked iterations reuse one precomputed input.
@@ -40,7 +49,21 @@ class PointRunner {
     for (int64_t i = 0; i < options_.warmup; ++i) RETURN_IF_ERROR(Iteration(middle_input_, nullptr));
     result_.warmup = options_.warmup;
     ASSIGN_OR_RETURN(int64_t planned, PlanIterations());
-    RETURN_IF_ERROR(world_->Barrier());  // all groups start together
+    if (!options_.sequential_groups) return Timed(planned);
+    // One group at a time; the others wait at the world barrier for their turn.
+    const int groups = place_.world / place_.group_size;
+    for (int turn = 0; turn < groups; ++turn) {
+      RETURN_IF_ERROR(world_->Barrier());
+      if (turn == place_.group) RETURN_IF_ERROR(Timed(planned).status());
+    }
+    RETURN_IF_ERROR(world_->Barrier());
+    return result_;
+  }
+
+ private:
+  StatusOr<RankResult> Timed(int64_t planned) {
+    if (!options_.sequential_groups) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
+    const rusage before = ProcessUsage();
     result_.start_ns = MonotonicNs();
     RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter));
     // Gloo-style transports write into peers' buffers: nobody starts the next iteration before all have read.
@@ -50,17 +73,21 @@ class PointRunner {
     while (true) {
       for (int64_t i = 0; i < batch; ++i) RETURN_IF_ERROR(Iteration(middle_input_, &result_.samples_us));
       done += batch;
-      if (options_.iters > 0) break;
+      if (options_.iters > 0 || options_.sequential_groups) break;
       ASSIGN_OR_RETURN(bool more, NeedMore(done));
       if (!more) break;
       batch = std::max<int64_t>(std::min(planned, options_.max_iters - done - 1), 1);
     }
     RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter));
     result_.end_ns = MonotonicNs();
+    const rusage after = ProcessUsage();
+    result_.cpu_user_s = Seconds(after.ru_utime) - Seconds(before.ru_utime);
+    result_.cpu_sys_s = Seconds(after.ru_stime) - Seconds(before.ru_stime);
+    result_.vol_ctx = after.ru_nvcsw - before.ru_nvcsw;
+    result_.invol_ctx = after.ru_nivcsw - before.ru_nivcsw;
     return result_;
   }
 
- private:
   // One timed iteration: the input copy is outside the clock; the collective and the sync strategy inside.
   Status Iteration(const std::vector<char>& input, std::vector<double>* samples) {
     RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));

@@ -27,6 +27,9 @@ struct LoopOptions {
   int64_t min_iters = 20;
   int64_t max_iters = 100000;
   std::string sync = "none";  // none | group-barrier | world-barrier (GPU syncs are the backend's)
+  // Groups take turns (one group's timed loop at a time) instead of running together: the A/B that shows
+  // whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
+  bool sequential_groups = false;
   double injected_delay_us = 0;  // test-only fault injection for this rank
 };
 
@@ -38,6 +41,9 @@ struct RankResult {
   std::vector<double> samples_us;         // host clock, one per timed iteration
   std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty
   int64_t start_ns = 0, end_ns = 0;       // CLOCK_MONOTONIC around the timed loop (comparable across processes)
+  // getrusage(RUSAGE_SELF) over the same window: the whole process, all its rank threads and helper threads.
+  double cpu_user_s = 0, cpu_sys_s = 0;
+  long vol_ctx = 0, invol_ctx = 0;
 };
 
 // Runs one point on this rank. `group` serves group barriers; `world` keeps all ranks' decisions identical.

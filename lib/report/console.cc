@@ -31,6 +31,7 @@ std::string TableTitle(const json& p) {
                       p["algo"].get<std::string>() + ", " + std::to_string(p["groups"].get<int>()) + " group" +
                       (p["groups"].get<int>() == 1 ? "" : "s") + " x " + std::to_string(p["group_size"].get<int>()) +
                       " ranks, sync " + p["sync"].get<std::string>();
+  if (p.value("concurrency", std::string("concurrent")) != "concurrent") title += ", groups one at a time";
   if (p["ranks_per_process"].get<int>() != 1) title += ", " + std::to_string(p["ranks_per_process"].get<int>()) + " ranks/process";
   if (p["pin"] != "none") title += ", pin " + p["pin"].get<std::string>();
   if (!p["cpus"].get<std::string>().empty()) title += ", cpus " + p["cpus"].get<std::string>();
@@ -79,10 +80,13 @@ std::string FormatGrowth(const json& result) {
   for (const json& f : result["fits"]) {
     const auto& groups = f["groups"];
     const auto& p50 = f["p50_us"];
+    std::string axes = "sync " + f["sync"].get<std::string>();
+    if (f.value("concurrency", std::string("concurrent")) != "concurrent") axes += ", groups one at a time";
+    if (!f.value("cpus", std::string()).empty()) axes += ", cpus " + f["cpus"].get<std::string>();
     out << Printf("  %s %s %s %s, %s: G=%d %.1f us -> G=%d %.1f us, slope %+.2f us/group, R^2 %.2f\n",
                   f["backend"].get<std::string>().c_str(), f["op"].get<std::string>().c_str(),
                   f["algo"].get<std::string>().c_str(), FormatBytes(f["bytes"].get<uint64_t>()).c_str(),
-                  ("sync " + f["sync"].get<std::string>()).c_str(), groups.front().get<int>(),
+                  axes.c_str(), groups.front().get<int>(),
                   p50.front().get<double>(), groups.back().get<int>(), p50.back().get<double>(),
                   f["slope_us_per_group"].get<double>(), f["r2"].get<double>());
   }

@@ -1,4 +1,5 @@
-// Assembles the result file (docs/result-format.md): spec, environment, points, skips, growth fits, status.
+// Assembles the result file (docs/result-format.md): spec, environment, points, skips, status, and the diagnosis
+// (fits, findings, ruled_out, verdict from lib/diagnose).
 #pragma once
 
 #include <string>
@@ -24,12 +25,6 @@ struct ResultInputs {
 };
 
 nlohmann::json BuildResult(const ResultInputs& inputs);
-
-// The key of a growth series: every axis of a point except the group count.
-std::string SeriesKey(const nlohmann::json& point);
-
-// Least-squares line of time_us.p50 against groups for every series with two or more group counts.
-nlohmann::json LinearFits(const nlohmann::json& points);
 
 std::string Iso8601Now();
 

@@ -41,6 +41,7 @@ std::string Point::Id() const {
                    "/" + std::to_string(bytes) + "B";
   id += in_place ? "/in" : "/out";
   id += "/sync=" + sync;
+  if (concurrency != "concurrent") id += "/" + concurrency;
   if (ranks_per_process != 1) id += "/rpp=" + std::to_string(ranks_per_process);
   if (pin != "none") id += "/pin=" + pin;
   if (!cpus.empty()) id += "/cpus=" + cpus;
@@ -79,6 +80,7 @@ Status ValidateSpec(const SweepSpec& spec) {
   RETURN_IF_ERROR(CheckNames(spec.syncs, {"none", "group-barrier", "world-barrier", "stream", "event", "device"},
                              "--sync"));
   RETURN_IF_ERROR(CheckNames(spec.pins, {"none", "compact", "spread"}, "--pin"));
+  RETURN_IF_ERROR(CheckNames(spec.concurrencies, {"concurrent", "sequential"}, "--concurrency"));
   RETURN_IF_ERROR(CheckNames(spec.streams, {"legacy-default", "per-thread", "dedicated"}, "--stream"));
   RETURN_IF_ERROR(CheckNames(spec.h2ds, {"none", "pageable", "pinned"}, "--h2d"));
   RETURN_IF_ERROR(CheckNames(spec.graphs, {"off", "on"}, "--graph"));
@@ -151,6 +153,7 @@ std::vector<Point> Candidates(const SweepSpec& spec, const std::string& backend,
   Expand(&points, spec.group_sizes, [](Point& p, int64_t v) { p.group_size = static_cast<int>(v); });
   Expand(&points, spec.sizes, [](Point& p, uint64_t v) { p.bytes = v; });
   Expand(&points, spec.syncs, [](Point& p, const std::string& v) { p.sync = v; });
+  Expand(&points, spec.concurrencies, [](Point& p, const std::string& v) { p.concurrency = v; });
   if (gpu) {
     Expand(&points, spec.streams, [](Point& p, const std::string& v) { p.gpu.stream = v; });
     Expand(&points, spec.h2ds, [](Point& p, const std::string& v) { p.gpu.h2d = v; });

@@ -22,6 +22,7 @@ struct Point {
   size_t count = 0;    // per-rank count of the smaller buffer (OpRequest::count)
   bool in_place = false;
   std::string sync = "none";
+  std::string concurrency = "concurrent";  // or "sequential": one group at a time (the shared-bandwidth A/B)
   int ranks_per_process = 1;
   std::string pin = "none";
   std::string cpus;

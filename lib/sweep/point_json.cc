@@ -20,6 +20,7 @@ json PointToJson(const Point& p) {
             {"count", p.count},
             {"in_place", p.in_place},
             {"sync", p.sync},
+            {"concurrency", p.concurrency},
             {"ranks_per_process", p.ranks_per_process},
             {"pin", p.pin},
             {"cpus", p.cpus}};
@@ -51,6 +52,7 @@ StatusOr<Point> PointFromJson(const json& j) {
     p.count = j.at("count").get<size_t>();
     p.in_place = j.at("in_place").get<bool>();
     p.sync = j.at("sync").get<std::string>();
+    p.concurrency = j.at("concurrency").get<std::string>();
     p.ranks_per_process = j.at("ranks_per_process").get<int>();
     p.pin = j.at("pin").get<std::string>();
     p.cpus = j.at("cpus").get<std::string>();
@@ -75,6 +77,7 @@ json SpecToJson(const SweepSpec& s) {
           {"group_sizes", s.group_sizes},
           {"in_place", s.in_place},
           {"syncs", s.syncs},
+          {"concurrencies", s.concurrencies},
           {"ranks_per_process", s.ranks_per_process},
           {"pins", s.pins},
           {"cpus", s.cpus},

@@ -21,6 +21,7 @@ struct SweepSpec {
   std::vector<int64_t> group_sizes{2};
   std::string in_place = "auto";  // auto (the backend's natural placement) | yes | no
   std::vector<std::string> syncs{"none"};
+  std::vector<std::string> concurrencies{"concurrent"};  // concurrent | sequential (groups take turns)
   std::vector<int64_t> ranks_per_process{1};
   std::vector<std::string> pins{"none"};
   std::vector<std::string> cpus{""};  // each value a CPU list ("0", "0-1"); "" = the inherited affinity

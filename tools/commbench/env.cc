@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/backend/backend.h"
+#include "lib/measure/host_peak.h"
 #include "lib/report/fingerprint.h"
 #include "tools/commbench/commands.h"
 
@@ -22,6 +23,13 @@ void PrintEnvironment(const nlohmann::json& env) {
               env["cores_available"].get<int>(), env["affinity"].get<std::string>().c_str());
   std::printf("memory          %.1f GiB\n", env["memory_bytes"].get<double>() / (1 << 30));
   std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
+  auto peaks = GetHostPeaks();
+  if (peaks.ok()) {
+    std::printf("peaks           memcpy %.2f GB/s, loopback TCP %.2f GB/s (%s)\n", peaks->memcpy_gbps,
+                peaks->tcp_loopback_gbps, peaks->from_cache ? ("cached in " + peaks->cache_file).c_str() : "measured now");
+  } else {
+    std::printf("peaks           not measured: %s\n", peaks.status().message().c_str());
+  }
   std::printf("\nbackends\n");
   for (const auto& name : RegisteredBackends()) {
     auto backend = CreateBackend(name);

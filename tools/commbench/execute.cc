@@ -7,12 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/diagnose/explain.h"
 #include "lib/launch/driver.h"
 #include "lib/launch/interrupt.h"
 #include "lib/measure/aggregate.h"
+#include "lib/measure/host_peak.h"
 #include "lib/report/atomic_file.h"
 #include "lib/report/console.h"
+#include "lib/report/console_findings.h"
 #include "lib/report/fingerprint.h"
+#include "lib/report/html.h"
 #include "lib/report/result.h"
 #include "lib/sweep/planner.h"
 
@@ -54,7 +58,46 @@ std::string& InvocationStorage() {
 void RememberInvocation(int argc, char** argv) { InvocationStorage() = CommandLine(argc, argv); }
 const std::string& Invocation() { return InvocationStorage(); }
 
-int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::string& command) {
+namespace {
+
+// --explain: the A/B axis values that let the diagnosis confirm or rule out causes within this sweep.
+SweepSpec WithExplainAxes(const SweepSpec& spec, const std::string& affinity) {
+  diagnose::ExplainSpec axes;
+  axes.backends = spec.backends;
+  axes.sync = spec.syncs;
+  axes.pin = spec.pins;
+  axes.cpus = spec.cpus;
+  axes.stream = spec.streams;
+  axes.h2d = spec.h2ds;
+  axes.affinity = affinity;
+  diagnose::ExplainAdditions add = diagnose::ExplainAxes(axes);
+  SweepSpec out = spec;
+  auto append = [](std::vector<std::string>* axis, const std::vector<std::string>& values) {
+    axis->insert(axis->end(), values.begin(), values.end());
+  };
+  append(&out.syncs, add.sync);
+  append(&out.pins, add.pin);
+  append(&out.cpus, add.cpus);
+  append(&out.streams, add.stream);
+  append(&out.h2ds, add.h2d);
+  for (const auto& reason : add.reasons) std::fprintf(stderr, "commbench: --explain: %s\n", reason.c_str());
+  return out;
+}
+
+// The host's memory-copy and loopback-TCP peaks (cached per host), so that bandwidth reads as a fraction of
+// what this machine can do.
+nlohmann::json PeaksJson() {
+  auto peaks = GetHostPeaks();
+  if (!peaks.ok()) return nullptr;
+  return {{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}};
+}
+
+}  // namespace
+
+int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const std::string& command) {
+  nlohmann::json environment = EnvironmentFingerprint();
+  const SweepSpec spec =
+      outputs.explain ? WithExplainAxes(requested, environment["affinity"].get<std::string>()) : requested;
   auto plan = PlanSweep(spec);
   if (!plan.ok()) {
     std::fprintf(stderr, "commbench: error: %s\n", plan.status().message().c_str());
@@ -76,7 +119,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   inputs.spec = spec;
   inputs.command = command;
   inputs.started_at = Iso8601Now();
-  inputs.environment = EnvironmentFingerprint();
+  environment["peaks"] = PeaksJson();
+  inputs.environment = environment;
   inputs.skipped = plan->skipped;
 
   DriverOptions options;
@@ -86,10 +130,10 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   DriverOutcome outcome = RunPlan(*plan, options);
 
   AggregateOptions aggregate;
-  aggregate.cores_available = outcome.cores_available;
   aggregate.sample_cap = spec.sample_cap;
   bool all_correct = true;
   for (const auto& fp : outcome.points) {
+    aggregate.cores_available = fp.cores_available;
     inputs.points.push_back(AggregatePoint(fp.point, fp.ranks, aggregate));
     all_correct = all_correct && inputs.points.back()["correct"].get<bool>();
   }
@@ -99,6 +143,7 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
 
   std::fputs(FormatTables(result).c_str(), stdout);
   std::fputs(FormatGrowth(result).c_str(), stdout);
+  std::fputs(FormatFindings(result).c_str(), stdout);
   std::fflush(stdout);
 
   Status written = WriteFileAtomically(outputs.out, result.dump(1) + "\n");
@@ -108,6 +153,14 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   }
   std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", outputs.out.c_str(), inputs.points.size(),
                outcome.failure.empty() ? "" : ", partial");
+  if (!outputs.html.empty()) {
+    Status html = report::WriteHtmlReport(result, outputs.html);
+    if (!html.ok()) {
+      std::fprintf(stderr, "commbench: error: %s\n", html.message().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "commbench: wrote %s\n", outputs.html.c_str());
+  }
   if (!outcome.failure.empty()) {
     std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
     return 1;

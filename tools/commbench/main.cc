@@ -8,6 +8,7 @@
 
 #include "tools/commbench/commands.h"
 #include "tools/commbench/execute.h"
+#include "tools/version.h"
 
 namespace {
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
   CLI::App app{"commbench: sweep and diagnose collective communication (allreduce, allgather, reduce-scatter)."};
   app.name("commbench");
   app.require_subcommand(1);
-  app.set_version_flag("--version", COMMBENCH_VERSION);
+  app.set_version_flag("--version", std::string(COMMBENCH_VERSION) + " (" + COMMBENCH_COMMIT + ")");
   int exit_code = 0;
   commbench::cli::RememberInvocation(argc, argv);
   commbench::cli::SetupSweep(app, &exit_code);

@@ -29,6 +29,7 @@ Status RequireSinglePoint(const SweepSpec& s) {
   RETURN_IF_ERROR(one(s.groups.size(), "--groups"));
   RETURN_IF_ERROR(one(s.group_sizes.size(), "--group-size"));
   RETURN_IF_ERROR(one(s.syncs.size(), "--sync"));
+  RETURN_IF_ERROR(one(s.concurrencies.size(), "--concurrency"));
   RETURN_IF_ERROR(one(s.ranks_per_process.size(), "--ranks-per-process"));
   RETURN_IF_ERROR(one(s.pins.size(), "--pin"));
   RETURN_IF_ERROR(one(s.cpus.size(), "--cpus"));

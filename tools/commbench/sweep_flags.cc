@@ -29,6 +29,9 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
                   "What every iteration waits for: none, group-barrier, world-barrier (all backends); stream, "
                   "event, device (GPU backends)")
       ->capture_default_str();
+  app->add_option("--concurrency", f->concurrencies,
+                  "concurrent (all groups at once), sequential (groups take turns): the A/B for shared bandwidth")
+      ->capture_default_str();
   app->add_option("--ranks-per-process", f->ranks_per_process, "Ranks run as threads of one process (axis)")
       ->capture_default_str();
   app->add_option("--pin", f->pins, "Rank pinning: none, compact, spread (axis)")->capture_default_str();
@@ -70,6 +73,9 @@ void AddOutputFlags(CLI::App* app, OutputFlags* f) {
   app->add_option("--out,-o", f->out, "Result JSON (written atomically)")->capture_default_str();
   app->add_option("--html", f->html, "Also write the self-contained HTML report here");
   app->add_flag("--quiet,-q", f->quiet, "No progress lines");
+  app->add_flag("--explain", f->explain,
+                "Add the A/B points that confirm or rule out each cause (e.g. sync none beside world-barrier, "
+                "one core beside all) to the sweep");
 }
 
 namespace {
@@ -93,6 +99,7 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   ASSIGN_OR_RETURN(s.syncs, Names(f.syncs, "--sync"));
   ASSIGN_OR_RETURN(s.ranks_per_process, ParseIntList(f.ranks_per_process, "--ranks-per-process", {1, 256}));
   ASSIGN_OR_RETURN(s.pins, Names(f.pins, "--pin"));
+  ASSIGN_OR_RETURN(s.concurrencies, Names(f.concurrencies, "--concurrency"));
   s.cpus.clear();
   for (const auto& value : f.cpus) {
     size_t start = 0;

@@ -23,6 +23,7 @@ struct SweepFlags {
   std::string group_sizes = "2";
   std::string in_place = "auto";
   std::string syncs = "none";
+  std::string concurrencies = "concurrent";
   std::string ranks_per_process = "1";
   std::string pins = "none";
   std::vector<std::string> cpus;
@@ -37,6 +38,7 @@ struct OutputFlags {
   std::string out = "commbench-results.json";
   std::string html;
   bool quiet = false;
+  bool explain = false;
 };
 
 void AddSweepFlags(CLI::App* app, SweepFlags* flags);
