@@ -101,10 +101,25 @@
   const p50 = (p) => get(p, 'time_us.p50');
 
   // ---------- verdict ----------
+  function evidenceText(e) {
+    const unit = !e.unit || e.unit === 'ratio' ? '' : e.unit === 'x' ? '×' : e.unit === '%' ? ' %' : ' ' + e.unit;
+    return (e.label || '') + ' ' + fmtNum(e.value) + unit;
+  }
   function fitCurve(fit) {
     const g = Array.isArray(fit.groups) ? fit.groups : [];
     const y = Array.isArray(fit.p50_us) ? fit.p50_us : [];
     if (Array.isArray(fit.predicted_us) && fit.predicted_us.length === g.length) return fit.predicted_us;
+    // lib/diagnose writes the chosen model's fitted values at the first and the last G (level_before_us,
+    // level_after_us) and, for step and saturation, the change point: enough to draw each model's shape.
+    const lo = fit.level_before_us, hi = fit.level_after_us, cp = fit.change_point;
+    if (isNum(lo) && isNum(hi) && g.length >= 2 && (lo > 0 || hi > 0)) {
+      const g0 = g[0], g1 = g[g.length - 1];
+      const lerp = (x, x0, x1) => (x1 > x0 ? lo + (hi - lo) * (x - x0) / (x1 - x0) : hi);
+      if (fit.model === 'flat') return g.map(() => lo);
+      if (fit.model === 'linear') return g.map((x) => lerp(x, g0, g1));
+      if (fit.model === 'step' && isNum(cp)) return g.map((x) => (x < cp ? lo : hi));
+      if (fit.model === 'saturation' && isNum(cp)) return g.map((x) => (x >= cp ? hi : lerp(x, g0, cp)));
+    }
     const mean = (xs) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
     if (fit.model === 'flat' && y.length === g.length) return g.map(() => mean(y));
     if (fit.model === 'step' && isNum(fit.change_point) && y.length === g.length) {
@@ -120,6 +135,7 @@
   function modelText(fit) {
     if (!fit) return '';
     if (fit.model === 'step' && isNum(fit.change_point)) return 'step at G=' + fit.change_point;
+    if (fit.model === 'saturation' && isNum(fit.change_point)) return 'saturation from G=' + fit.change_point;
     return fit.model || 'least-squares line';
   }
   // The series whose time grows most between its smallest and largest group count.
@@ -189,13 +205,16 @@
       const list = el('ol', {class: 'findings', id: 'findings'});
       for (const f of findings) {
         const status = f.status === 'confirmed' ? 'confirmed' : 'suspected';
-        const evidence = (Array.isArray(f.evidence) ? f.evidence : []).map((e) =>
-          e.label + ' ' + fmtNum(e.value) + (e.unit ? (e.unit === 'x' ? '×' : ' ' + e.unit) : '')).join('; ');
+        // The first few numbers inline; the rest one click away, so a finding stays a sentence.
+        const items = (Array.isArray(f.evidence) ? f.evidence : []).map(evidenceText);
+        const evidence = items.slice(0, 5).join('; ');
+        const more = items.length > 5 ? el('details', {class: 'more'}, el('summary', {}, '+' + (items.length - 5) + ' more numbers'),
+          items.slice(5).join('; ') + '.') : null;
         const item = el('li', {class: 'finding'},
           el('span', {class: 'badge ' + status}, status), ' ',
           el('span', {class: 'cause'}, f.cause || f.rule || 'finding'), ': ',
           f.summary || '',
-          evidence ? el('span', {class: 'detail'}, 'Evidence: ' + evidence + '.') : null,
+          evidence ? el('span', {class: 'detail'}, 'Evidence: ' + evidence + (more ? '; ' : '.'), more) : null,
           f.fix ? el('span', {class: 'detail'}, 'Fix: ' + f.fix) : null,
           status === 'confirmed' && Array.isArray(f.ab_points) && f.ab_points.length ?
             el('span', {class: 'detail'}, 'Confirmed by the A/B points ' + f.ab_points.slice(0, 3).join(', ') +
@@ -206,6 +225,10 @@
       box.appendChild(list);
     } else if (R.verdict === 'growth') {
       box.appendChild(el('p', {class: 'muted'}, 'No rule matched the growth; the charts below show where it is.'));
+    }
+    if (Array.isArray(R.ruled_out) && R.ruled_out.length) {
+      box.appendChild(el('p', {class: 'muted', id: 'ruled-out'}, 'Ruled out by an A/B in this sweep: ' +
+        R.ruled_out.map((f) => (f.cause || f.rule) + (f.summary ? ' (' + f.summary + ')' : '')).join('; ') + '.'));
     }
     if (Array.isArray(R.skipped) && R.skipped.length) {
       box.appendChild(el('p', {class: 'muted'}, 'Skipped: ' + R.skipped.map((s) =>
