@@ -34,7 +34,8 @@ else
   out="${flags[--out]}"
   args=()
   for f in "${!flags[@]}"; do args+=("$f" "${flags[$f]}"); done
-  "$bin" sweep "${args[@]}" --quiet "${extra[@]}"
+  # A partial run (e.g. a point past --timeout) still writes its points: print what there is.
+  "$bin" sweep "${args[@]}" --quiet "${extra[@]}" || echo "compare.sh: sweep exited with $?; printing what it wrote" >&2
 fi
 
 python3 - "$out" <<'PY'

@@ -53,7 +53,7 @@ Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std:
       if ((i & 63) == 0 || yielding) {
         auto now = Clock::now();
         if (now > spin_until) break;
-        yielding = now > pause_until;
+        yielding = now >= pause_until;
       }
     }
   }
@@ -85,9 +85,13 @@ int UsableCores() {
 WaitPolicy DefaultPolicy(int ranks_on_host, std::chrono::milliseconds timeout) {
   WaitPolicy policy;
   policy.timeout = timeout;
-  policy.spin = ranks_on_host <= UsableCores();
+  if (ranks_on_host > UsableCores()) {
+    policy.spin_for = std::chrono::microseconds(2000);
+    policy.pause_only_for = std::chrono::microseconds(0);
+  }
   if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN")) policy.spin = std::strcmp(env, "0") != 0;
-  if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN_US")) policy.spin_for = std::chrono::microseconds(std::atoi(env));
+  if (const char* env = std::getenv("COMMBENCH_NATIVE_SPIN_US"))
+    policy.spin_for = std::chrono::microseconds(std::atoi(env));
   if (const char* env = std::getenv("COMMBENCH_NATIVE_PAUSE_US")) {
     policy.pause_only_for = std::chrono::microseconds(std::atoi(env));
   }
