@@ -8,7 +8,10 @@
 //
 //   nccl_bare_loop [--bytes 1048576] [--iters 1000] [--warmup 20] [--groups 1]
 //                  [--stream dedicated|per-thread|legacy-default] [--h2d none|pageable|pinned] [--h2d-bytes N]
-//                  [--sync stream|event|device|none]
+//                  [--sync stream|event|device|none] [--comm blocking|nonblocking]
+//
+// --comm nonblocking creates the communicator as commbench does (config.blocking = 0, polled until ready), to
+// tell the communicator mode apart from the harness when the two disagree.
 //
 // Without a usable device it prints one line saying why and exits 0 (skipped).
 #include <getopt.h>
@@ -36,6 +39,7 @@ struct Options {
   std::string h2d = "none";
   size_t h2d_bytes = 0;  // 0: as many as --bytes
   std::string sync = "stream";
+  std::string comm = "blocking";
 };
 
 #define CUDA_OR_DIE(call)                                                              \
@@ -60,7 +64,7 @@ struct Options {
   std::fprintf(stderr,
                "nccl_bare_loop: %s\nusage: nccl_bare_loop [--bytes N] [--iters N] [--warmup N] [--groups G] "
                "[--stream dedicated|per-thread|legacy-default] [--h2d none|pageable|pinned] [--h2d-bytes N] "
-               "[--sync stream|event|device|none]\n",
+               "[--sync stream|event|device|none] [--comm blocking|nonblocking]\n",
                why);
   std::exit(2);
 }
@@ -82,6 +86,7 @@ Options Parse(int argc, char** argv) {
                                  {"h2d", required_argument, nullptr, 'h'},
                                  {"h2d-bytes", required_argument, nullptr, 'H'},
                                  {"sync", required_argument, nullptr, 'y'},
+                                 {"comm", required_argument, nullptr, 'c'},
                                  {"help", no_argument, nullptr, '?'},
                                  {nullptr, 0, nullptr, 0}};
   int c;
@@ -111,6 +116,9 @@ Options Parse(int argc, char** argv) {
       case 'y':
         o.sync = optarg;
         break;
+      case 'c':
+        o.comm = optarg;
+        break;
       default:
         Usage("bad option");
     }
@@ -120,6 +128,7 @@ Options Parse(int argc, char** argv) {
   if (!OneOf(o.stream, {"dedicated", "per-thread", "legacy-default"})) Usage("bad --stream");
   if (!OneOf(o.h2d, {"none", "pageable", "pinned"})) Usage("bad --h2d");
   if (!OneOf(o.sync, {"stream", "event", "device", "none"})) Usage("bad --sync");
+  if (!OneOf(o.comm, {"blocking", "nonblocking"})) Usage("bad --comm");
   if (o.h2d_bytes == 0) o.h2d_bytes = o.bytes;
   return o;
 }
@@ -145,7 +154,15 @@ double Mean(const std::vector<double>& v) {
 void RunGroup(const Options& o, int group, int devices, const ncclUniqueId& id, GroupResult* out) {
   CUDA_OR_DIE(cudaSetDevice(group % devices));
   ncclComm_t comm;
-  NCCL_OR_DIE(ncclCommInitRank(&comm, 1, id, 0));
+  if (o.comm == "blocking") {
+    NCCL_OR_DIE(ncclCommInitRank(&comm, 1, id, 0));
+  } else {
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&comm, 1, id, 0, &config);
+    while (r == ncclInProgress) NCCL_OR_DIE(ncclCommGetAsyncError(comm, &r));
+    NCCL_OR_DIE(r);
+  }
   cudaStream_t stream = cudaStreamLegacy;
   if (o.stream == "per-thread") stream = cudaStreamPerThread;
   if (o.stream == "dedicated") CUDA_OR_DIE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -175,7 +192,9 @@ void RunGroup(const Options& o, int group, int devices, const ncclUniqueId& id, 
     if (o.sync == "event" && !first) CUDA_OR_DIE(cudaStreamWaitEvent(stream, done, 0));
     CUDA_OR_DIE(cudaEventRecord(start, stream));
     if (h2d_dev) CUDA_OR_DIE(cudaMemcpyAsync(h2d_dev, h2d_host, o.h2d_bytes, cudaMemcpyHostToDevice, stream));
-    NCCL_OR_DIE(ncclAllReduce(send, recv, count, ncclFloat32, ncclSum, comm, stream));
+    ncclResult_t r = ncclAllReduce(send, recv, count, ncclFloat32, ncclSum, comm, stream);
+    while (r == ncclInProgress) NCCL_OR_DIE(ncclCommGetAsyncError(comm, &r));  // non-blocking communicators
+    NCCL_OR_DIE(r);
     CUDA_OR_DIE(cudaEventRecord(end, stream));
     if (o.sync == "event") CUDA_OR_DIE(cudaEventRecord(done, stream));
     if (o.sync == "stream") CUDA_OR_DIE(cudaStreamSynchronize(stream));
@@ -245,7 +264,7 @@ int main(int argc, char** argv) {
   std::printf("nccl_bare_loop: nccl %d, %d device(s); allreduce f32 sum %zu B, groups=%d stream=%s h2d=%s",
               nccl_version, devices, o.bytes, o.groups, o.stream.c_str(), o.h2d.c_str());
   if (o.h2d != "none") std::printf(":%zu", o.h2d_bytes);
-  std::printf(" sync=%s iters=%d warmup=%d\n", o.sync.c_str(), o.iters, o.warmup);
+  std::printf(" sync=%s comm=%s iters=%d warmup=%d\n", o.sync.c_str(), o.comm.c_str(), o.iters, o.warmup);
   double p50 = Percentile(max_us, 0.5);
   std::printf("host time per iteration (max across groups): p50 %.2f us  p95 %.2f us  mean %.2f us  algbw %.3f GB/s\n",
               p50, Percentile(max_us, 0.95), Mean(max_us), p50 > 0 ? static_cast<double>(o.bytes) / p50 / 1e3 : 0.0);
