@@ -39,7 +39,7 @@ package(default_visibility = ["//visibility:public"])
 
 cc_library(
     name = "cuda",
-    hdrs = glob(["include/*.h", "include/crt/**", "include/cuda/**", "include/nv/**", "include/nccl_device/**"]),
+    hdrs = glob(["include/*.h", "include/*.hpp", "include/crt/**", "include/cuda/**", "include/nv/**", "include/nccl_device/**"]),
     includes = ["include"],
     defines = ["COMMBENCH_HAVE_CUDA"],
     linkopts = [

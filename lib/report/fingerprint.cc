@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/backend/backend.h"
+#include "lib/backend/nccl/fingerprint.h"
 #include "lib/core/ranges.h"
 
 extern char** environ;
@@ -87,7 +88,24 @@ json EnvironmentFingerprint() {
     if (IsRecordedVariable(name.c_str())) variables[name] = eq + 1;
   }
   env["variables"] = variables;
-  env["gpu"] = nullptr;
+  nccl::GpuInfo gpu = nccl::GpuFingerprint();
+  if (gpu.available()) {
+    env["gpu"] = {{"name", gpu.name},
+                  {"driver", gpu.driver},
+                  {"driver_cuda", gpu.driver_cuda},
+                  {"cuda_runtime", gpu.cuda_runtime},
+                  {"nccl", gpu.nccl},
+                  {"nccl_built", gpu.nccl_built},
+                  {"compute_capability", gpu.compute_capability},
+                  {"memory_bytes", gpu.memory_bytes},
+                  {"device_count", gpu.device_count},
+                  {"pci_bus_id", gpu.pci_bus_id}};
+  } else {
+    env["gpu"] = nullptr;
+    env["gpu_unavailable_reason"] = gpu.unavailable_reason;
+    // What is known without a device still identifies the software stack.
+    env["gpu_software"] = {{"cuda_runtime", gpu.cuda_runtime}, {"nccl", gpu.nccl}, {"nccl_built", gpu.nccl_built}};
+  }
   return env;
 }
 

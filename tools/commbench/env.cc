@@ -57,6 +57,8 @@ void SetupEnv(CLI::App& app, int* exit_code) {
   sub->callback([options, exit_code] {
     nlohmann::json env = EnvironmentFingerprint();
     if (options->json) {
+      auto peaks = GetHostPeaks();
+      if (peaks.ok()) env["peaks"] = {{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}};
       std::printf("%s\n", env.dump(2).c_str());
     } else {
       PrintEnvironment(env);
