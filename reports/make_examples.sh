@@ -4,15 +4,22 @@
 #      as a user runs it, and with --explain so that the A/B points that confirm the cause are in the sweep;
 #   B  NCCL per-parameter allreduce with the H2D copy on the default stream vs its own stream (GPU hosts only;
 #      skipped with a note elsewhere).
-# Each scenario writes reports/examples/<name>.json (the results) and <name>.html (the report); the HTML embeds
-# the results, so the pair is committed together.
+# Each scenario writes reports/examples/<name>.html, the committed report. It embeds the results (all but the raw
+# per-iteration samples); the full <name>.json stays beside it, git-ignored (several MB with samples).
 #
-# usage: reports/make_examples.sh [COMMBENCH]   (default: builds //tools/commbench and uses bazel-bin's binary)
+# usage: reports/make_examples.sh [--rerender] [COMMBENCH]
+#   COMMBENCH    the binary (default: builds //tools/commbench -c opt and uses that)
+#   --rerender   only re-render the reports from the existing reports/examples/*.json (after a page change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=reports/examples
 mkdir -p "$OUT"
 
+RERENDER=0
+if [[ "${1:-}" == "--rerender" ]]; then
+  RERENDER=1
+  shift
+fi
 COMMBENCH="${1:-}"
 if [[ -z "$COMMBENCH" ]]; then
   bazel build -c opt //tools/commbench >/dev/null
@@ -23,6 +30,11 @@ fi
 scenario() {  # name, then the sweep's flags
   local name="$1"
   shift
+  if [[ $RERENDER -eq 1 ]]; then
+    [[ -f "$OUT/$name.json" ]] || { echo "== $name: no $OUT/$name.json to re-render"; return 0; }
+    "$COMMBENCH" report "$OUT/$name.json" -o "$OUT/$name.html"
+    return 0
+  fi
   echo "== $name: commbench sweep $*"
   local start=$SECONDS
   "$COMMBENCH" sweep "$@" --out "$OUT/$name.json"
@@ -40,8 +52,10 @@ else
 fi
 
 # B needs NCCL on a GPU.
-if "$COMMBENCH" env 2>/dev/null | grep -qi 'nccl'; then
-  scenario scenario_b --backend nccl --groups 1..4 --h2d default-stream,own-stream --sync none,device
+# One GPU: groups of one rank each (DESIGN §3); the input copy on the legacy default stream vs a dedicated one.
+if "$COMMBENCH" env 2>/dev/null | grep -Eq '^  nccl .* available$'; then
+  scenario scenario_b --backends nccl --group-size 1 --groups 1..4 --sizes 4K,4M,64M \
+    --stream legacy-default,dedicated --h2d pinned --explain
 else
   echo "== scenario_b skipped: no NCCL/GPU on this host (run this script on a GPU host to add it)"
 fi

@@ -514,6 +514,7 @@
     const pointsShown = uniq(rows.map((r) => r.point));
     const maxRank = Math.max(...rows.map((r) => r.rank));
     const relMax = Math.max(1.5, ...rows.map((r) => r.rel));
+    const relMin = Math.min(0.8, ...rows.map((r) => r.rel));
     return {
       rows: rows.length,
       note: selection + 'Colour: the rank\'s p50 divided by the median rank of the same point (1 = typical). Ranks wait for their ' +
@@ -527,8 +528,9 @@
           x: {field: 'point', type: 'ordinal', sort: pointsShown, title: 'point (configuration · groups)',
             axis: {labelAngle: -50, labelLimit: 160, labelOverlap: 'greedy'}},
           y: {field: 'rank', type: 'ordinal', title: 'rank', sort: 'ascending', axis: {labelOverlap: 'greedy'}},
+          // Diverging at 1; a log scale when a rank is several times slower, so 1.5× still shows next to 40×.
           color: {field: 'rel', type: 'quantitative', title: '× median rank',
-            scale: {type: 'linear', domain: [Math.min(0.8, ...rows.map((r) => r.rel)), 1, relMax],
+            scale: {type: relMax > 4 && relMin > 0 ? 'log' : 'linear', domain: [relMin, 1, relMax],
               range: ['#3b6fb6', '#f3f3f0', '#c0392b']}},
           tooltip: [
             {field: 'id', title: 'point'}, {field: 'rank', title: 'rank'}, {field: 'group', title: 'group'},

@@ -186,18 +186,6 @@ async function checkReport(wd, file, expectDrawn, args) {
       const c = probe.charts.find((x) => x.id === id);
       if (!c || c.status !== 'drawn') failures.push(id + ': expected drawn, is ' + (c ? c.status + ' (' + c.reason + ')' : 'absent'));
     }
-    // The copy button: clicking it must copy (clipboard API, or the selection fallback) and say so.
-    // A WebDriver click is a trusted user gesture, which the clipboard requires (a script's click() is not).
-    let copied = 'no button';
-    const found = await wd.call('POST', wd.session + '/element', {using: 'css selector', value: '#copy-command'})
-      .catch(() => null);
-    if (found) {
-      const elementId = Object.values(found)[0];
-      await wd.call('POST', wd.session + '/element/' + elementId + '/click', {});
-      await sleep(300);
-      copied = await wd.exec(`return document.getElementById('copy-command').textContent;`);
-    }
-    if (copied !== 'Copied') failures.push('the copy button says "' + copied + '" after a click, not "Copied"');
     if (probe.charts.some((c) => c.status === 'drawn')) {
       const hover = await hoverCheck(wd);
       if (typeof hover === 'string') failures.push(hover);
@@ -228,6 +216,22 @@ async function checkReport(wd, file, expectDrawn, args) {
   result.screenshot = path.join(args.out, name + '.png');
   fs.writeFileSync(result.screenshot, Buffer.from(shot.data, 'base64'));
   result.bytes = fs.statSync(file).size;
+
+  // After the screenshot, so that it shows the page as a reader first sees it.
+  if (probe.ready) {
+    // The copy button: clicking it must copy (clipboard API, or the selection fallback) and say so.
+    // A WebDriver click is a trusted user gesture, which the clipboard requires (a script's click() is not).
+    let copied = 'no button';
+    const found = await wd.call('POST', wd.session + '/element', {using: 'css selector', value: '#copy-command'})
+      .catch(() => null);
+    if (found) {
+      const elementId = Object.values(found)[0];
+      await wd.call('POST', wd.session + '/element/' + elementId + '/click', {});
+      await sleep(300);
+      copied = await wd.exec(`return document.getElementById('copy-command').textContent;`);
+    }
+    if (copied !== 'Copied') failures.push('the copy button says "' + copied + '" after a click, not "Copied"');
+  }
   return {failures, result};
 }
 
