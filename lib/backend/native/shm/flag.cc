@@ -21,6 +21,13 @@ long Futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const struct times
 
 constexpr std::chrono::milliseconds kSlice{10};
 
+// Preemption while pause-spinning is proof that this rank does not have a core to itself (other jobs, or ranks
+// sharing our process's CPU share): then a spin only burns the share the peer needs. Such a rank sleeps at once
+// for the next kNoSpinAfterPreemption. Per thread, i.e. per rank.
+constexpr std::chrono::microseconds kPreempted{200};
+constexpr std::chrono::milliseconds kNoSpinAfterPreemption{50};
+thread_local std::chrono::steady_clock::time_point no_spin_until;
+
 }  // namespace
 
 void Publish(Flag* flag, uint32_t value) {
@@ -38,9 +45,10 @@ Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std:
   if (Reached(v, target)) return OkStatus();
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  if (policy.spin) {
+  if (policy.spin && start >= no_spin_until) {
     auto pause_until = start + policy.pause_only_for;
     auto spin_until = start + policy.spin_for;
+    auto last = start;
     bool yielding = false;
     for (uint32_t i = 1;; ++i) {
       if (yielding) {
@@ -52,6 +60,11 @@ Status WaitFor(Flag* flag, uint32_t target, const WaitPolicy& policy, const std:
       if (Reached(v, target)) return OkStatus();
       if ((i & 63) == 0 || yielding) {
         auto now = Clock::now();
+        if (!yielding && now - last > kPreempted) {
+          no_spin_until = now + kNoSpinAfterPreemption;
+          break;
+        }
+        last = now;
         if (now > spin_until) break;
         yielding = now >= pause_until;
       }
