@@ -711,6 +711,7 @@
   renderEnvironment();
   Promise.all(drawn).then(() => {
     state.renderMs = performance.now() - started;
+    state.readyAtMs = performance.now();  // since navigation start: parse, libraries, data and every chart
     state.ready = true;
     document.body.setAttribute('data-ready', 'true');
   });

@@ -86,7 +86,7 @@ const PROBE = `
   const r = window.commbenchReport;
   if (!r) return {missing: true};
   return {
-    ready: r.ready, renderMs: r.renderMs, errors: r.errors,
+    ready: r.ready, renderMs: r.renderMs, readyAtMs: r.readyAtMs, errors: r.errors,
     charts: r.charts.map((c) => {
       const box = document.getElementById(c.id);
       // Data marks only (Vega gives them the class role-mark): axes, grids and legends do not count.
@@ -162,9 +162,10 @@ async function checkReport(wd, file, expectDrawn, args) {
   else if (!probe.ready) failures.push('the report did not finish drawing within 10 s');
 
   const name = path.basename(file, '.html');
-  const result = {file: name, loadMs, renderMs: probe.renderMs, charts: probe.charts || []};
+  const result = {file: name, loadMs, readyAtMs: probe.readyAtMs, renderMs: probe.renderMs, charts: probe.charts || []};
   if (probe.ready) {
-    if (probe.renderMs > args.maxRenderMs) failures.push('drawing took ' + Math.round(probe.renderMs) + ' ms');
+    // Generous for loaded CI machines; the issue's target (under a second) is what a free 2-core VM measures.
+    if (probe.readyAtMs > args.maxRenderMs) failures.push('the page took ' + Math.round(probe.readyAtMs) + ' ms to draw');
     for (const e of probe.errors) failures.push('report error: ' + e);
     if (!probe.headline) failures.push('no verdict headline');
     if (!probe.command || !probe.copyButton) failures.push('no command line with a copy button');
