@@ -95,7 +95,8 @@
   const labelNoSize = (p) => labelOf(p, noSize);
   // A fit names every axis but groups; an axis it leaves out matches any value.
   const sameSeries = (fit, p) => SERIES_AXES.every((a) => !(a in fit) || valueKey(fit[a]) === valueKey(p[a]));
-  const constantText = constant.map((a) => AXIS_LABEL[a](points[0][a])).join(', ');
+  // Sizes have their own entry in the subtitle.
+  const constantText = constant.filter((a) => a !== 'bytes').map((a) => AXIS_LABEL[a](points[0][a])).join(', ');
   const groupCounts = uniq(points.map((p) => p.groups).filter(isNum)).sort((a, b) => a - b);
   const sizes = uniq(points.map((p) => p.bytes).filter(isNum)).sort((a, b) => a - b);
   const p50 = (p) => get(p, 'time_us.p50');
@@ -164,7 +165,7 @@
     const sub = document.getElementById('subtitle');
     const tool = R.tool || {};
     sub.textContent = [
-      points.length + ' points', groupCounts.length ? 'G = ' + groupCounts.join(', ') : null,
+      points.length + (points.length === 1 ? ' point' : ' points'), groupCounts.length ? 'G = ' + groupCounts.join(', ') : null,
       sizes.length ? 'sizes ' + sizes.map(fmtBytes).join(', ') : null, constantText || null,
       R.started_at ? 'started ' + R.started_at : null,
       tool.version ? (tool.name || 'commbench') + ' ' + tool.version + (tool.commit ? ' (' + tool.commit + ')' : '') : null,
@@ -630,7 +631,8 @@
         return el('td', {}, v === undefined || v === null || v === 'undefined' ? '' : String(v));
       })));
     }
-    const details = el('details', {id: 'points-table'}, el('summary', {}, 'All ' + points.length + ' points' +
+    const details = el('details', {id: 'points-table'}, el('summary', {}, (points.length === 1 ? 'The point' :
+      'All ' + points.length + ' points') +
       (points.length > MAX_ROWS ? ' (first ' + MAX_ROWS + ' listed; the rest are in the embedded JSON)' : '')), table);
     if (points.length <= 12) details.open = true;
     chartsBox().appendChild(el('div', {class: 'chart'}, el('h2', {}, 'Points'), details));
