@@ -12,7 +12,9 @@
 // It drives Chromium through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch, so it needs no
 // npm package: only the Debian packages chromium and chromium-driver (reports/tools/setup.sh installs them).
 //
-// usage: browser_test.js [--out DIR] [--max-render-ms N] [--expect-drawn id,id] REPORT.html
+// A .json argument is a results file: it is rendered with `COMMBENCH report` (--commbench) first.
+//
+// usage: browser_test.js [--out DIR] [--max-render-ms N] [--commbench PATH] [--expect-drawn id,id] REPORT.html
 //                         [--expect-drawn ...] REPORT.html ...   (an --expect-drawn applies to the reports after it)
 //        browser_test.js --expect-fail REPORT.html   (self-check: the page must fail; exit 0 when it does)
 'use strict';
@@ -34,6 +36,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--expect-fail') expectFail = true;
     else if (argv[i] === '--max-render-ms') args.maxRenderMs = Number(argv[++i]);
     else if (argv[i] === '--out') args.out = argv[++i];
+    else if (argv[i] === '--commbench') args.commbench = argv[++i];
     else args.reports.push({file: argv[i], expectDrawn, expectFail});
   }
   return args;
@@ -260,7 +263,15 @@ async function main() {
       try { await wd.call('GET', '/status'); break; } catch (e) { if (i > 100) throw e; await sleep(100); }
     }
     await wd.start(path.join(tmp, 'profile'));
-    for (const {file, expectDrawn, expectFail} of args.reports) {
+    for (const report of args.reports) {
+      const {expectDrawn, expectFail} = report;
+      let file = report.file;
+      if (file.endsWith('.json')) {
+        if (!args.commbench) throw new Error(file + ': a results file needs --commbench to render it');
+        const html = path.join(tmp, path.basename(file, '.json') + '.html');
+        childProcess.execFileSync(args.commbench, ['report', file, '-o', html], {stdio: ['ignore', 'ignore', 'inherit']});
+        file = html;
+      }
       const {failures, result} = await checkReport(wd, file, expectDrawn, args);
       console.log(JSON.stringify(result));
       if (expectFail) {
