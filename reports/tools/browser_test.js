@@ -249,6 +249,7 @@ async function main() {
     if (!fs.existsSync(bin)) {
       console.log('SKIPPED: ' + bin + ' is not installed; run reports/tools/setup.sh to install chromium and ' +
         'chromium-driver. The browser checks did not run.');
+      console.log('0 passed, 0 failed');
       process.exit(0);
     }
   }
