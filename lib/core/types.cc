@@ -1,13 +1,9 @@
 #include "lib/core/types.h"
 
-#include <array>
-#include <utility>
+#include "lib/core/name_table.h"
 
 namespace commbench {
 namespace {
-
-template <typename E, size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
 constexpr NameTable<Collective, 3> kCollectives{{
     {Collective::kAllreduce, "allreduce"},
@@ -28,51 +24,24 @@ constexpr NameTable<ReduceOp, 4> kReduceOps{{
     {ReduceOp::kProd, "prod"},
 }};
 
-template <typename E, size_t N>
-std::string_view Lookup(const NameTable<E, N>& table, E value) {
-  for (const auto& [e, name] : table) {
-    if (e == value) return name;
-  }
-  return "?";
-}
-
-template <typename E, size_t N>
-StatusOr<E> Parse(const NameTable<E, N>& table, std::string_view s, std::string_view what) {
-  std::string accepted;
-  for (const auto& [e, name] : table) {
-    if (name == s) return e;
-    if (!accepted.empty()) accepted += ", ";
-    accepted += name;
-  }
-  return InvalidArgument("unknown " + std::string(what) + " '" + std::string(s) + "' (accepted: " +
-                         accepted + ")");
-}
-
-template <typename E, size_t N>
-std::vector<E> Values(const NameTable<E, N>& table) {
-  std::vector<E> out;
-  for (const auto& entry : table) out.push_back(entry.first);
-  return out;
-}
-
 }  // namespace
 
-std::string_view Name(Collective c) { return Lookup(kCollectives, c); }
-std::string_view Name(DataType t) { return Lookup(kDataTypes, t); }
-std::string_view Name(ReduceOp r) { return Lookup(kReduceOps, r); }
+std::string_view Name(Collective c) { return NameOf(kCollectives, c); }
+std::string_view Name(DataType t) { return NameOf(kDataTypes, t); }
+std::string_view Name(ReduceOp r) { return NameOf(kReduceOps, r); }
 
 StatusOr<Collective> ParseCollective(std::string_view s) {
   if (s == "reduce-scatter" || s == "reducescatter") return Collective::kReduceScatter;
-  return Parse(kCollectives, s, "collective");
+  return ParseName(kCollectives, s, "unknown collective");
 }
 StatusOr<DataType> ParseDataType(std::string_view s) {
   if (s == "float") return DataType::kF32;
   if (s == "double") return DataType::kF64;
   if (s == "int") return DataType::kI32;
   if (s == "half") return DataType::kF16;
-  return Parse(kDataTypes, s, "dtype");
+  return ParseName(kDataTypes, s, "unknown dtype");
 }
-StatusOr<ReduceOp> ParseReduceOp(std::string_view s) { return Parse(kReduceOps, s, "reduce op"); }
+StatusOr<ReduceOp> ParseReduceOp(std::string_view s) { return ParseName(kReduceOps, s, "unknown reduce op"); }
 
 size_t SizeOf(DataType t) {
   switch (t) {
@@ -91,15 +60,15 @@ size_t SizeOf(DataType t) {
 bool IsReduction(Collective c) { return c != Collective::kAllgather; }
 
 const std::vector<Collective>& AllCollectives() {
-  static const auto* v = new std::vector<Collective>(Values(kCollectives));
+  static const auto* v = new std::vector<Collective>(ValuesOf(kCollectives));
   return *v;
 }
 const std::vector<DataType>& AllDataTypes() {
-  static const auto* v = new std::vector<DataType>(Values(kDataTypes));
+  static const auto* v = new std::vector<DataType>(ValuesOf(kDataTypes));
   return *v;
 }
 const std::vector<ReduceOp>& AllReduceOps() {
-  static const auto* v = new std::vector<ReduceOp>(Values(kReduceOps));
+  static const auto* v = new std::vector<ReduceOp>(ValuesOf(kReduceOps));
   return *v;
 }
 

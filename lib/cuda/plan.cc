@@ -1,14 +1,11 @@
 #include "lib/cuda/plan.h"
 
-#include <array>
 #include <cstring>
-#include <utility>
+
+#include "lib/core/name_table.h"
 
 namespace commbench::cuda {
 namespace {
-
-template <typename E, size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
 constexpr NameTable<StreamKind, 3> kStreams{{
     {StreamKind::kLegacyDefault, "legacy-default"},
@@ -29,32 +26,6 @@ constexpr NameTable<SyncKind, 6> kSyncs{{
     {SyncKind::kWorldBarrier, "world-barrier"},
 }};
 
-template <typename E, size_t N>
-std::string_view Lookup(const NameTable<E, N>& table, E value) {
-  for (const auto& [e, name] : table) {
-    if (e == value) return name;
-  }
-  return "?";
-}
-
-template <typename E, size_t N>
-StatusOr<E> Parse(const NameTable<E, N>& table, std::string_view s, std::string_view flag) {
-  std::string accepted;
-  for (const auto& [e, name] : table) {
-    if (name == s) return e;
-    if (!accepted.empty()) accepted += ", ";
-    accepted += name;
-  }
-  return InvalidArgument(std::string(flag) + ": unknown value '" + std::string(s) + "' (accepted: " + accepted + ")");
-}
-
-template <typename E, size_t N>
-std::vector<E> Values(const NameTable<E, N>& table) {
-  std::vector<E> out;
-  for (const auto& entry : table) out.push_back(entry.first);
-  return out;
-}
-
 // The byte at `offset` of the H2D source. Mixing in offset>>8 makes a copy shifted by a multiple of 256 differ
 // too (a plain offset%251 pattern would repeat).
 unsigned char SourceByte(size_t offset) {
@@ -63,24 +34,24 @@ unsigned char SourceByte(size_t offset) {
 
 }  // namespace
 
-std::string_view Name(StreamKind k) { return Lookup(kStreams, k); }
-std::string_view Name(H2dKind k) { return Lookup(kH2d, k); }
-std::string_view Name(SyncKind k) { return Lookup(kSyncs, k); }
+std::string_view Name(StreamKind k) { return NameOf(kStreams, k); }
+std::string_view Name(H2dKind k) { return NameOf(kH2d, k); }
+std::string_view Name(SyncKind k) { return NameOf(kSyncs, k); }
 
-StatusOr<StreamKind> ParseStreamKind(std::string_view s) { return Parse(kStreams, s, "--stream"); }
-StatusOr<H2dKind> ParseH2dKind(std::string_view s) { return Parse(kH2d, s, "--h2d"); }
-StatusOr<SyncKind> ParseSyncKind(std::string_view s) { return Parse(kSyncs, s, "--sync"); }
+StatusOr<StreamKind> ParseStreamKind(std::string_view s) { return ParseName(kStreams, s, "--stream: unknown value"); }
+StatusOr<H2dKind> ParseH2dKind(std::string_view s) { return ParseName(kH2d, s, "--h2d: unknown value"); }
+StatusOr<SyncKind> ParseSyncKind(std::string_view s) { return ParseName(kSyncs, s, "--sync: unknown value"); }
 
 const std::vector<StreamKind>& AllStreamKinds() {
-  static const auto* values = new std::vector<StreamKind>(Values(kStreams));
+  static const auto* values = new std::vector<StreamKind>(ValuesOf(kStreams));
   return *values;
 }
 const std::vector<H2dKind>& AllH2dKinds() {
-  static const auto* values = new std::vector<H2dKind>(Values(kH2d));
+  static const auto* values = new std::vector<H2dKind>(ValuesOf(kH2d));
   return *values;
 }
 const std::vector<SyncKind>& AllSyncKinds() {
-  static const auto* values = new std::vector<SyncKind>(Values(kSyncs));
+  static const auto* values = new std::vector<SyncKind>(ValuesOf(kSyncs));
   return *values;
 }
 

@@ -1,6 +1,5 @@
 #include "lib/launch/driver.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/interrupt.h"
 #include "lib/launch/process_group.h"
@@ -41,18 +41,6 @@ class PrivateTempDir {
  private:
   std::string path_;
 };
-
-std::vector<int> InheritedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  return cpus;
-}
 
 // Reads complete lines appended to a rank's result file since the last call.
 class ResultTail {
@@ -137,7 +125,7 @@ class LaunchRunner {
     }
     for (int r = 0; r < launch_.world; ++r) tails_.emplace_back(RankResultsPath(plan.results_dir, r));
 
-    allowed_ = InheritedCpus();
+    allowed_ = AllowedCpus();
     if (!launch_.cpus.empty()) allowed_ = *ParseCpuList(launch_.cpus, "--cpus");
     const std::vector<int>& allowed = allowed_;
     std::vector<ProcessSpec> specs;

@@ -1,6 +1,5 @@
 #include "lib/launch/worker.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/backend/gloo/control_plane.h"
+#include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/worker_plan.h"
 
@@ -32,17 +32,6 @@ class ControlPlaneAgreement : public Agreement {
  private:
   ControlPlane* plane_;
 };
-
-std::string CurrentAffinity() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return "";
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return FormatCpuList(cpus);
-}
 
 // One communicator per (backend, group size), made on first use and reused by later points.
 struct CachedCommunicator {
@@ -150,7 +139,7 @@ class RankRunner {
                 {"cpu_sys_s", r.cpu_sys_s * share},
                 {"vol_ctx", static_cast<double>(r.vol_ctx) * share},
                 {"invol_ctx", static_cast<double>(r.invol_ctx) * share},
-                {"affinity", CurrentAffinity()},
+                {"affinity", FormatCpuList(AllowedCpus())},
                 {"setup_s", cached->setup_s}};
   }
 

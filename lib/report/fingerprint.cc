@@ -1,6 +1,5 @@
 #include "lib/report/fingerprint.h"
 
-#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"
+#include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 
 extern char** environ;
@@ -34,19 +34,6 @@ std::string CpuModel() {
   return "unknown";
 }
 
-std::string Affinity(int* count) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  *count = static_cast<int>(cpus.size());
-  return FormatCpuList(cpus);
-}
-
 }  // namespace
 
 bool IsRecordedVariable(const char* name) {
@@ -63,9 +50,9 @@ json EnvironmentFingerprint() {
   env["host"] = host;
   env["cpu_model"] = CpuModel();
   env["cores_online"] = sysconf(_SC_NPROCESSORS_ONLN);
-  int affinity_count = 0;
-  env["affinity"] = Affinity(&affinity_count);
-  env["cores_available"] = affinity_count;
+  std::vector<int> cpus = AllowedCpus();
+  env["affinity"] = FormatCpuList(cpus);
+  env["cores_available"] = cpus.size();
   env["memory_bytes"] = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   utsname u;
   if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;

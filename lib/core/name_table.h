@@ -1,0 +1,45 @@
+// Enum <-> name tables for the vocabulary the CLI parses (collectives, dtypes, streams, ...), with one error
+// format: "<what> '<value>' (accepted: a, b, c)".
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lib/core/status.h"
+
+namespace commbench {
+
+template <typename E, size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+template <typename E, size_t N>
+std::string_view NameOf(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+// `what` starts the error message, e.g. "unknown dtype" or "--stream: unknown value".
+template <typename E, size_t N>
+StatusOr<E> ParseName(const NameTable<E, N>& table, std::string_view s, std::string_view what) {
+  std::string accepted;
+  for (const auto& [e, name] : table) {
+    if (name == s) return e;
+    if (!accepted.empty()) accepted += ", ";
+    accepted += name;
+  }
+  return InvalidArgument(std::string(what) + " '" + std::string(s) + "' (accepted: " + accepted + ")");
+}
+
+template <typename E, size_t N>
+std::vector<E> ValuesOf(const NameTable<E, N>& table) {
+  std::vector<E> out;
+  for (const auto& entry : table) out.push_back(entry.first);
+  return out;
+}
+
+}  // namespace commbench
