@@ -1,6 +1,7 @@
 #include "lib/backend/native/shm/shm_communicator.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <array>
@@ -179,6 +180,7 @@ Status ShmCommunicator::Init(Store* store, std::chrono::milliseconds timeout) {
   }
   slot(me_)->pid = getpid();
   Add(&header()->attached, 1);
+  if (header()->attached.value.load() == static_cast<uint32_t>(n_ - 1)) shm_unlink(ctl_.name().c_str());
   return OkStatus();
 }
 
@@ -219,6 +221,10 @@ Status ShmWork::Init() {
       peers_[static_cast<size_t>(q)] = std::move(opened).value();
       Flag* attached = &reinterpret_cast<WorkHeader*>(peers_[static_cast<size_t>(q)].data())->attached;
       Add(attached, 1);
+      // The last peer to map it removes the name too, so a creator killed while waiting leaves nothing behind.
+      // (The name as opened: once counted, the slot may already hold the creator's next name.)
+      if (attached->value.load() == static_cast<uint32_t>(n - 1))
+        shm_unlink(peers_[static_cast<size_t>(q)].name().c_str());
     }
     char* base = q == me ? mine_.data() : peers_[static_cast<size_t>(q)].data();
     for (int b = 0; b < kNumBufs; ++b) bases_[static_cast<size_t>(q)][b] = base + offsets[b];
