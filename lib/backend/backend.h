@@ -105,6 +105,8 @@ class Backend {
   virtual StatusOr<std::unique_ptr<Communicator>> Connect(const ConnectRequest& request) = 0;
   // Version string for the fingerprint ("gloo 0.5.0").
   virtual std::string Version() const = 0;
+  // The launcher its ranks must be started by ("mpirun"), or "" for any.
+  virtual std::string RequiredLauncher() const { return ""; }
 };
 
 // Registry: backends register a factory from a static initialiser (their cc_library is alwayslink).

@@ -217,6 +217,11 @@ StatusOr<Plan> PlanSweep(const SweepSpec& spec) {
       skip(backend_name, "unavailable: " + available.message());
       continue;
     }
+    const std::string launcher = backend->RequiredLauncher();
+    if (!launcher.empty() && launcher != spec.launcher) {
+      skip(backend_name, "its ranks must be started with --launcher " + launcher);
+      continue;
+    }
     const bool gpu = backend_name == "nccl";
     for (Point& p : Candidates(spec, backend_name, gpu)) {
       bool known = p.algo == "auto";

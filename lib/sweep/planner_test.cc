@@ -102,6 +102,23 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   EXPECT_FALSE(PlanSweep(slow).ok());
 }
 
+TEST(PlannerTest, MpiNeedsTheMpirunLauncher) {
+  SweepSpec spec;
+  spec.backends = {"gloo", "mpi"};
+  spec.groups = {1};
+  spec.sizes = {400};
+  auto local = PlanSweep(spec);
+  ASSERT_TRUE(local.ok()) << local.status().message();
+  EXPECT_EQ(local->point_count(), 1u);
+  ASSERT_EQ(local->skipped.size(), 1u);
+  EXPECT_EQ(local->skipped[0].what, "mpi");
+  EXPECT_EQ(local->skipped[0].reason, "its ranks must be started with --launcher mpirun");
+  spec.launcher = "mpirun";
+  auto mpirun = PlanSweep(spec);
+  ASSERT_TRUE(mpirun.ok()) << mpirun.status().message();
+  EXPECT_EQ(mpirun->point_count(), 2u);
+}
+
 TEST(PointJsonTest, RoundTrip) {
   SweepSpec spec;
   spec.groups = {3};

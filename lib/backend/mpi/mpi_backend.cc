@@ -217,6 +217,8 @@ class MpiBackend : public Backend {
     return Unavailable("mpi: no /usr/bin/mpirun (apt-get install openmpi-bin)");
   }
 
+  std::string RequiredLauncher() const override { return "mpirun"; }
+
   std::string Version() const override {
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
