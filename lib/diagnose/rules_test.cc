@@ -317,6 +317,92 @@ TEST(StragglerRule, QuietWhenGroupsAreEven) {
   EXPECT_FALSE(Eval("straggler", MakeResult({StragglerSeries(false)}, "commbench sweep")));
 }
 
+// A real planted straggler (commbench sweep --groups 1..3 --test-only-slow-rank 3:2000 on a loaded 2-core host):
+// the max goes 32.6 -> 5774 -> 5928 us, group 1 is ~190x the others, which stay at the G=1 time. With three
+// points the fit may call it linear, and the sleeping rank also looks like blocking waits (wakeup_latency at
+// 0.7): the straggler must still rank first, because only its group got slower. Sampled at G = 1, 3, 4 here,
+// so that a step fit puts the change at G=3, not where group 1 joins.
+std::vector<json> ThreePointStraggler(double others_us) {
+  PointSpec base;
+  base.cores = 2;
+  base.saturation = 0.16;
+  base.vol_ctx_per_iter = 4.5;
+  return MakeSeries(
+      base, {1, 3, 4}, [](int g) { return g == 1   ? 32.6
+                                          : g == 3 ? 5774.1
+                                                   : 5927.8; },
+      [others_us](int g, PointSpec* s) {
+        s->group_p50.assign(static_cast<size_t>(g), g == 1 ? 32.6 : others_us);
+        if (g >= 2) {
+          s->group_p50[1] = g == 3 ? 5774.1 : 5927.8;
+          s->slowest_group = 1;
+          s->slowest_rank = 3;
+        }
+      });
+}
+
+TEST(StragglerRule, RankedFirstWhenOnlyItsGroupGrows) {
+  json r = MakeResult({ThreePointStraggler(30)}, "commbench sweep --groups 1..3 --test-only-slow-rank 3:2000");
+  std::optional<Finding> f = Eval("straggler", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->cause, "straggler group 1 (rank 3)");
+  EXPECT_GT(f->strength, 0.85);  // 0.4 + 0.3 * 2/3 (two multi-group points) + 0.3
+  EXPECT_NE(f->summary.find("the growth is that group's alone"), std::string::npos) << f->summary;
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  EXPECT_EQ(d["findings"][0]["rule"], "straggler");
+}
+
+TEST(StragglerRule, NoStepBonusForAMarginalGroup) {
+  // Seen on a busy 2-core host: group 1 came out 1.4x the others and the series stepped where it joined.
+  PointSpec base;
+  base.cores = 2;
+  std::vector<json> series = MakeSeries(
+      base, {1, 2, 3, 4}, [](int g) { return g == 1 ? 1897.0 : 8242.0; },
+      [](int g, PointSpec* s) {
+        s->group_p50.assign(static_cast<size_t>(g), g == 1 ? 1897.0 : 5900.0);
+        if (g >= 2) {
+          s->group_p50[1] = 8242;
+          s->slowest_group = 1;
+          s->slowest_rank = 2;
+        }
+      });
+  std::optional<Finding> f = Eval("straggler", MakeResult({series}, "commbench sweep --groups 1..4"));
+  ASSERT_TRUE(f);
+  EXPECT_LE(f->strength, 0.71);
+  EXPECT_EQ(f->summary.find("joins"), std::string::npos) << f->summary;
+}
+
+TEST(StragglerRule, TwoMultiGroupPointsAreWeakerEvidence) {
+  // The same marginal group at G=2 and 3 only: "slowest in 2 of 2" must not tie a signature that holds at
+  // every point (shared bandwidth's bytes-scaled slope scores 0.7).
+  PointSpec base;
+  base.cores = 2;
+  std::vector<json> series = MakeSeries(
+      base, {1, 2, 3}, [](int g) { return 1340.0 + 5000 * (g - 1); },
+      [](int g, PointSpec* s) {
+        s->group_p50.assign(static_cast<size_t>(g), 1340.0 + 3800 * (g - 1));
+        if (g >= 2) {
+          s->group_p50[1] = 1340.0 + 5000 * (g - 1);
+          s->slowest_group = 1;
+          s->slowest_rank = 2;
+        }
+      });
+  std::optional<Finding> f = Eval("straggler", MakeResult({series}, "commbench sweep --groups 1..3"));
+  ASSERT_TRUE(f);
+  EXPECT_LT(f->strength, 0.65);
+}
+
+TEST(StragglerRule, NotBoostedWhenTheOtherGroupsGrowToo) {
+  // The same slowest group, but the others grew 60x as well: a busy host, not one slow group. (The step where
+  // group 1 joins is not sampled, so nothing lifts it above consistency.)
+  std::optional<Finding> f =
+      Eval("straggler", MakeResult({ThreePointStraggler(2000)}, "commbench sweep --groups 1..3"));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->summary.find("alone"), std::string::npos) << f->summary;
+  EXPECT_LE(f->strength, 0.71);
+}
+
 // ---------- set-up growth ----------
 
 TEST(SetupGrowthRule, FiresWhenSetupGrowsAndLoopIsFlat) {

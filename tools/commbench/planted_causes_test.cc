@@ -1,0 +1,275 @@
+// The planted-cause suite (issue 4, DESIGN §6): each test plants one cause of growth with a real sweep (real
+// rank processes, Gloo over loopback TCP) and checks, from the result file, that the diagnosis ranks that cause
+// first with the right status and confirms nothing else. Plus reference scenario A (DESIGN §4) with defaults.
+//
+// These are timing tests on whatever host runs them, so every plant is chosen to be large next to timing noise
+// (a world barrier costs orders of magnitude, a rank sleeps 2 ms per iteration, ...) and each test prints the
+// points and findings when it fails. The target is tagged "exclusive": other tests running beside it on a
+// 2-core host would themselves be a planted cause.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "tools/commbench/testing/cli_runner.h"
+
+namespace commbench::testing {
+namespace {
+
+using nlohmann::json;
+
+// Points (axes and p50) and findings, for failure messages: what the diagnosis saw.
+std::string Digest(const json& r) {
+  std::ostringstream o;
+  o << "verdict: " << r.value("verdict", json()).dump() << "\n";
+  for (const json& p : r["points"]) {
+    o << "  G=" << p["groups"] << " " << p["bytes"] << " B sync=" << p["sync"].dump()
+      << " concurrency=" << p.value("concurrency", json()).dump() << " cpus=" << p["cpus"].dump()
+      << " p50=" << p["time_us"]["p50"] << " us n=" << p["iters"] << "\n";
+  }
+  for (const char* list : {"findings", "ruled_out"}) {
+    if (!r.contains(list)) continue;
+    for (const json& f : r[list]) {
+      o << "  " << list << ": " << f["rule"].get<std::string>() << " " << f["status"].get<std::string>()
+        << " score=" << f["score"] << ": " << f["summary"].get<std::string>() << "\n";
+    }
+  }
+  return o.str();
+}
+
+// One sweep through the real CLI; the parsed result file.
+json Sweep(std::vector<std::string> args) {
+  CliRunner cli;
+  const std::string out = cli.dir() + "/planted.json";
+  std::vector<std::string> full = {"sweep", "--quiet", "-o", out};
+  full.insert(full.end(), args.begin(), args.end());
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult r = cli.Run(full);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return json::object();
+  json result = json::parse(std::ifstream(out));
+  EXPECT_EQ(result["status"], "complete");
+  for (const json& p : result["points"]) EXPECT_TRUE(p["correct"].get<bool>()) << p["id"];
+  std::printf("sweep took %.1f s\n%s", s, Digest(result).c_str());
+  return result;
+}
+
+// Share of all CPUs busy over `seconds` (from /proc/stat), measured before a sweep: other work on the host.
+double HostBusyFraction(double seconds) {
+  auto sample = [] {
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    double v, total = 0, idle = 0;
+    stat >> cpu;
+    for (int i = 0; i < 8 && stat >> v; ++i) {
+      total += v;
+      if (i == 3 || i == 4) idle += v;  // idle, iowait
+    }
+    return std::make_pair(total, idle);
+  };
+  auto a = sample();
+  usleep(static_cast<useconds_t>(seconds * 1e6));
+  auto b = sample();
+  double total = b.first - a.first;
+  return total > 0 ? 1 - (b.second - a.second) / total : 0;
+}
+
+// The A/B of test 1 compares how much CPU the ranks get; on a host already busy with other work the
+// scheduler shares the cores out differently (it moves other processes off a one-core A side, and the two-core
+// side runs at saturation 0.33-0.57 instead of 0.81-0.91), so there they measure the other work, not the plant.
+constexpr double kMaxHostBusy = 0.3;
+#define SKIP_IF_HOST_BUSY()                                                                                  \
+  do {                                                                                                       \
+    double busy = HostBusyFraction(1.0);                                                                     \
+    if (busy > kMaxHostBusy) {                                                                               \
+      GTEST_SKIP() << "host " << static_cast<int>(100 * busy) << "% busy with other work before the sweep: " \
+                   << "this A/B would measure that work";                                                    \
+    }                                                                                                        \
+  } while (0)
+
+// The evidence entry whose label is `label` (NaN when absent).
+double Evidence(const json& finding, const std::string& label) {
+  for (const json& e : finding["evidence"]) {
+    if (e["label"] == label) return e["value"].get<double>();
+  }
+  return std::nan("");
+}
+
+const json* FindPoint(const json& r, const std::string& id) {
+  for (const json& p : r["points"]) {
+    if (p["id"] == id) return &p;
+  }
+  return nullptr;
+}
+
+// The growth evidence every finding carries (p50 at its first and last group count) is the data's own.
+void ExpectGrowthEvidenceMatchesPoints(const json& r, const json& f) {
+  ASSERT_FALSE(f["points"].empty()) << f.dump();
+  const json* first = FindPoint(r, f["points"].front().get<std::string>());
+  const json* last = FindPoint(r, f["points"].back().get<std::string>());
+  ASSERT_TRUE(first && last) << f.dump();
+  for (const json* p : {first, last}) {
+    std::string label = "p50 at G=" + std::to_string((*p)["groups"].get<int>());
+    EXPECT_NEAR(Evidence(f, label), (*p)["time_us"]["p50"].get<double>(), 1e-6) << label;
+  }
+}
+
+// The planted cause is ranked first with `status`; no other finding is confirmed.
+void ExpectRankedFirst(const json& r, const std::string& rule, const std::set<std::string>& statuses) {
+  ASSERT_EQ(r["verdict"], "growth") << Digest(r);
+  ASSERT_FALSE(r["findings"].empty()) << Digest(r);
+  const json& first = r["findings"][0];
+  EXPECT_EQ(first["rule"], rule) << Digest(r);
+  EXPECT_TRUE(statuses.count(first["status"].get<std::string>())) << Digest(r);
+  for (size_t i = 1; i < r["findings"].size(); ++i) {
+    EXPECT_NE(r["findings"][i]["status"], "confirmed") << Digest(r);
+  }
+  ExpectGrowthEvidenceMatchesPoints(r, first);
+}
+
+// 1. All ranks on one core vs two: each added pair adds time slices on the one core. The B side (two cores) is
+// oversubscribed too from G=2, but takes about half the slope, so the A/B cuts the growth by about half (the
+// rule confirms from 30 %). 4 MiB messages keep both sides CPU-bound: at 1 MiB the pairs on two cores of the
+// development VM left the CPU half idle (saturation 0.48-0.62, waiting on cross-core wake-ups) and grew as much
+// as on one core, so the cut ranged from 0 to 75 % (confirmed in 5 of 11 runs); at 4 MiB the two-core side runs
+// at saturation 0.81-0.91 and the cut was 46-60 %.
+TEST(PlantedCauses, OneCoreIsCpuOversubscription) {
+  SKIP_IF_HOST_BUSY();
+  json r = Sweep({"--groups", "1..3", "--sizes", "4M", "--cpus", "0;0-1", "--time-budget", "0.1"});
+  ExpectRankedFirst(r, "cpu_oversubscription", {"confirmed"});
+  const json& f = r["findings"][0];
+  EXPECT_EQ(Evidence(f, "cores the ranks may use"), 1) << f.dump(1);
+  EXPECT_EQ(Evidence(f, "ranks per core at G=3"), 6) << f.dump(1);
+  EXPECT_GE(f.value("growth_cut", 0.0), 0.3) << f.dump(1);
+  EXPECT_NE(f["summary"].get<std::string>().find("--cpus 0-1"), std::string::npos) << f.dump(1);
+}
+
+// 2. A world-wide barrier every iteration: each iteration waits for every group; --sync none removes it.
+TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
+  json r = Sweep({"--groups", "1..3", "--sizes", "400", "--sync", "none,world-barrier", "--time-budget", "0.05"});
+  ExpectRankedFirst(r, "world_barrier", {"confirmed"});
+  const json& f = r["findings"][0];
+  EXPECT_NE(f["summary"].get<std::string>().find("--sync none"), std::string::npos) << f.dump(1);
+  EXPECT_GE(f.value("growth_cut", 0.0), 0.3) << f.dump(1);
+}
+
+// 3. Large messages from many groups at once share one capacity. Three large sizes, so that the slope is seen
+// to scale with bytes (and the per-operation rules stand aside); all 1 MiB or more, because at 256 KiB the
+// millisecond wake-ups of a busy 2-core host still bent the slope, and three rather than two because with two
+// one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. Expected status: suspected
+// (see below).
+//
+// What "shared bandwidth" means depends on the host, and the test follows the data:
+// - Where the pairs have a core each, or where the groups together reach the measured loopback peak, it is the
+//   cause and must be ranked first.
+// - On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies).
+//   When the host is otherwise quiet the loopback probe measures 4.5-5.3 GB/s and the groups reach only 0.50-0.52
+//   GB/s together (10-11 %) at CPU saturation 0.89-0.91: the rule then says itself that the bytes cost CPU time
+//   ("far below the peak", 0.45) and CPU oversubscription (0.5) is rightly first. Under other builds the probe
+//   measures ~0.56 GB/s, the groups sit near it and shared bandwidth is first. Either way shared bandwidth must
+//   be found, scaling with bytes, and nothing confirmed.
+// The A/B, `--concurrency sequential`, is left out on purpose: on the development host groups taking turns were
+// themselves slower than concurrent groups (p50 at G=2, concurrent vs sequential: 16 KiB 39 vs 6582 us; 512 KiB
+// 2692 vs 29692 us and 1916 vs 13867 us; 2 MiB 10539 vs 43932 us, with 100 to 1535 iterations per point), so
+// the A/B "ruled out" shared bandwidth in some runs and cut it by 39 % in others. That is a property of the
+// sequential mode of the measurement loop, to be fixed there, not something a diagnosis threshold should absorb.
+TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
+  json r = Sweep({"--groups", "1..3", "--sizes", "1M,2M,4M", "--time-budget", "0.05"});
+  ASSERT_EQ(r["verdict"], "growth") << Digest(r);
+  ASSERT_FALSE(r["findings"].empty()) << Digest(r);
+  for (const json& f : r["findings"]) EXPECT_NE(f["status"], "confirmed") << Digest(r);
+  const json* bw = nullptr;
+  for (const json& f : r["findings"]) {
+    if (f["rule"] == "shared_bandwidth" && !bw) bw = &f;
+  }
+  ASSERT_NE(bw, nullptr) << Digest(r);
+  const json& f = *bw;
+  EXPECT_EQ(f["status"], "suspected") << f.dump(1);
+  EXPECT_NE(f["summary"].get<std::string>().find("The slope scales with bytes"), std::string::npos) << f.dump(1);
+  EXPECT_NE(f.value("confirm_command", "").find("--concurrency concurrent,sequential"), std::string::npos) << f.dump(1);
+  ExpectGrowthEvidenceMatchesPoints(r, f);
+  const json& first = r["findings"][0];
+  const double cores = r["environment"].value("cores_available", 0.0);
+  const bool cpu_bound_here =
+      cores > 0 && cores < 6 && f["summary"].get<std::string>().find("far below the peak") != std::string::npos;
+  if (cpu_bound_here) {
+    EXPECT_TRUE(first["rule"] == "shared_bandwidth" || first["rule"] == "cpu_oversubscription") << Digest(r);
+  } else {
+    EXPECT_EQ(first["rule"], "shared_bandwidth") << Digest(r);
+  }
+}
+
+// 4. One rank (rank 3: group 1 with pairs) sleeps 2 ms every iteration (test-only fault injection): from G=2 the
+// iteration max is that group's, the others stay at the G=1 time.
+TEST(PlantedCauses, SlowRankIsAStragglerInItsGroup) {
+  json r = Sweep({"--groups", "1..3", "--sizes", "400", "--test-only-slow-rank", "3:2000", "--time-budget", "0.05"});
+  ExpectRankedFirst(r, "straggler", {"suspected"});  // no A/B localises a straggler: always suspected
+  const json& f = r["findings"][0];
+  EXPECT_EQ(Evidence(f, "slow group"), 1) << f.dump(1);
+  EXPECT_NE(f["summary"].get<std::string>().find("group 1 is the slowest"), std::string::npos) << f.dump(1);
+  // The rank is a hint: rank 3 sleeps after its collective and rank 2 waits for it inside the next one, so the
+  // two ranks' per-iteration medians are the same 2 ms (4696 vs 5774 us, 2212 vs 2298 us in one run) and either
+  // may be named. It must be one of group 1's, and be the one the cause names.
+  double rank = Evidence(f, "rank arriving last most often");
+  EXPECT_TRUE(rank == 2 || rank == 3) << f.dump(1);
+  EXPECT_EQ(f["cause"], "straggler group 1 (rank " + std::to_string(static_cast<int>(rank)) + ")") << f.dump(1);
+  EXPECT_NE(f["summary"].get<std::string>().find("rank " + std::to_string(static_cast<int>(rank))), std::string::npos)
+      << f.dump(1);
+  EXPECT_GE(Evidence(f, "slow group p50 / other groups' median"), 5) << f.dump(1);
+}
+
+// 5. Control: nothing planted. One rank per group and at most as many ranks as a 2-core host has cores, so no
+// rank waits for another or for a core: flat here and on any larger host.
+TEST(PlantedCauses, ControlHasNoConfirmedFinding) {
+  json r = Sweep({"--groups", "1,2", "--group-size", "1", "--sizes", "64K,1M", "--time-budget", "0.05"});
+  ASSERT_TRUE(r.contains("findings")) << Digest(r);
+  for (const json& f : r["findings"]) EXPECT_NE(f["status"], "confirmed") << Digest(r);
+  EXPECT_TRUE(r["verdict"] == "no growth" || r["verdict"] == "growth") << Digest(r);
+}
+
+// Reference scenario A (DESIGN §4): `commbench sweep --groups 1..8` with the default sizes (a shorter time budget).
+// Whatever the host, the small-message series must be found growing once the ranks outnumber the cores, and the
+// CPU-oversubscription finding must state this host's cores and where the ranks outnumber them, with the data's
+// own numbers. (Which of the CPU findings ranks first depends on how busy the host is: a host busy with other
+// work reads as idle-and-waiting to the wake-up-latency rule.)
+TEST(PlantedCauses, ReferenceScenarioA) {
+  json r = Sweep({"--groups", "1..8", "--time-budget", "0.05"});
+  ASSERT_EQ(r["verdict"], "growth") << Digest(r);
+  ASSERT_FALSE(r["findings"].empty()) << Digest(r);
+  for (const json& f : r["findings"]) EXPECT_NE(f["status"], "confirmed") << Digest(r);  // no A/B in the sweep
+  const double cores = r["environment"].value("cores_available", json()).is_number()
+                           ? r["environment"]["cores_available"].get<double>()
+                           : std::nan("");
+  const json* cpu = nullptr;
+  for (const json& f : r["findings"]) {
+    if (f["rule"] == "cpu_oversubscription") cpu = &f;
+  }
+  const int world8 = 16;
+  if (std::isnan(cores) || cores < world8) {  // ranks outnumber cores somewhere in 1..8: it must be said
+    ASSERT_NE(cpu, nullptr) << Digest(r);
+    const json& f = *cpu;
+    double may_use = Evidence(f, "cores the ranks may use");
+    EXPECT_GT(may_use, 0) << f.dump(1);
+    if (!std::isnan(cores)) {
+      EXPECT_EQ(may_use, cores) << f.dump(1);
+    }
+    // From the first G with 2G > cores; and the ranks per core at G=8 is 16 / cores.
+    EXPECT_EQ(Evidence(f, "ranks outnumber cores from"), std::floor(may_use / 2) + 1) << f.dump(1);
+    EXPECT_NEAR(Evidence(f, "ranks per core at G=8"), world8 / may_use, 1e-9) << f.dump(1);
+    ExpectGrowthEvidenceMatchesPoints(r, f);
+    EXPECT_GE(Evidence(f, "growth over the series"), 10) << f.dump(1);  // the fitted growth, in %
+  }
+  ExpectGrowthEvidenceMatchesPoints(r, r["findings"][0]);
+}
+
+}  // namespace
+}  // namespace commbench::testing
