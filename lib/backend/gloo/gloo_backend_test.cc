@@ -1,68 +1,24 @@
 // The gloo backend with real Gloo contexts over loopback TCP; ranks are threads of this test process.
-#include <stdlib.h>
-
-#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/gloo/control_plane.h"
+#include "lib/backend/testing/thread_group.h"
 #include "lib/measure/pattern.h"
 
 namespace commbench {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/commbench-gloo-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Runs `request` on a group of n thread-ranks for two iterations and returns each rank's check result.
-std::vector<Status> RunGroup(int n, const OpRequest& request, const std::string& prefix) {
-  static TempDir dir;
-  std::vector<Status> results(static_cast<size_t>(n));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      auto status = [&]() -> Status {
-        auto backend = CreateBackend("gloo");
-        RETURN_IF_ERROR(backend.status());
-        RETURN_IF_ERROR((*backend)->Supports(request, n));
-        auto store = NewFileStore(dir.path());
-        PrefixStore group_store(prefix, store.get());
-        ConnectRequest connect;
-        connect.place = RankPlace{r, n, 0, r, n, r};
-        connect.store = &group_store;
-        connect.timeout = std::chrono::milliseconds(20000);
-        ASSIGN_OR_RETURN(auto comm, (*backend)->Connect(connect));
-        ASSIGN_OR_RETURN(auto work, comm->Prepare(request));
-        for (uint64_t iter : {0, 1}) {
-          std::vector<char> in, out(RecvCount(request, n) * SizeOf(request.dtype));
-          FillInput(request, r, n, iter, &in);
-          RETURN_IF_ERROR(work->SetInput(in.data(), in.size()));
-          RETURN_IF_ERROR(work->Run());
-          RETURN_IF_ERROR(work->GetOutput(out.data(), out.size()));
-          RETURN_IF_ERROR(CheckOutput(request, r, n, iter, out));
-          // Gloo's allgather writes straight into peers' output buffers: nobody may start the next
-          // iteration before everyone has read this one (the measure loop does the same).
-          RETURN_IF_ERROR(comm->Barrier());
-        }
-        return comm->Barrier();
-      }();
-      results[static_cast<size_t>(r)] = status;
-    });
-  }
-  for (auto& t : threads) t.join();
-  return results;
+// Runs `request` on a group of n thread-ranks for two checked iterations; returns each rank's status.
+std::vector<Status> RunGroup(int n, const OpRequest& request) {
+  auto backend = CreateBackend("gloo");
+  Status supported = backend.ok() ? (*backend)->Supports(request, n) : backend.status();
+  if (!supported.ok()) return std::vector<Status>(static_cast<size_t>(n), supported);
+  return testing::RunThreads("gloo", n, [&](int rank, Communicator* comm) {
+    return testing::RunAndCheck(comm, request, rank, n, 2);
+  });
 }
 
 struct Case {
@@ -76,7 +32,6 @@ TEST(GlooBackendTest, EveryOpAlgoDtypeIsCorrect) {
                                    {Collective::kAllreduce, "halving_doubling"},
                                    {Collective::kAllgather, "ring"},
                                    {Collective::kReduceScatter, "halving_doubling"}};
-  int id = 0;
   for (const auto& c : cases) {
     for (DataType dtype : {DataType::kF32, DataType::kF64, DataType::kI32, DataType::kF16}) {
       for (ReduceOp reduce : {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin, ReduceOp::kProd}) {
@@ -90,7 +45,7 @@ TEST(GlooBackendTest, EveryOpAlgoDtypeIsCorrect) {
             r.reduce = reduce;
             r.count = count;
             r.in_place = c.op != Collective::kAllgather;
-            auto results = RunGroup(n, r, "case" + std::to_string(id++));
+            auto results = RunGroup(n, r);
             for (int rank = 0; rank < n; ++rank) {
               EXPECT_TRUE(results[static_cast<size_t>(rank)].ok())
                   << Name(c.op) << "/" << c.algo << "/" << Name(dtype) << "/" << Name(reduce) << " n=" << n
@@ -121,7 +76,7 @@ TEST(GlooBackendTest, SupportsExplainsWhatItRejects) {
 }
 
 TEST(ControlPlaneTest, MaxAllAgrees) {
-  TempDir dir;
+  testing::TempDir dir;
   const int n = 3;
   std::vector<std::vector<double>> values(n);
   std::vector<std::thread> threads;

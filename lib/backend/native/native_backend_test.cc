@@ -4,12 +4,16 @@
 
 #include "lib/backend/native/schedule.h"
 #include "lib/backend/native/shm/segment.h"
-#include "lib/backend/native/test_group.h"
+#include "lib/backend/testing/thread_group.h"
 #include "lib/measure/pattern.h"
 
 namespace commbench {
 namespace native {
 namespace {
+
+using testing::RunAndCheck;
+using testing::RunThreads;
+using testing::TempDir;
 
 struct Case {
   OpRequest request;

@@ -10,13 +10,17 @@
 
 #include "lib/backend/backend.h"
 #include "lib/backend/native/shm/segment.h"
-#include "lib/backend/native/test_group.h"
+#include "lib/backend/testing/thread_group.h"
 #include "lib/measure/pattern.h"
 #include "lib/rendezvous/store.h"
 
 namespace commbench {
 namespace native {
 namespace {
+
+using testing::RunAndCheck;
+using testing::RunThreads;
+using testing::TempDir;
 
 std::vector<std::string> SegmentsOf(pid_t pid) {
   std::vector<std::string> found;

@@ -9,7 +9,7 @@
 #include "lib/backend/backend.h"
 
 namespace commbench {
-namespace native {
+namespace testing {
 
 // A private directory, removed with its contents on destruction.
 class TempDir {
@@ -26,8 +26,9 @@ class TempDir {
 std::vector<Status> RunThreads(const std::string& backend, int n,
                                const std::function<Status(int rank, Communicator* comm)>& body);
 
-// Prepares `request`, runs it `iters` times with fresh checkable input each time, and checks the output.
+// Prepares `request`, runs it `iters` times with fresh checkable input each time, and checks the output. A group
+// barrier follows each check: some transports (Gloo's allgather) write into peers' output buffers directly.
 Status RunAndCheck(Communicator* comm, const OpRequest& request, int rank, int n, int iters);
 
-}  // namespace native
+}  // namespace testing
 }  // namespace commbench

@@ -1,4 +1,4 @@
-#include "lib/backend/native/test_group.h"
+#include "lib/backend/testing/thread_group.h"
 
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 #include "lib/rendezvous/store.h"
 
 namespace commbench {
-namespace native {
+namespace testing {
 
 TempDir::TempDir() {
   char tmpl[] = "/tmp/commbench-native-test-XXXXXX";
@@ -61,9 +61,10 @@ Status RunAndCheck(Communicator* comm, const OpRequest& request, int rank, int n
                                    (request.in_place ? "/in-place" : "") + "/count=" + std::to_string(request.count) +
                                    " rank " + std::to_string(rank) + ": " + st.message());
     }
+    RETURN_IF_ERROR(comm->Barrier());
   }
   return OkStatus();
 }
 
-}  // namespace native
+}  // namespace testing
 }  // namespace commbench
