@@ -292,6 +292,7 @@ async function main() {
   } finally {
     await wd.quit();
     driver.kill('SIGTERM');
+    fs.rmSync(tmp, {recursive: true, force: true});  // the Chromium profile, when run outside Bazel's TEST_TMPDIR
   }
   console.log(passed + ' passed, ' + failed + ' failed');
   process.exit(failed ? 1 : 0);
