@@ -14,7 +14,7 @@ namespace commbench {
 Status WriteFileAtomically(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = mkstemp(tmp.data());
-  if (fd < 0) return InvalidArgument("cannot write " + path + ": " + strerror(errno));
+  if (fd < 0) return Unavailable("cannot write " + path + ": " + strerror(errno));
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = write(fd, content.data() + written, content.size() - written);
@@ -27,7 +27,7 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
     }
     written += static_cast<size_t>(n);
   }
-  fchmod(fd, 0644);
+  fchmod(fd, 0644);  // mkstemp creates 0600; results are meant to be shared like any other output file
   if (close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
     std::string why = strerror(errno);
     unlink(tmp.c_str());

@@ -1,9 +1,5 @@
 #include "lib/report/html.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/report/atomic_file.h"
 #include "reports/report_assets.h"
 
 namespace commbench::report {
@@ -172,29 +169,7 @@ StatusOr<std::string> RenderHtml(const json& result) {
 
 Status WriteHtmlReport(const json& result, const std::string& path) {
   ASSIGN_OR_RETURN(std::string html, RenderHtml(result));
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0) return Unavailable("cannot create a temp file beside " + path + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < html.size()) {
-    const ssize_t n = write(fd, html.data() + done, html.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return Unavailable("cannot write " + tmp + ": " + why);
-    }
-    done += static_cast<size_t>(n);
-  }
-  // mkstemp creates 0600; a report is meant to be shared like any other output file.
-  (void)fchmod(fd, 0644);
-  if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    unlink(tmp.c_str());
-    return Unavailable("cannot write " + path + ": " + why);
-  }
-  return OkStatus();
+  return WriteFileAtomically(path, html);
 }
 
 }  // namespace commbench::report

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/core/affinity.h"
+#include "lib/core/ranges.h"
 #include "lib/diagnose/explain.h"
 #include "lib/launch/driver.h"
 #include "lib/launch/interrupt.h"
@@ -95,9 +97,7 @@ nlohmann::json PeaksJson() {
 }  // namespace
 
 int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const std::string& command) {
-  nlohmann::json environment = EnvironmentFingerprint();
-  const SweepSpec spec =
-      outputs.explain ? WithExplainAxes(requested, environment["affinity"].get<std::string>()) : requested;
+  const SweepSpec spec = outputs.explain ? WithExplainAxes(requested, FormatCpuList(AllowedCpus())) : requested;
   auto plan = PlanSweep(spec);
   if (!plan.ok()) {
     std::fprintf(stderr, "commbench: error: %s\n", plan.status().message().c_str());
@@ -119,8 +119,9 @@ int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const s
   inputs.spec = spec;
   inputs.command = command;
   inputs.started_at = Iso8601Now();
-  environment["peaks"] = PeaksJson();
-  inputs.environment = environment;
+  // After the input checks: the fingerprint initialises the CUDA driver and the peaks may run a probe.
+  inputs.environment = EnvironmentFingerprint();
+  inputs.environment["peaks"] = PeaksJson();
   inputs.skipped = plan->skipped;
 
   DriverOptions options;

@@ -6,7 +6,6 @@
 #include "lib/backend/backend.h"
 #include "lib/backend/gloo/control_plane.h"
 #include "lib/backend/testing/thread_group.h"
-#include "lib/measure/pattern.h"
 
 namespace commbench {
 namespace {
