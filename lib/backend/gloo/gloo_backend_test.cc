@@ -30,6 +30,7 @@ TEST(GlooBackendTest, EveryOpAlgoDtypeIsCorrect) {
                                    {Collective::kAllreduce, "ring_chunked"},
                                    {Collective::kAllreduce, "halving_doubling"},
                                    {Collective::kAllgather, "ring"},
+                                   {Collective::kReduceScatter, "ring_slice"},
                                    {Collective::kReduceScatter, "halving_doubling"}};
   for (const auto& c : cases) {
     for (DataType dtype : {DataType::kF32, DataType::kF64, DataType::kI32, DataType::kF16}) {
