@@ -243,6 +243,19 @@ TEST(SharedBandwidthRule, QuietForPerOperationOverhead) {
   EXPECT_FALSE(Eval("shared_bandwidth", r));
 }
 
+TEST(SharedBandwidthRule, QuietForGroupsOfOneInPlace) {
+  // In place, a group of one moves no bytes: the same growth as the bandwidth sweep says nothing about bandwidth.
+  auto sweep = BandwidthSweep("");
+  for (auto& series : sweep) {
+    for (json& p : series) p["group_size"] = 1;
+  }
+  EXPECT_FALSE(Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep")));
+  for (auto& series : sweep) {
+    for (json& p : series) p["in_place"] = false;  // out of place, each rank copies its input: memory bandwidth
+  }
+  EXPECT_TRUE(Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep")));
+}
+
 // ---------- wake-up latency ----------
 
 PointSpec Sleepy(const std::string& pin, double vol_per_rank_iter) {

@@ -35,6 +35,9 @@ class SharedBandwidthRule : public Rule {
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const PointData& last = in.Last(s);
+    // A group of one working in place sends nothing and copies nothing: its bytes per second measure no
+    // bandwidth (Gloo's allreduce of one rank is a no-op; the control sweep once read "813% of the peak").
+    if (last.group_size == 1 && last.Axis("in_place") == "true") return std::nullopt;
     std::string peak_name;
     double peak = PeakFor(in, s, &peak_name);
     double fraction = peak > 0 ? last.aggregate_busbw_gbps / peak : 0;
