@@ -181,9 +181,18 @@ std::string DefaultHostPeakCacheDir() {
   return "";
 }
 
+double HostLoadPerCore() {
+  std::ifstream in("/proc/loadavg");
+  double load1 = 0;
+  if (!(in >> load1)) return 0;
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 ? load1 / static_cast<double>(cpus) : 0;
+}
+
 StatusOr<HostPeaks> MeasureHostPeaks(const HostPeakOptions& options) {
   HostPeaks p;
   p.cache_key = HostPeakCacheKey();
+  p.load_per_core = options.load_per_core >= 0 ? options.load_per_core : HostLoadPerCore();
   p.memcpy_gbps = MeasureMemcpy(options);
   StatusOr<double> tcp = MeasureTcpLoopback(options);
   if (!tcp.ok()) return tcp.status();
@@ -195,24 +204,33 @@ StatusOr<HostPeaks> GetHostPeaks(const HostPeakOptions& options) {
   std::string dir = options.cache_dir.empty() ? DefaultHostPeakCacheDir() : options.cache_dir;
   std::string file = CacheFile(dir);
   std::string key = HostPeakCacheKey();
+  HostPeakOptions now = options;
+  if (now.load_per_core < 0) now.load_per_core = HostLoadPerCore();
   nlohmann::json cache = file.empty() ? nlohmann::json::object() : ReadCache(file);
-  if (!options.refresh && cache.contains(key)) {
+  HostPeaks cached;
+  if (!options.refresh && cache.contains(key) && cache[key].is_object()) {
     const nlohmann::json& e = cache[key];
-    double m = e.value("memcpy_gbps", 0.0), t = e.value("tcp_loopback_gbps", 0.0);
-    if (m > 0 && t > 0) {
-      HostPeaks p;
-      p.memcpy_gbps = m;
-      p.tcp_loopback_gbps = t;
-      p.from_cache = true;
-      p.cache_key = key;
-      p.cache_file = file;
-      return p;
-    }
+    cached.memcpy_gbps = e.value("memcpy_gbps", 0.0);
+    cached.tcp_loopback_gbps = e.value("tcp_loopback_gbps", 0.0);
+    cached.load_per_core = e.value("load_per_core", -1.0);  // -1: an entry from before loads were kept
+    cached.from_cache = true;
+    cached.cache_key = key;
+    cached.cache_file = file;
+    const bool valid = cached.memcpy_gbps > 0 && cached.tcp_loopback_gbps > 0;
+    const bool quieter_now = cached.load_per_core > kBusyLoadPerCore && now.load_per_core < cached.load_per_core;
+    if (valid && !quieter_now) return cached;
+    if (!valid) cached = HostPeaks();
   }
-  StatusOr<HostPeaks> measured = MeasureHostPeaks(options);
-  if (!measured.ok() || file.empty() || !MakeDirs(dir)) return measured;
+  StatusOr<HostPeaks> measured = MeasureHostPeaks(now);
+  if (!measured.ok()) return cached.from_cache ? StatusOr<HostPeaks>(cached) : measured;
+  if (cached.from_cache) {  // re-measured because the entry was taken under load: keep the best of both
+    measured->memcpy_gbps = std::max(measured->memcpy_gbps, cached.memcpy_gbps);
+    measured->tcp_loopback_gbps = std::max(measured->tcp_loopback_gbps, cached.tcp_loopback_gbps);
+  }
+  if (file.empty() || !MakeDirs(dir)) return measured;
   cache[key] = {{"memcpy_gbps", measured->memcpy_gbps},
                 {"tcp_loopback_gbps", measured->tcp_loopback_gbps},
+                {"load_per_core", measured->load_per_core},
                 {"measured_at", static_cast<int64_t>(std::time(nullptr))}};
   // Write then rename, so that a concurrent reader never sees half a file.
   std::string tmp = file + ".tmp." + std::to_string(::getpid());

@@ -35,6 +35,7 @@ TEST(HostPeakTest, MeasuresBothPeaksInUnderASecond) {
 TEST(HostPeakTest, CachesPerHostAndRefreshes) {
   HostPeakOptions o;
   o.cache_dir = TempDir("cache_a/nested");
+  o.load_per_core = 0.1;  // a quiet host: its entry is final
   StatusOr<HostPeaks> first = GetHostPeaks(o);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_FALSE(first->from_cache);
@@ -58,6 +59,7 @@ TEST(HostPeakTest, CachesPerHostAndRefreshes) {
 TEST(HostPeakTest, CorruptCacheIsRemeasured) {
   HostPeakOptions o;
   o.cache_dir = TempDir("cache_b");
+  o.load_per_core = 0.1;
   ASSERT_TRUE(GetHostPeaks(o).ok());
   std::ofstream(o.cache_dir + "/host_peaks.json") << "{not json";
   StatusOr<HostPeaks> p = GetHostPeaks(o);
@@ -65,6 +67,48 @@ TEST(HostPeakTest, CorruptCacheIsRemeasured) {
   EXPECT_FALSE(p->from_cache);
   EXPECT_GT(p->memcpy_gbps, 0);
   EXPECT_TRUE(GetHostPeaks(o)->from_cache);
+}
+
+// An entry measured while the host was busy is a low estimate: re-measured once the host is quieter than it
+// was, keeping the higher values; kept as it is while the host is as busy or busier.
+TEST(HostPeakTest, PeaksMeasuredUnderLoadAreRemeasuredWhenQuieter) {
+  HostPeakOptions o;
+  o.cache_dir = TempDir("cache_c");
+  o.load_per_core = 0.1;
+  ASSERT_TRUE(GetHostPeaks(o).ok());  // creates the file with this host's key
+  const std::string file = o.cache_dir + "/host_peaks.json";
+  std::string key = HostPeakCacheKey();
+  auto plant = [&](double gbps, double tcp, double load) {
+    std::ofstream(file) << "{\"" << key << "\": {\"memcpy_gbps\": " << gbps << ", \"tcp_loopback_gbps\": " << tcp
+                        << ", \"load_per_core\": " << load << "}}";
+  };
+
+  plant(0.001, 0.001, 5.0);  // taken at load 5 per core
+  o.load_per_core = 9.0;     // busier now: nothing better to learn
+  StatusOr<HostPeaks> busier = GetHostPeaks(o);
+  ASSERT_TRUE(busier.ok());
+  EXPECT_TRUE(busier->from_cache);
+  EXPECT_DOUBLE_EQ(busier->memcpy_gbps, 0.001);
+  EXPECT_DOUBLE_EQ(busier->load_per_core, 5.0);
+
+  o.load_per_core = 0.2;  // quieter: measure again, keep the maxima, remember the lower load
+  StatusOr<HostPeaks> quieter = GetHostPeaks(o);
+  ASSERT_TRUE(quieter.ok());
+  EXPECT_FALSE(quieter->from_cache);
+  EXPECT_GT(quieter->memcpy_gbps, 0.001);
+  EXPECT_GT(quieter->tcp_loopback_gbps, 0.001);
+  StatusOr<HostPeaks> again = GetHostPeaks(o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->from_cache);
+  EXPECT_DOUBLE_EQ(again->load_per_core, 0.2);
+  EXPECT_DOUBLE_EQ(again->memcpy_gbps, quieter->memcpy_gbps);
+
+  plant(1000, 1000, 3.0);  // a busy entry above anything measurable now: the maxima keep it
+  StatusOr<HostPeaks> kept = GetHostPeaks(o);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_FALSE(kept->from_cache);
+  EXPECT_DOUBLE_EQ(kept->memcpy_gbps, 1000);
+  EXPECT_DOUBLE_EQ(kept->tcp_loopback_gbps, 1000);
 }
 
 TEST(HostPeakTest, DefaultDirFollowsXdgThenHome) {

@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -25,8 +26,12 @@ void PrintEnvironment(const nlohmann::json& env) {
   std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
   auto peaks = GetHostPeaks();
   if (peaks.ok()) {
-    std::printf("peaks           memcpy %.2f GB/s, loopback TCP %.2f GB/s (%s)\n", peaks->memcpy_gbps,
-                peaks->tcp_loopback_gbps, peaks->from_cache ? ("cached in " + peaks->cache_file).c_str() : "measured now");
+    std::string load = peaks->load_per_core < 0 ? std::string("an unrecorded load")
+                                                : "load " + std::to_string(peaks->load_per_core).substr(0, 4) + " per core";
+    std::printf("peaks           memcpy %.2f GB/s, loopback TCP %.2f GB/s (%s at %s)\n", peaks->memcpy_gbps,
+                peaks->tcp_loopback_gbps,
+                peaks->from_cache ? ("cached in " + peaks->cache_file + ", measured").c_str() : "measured now",
+                load.c_str());
   } else {
     std::printf("peaks           not measured: %s\n", peaks.status().message().c_str());
   }
