@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -24,12 +25,14 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// A private directory (mkdtemp: mode 0700) removed on every exit path of the driver.
+// A private directory (mkdtemp: mode 0700) removed on every exit path of the driver. In $TMPDIR or /tmp unless
+// `parent` names another.
 class PrivateTempDir {
  public:
-  PrivateTempDir() {
+  explicit PrivateTempDir(std::string parent = "") {
     const char* base = getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/commbench-XXXXXX";
+    if (parent.empty()) parent = base && *base ? base : "/tmp";
+    std::string tmpl = parent + "/commbench-XXXXXX";
     if (mkdtemp(tmpl.data())) path_ = tmpl;
   }
   ~PrivateTempDir() {
@@ -84,7 +87,9 @@ class LaunchRunner {
   std::string Run(std::vector<FinishedPoint>* out, bool* interrupted) {
     std::string failure = Start();
     if (failure.empty()) failure = Supervise(interrupted);
-    group_.Terminate(std::chrono::milliseconds(1000));
+    // mpirun is given time to tear its job down: it removes its ranks' shared-memory files on the way out.
+    group_.Terminate(std::chrono::milliseconds(options_.spec.launcher == "mpirun" ? 5000 : 1000));
+    mpi_shm_.reset();  // whatever a killed mpirun left behind
     for (auto& tail : tails_) tail.Poll();
     Collect(out);
     return failure;
@@ -131,9 +136,14 @@ class LaunchRunner {
     std::vector<ProcessSpec> specs;
     const int processes = launch_.processes();
     if (options_.spec.launcher == "mpirun") {
+      // OpenMPI's shared-memory transport (vader) puts one file per rank in /dev/shm, and only a live mpirun
+      // removes them: point it at a private directory that this launch deletes in any case.
+      mpi_shm_ = std::make_unique<PrivateTempDir>(fs::is_directory("/dev/shm") ? "/dev/shm" : dir_);
+      if (mpi_shm_->path().empty()) return "cannot create a private directory for MPI's shared memory";
       ProcessSpec spec;
-      spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np",
-                   std::to_string(processes), options_.binary, "worker", "--plan", plan_path, "--process-from-env"};
+      spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+                   "--mca", "btl_vader_backing_directory", mpi_shm_->path(), "-np", std::to_string(processes),
+                   options_.binary, "worker", "--plan", plan_path, "--process-from-env"};
       spec.cpus = launch_.cpus.empty() ? std::vector<int>{} : allowed;
       spec.output_path = dir_ + "/mpirun.log";
       specs.push_back(spec);
@@ -237,6 +247,7 @@ class LaunchRunner {
   ProcessGroup group_;
   std::vector<ResultTail> tails_;
   std::vector<int> allowed_;  // the CPUs this launch's ranks may use
+  std::unique_ptr<PrivateTempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
 };
 
 }  // namespace

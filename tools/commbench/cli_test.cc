@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -14,6 +15,8 @@
 
 namespace commbench::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 int Lines(const std::string& s) {
   int n = 0;
@@ -126,6 +129,44 @@ TEST(CliTest, InterruptStopsRanksAndWritesPartialResults) {
   EXPECT_NE(r.err.find("interrupted by signal 2"), std::string::npos) << r.err;
   EXPECT_TRUE(std::ifstream(cli.dir() + "/commbench-results.json").good());
   for (pid_t p : ranks) EXPECT_NE(kill(p, 0), 0) << "rank process " << p << " survived";
+  ExpectNothingLeft(cli);
+}
+
+// OpenMPI's shared-memory files live in a private directory under /dev/shm that the driver removes, also when
+// a rank is killed and mpirun cannot clean up after its job.
+TEST(CliTest, KilledMpiRankLeavesNoSharedMemory) {
+  if (!fs::exists("/usr/bin/mpirun")) GTEST_SKIP() << "OpenMPI is not installed";
+  CliRunner cli;
+  pid_t driver = cli.Start({"sweep", "--backends", "mpi", "--launcher", "mpirun", "--groups", "2", "--sizes", "64K",
+                            "--iters", "2000000", "--timeout", "60"});
+  // Wait for the ranks (mpirun's children) and for their shared-memory files.
+  std::vector<std::string> ours;
+  pid_t victim = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && (ours.empty() || victim == 0)) {
+    ours.clear();
+    for (const auto& e : fs::directory_iterator("/dev/shm")) {
+      std::string name = e.path().filename().string();
+      if (name.rfind("commbench-", 0) != 0 || !e.is_directory()) continue;
+      for (const auto& f : fs::directory_iterator(e.path())) {
+        if (f.path().filename().string().rfind("vader_segment", 0) == 0) ours.push_back(e.path().string());
+      }
+    }
+    for (pid_t p : cli.Leftovers()) {  // mpirun and its ranks: a rank is not mpirun itself
+      std::ifstream cmdline("/proc/" + std::to_string(p) + "/cmdline");
+      std::string argv0;
+      std::getline(cmdline, argv0, '\0');
+      if (!argv0.empty() && argv0.find("mpirun") == std::string::npos) victim = p;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(ours.empty()) << "no vader_segment files under /dev/shm/commbench-*";
+  ASSERT_NE(victim, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(victim, SIGKILL);
+  CliResult r = cli.Wait(driver);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  for (const std::string& dir : ours) EXPECT_FALSE(fs::exists(dir)) << dir << " left behind";
   ExpectNothingLeft(cli);
 }
 
