@@ -107,6 +107,8 @@ class Backend {
   virtual std::string Version() const = 0;
   // The launcher its ranks must be started by ("mpirun"), or "" for any.
   virtual std::string RequiredLauncher() const { return ""; }
+  // True when each rank must be a process of its own (an MPI rank is a process): no --ranks-per-process > 1.
+  virtual bool OneRankPerProcess() const { return false; }
 };
 
 // Registry: backends register a factory from a static initialiser (their cc_library is alwayslink).

@@ -42,7 +42,8 @@ struct CachedCommunicator {
 
 class RankRunner {
  public:
-  RankRunner(const WorkerPlan& plan, int rank, Store* store) : plan_(plan), rank_(rank), store_(store) {}
+  RankRunner(const WorkerPlan& plan, int rank, int local_rank, Store* store)
+      : plan_(plan), rank_(rank), local_rank_(local_rank), store_(store) {}
 
   Status Run() {
     std::ofstream out(RankResultsPath(plan_.results_dir, rank_), std::ios::app);
@@ -111,7 +112,7 @@ class RankRunner {
     place.group = rank_ / point.group_size;
     place.group_rank = rank_ % point.group_size;
     place.group_size = point.group_size;
-    place.local_rank = rank_;
+    place.local_rank = local_rank_;
     ASSIGN_OR_RETURN(CachedCommunicator * cached, CommunicatorFor(point, place));
     OpRequest request = point.Request();
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
@@ -145,6 +146,7 @@ class RankRunner {
 
   const WorkerPlan& plan_;
   int rank_;
+  int local_rank_;  // among the ranks on this host
   Store* store_;
   std::map<std::string, CachedCommunicator> comms_;
   std::vector<std::unique_ptr<PrefixStore>> group_stores_;
@@ -152,7 +154,7 @@ class RankRunner {
 
 }  // namespace
 
-Status RunWorkerProcess(const std::string& plan_path, int process_index) {
+Status RunWorkerProcess(const std::string& plan_path, int process_index, int local_process_index) {
   std::ifstream in(plan_path);
   if (!in) return InvalidArgument("worker: cannot read plan " + plan_path);
   json j;
@@ -166,10 +168,12 @@ Status RunWorkerProcess(const std::string& plan_path, int process_index) {
   const int first = process_index * plan.ranks_per_process;
   const int last = std::min(first + plan.ranks_per_process, plan.world);
   if (first >= plan.world) return InvalidArgument("worker: process index " + std::to_string(process_index) + " out of range");
+  if (local_process_index < 0) local_process_index = process_index;
   std::vector<std::thread> threads;
   for (int rank = first; rank < last; ++rank) {
-    threads.emplace_back([&, rank] {
-      Status s = RankRunner(plan, rank, store.get()).Run();
+    const int local_rank = local_process_index * plan.ranks_per_process + (rank - first);
+    threads.emplace_back([&, rank, local_rank] {
+      Status s = RankRunner(plan, rank, local_rank, store.get()).Run();
       if (!s.ok()) {
         // The other rank threads of this process may be blocked on the failed one: the driver needs an exit
         // now, with the reason, rather than a hang.

@@ -247,6 +247,11 @@ StatusOr<Plan> PlanSweep(const SweepSpec& spec) {
         skip(backend_name + " " + std::string(Name(p.op)) + " " + std::string(Name(p.dtype)), why.message());
         continue;
       }
+      if (p.ranks_per_process > 1 && backend->OneRankPerProcess()) {
+        skip(backend_name + " --ranks-per-process " + std::to_string(p.ranks_per_process),
+             "each " + backend_name + " rank is a process of its own");
+        continue;
+      }
       Launch& launch = launches[std::make_tuple(p.world(), p.ranks_per_process, p.pin, p.cpus)];
       launch.world = p.world();
       launch.ranks_per_process = p.ranks_per_process;

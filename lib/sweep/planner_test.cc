@@ -117,6 +117,14 @@ TEST(PlannerTest, MpiNeedsTheMpirunLauncher) {
   auto mpirun = PlanSweep(spec);
   ASSERT_TRUE(mpirun.ok()) << mpirun.status().message();
   EXPECT_EQ(mpirun->point_count(), 2u);
+  // An MPI rank is a process: rank threads are skipped for it with that note, and still run for gloo.
+  spec.ranks_per_process = {1, 2};
+  auto threads = PlanSweep(spec);
+  ASSERT_TRUE(threads.ok()) << threads.status().message();
+  EXPECT_EQ(threads->point_count(), 3u);
+  ASSERT_EQ(threads->skipped.size(), 1u);
+  EXPECT_EQ(threads->skipped[0].what, "mpi --ranks-per-process 2");
+  EXPECT_EQ(threads->skipped[0].reason, "each mpi rank is a process of its own");
 }
 
 TEST(PointJsonTest, RoundTrip) {

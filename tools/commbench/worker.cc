@@ -26,17 +26,22 @@ void SetupWorker(CLI::App& app, int* exit_code) {
   sub->add_flag("--process-from-env", options->process_from_env, "Take the index from mpirun's environment");
   sub->callback([options, exit_code] {
     int index = options->process;
+    int local_index = -1;  // the process index: every process on this host
     if (options->process_from_env) {
       const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
       if (!r) r = std::getenv("PMI_RANK");
       index = r ? std::atoi(r) : -1;
+      // Across hosts the local rank (GPU choice, shm names) is the index among this host's processes.
+      const char* l = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+      if (!l) l = std::getenv("MPI_LOCALRANKID");
+      if (l) local_index = std::atoi(l);
     }
     if (index < 0) {
       std::fprintf(stderr, "commbench worker: error: no process index (--process N or --process-from-env under mpirun)\n");
       *exit_code = 2;
       return;
     }
-    Status s = RunWorkerProcess(options->plan, index);
+    Status s = RunWorkerProcess(options->plan, index, local_index);
     if (!s.ok()) {
       std::fprintf(stderr, "commbench worker: %s\n", s.message().c_str());
       *exit_code = s.code() == StatusCode::kInvalidArgument ? 2 : 1;

@@ -218,6 +218,7 @@ class MpiBackend : public Backend {
   }
 
   std::string RequiredLauncher() const override { return "mpirun"; }
+  bool OneRankPerProcess() const override { return true; }
 
   std::string Version() const override {
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
