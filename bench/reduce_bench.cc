@@ -1,10 +1,27 @@
-// Reduction kernels against memcpy of the same output size, in the same run: in L1/L2 (32 KiB, 256 KiB) and out
-// of cache (64 MiB, several times the last-level cache). bytes_per_second counts output bytes for every
-// benchmark, so kernel/memcpy is the fraction of copy speed the reduction reaches; a reduction moves 3 streams
-// (a, b, dst) where memcpy moves 2, so 2/3 is the bound when memory is the limit.
+// Reduction kernels against memcpy of the same size, in the same run: in L1/L2 (32 KiB, 256 KiB) and out of
+// cache (64 MiB, 512 MiB); f32 sum also at 4, 16 and 32 MiB, around the non-temporal-store threshold, and with
+// the threshold forced off (cached-stores) and to 0 (nt-stores) to show the choice side by side.
+//
+// Bytes are counted the way STREAM counts them: bytes read plus bytes written per call, with the argument N the
+// size of one buffer (count * element size; the half types count their 2-byte elements):
+//   memcpy           2N  (read src, write dst)
+//   dst = a op b     3N  (read a, read b, write dst)
+//   dst op= b        3N  (read dst, read b, write dst)
+// Neither the read-for-ownership of an ordinarily stored dst nor its absence with non-temporal stores counts,
+// so kernel/memcpy is the fraction of memcpy's memory throughput the kernel reaches, not of its copy speed.
+//
+// After benchmark's normal output, main prints one line per kernel and size, "kernel/memcpy = X %", from the
+// bytes_per_second (CPU time) of this run (the mean over repetitions when --benchmark_repetitions is given).
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/backend/native/reduce.h"
@@ -21,33 +38,54 @@ void BM_Memcpy(benchmark::State& state) {
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
 }
 
+enum class Stores { kDefault, kCached, kStreamed };
+
 // dst = a op b (out of place) or dst op= b (accumulate, what the ring and halving-doubling steps do).
-template <DataType kType, ReduceOp kOp, bool kAccumulate, bool kPortable>
+// Stores::kCached turns the non-temporal path off (ordinary stores at every size), Stores::kStreamed on at every
+// size: the side-by-side check of the threshold (StreamingThresholdBytes).
+template <DataType kType, ReduceOp kOp, bool kAccumulate, bool kPortable, Stores kStores = Stores::kDefault>
 void BM_Reduce(benchmark::State& state) {
   const size_t bytes = static_cast<size_t>(state.range(0));
   const size_t count = bytes / SizeOf(kType);
   std::vector<char> a(bytes, 0), b(bytes, 0), dst(bytes, 0);
   bool previous = ForcePortableKernels(kPortable);
-  state.SetLabel(KernelIsa());
+  size_t previous_threshold = StreamingThresholdBytes();
+  if (kStores != Stores::kDefault) SetStreamingThresholdBytes(kStores == Stores::kCached ? SIZE_MAX : 0);
+  state.SetLabel(std::string(KernelIsa()) + (!kAccumulate && bytes >= StreamingThresholdBytes() ? " nt-stores" : ""));
   for (auto _ : state) {
     Reduce(kType, kOp, kAccumulate ? a.data() : dst.data(), a.data(), b.data(), count);
     benchmark::DoNotOptimize(dst.data());
     benchmark::DoNotOptimize(a.data());
     benchmark::ClobberMemory();
   }
+  SetStreamingThresholdBytes(previous_threshold);
   ForcePortableKernels(previous);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 3 * static_cast<int64_t>(bytes));
 }
+
+constexpr int64_t kKiB = 1024, kMiB = 1024 * 1024;
 
 void Sizes(benchmark::internal::Benchmark* b) {
-  for (int64_t bytes : {int64_t{32} << 10, int64_t{256} << 10, int64_t{64} << 20, int64_t{512} << 20}) b->Arg(bytes);
+  for (int64_t bytes : {32 * kKiB, 256 * kKiB, 64 * kMiB, 512 * kMiB}) b->Arg(bytes);
 }
 
-BENCHMARK(BM_Memcpy)->Apply(Sizes);
-BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false>)->Name("BM_Reduce/f32/sum")->Apply(Sizes);
+void SizesAroundThreshold(benchmark::internal::Benchmark* b) {
+  for (int64_t bytes : {32 * kKiB, 256 * kKiB, 4 * kMiB, 16 * kMiB, 32 * kMiB, 64 * kMiB, 512 * kMiB}) b->Arg(bytes);
+}
+
+BENCHMARK(BM_Memcpy)->Apply(SizesAroundThreshold);
+BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false>)
+    ->Name("BM_Reduce/f32/sum")
+    ->Apply(SizesAroundThreshold);
+BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false, Stores::kCached>)
+    ->Name("BM_Reduce/f32/sum/cached-stores")
+    ->Apply(SizesAroundThreshold);
+BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false, Stores::kStreamed>)
+    ->Name("BM_Reduce/f32/sum/nt-stores")
+    ->Apply(SizesAroundThreshold);
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, true, false>)->Name("BM_Accumulate/f32/sum")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kMax, false, false>)->Name("BM_Reduce/f32/max")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF64, ReduceOp::kSum, false, false>)->Name("BM_Reduce/f64/sum")->Apply(Sizes);
@@ -57,6 +95,81 @@ BENCHMARK(BM_Reduce<DataType::kBF16, ReduceOp::kSum, false, false>)->Name("BM_Re
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, true>)->Name("BM_Reduce/f32/sum/portable")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF16, ReduceOp::kSum, false, true>)->Name("BM_Reduce/f16/sum/portable")->Apply(Sizes);
 
+// Forwards everything to the reporter the flags asked for and keeps each run's bytes_per_second; Finalize then
+// prints kernel/memcpy per kernel and size.
+class RatioReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit RatioReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, FILE* summary)
+      : inner_(std::move(inner)), summary_(summary) {}
+
+  bool ReportContext(const Context& context) override { return inner_->ReportContext(context); }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    inner_->ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      auto it = run.counters.find("bytes_per_second");
+      if (it == run.counters.end()) continue;
+      Key key{run.run_name.function_name, std::stoll(run.run_name.args)};
+      Sum& s = rates_[key];
+      if (s.n == 0) order_.push_back(key);
+      s.total += it->second.value;
+      s.n += 1;
+    }
+  }
+
+  void Finalize() override {
+    inner_->Finalize();
+    std::fprintf(summary_, "\nkernel/memcpy, STREAM bytes (read + written) per CPU second, same run:\n");
+    for (const Key& key : order_) {
+      if (key.first == "BM_Memcpy") continue;
+      auto memcpy_rate = rates_.find(Key{"BM_Memcpy", key.second});
+      if (memcpy_rate == rates_.end()) continue;
+      double kernel = rates_[key].Mean(), copy = memcpy_rate->second.Mean();
+      std::string size =
+          key.second >= kMiB ? std::to_string(key.second / kMiB) + " MiB" : std::to_string(key.second / kKiB) + " KiB";
+      std::fprintf(summary_, "%-34s %8s  kernel/memcpy = %6.1f %%  (%6.2f / %6.2f GB/s)\n", key.first.c_str(),
+                   size.c_str(), 100.0 * kernel / copy, kernel / 1e9, copy / 1e9);
+    }
+    std::fflush(summary_);
+  }
+
+ private:
+  using Key = std::pair<std::string, int64_t>;
+  struct Sum {
+    double total = 0;
+    int n = 0;
+    double Mean() const { return total / n; }
+  };
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  FILE* summary_;
+  std::map<Key, Sum> rates_;
+  std::vector<Key> order_;
+};
+
 }  // namespace
 }  // namespace native
 }  // namespace commbench
+
+int main(int argc, char** argv) {
+  // Read before Initialize consumes the flag; benchmark's own default is the console.
+  std::string format = "console";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0) format = argv[i] + 19;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::unique_ptr<benchmark::BenchmarkReporter> inner;
+  FILE* summary = stdout;
+  if (format == "json") {
+    inner = std::make_unique<benchmark::JSONReporter>();
+    summary = stderr;  // keep stdout valid JSON
+  } else {  // console (csv, deprecated in benchmark, is not offered)
+    inner = std::make_unique<benchmark::ConsoleReporter>(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
+                                                                               : benchmark::ConsoleReporter::OO_None);
+  }
+  commbench::native::RatioReporter reporter(std::move(inner), summary);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,6 +1,7 @@
 #include "lib/backend/native/reduce.h"
 
 #include <immintrin.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -134,6 +135,79 @@ CB_INLINE void Narrow(uint16_t* __restrict out, const float* __restrict in, size
   }
 }
 
+// --- non-temporal output ------------------------------------------------------------------------------------
+//
+// A large out-of-place output is written with non-temporal stores: each tile of the result is reduced into an
+// aligned temporary that stays in L1, then streamed to dst. Ordinary stores first read every destination line
+// into the cache (read-for-ownership), so dst = a op b moves 4 streams of memory traffic instead of 3; streaming
+// stores skip that read and do not evict the caller's working set. The price: dst is not in the cache afterwards,
+// which only matters when it would have fitted there, hence the size threshold (StreamingThresholdBytes).
+
+// Output bytes per streamed tile: the temporary plus the tile's inputs stay in L1 (48 KiB here).
+constexpr size_t kStreamTileBytes = 8192;
+
+// Copies `bytes` (a multiple of 32) from the 32-byte aligned src to the 32-byte aligned dst without reading dst.
+__attribute__((target("avx2"), noinline)) void StreamOutAvx2(void* dst, const void* src, size_t bytes) {
+  __m256i* d = static_cast<__m256i*>(dst);
+  const __m256i* s = static_cast<const __m256i*>(src);
+  for (size_t i = 0; i < bytes / 32; ++i) _mm256_stream_si256(d + i, _mm256_load_si256(s + i));
+}
+
+// The same with 16-byte stores (SSE2, part of the x86-64 baseline).
+CB_INLINE void StreamOutSse2(void* dst, const void* src, size_t bytes) {
+  __m128i* d = static_cast<__m128i*>(dst);
+  const __m128i* s = static_cast<const __m128i*>(src);
+  for (size_t i = 0; i < bytes / 16; ++i) _mm_stream_si128(d + i, _mm_load_si128(s + i));
+}
+
+// Writes count elements of type T to dst tile by tile: produce(tmp, begin, m) computes elements [begin, begin+m)
+// into tmp (aligned, kStreamTileBytes), which then goes out with streaming stores. The first elements up to dst's
+// vector alignment and the last partial vector are stored normally. Returns false (nothing written) when dst is
+// not aligned to its element size: then no element boundary falls on a vector boundary.
+template <bool kHw, typename T, typename Produce>
+CB_INLINE bool StreamedOut(T* dst, size_t count, T* __restrict tmp, Produce produce) {
+  constexpr size_t kAlign = kHw ? 32 : 16;
+  constexpr size_t kTileElems = kStreamTileBytes / sizeof(T);
+  const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(dst) % kAlign) % kAlign;
+  if (head_bytes % sizeof(T) != 0) return false;
+  const size_t head = head_bytes / sizeof(T) < count ? head_bytes / sizeof(T) : count;
+  if (head > 0) {
+    produce(tmp, 0, head);
+    std::memcpy(dst, tmp, head * sizeof(T));
+  }
+  for (size_t base = head; base < count; base += kTileElems) {
+    const size_t m = count - base < kTileElems ? count - base : kTileElems;
+    produce(tmp, base, m);
+    const size_t bytes = m * sizeof(T);
+    const size_t streamed = bytes / kAlign * kAlign;
+    if constexpr (kHw) {
+      StreamOutAvx2(dst + base, tmp, streamed);
+    } else {
+      StreamOutSse2(dst + base, tmp, streamed);
+    }
+    if (streamed < bytes)
+      std::memcpy(reinterpret_cast<char*>(dst + base) + streamed, reinterpret_cast<const char*>(tmp) + streamed,
+                  bytes - streamed);
+  }
+  _mm_sfence();  // streaming stores are weakly ordered: make them visible before the caller signals a peer
+  return true;
+}
+
+size_t DefaultStreamingThreshold();
+
+// A function-local static: set on first use, whatever the order of static initialisation.
+std::atomic<size_t>& StreamingThreshold() {
+  static std::atomic<size_t> threshold{DefaultStreamingThreshold()};
+  return threshold;
+}
+
+// Whether an output of `bytes` goes through StreamedOut. Accumulate (dst == srcs[0]) never does: its dst lines
+// are read anyway, so there is no read-for-ownership to save, and streaming them out measured 25-60 % slower
+// than ordinary stores at 16 MiB .. 512 MiB (bench/README.md).
+CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
+  return dst != first_src && bytes >= StreamingThreshold().load(std::memory_order_relaxed);
+}
+
 // --- typed kernels --------------------------------------------------------------------------------------------
 
 template <typename T, typename Op>
@@ -146,12 +220,20 @@ CB_INLINE void Typed(void* dst, const void* a, const void* b, size_t n) {
   }
 }
 
-template <typename T, typename Op>
+template <bool kHw, typename T, typename Op>
 CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count) {
   T* d = static_cast<T*>(dst);
   if (n == 1) {
     if (d != srcs[0]) std::memcpy(d, srcs[0], count * sizeof(T));
     return;
+  }
+  if (Streams(dst, srcs[0], count * sizeof(T))) {
+    alignas(64) T tmp[kStreamTileBytes / sizeof(T)];
+    auto produce = [&](T* __restrict t, size_t base, size_t m) __attribute__((always_inline)) {
+      Loop3<T, Op>(t, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
+      for (int k = 2; k < n; ++k) Loop2<T, Op>(t, static_cast<const T*>(srcs[k]) + base, m);
+    };
+    if (StreamedOut<kHw>(d, count, tmp, produce)) return;
   }
   for (size_t base = 0; base < count; base += kTile) {
     size_t m = count - base < kTile ? count - base : kTile;
@@ -165,14 +247,26 @@ CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count)
   alignas(64) float acc[kTile];
   alignas(64) float tmp[kTile];
   uint16_t* d = static_cast<uint16_t*>(dst);
-  for (size_t base = 0; base < count; base += kTile) {
-    size_t m = count - base < kTile ? count - base : kTile;
+  // Reduces elements [base, base + m), m <= kTile, into out.
+  auto tile = [&](uint16_t* __restrict out, size_t base, size_t m) __attribute__((always_inline)) {
     Widen<kHw, kBf16>(acc, static_cast<const uint16_t*>(srcs[0]) + base, m);
     for (int k = 1; k < n; ++k) {
       Widen<kHw, kBf16>(tmp, static_cast<const uint16_t*>(srcs[k]) + base, m);
       Loop2<float, Op>(acc, tmp, m);
     }
-    Narrow<kHw, kBf16>(d + base, acc, m);
+    Narrow<kHw, kBf16>(out, acc, m);
+  };
+  if (n > 1 && Streams(dst, srcs[0], count * sizeof(uint16_t))) {
+    static_assert(kStreamTileBytes / sizeof(uint16_t) % kTile == 0, "a streamed tile is whole half tiles");
+    alignas(64) uint16_t out[kStreamTileBytes / sizeof(uint16_t)];
+    auto produce = [&](uint16_t* __restrict o, size_t base, size_t m) __attribute__((always_inline)) {
+      for (size_t i = 0; i < m; i += kTile) tile(o + i, base + i, m - i < kTile ? m - i : kTile);
+    };
+    if (StreamedOut<kHw>(d, count, out, produce)) return;
+  }
+  for (size_t base = 0; base < count; base += kTile) {
+    size_t m = count - base < kTile ? count - base : kTile;
+    tile(d + base, base, m);
   }
 }
 
@@ -180,11 +274,11 @@ template <bool kHw, typename Op>
 CB_INLINE void ManyForOp(DataType dtype, void* dst, const void* const* srcs, int n, size_t count) {
   switch (dtype) {
     case DataType::kF32:
-      return TypedMany<float, Op>(dst, srcs, n, count);
+      return TypedMany<kHw, float, Op>(dst, srcs, n, count);
     case DataType::kF64:
-      return TypedMany<double, Op>(dst, srcs, n, count);
+      return TypedMany<kHw, double, Op>(dst, srcs, n, count);
     case DataType::kI32:
-      return TypedMany<int32_t, Op>(dst, srcs, n, count);
+      return TypedMany<kHw, int32_t, Op>(dst, srcs, n, count);
     case DataType::kF16:
       return HalfMany<kHw, false, Op>(dst, srcs, n, count);
     case DataType::kBF16:
@@ -222,6 +316,20 @@ bool HasAvx2() {
 }
 
 std::atomic<bool> force_portable{false};
+
+// Outputs from min(32 MiB, L3 / 2) up are streamed. Below that the output may still be in the last-level cache
+// when its consumer (the next step of a collective) reads it, and on this host streaming measured a few % slower
+// at 2-16 MiB, where a, b and dst still fit in its cache; from 32 MiB up it measured faster (no read-for-ownership
+// of dst). Half of L3 because a reduction's working set is three buffers of the output's size. The cap: a VM's
+// sysconf reports the host's whole L3 (480 MiB here) although the guest gets far less of it (this host's copy
+// speed falls to memory speed between 16 and 32 MiB), so the reported size alone would stream only from 240 MiB.
+// bench/README.md has the measurement.
+size_t DefaultStreamingThreshold() {
+  constexpr size_t kCap = size_t{32} << 20;
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 where unknown
+  if (l3 <= 0) return kCap;
+  return static_cast<size_t>(l3) / 2 < kCap ? static_cast<size_t>(l3) / 2 : kCap;
+}
 
 // --- scalar reference -----------------------------------------------------------------------------------------
 
@@ -306,6 +414,10 @@ void ReduceReference(DataType dtype, ReduceOp op, void* dst, const void* a, cons
 const char* KernelIsa() { return HasAvx2() && !force_portable.load() ? "avx2+f16c" : "sse2"; }
 
 bool ForcePortableKernels(bool portable) { return force_portable.exchange(portable); }
+
+size_t StreamingThresholdBytes() { return StreamingThreshold().load(); }
+
+size_t SetStreamingThresholdBytes(size_t bytes) { return StreamingThreshold().exchange(bytes); }
 
 }  // namespace native
 }  // namespace commbench

@@ -30,5 +30,11 @@ const char* KernelIsa();
 // Forces the portable kernels (tests and benchmarks compare both); returns the previous setting.
 bool ForcePortableKernels(bool portable);
 
+// Out-of-place outputs of at least this many bytes are written with non-temporal (cache-bypassing) stores;
+// smaller ones, which a consumer may still find in the cache, with ordinary stores. The default and why:
+// reduce.cc. The setter (tests and benchmarks; SIZE_MAX turns streaming off) returns the previous value.
+size_t StreamingThresholdBytes();
+size_t SetStreamingThresholdBytes(size_t bytes);
+
 }  // namespace native
 }  // namespace commbench

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "lib/core/half.h"
@@ -144,7 +146,7 @@ TEST_P(ReduceTest, MatchesScalarReferenceOutOfPlaceAndInPlace) {
 
 // Many inputs: full-precision types reduce left to right like the chained reference; half types accumulate in
 // f32 and round once, so their reference is the f32 chain rounded at the end.
-TEST_P(ReduceTest, ManyInputsRoundOnce) {
+void CheckManyInputsRoundOnce() {
   const size_t n = 3001;
   for (DataType dtype : AllDataTypes()) {
     for (ReduceOp op : AllReduceOps()) {
@@ -186,6 +188,82 @@ TEST_P(ReduceTest, ManyInputsRoundOnce) {
         ReduceMany(dtype, op, first.data(), srcs.data(), k, n);
         ExpectSame(dtype, first, want, n, what + " dst=srcs[0]");
       }
+    }
+  }
+}
+
+TEST_P(ReduceTest, ManyInputsRoundOnce) { CheckManyInputsRoundOnce(); }
+
+// Sets the non-temporal-store threshold for one scope.
+class ScopedStreamingThreshold {
+ public:
+  explicit ScopedStreamingThreshold(size_t bytes) : previous_(SetStreamingThresholdBytes(bytes)) {}
+  ~ScopedStreamingThreshold() { SetStreamingThresholdBytes(previous_); }
+
+ private:
+  size_t previous_;
+};
+
+// Out of place into dst + dst_offset elements from a + a_offset and b + b_offset, against the reference.
+void CheckOffsets(DataType dtype, ReduceOp op, const std::vector<char>& a_data, const std::vector<char>& b_data,
+                  size_t n, size_t dst_offset, size_t a_offset, size_t b_offset, const std::string& what) {
+  const size_t es = SizeOf(dtype);
+  // 64 spare bytes in front so that every offset sees every alignment relative to a vector.
+  std::vector<char> a(64 + (n + a_offset) * es), b(64 + (n + b_offset) * es), got(64 + (n + dst_offset) * es);
+  std::memcpy(a.data() + 64 + a_offset * es, a_data.data(), n * es);
+  std::memcpy(b.data() + 64 + b_offset * es, b_data.data(), n * es);
+  std::vector<char> want(n * es), out(n * es);
+  ReduceReference(dtype, op, want.data(), a_data.data(), b_data.data(), n);
+  Reduce(dtype, op, got.data() + 64 + dst_offset * es, a.data() + 64 + a_offset * es, b.data() + 64 + b_offset * es, n);
+  std::memcpy(out.data(), got.data() + 64 + dst_offset * es, n * es);
+  ExpectSame(dtype, out, want, n, what);
+}
+
+// Threshold 0: every out-of-place output takes the non-temporal path, at every dst alignment (the unaligned head
+// stored normally), with a, b misaligned against dst and tails that are not a multiple of the vector width or of
+// the streamed tile.
+TEST_P(ReduceTest, StreamedOutputMatchesReferenceAtEveryAlignment) {
+  ScopedStreamingThreshold streaming(0);
+  for (DataType dtype : AllDataTypes()) {
+    const size_t es = SizeOf(dtype);
+    for (ReduceOp op : AllReduceOps()) {
+      for (size_t n : {size_t{1}, size_t{7}, size_t{17}, size_t{1023}, size_t{4099}, size_t{20011}}) {
+        auto a = RandomBuffer(dtype, n, 11 + static_cast<uint32_t>(n));
+        auto b = RandomBuffer(dtype, n, 12 + static_cast<uint32_t>(n));
+        for (size_t dst_offset = 0; dst_offset < 32 / es; ++dst_offset) {
+          std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
+                             "/dst+" + std::to_string(dst_offset) + "/" + KernelIsa();
+          CheckOffsets(dtype, op, a, b, n, dst_offset, 3, 5, what);
+        }
+      }
+    }
+  }
+  CheckManyInputsRoundOnce();  // more than two inputs through the streamed tiles
+}
+
+// A buffer of n elements made of one random block repeated (cheap at tens of MiB; values vary within a tile).
+std::vector<char> RepeatedRandomBuffer(DataType dtype, size_t n, uint32_t seed) {
+  const size_t block = 65537;
+  auto one = RandomBuffer(dtype, block, seed);
+  std::vector<char> buf(n * SizeOf(dtype));
+  for (size_t off = 0; off < buf.size(); off += one.size()) {
+    std::memcpy(buf.data() + off, one.data(), std::min(one.size(), buf.size() - off));
+  }
+  return buf;
+}
+
+// The default threshold as it is: an output just above it, dst, a and b off vector alignment, a tail that is not a
+// multiple of the vector width.
+TEST_P(ReduceTest, LargeOutputAboveDefaultThresholdMatchesReference) {
+  for (DataType dtype : AllDataTypes()) {
+    const size_t n = StreamingThresholdBytes() / SizeOf(dtype) + 4099;
+    auto a = RepeatedRandomBuffer(dtype, n, 21);
+    auto b = RepeatedRandomBuffer(dtype, n, 22);
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax}) {
+      if (op == ReduceOp::kMax && dtype != DataType::kF32) continue;  // keeps the test small
+      std::string what =
+          std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) + "/" + KernelIsa();
+      CheckOffsets(dtype, op, a, b, n, 1, 3, 5, what);
     }
   }
 }
