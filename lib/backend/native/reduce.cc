@@ -317,18 +317,17 @@ bool HasAvx2() {
 
 std::atomic<bool> force_portable{false};
 
-// Outputs from min(32 MiB, L3 / 2) up are streamed. Below that the output may still be in the last-level cache
-// when its consumer (the next step of a collective) reads it, and on this host streaming measured a few % slower
-// at 2-16 MiB, where a, b and dst still fit in its cache; from 32 MiB up it measured faster (no read-for-ownership
-// of dst). Half of L3 because a reduction's working set is three buffers of the output's size. The cap: a VM's
-// sysconf reports the host's whole L3 (480 MiB here) although the guest gets far less of it (this host's copy
-// speed falls to memory speed between 16 and 32 MiB), so the reported size alone would stream only from 240 MiB.
-// bench/README.md has the measurement.
+// Outputs from min(32 MiB, L3 / 3) up are streamed: from there a, b and dst together no longer fit in the
+// last-level cache. Below, the output may still be in that cache when its consumer (the next step of a
+// collective) reads it, and on this host streaming measured a few % slower at 4-16 MiB; at 64 and 512 MiB it
+// measured faster (no read-for-ownership of dst). The cap: a VM's sysconf reports a last-level cache that need not
+// be the guest's (480 MiB here, while this host's memcpy falls to memory speed between 32 and 64 MiB, a working set
+// of 64-128 MiB), and the reported size alone would stream only from 160 MiB. bench/README.md has the measurement.
 size_t DefaultStreamingThreshold() {
   constexpr size_t kCap = size_t{32} << 20;
   long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 where unknown
   if (l3 <= 0) return kCap;
-  return static_cast<size_t>(l3) / 2 < kCap ? static_cast<size_t>(l3) / 2 : kCap;
+  return static_cast<size_t>(l3) / 3 < kCap ? static_cast<size_t>(l3) / 3 : kCap;
 }
 
 // --- scalar reference -----------------------------------------------------------------------------------------
