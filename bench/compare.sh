@@ -16,7 +16,7 @@ if [[ "${1:-}" == "--report" ]]; then
 else
   bin="${COMMBENCH:-}"
   if [[ -z "$bin" ]]; then
-    for candidate in bazel-bin/tools/commbench/commbench "$(command -v commbench || true)"; do
+    for candidate in .bazel/bin/tools/commbench/commbench "$(command -v commbench || true)"; do
       if [[ -n "$candidate" && -x "$candidate" ]]; then bin="$candidate"; break; fi
     done
   fi
