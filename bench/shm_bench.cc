@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <filesystem>
 #include <string>
 
 #include "lib/backend/backend.h"
@@ -13,12 +14,27 @@
 namespace commbench {
 namespace {
 
+// The rendezvous directory of the whole run: private (mkdtemp), in $TMPDIR or /tmp, removed at exit.
+class RunDir {
+ public:
+  RunDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/commbench-shm-bench-XXXXXX";
+    if (mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~RunDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 const std::string& StoreDir() {
-  static const std::string* dir = [] {
-    char tmpl[] = "/tmp/commbench-shm-bench-XXXXXX";
-    return new std::string(mkdtemp(tmpl));
-  }();
-  return *dir;
+  static const RunDir dir;
+  return dir.path();
 }
 
 // Every thread runs the benchmark function equally often, so the per-thread call count names the group.
