@@ -255,8 +255,9 @@ async function main() {
   }
   const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
   const port = await freePort();
+  // TMPDIR too: Chromium makes its own scoped_dir there, which must go with the rest of `tmp`.
   const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
-    {stdio: ['ignore', 'ignore', 'inherit']});
+    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: tmp}});
   const wd = new WebDriver('http://127.0.0.1:' + port);
   let failed = 0, passed = 0;
   try {
