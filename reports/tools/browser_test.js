@@ -255,9 +255,11 @@ async function main() {
   }
   const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
   const port = await freePort();
-  // TMPDIR too: Chromium makes its own scoped_dir there, which must go with the rest of `tmp`.
+  // Chromium makes a scoped_dir in $TMPDIR and may leave it: give it one of ours, removed below. A short path
+  // under /tmp, because Chromium puts a Unix socket there (at most 107 bytes) and Bazel's TEST_TMPDIR is long.
+  const chromeTmp = fs.mkdtempSync('/tmp/cb-chrome-');
   const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
-    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: tmp}});
+    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: chromeTmp}});
   const wd = new WebDriver('http://127.0.0.1:' + port);
   let failed = 0, passed = 0;
   try {
@@ -294,6 +296,7 @@ async function main() {
     await wd.quit();
     driver.kill('SIGTERM');
     fs.rmSync(tmp, {recursive: true, force: true});  // the Chromium profile, when run outside Bazel's TEST_TMPDIR
+    fs.rmSync(chromeTmp, {recursive: true, force: true});
   }
   console.log(passed + ' passed, ' + failed + ' failed');
   process.exit(failed ? 1 : 0);
