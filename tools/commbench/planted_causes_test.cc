@@ -165,47 +165,22 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 // 3. Large messages from many groups at once share one capacity. Three large sizes, so that the slope is seen
 // to scale with bytes (and the per-operation rules stand aside); all 1 MiB or more, because at 256 KiB the
 // millisecond wake-ups of a busy 2-core host still bent the slope, and three rather than two because with two
-// one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. Expected status: suspected
-// (see below).
+// one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. The A/B runs the same
+// points with the groups taking turns (--concurrency sequential): what the groups share is then no longer shared.
 //
-// What "shared bandwidth" means depends on the host, and the test follows the data:
-// - Where the pairs have a core each, or where the groups together reach the measured loopback peak, it is the
-//   cause and must be ranked first.
-// - On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies).
-//   When the host is otherwise quiet the loopback probe measures 4.5-5.3 GB/s and the groups reach only 0.50-0.52
-//   GB/s together (10-11 %) at CPU saturation 0.89-0.91: the rule then says itself that the bytes cost CPU time
-//   ("far below the peak", 0.45) and CPU oversubscription (0.5) is rightly first. Under other builds the probe
-//   measures ~0.56 GB/s, the groups sit near it and shared bandwidth is first. Either way shared bandwidth must
-//   be found, scaling with bytes, and nothing confirmed.
-// The A/B, `--concurrency sequential`, is left out on purpose: on the development host groups taking turns were
-// themselves slower than concurrent groups (p50 at G=2, concurrent vs sequential: 16 KiB 39 vs 6582 us; 512 KiB
-// 2692 vs 29692 us and 1916 vs 13867 us; 2 MiB 10539 vs 43932 us, with 100 to 1535 iterations per point), so
-// the A/B "ruled out" shared bandwidth in some runs and cut it by 39 % in others. That is a property of the
-// sequential mode of the measurement loop, to be fixed there, not something a diagnosis threshold should absorb.
+// On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies), so
+// CPU oversubscription is found too; but only the turn-taking A/B removes the growth, and it is the one confirmed.
+// In ten runs of this test on the development host, six quiet and four beside a busy loop on one of its two cores,
+// shared bandwidth was first and confirmed every time (the four loaded runs: cut by 47-56 %). A group running alone at G=3 is still 1.2-1.6x slower
+// than at G=1 here (4 MiB: 5319-7092 against 4394-4455 us, 150 iterations), so the cut stays well short of 100 %.
 TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
-  json r = Sweep({"--groups", "1..3", "--sizes", "1M,2M,4M", "--time-budget", "0.05"});
-  ASSERT_EQ(r["verdict"], "growth") << Digest(r);
-  ASSERT_FALSE(r["findings"].empty()) << Digest(r);
-  for (const json& f : r["findings"]) EXPECT_NE(f["status"], "confirmed") << Digest(r);
-  const json* bw = nullptr;
-  for (const json& f : r["findings"]) {
-    if (f["rule"] == "shared_bandwidth" && !bw) bw = &f;
-  }
-  ASSERT_NE(bw, nullptr) << Digest(r);
-  const json& f = *bw;
-  EXPECT_EQ(f["status"], "suspected") << f.dump(1);
+  json r = Sweep({"--groups", "1..3", "--sizes", "1M,2M,4M", "--concurrency", "concurrent,sequential",
+                  "--time-budget", "0.05"});
+  ExpectRankedFirst(r, "shared_bandwidth", {"confirmed"});
+  const json& f = r["findings"][0];
   EXPECT_NE(f["summary"].get<std::string>().find("The slope scales with bytes"), std::string::npos) << f.dump(1);
-  EXPECT_NE(f.value("confirm_command", "").find("--concurrency concurrent,sequential"), std::string::npos) << f.dump(1);
-  ExpectGrowthEvidenceMatchesPoints(r, f);
-  const json& first = r["findings"][0];
-  const double cores = r["environment"].value("cores_available", 0.0);
-  const bool cpu_bound_here =
-      cores > 0 && cores < 6 && f["summary"].get<std::string>().find("far below the peak") != std::string::npos;
-  if (cpu_bound_here) {
-    EXPECT_TRUE(first["rule"] == "shared_bandwidth" || first["rule"] == "cpu_oversubscription") << Digest(r);
-  } else {
-    EXPECT_EQ(first["rule"], "shared_bandwidth") << Digest(r);
-  }
+  EXPECT_NE(f["summary"].get<std::string>().find("A/B: with groups one after another"), std::string::npos) << f.dump(1);
+  EXPECT_GE(f.value("growth_cut", 0.0), 0.3) << f.dump(1);
 }
 
 // 4. One rank (rank 3: group 1 with pairs) sleeps 2 ms every iteration (test-only fault injection): from G=2 the
