@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -264,6 +265,70 @@ TEST_P(ReduceTest, LargeOutputAboveDefaultThresholdMatchesReference) {
       std::string what =
           std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) + "/" + KernelIsa();
       CheckOffsets(dtype, op, a, b, n, 1, 3, 5, what);
+    }
+  }
+}
+
+// Half results bit for bit against the reference, with two allowances: a NaN may carry another payload (F16C
+// keeps the payload, the scalar conversion does not; which NaN operand a sum returns is the compiler's choice),
+// though a bf16 NaN must be quiet as FloatToBF16 makes it; and max/min of +0 and -0 may give either zero (the
+// kernels' OpMax/OpMin select b on equal operands, the reference a; ExpectSame compares values and so accepts
+// both for every type).
+void ExpectSameHalfBits(DataType dtype, ReduceOp op, const uint16_t* got, const uint16_t* want, size_t n,
+                        const std::string& what) {
+  const bool bf16 = dtype == DataType::kBF16;
+  auto is_nan = [&](uint16_t h) { return bf16 ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u; };
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t g = got[i], w = want[i];
+    bool ok = g == w;
+    if (!ok && is_nan(w)) ok = is_nan(g) && (!bf16 || (g & 0x40u) != 0);
+    if (!ok && (op == ReduceOp::kMax || op == ReduceOp::kMin)) ok = (g & 0x7fffu) == 0 && (w & 0x7fffu) == 0;
+    if (!ok && bad++ < 3) ADD_FAILURE() << what << " index " << i << ": got 0x" << std::hex << g << " want 0x" << w;
+  }
+  EXPECT_EQ(bad, 0u) << what;
+}
+
+// The two-input half kernels (one pass under AVX2: 8 or 16 elements per vector, a scalar tail) on uniformly
+// random 16-bit patterns, so NaNs with every payload (signalling ones too), infinities, subnormals, both zeros and
+// rounding ties all occur; every length 1..48 (every tail of the vector loops) and longer ones, a, b and dst at
+// odd element offsets, in place and out of place, with ordinary and with streamed (threshold 0) output.
+TEST_P(ReduceTest, HalfTwoInputsBitPatternsTailsAndOffsets) {
+  std::mt19937 rng(7);
+  std::vector<size_t> lengths;
+  for (size_t n = 1; n <= 48; ++n) lengths.push_back(n);
+  for (size_t n : {size_t{1000}, size_t{4096}, size_t{4111}, size_t{20011}}) lengths.push_back(n);
+  for (DataType dtype : {DataType::kF16, DataType::kBF16}) {
+    for (ReduceOp op : AllReduceOps()) {
+      for (size_t threshold : {size_t{0}, std::numeric_limits<size_t>::max()}) {
+        ScopedStreamingThreshold streaming(threshold);
+        for (size_t n : lengths) {
+          for (size_t offset : {size_t{0}, size_t{1}, size_t{3}, size_t{7}}) {
+            // a at offset, b at offset + 5, dst at offset + 2: mutually misaligned, each at every parity.
+            std::vector<uint16_t> a(n + offset + 16), b(n + offset + 16), got(n + offset + 16), want(n);
+            for (auto& h : a) h = static_cast<uint16_t>(rng());
+            for (auto& h : b) h = static_cast<uint16_t>(rng());
+            const uint16_t* pa = a.data() + offset;
+            const uint16_t* pb = b.data() + offset + 5;
+            ReduceReference(dtype, op, want.data(), pa, pb, n);
+            const std::vector<uint16_t> got_before = got;
+            Reduce(dtype, op, got.data() + offset + 2, pa, pb, n);
+            std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
+                               "/offset=" + std::to_string(offset) + "/threshold=" + std::to_string(threshold) +
+                               "/" + KernelIsa();
+            ExpectSameHalfBits(dtype, op, got.data() + offset + 2, want.data(), n, what + " out-of-place");
+            // Nothing written outside dst.
+            for (size_t i = 0; i < got.size(); ++i) {
+              if (i < offset + 2 || i >= offset + 2 + n) {
+                ASSERT_EQ(got[i], got_before[i]) << what << " index " << i;
+              }
+            }
+            std::vector<uint16_t> acc = a;
+            Reduce(dtype, op, acc.data() + offset, acc.data() + offset, pb, n);
+            ExpectSameHalfBits(dtype, op, acc.data() + offset, want.data(), n, what + " in-place");
+          }
+        }
+      }
     }
   }
 }
