@@ -47,6 +47,29 @@ TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
   EXPECT_EQ(out["samples_us"]["per_rank"].size(), 4u);
 }
 
+// Groups taking turns: iteration i of group 0 and of group 1 happened at different times, so the job time is
+// not their pairwise max but each group's own per-iteration times, pooled.
+TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 2;
+  p.group_size = 2;
+  p.bytes = 1000;
+  p.count = 250;
+  p.concurrency = "sequential";
+  std::vector<json> ranks = {Rank(0, 0, {10, 10, 90}, 0.1, 1.0, 2.0), Rank(1, 0, {10, 12, 10}, 0.1, 1.0, 2.0),
+                             Rank(2, 1, {90, 10, 10}, 0.1, 2.0, 3.0), Rank(3, 1, {10, 10, 14}, 0.1, 2.0, 3.0)};
+  json out = AggregatePoint(p, ranks, AggregateOptions());
+  // Group 0: {10, 12, 90}; group 1: {90, 10, 14}; pooled {10, 10, 12, 14, 90, 90}: median 13, six samples.
+  // (Paired across groups it would be {90, 12, 90}: median 90, from two single slow iterations.)
+  EXPECT_DOUBLE_EQ(out["time_us"]["p50"].get<double>(), 13);
+  EXPECT_DOUBLE_EQ(out["time_us"]["max"].get<double>(), 90);
+  EXPECT_EQ(out["per_group"][0]["p50_us"].get<double>(), 12);
+  EXPECT_EQ(out["iters"], 3);
+  p.concurrency = "concurrent";
+  EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions())["time_us"]["p50"].get<double>(), 90);
+}
+
 TEST(AggregateTest, WrongRanksAndSampleCap) {
   Point p;
   p.backend = "gloo";
