@@ -47,6 +47,10 @@ struct OpRequest {
   std::string algo = "auto";  // backend-specific name; "auto" lets the backend choose
   bool in_place = false;
   GpuAxes gpu;
+  // Ranks on this host running collectives at the same time as this one; 0 means all the ranks of the world.
+  // Groups taking turns (--concurrency sequential) set their own group size: backends that choose how to wait
+  // by how many ranks share the cores then wait as that group would alone.
+  int concurrent_ranks = 0;
 };
 
 size_t SendCount(const OpRequest& r, int group_size);

@@ -90,12 +90,19 @@ class ShmWork : public Work {
 
 class ShmCommunicator : public Communicator {
  public:
-  ShmCommunicator(const ConnectRequest& request, WaitPolicy policy)
-      : place_(request.place), policy_(policy), me_(request.place.group_rank), n_(request.place.group_size) {}
+  ShmCommunicator(const ConnectRequest& request, int ranks_on_host)
+      : place_(request.place),
+        ranks_on_host_(ranks_on_host),
+        timeout_(request.timeout),
+        policy_(DefaultPolicy(ranks_on_host, request.timeout)),
+        me_(request.place.group_rank),
+        n_(request.place.group_size) {}
 
   Status Init(Store* store, std::chrono::milliseconds timeout);
 
   StatusOr<std::unique_ptr<Work>> Prepare(const OpRequest& request) override {
+    // A point runs alone on this communicator until the next Prepare: it sets how every wait spins.
+    policy_ = DefaultPolicy(request.concurrent_ranks > 0 ? request.concurrent_ranks : ranks_on_host_, timeout_);
     std::string algo = request.algo;
     if (algo == "auto") algo = ChooseAlgorithm(Transport::kShm, request, n_);
     Problem problem{request.op, request.count, n_, request.in_place};
@@ -150,6 +157,8 @@ class ShmCommunicator : public Communicator {
   }
 
   RankPlace place_;
+  int ranks_on_host_;  // at connect time: every rank of the world
+  std::chrono::milliseconds timeout_;
   WaitPolicy policy_;
   int me_;
   int n_;
@@ -307,7 +316,7 @@ Status ShmWork::GetOutput(void* host, size_t bytes) {
 
 StatusOr<std::unique_ptr<Communicator>> ConnectShm(const ConnectRequest& request, int ranks_on_host) {
   if (request.store == nullptr) return InvalidArgument("native/shm: Connect needs a store");
-  auto comm = std::make_unique<ShmCommunicator>(request, DefaultPolicy(ranks_on_host, request.timeout));
+  auto comm = std::make_unique<ShmCommunicator>(request, ranks_on_host);
   RETURN_IF_ERROR(comm->Init(request.store, request.timeout));
   return std::unique_ptr<Communicator>(std::move(comm));
 }
