@@ -170,9 +170,10 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 //
 // On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies), so
 // CPU oversubscription is found too; but only the turn-taking A/B removes the growth, and it is the one confirmed.
-// In ten runs of this test on the development host, six quiet and four beside a busy loop on one of its two cores,
-// shared bandwidth was first and confirmed every time (the four loaded runs: cut by 47-56 %). A group running alone at G=3 is still 1.2-1.6x slower
-// than at G=1 here (4 MiB: 5319-7092 against 4394-4455 us, 150 iterations), so the cut stays well short of 100 %.
+// With each group's own iterations pooled in the sequential points (lib/measure/aggregate.cc), five quiet runs
+// of this test on the development host cut the growth by 73-100 % and four beside a busy loop on one of its two
+// cores by 36-69 %; shared bandwidth was first and confirmed in all nine. (Before the pooling, a sequential
+// point paired iterations that ran at different times and the cut was 47-75 %.)
 TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
   json r = Sweep({"--groups", "1..3", "--sizes", "1M,2M,4M", "--concurrency", "concurrent,sequential",
                   "--time-budget", "0.05"});
