@@ -52,6 +52,12 @@ ExplainAdditions ExplainAxes(const ExplainSpec& spec) {
     add.cpus.push_back(all);
     add.reasons.push_back("--cpus " + all + ": the A/B for CPU oversubscription (all cores)");
   }
+  // Shared bandwidth: the same points with the groups taking turns.
+  if (spec.multiple_groups && (spec.concurrency.empty() || Has(spec.concurrency, "concurrent")) &&
+      !Has(spec.concurrency, "sequential")) {
+    add.concurrency.push_back("sequential");
+    add.reasons.push_back("--concurrency sequential: the A/B for groups sharing one bandwidth (groups take turns)");
+  }
   // Pinning: oversubscription and wake-up latency both change when ranks stop migrating.
   bool only_unpinned = spec.pin.empty() || std::all_of(spec.pin.begin(), spec.pin.end(),
                                                        [](const std::string& p) { return p.empty() || p == "none"; });
@@ -92,6 +98,9 @@ ExplainSpec ExplainSpecFromJson(const nlohmann::json& spec, const std::string& a
   s.cpus = Strings(spec, "cpus");
   s.stream = Strings(spec, "streams");
   s.h2d = Strings(spec, "h2ds");
+  s.concurrency = Strings(spec, "concurrencies");
+  auto groups = spec.find("groups");
+  s.multiple_groups = groups != spec.end() && groups->is_array() && groups->size() >= 2;
   s.affinity = affinity;
   return s;
 }
@@ -105,6 +114,7 @@ nlohmann::json WithExplainAxes(const nlohmann::json& spec, const std::string& af
   Append(&out, "cpus", add.cpus);
   Append(&out, "streams", add.stream);
   Append(&out, "h2ds", add.h2d);
+  Append(&out, "concurrencies", add.concurrency);
   if (reasons != nullptr) *reasons = add.reasons;
   return out;
 }

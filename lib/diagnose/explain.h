@@ -18,13 +18,17 @@ struct ExplainSpec {
   std::vector<std::string> cpus;    // "" = unrestricted
   std::vector<std::string> stream;  // legacy-default | per-thread | dedicated (GPU backends)
   std::vector<std::string> h2d;     // none | pageable | pinned (GPU backends)
+  std::vector<std::string> concurrency;  // concurrent | sequential
+  bool multiple_groups = false;          // the sweep has two or more group counts (groups can share)
   std::string affinity;             // the cores the sweep may use, e.g. "0-1": the unrestricted --cpus value
 };
 
 struct ExplainAdditions {
-  std::vector<std::string> sync, pin, cpus, stream, h2d;  // values to add to each axis
-  std::vector<std::string> reasons;                       // one line per addition, for the console
-  bool empty() const { return sync.empty() && pin.empty() && cpus.empty() && stream.empty() && h2d.empty(); }
+  std::vector<std::string> sync, pin, cpus, stream, h2d, concurrency;  // values to add to each axis
+  std::vector<std::string> reasons;  // one line per addition, for the console
+  bool empty() const {
+    return sync.empty() && pin.empty() && cpus.empty() && stream.empty() && h2d.empty() && concurrency.empty();
+  }
 };
 
 ExplainAdditions ExplainAxes(const ExplainSpec& spec);

@@ -16,13 +16,19 @@ TEST(Explain, DefaultCpuSweepAddsOneCoreAndPinning) {
   s.sync = {"none"};
   s.pin = {"none"};
   s.cpus = {""};
+  s.concurrency = {"concurrent"};
+  s.multiple_groups = true;
   s.affinity = "0-1";
   ExplainAdditions a = ExplainAxes(s);
   EXPECT_EQ(a.cpus, V{"0"});
   EXPECT_EQ(a.pin, V{"compact"});
+  EXPECT_EQ(a.concurrency, V{"sequential"});
   EXPECT_TRUE(a.sync.empty());
   EXPECT_TRUE(a.stream.empty());
-  EXPECT_EQ(a.reasons.size(), 2u);
+  EXPECT_EQ(a.reasons.size(), 3u);
+  // One group count: no groups to share anything.
+  s.multiple_groups = false;
+  EXPECT_TRUE(ExplainAxes(s).concurrency.empty());
 }
 
 TEST(Explain, WorldBarrierGetsNone) {
@@ -79,7 +85,8 @@ TEST(Explain, GpuAxes) {
 TEST(Explain, OverTheRecordedSpec) {
   // The spec as `commbench sweep --groups 1..8 --sync world-barrier` records it.
   nlohmann::json spec = {{"backends", {"gloo"}},     {"syncs", {"world-barrier"}}, {"pins", {"none"}},   {"cpus", {""}},
-                         {"streams", {"dedicated"}}, {"h2ds", {"none"}},           {"groups", {1, 2, 3}}};
+                         {"streams", {"dedicated"}}, {"h2ds", {"none"}},           {"groups", {1, 2, 3}},
+                         {"concurrencies", {"concurrent"}}};
   std::vector<std::string> reasons;
   nlohmann::json out = WithExplainAxes(spec, "0-1", &reasons);
   EXPECT_EQ(out["syncs"], nlohmann::json({"world-barrier", "none"}));
@@ -87,7 +94,8 @@ TEST(Explain, OverTheRecordedSpec) {
   EXPECT_EQ(out["cpus"], nlohmann::json({"", "0"}));
   EXPECT_EQ(out["streams"], nlohmann::json({"dedicated"}));  // CPU backend: GPU axes untouched
   EXPECT_EQ(out["groups"], spec["groups"]);
-  EXPECT_EQ(reasons.size(), 3u);
+  EXPECT_EQ(out["concurrencies"], nlohmann::json({"concurrent", "sequential"}));
+  EXPECT_EQ(reasons.size(), 4u);
   // Applying it twice adds nothing more: the A/B values are already there.
   EXPECT_EQ(WithExplainAxes(out, "0-1"), out);
 }

@@ -173,6 +173,28 @@ std::vector<Point> Candidates(const SweepSpec& spec, const std::string& backend,
   return points;
 }
 
+// The value of one explain axis of a point ("" for an axis the point does not have).
+std::string AxisValue(const Point& p, const std::string& axis) {
+  if (axis == "sync") return p.sync;
+  if (axis == "pin") return p.pin;
+  if (axis == "cpus") return p.cpus;
+  if (axis == "concurrency") return p.concurrency;
+  if (axis == "stream") return p.gpu_backend() ? p.gpu.stream : "";
+  if (axis == "h2d") return p.gpu_backend() ? p.gpu.h2d : "";
+  return "";
+}
+
+// --explain varies one factor at a time: a point may take the added values of one factor, not of two.
+bool AtMostOneExplainFactor(const SweepSpec& spec, const Point& p) {
+  int used = 0;
+  for (const auto& factor : spec.explain_factors) {
+    bool uses = false;
+    for (const auto& [axis, value] : factor.values) uses = uses || AxisValue(p, axis) == value;
+    used += uses ? 1 : 0;
+  }
+  return used <= 1;
+}
+
 // Sizes become whole elements: the allreduce buffer, or per-rank blocks of the gathered/scattered buffer.
 // Returns false when not even one element per rank fits.
 bool RoundToElements(Point* p) {
@@ -224,6 +246,7 @@ StatusOr<Plan> PlanSweep(const SweepSpec& spec) {
     }
     const bool gpu = backend_name == "nccl";
     for (Point& p : Candidates(spec, backend_name, gpu)) {
+      if (!AtMostOneExplainFactor(spec, p)) continue;
       bool known = p.algo == "auto";
       for (const auto& a : backend->Algorithms()) known = known || (a.op == p.op && a.name == p.algo);
       if (!known) {

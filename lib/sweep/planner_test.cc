@@ -102,6 +102,32 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   EXPECT_FALSE(PlanSweep(slow).ok());
 }
 
+// --explain's additions vary one factor at a time: each added value meets only the requested values of the
+// other axes, never another factor's addition.
+TEST(PlannerTest, ExplainFactorsAreVariedOneAtATime) {
+  SweepSpec spec;
+  spec.groups = {1, 2};
+  spec.sizes = {400};
+  spec.cpus = {"", "0"};
+  spec.pins = {"none", "compact"};
+  spec.concurrencies = {"concurrent", "sequential"};
+  auto product = PlanSweep(spec);
+  ASSERT_TRUE(product.ok()) << product.status().message();
+  EXPECT_EQ(product->point_count(), 2u * 2 * 2 * 2);  // without factors: the product
+  spec.explain_factors = {{{{"cpus", "0"}}}, {{{"pin", "compact"}}}, {{{"concurrency", "sequential"}}}};
+  auto plan = PlanSweep(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->point_count(), 2u * 4);  // per group count: as asked, and each factor alone
+  for (const Launch& l : plan->launches) {
+    for (const Point& p : l.points) {
+      int added = (p.cpus == "0") + (p.pin == "compact") + (p.concurrency == "sequential");
+      EXPECT_LE(added, 1) << p.Id();
+    }
+  }
+  EXPECT_EQ(SpecToJson(spec)["explain_factors"],
+            nlohmann::json::parse(R"([[["cpus","0"]],[["pin","compact"]],[["concurrency","sequential"]]])"));
+}
+
 TEST(PlannerTest, MpiNeedsTheMpirunLauncher) {
   SweepSpec spec;
   spec.backends = {"gloo", "mpi"};

@@ -67,6 +67,12 @@ StatusOr<Point> PointFromJson(const json& j) {
 }
 
 json SpecToJson(const SweepSpec& s) {
+  json factors = json::array();  // --explain: [[axis, value], ...] per factor
+  for (const auto& f : s.explain_factors) {
+    json pairs = json::array();
+    for (const auto& [axis, value] : f.values) pairs.push_back({axis, value});
+    factors.push_back(pairs);
+  }
   return {{"backends", s.backends},
           {"ops", s.ops},
           {"algos", s.algos},
@@ -97,7 +103,8 @@ json SpecToJson(const SweepSpec& s) {
           {"host", s.host},
           {"iface", s.iface},
           {"launcher", s.launcher},
-          {"test_only_slow_rank", s.test_only_slow_rank}};
+          {"test_only_slow_rank", s.test_only_slow_rank},
+          {"explain_factors", factors}};
 }
 
 }  // namespace commbench

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/core/status.h"
@@ -48,6 +49,15 @@ struct SweepSpec {
   std::string launcher = "local";  // local | mpirun
   // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
   std::string test_only_slow_rank;
+
+  // --explain: the axis values it added, as factors (a factor is a set of (axis, value) pairs that go together,
+  // e.g. a dedicated stream with pinned memory). A point takes the values of at most one factor: each A/B varies
+  // one thing from what was asked, and the additions do not multiply each other. Axis names as in Point:
+  // sync, pin, cpus, stream, h2d, concurrency.
+  struct ExplainFactor {
+    std::vector<std::pair<std::string, std::string>> values;
+  };
+  std::vector<ExplainFactor> explain_factors;
 };
 
 // Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the

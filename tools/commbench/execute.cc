@@ -71,6 +71,8 @@ SweepSpec WithExplainAxes(const SweepSpec& spec, const std::string& affinity) {
   axes.cpus = spec.cpus;
   axes.stream = spec.streams;
   axes.h2d = spec.h2ds;
+  axes.concurrency = spec.concurrencies;
+  axes.multiple_groups = spec.groups.size() >= 2;
   axes.affinity = affinity;
   diagnose::ExplainAdditions add = diagnose::ExplainAxes(axes);
   SweepSpec out = spec;
@@ -82,6 +84,20 @@ SweepSpec WithExplainAxes(const SweepSpec& spec, const std::string& affinity) {
   append(&out.cpus, add.cpus);
   append(&out.streams, add.stream);
   append(&out.h2ds, add.h2d);
+  append(&out.concurrencies, add.concurrency);
+  // One factor per cause; a dedicated stream needs pinned memory to be asynchronous, so those two go together.
+  auto factor = [&out](std::vector<std::pair<std::string, std::vector<std::string>>> axes) {
+    SweepSpec::ExplainFactor f;
+    for (const auto& [axis, values] : axes) {
+      for (const auto& v : values) f.values.emplace_back(axis, v);
+    }
+    if (!f.values.empty()) out.explain_factors.push_back(f);
+  };
+  factor({{"sync", add.sync}});
+  factor({{"pin", add.pin}});
+  factor({{"cpus", add.cpus}});
+  factor({{"stream", add.stream}, {"h2d", add.h2d}});
+  factor({{"concurrency", add.concurrency}});
   for (const auto& reason : add.reasons) std::fprintf(stderr, "commbench: --explain: %s\n", reason.c_str());
   return out;
 }
