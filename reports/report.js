@@ -68,11 +68,12 @@
   const env = R.environment || {};
 
   // Every axis of a point except groups: points that agree on all of them form one series (one line).
-  const SERIES_AXES = ['backend', 'op', 'algo', 'dtype', 'reduce', 'bytes', 'group_size', 'sync',
+  const SERIES_AXES = ['backend', 'op', 'algo', 'dtype', 'reduce', 'bytes', 'group_size', 'sync', 'concurrency',
     'ranks_per_process', 'pin', 'cpus', 'stream', 'h2d', 'h2d_bytes', 'graph', 'in_place'];
   const AXIS_LABEL = {
     backend: (v) => v, op: (v) => v, algo: (v) => v, dtype: (v) => v, reduce: (v) => v,
     bytes: (v) => fmtBytes(v), group_size: (v) => 'k=' + v, sync: (v) => 'sync=' + v,
+    concurrency: (v) => (v === 'sequential' ? 'in turns' : 'at once'),
     ranks_per_process: (v) => v + ' ranks/proc', pin: (v) => 'pin=' + v, cpus: (v) => 'cpus=' + (v || 'all'),
     stream: (v) => 'stream=' + v, h2d: (v) => 'h2d=' + v, h2d_bytes: (v) => 'h2d ' + fmtBytes(v),
     graph: (v) => (v ? 'graph' : 'no graph'), in_place: (v) => (v ? 'in-place' : 'out-of-place'),
@@ -80,7 +81,8 @@
   const valueKey = (v) => JSON.stringify(v === undefined ? null : v);
   const varying = SERIES_AXES.filter((a) => uniq(points.map((p) => valueKey(p[a]))).length > 1);
   // Values that only restate a default are left out of the subtitle.
-  const DEFAULTS = {ranks_per_process: 1, pin: 'none', h2d_bytes: 0, graph: false, in_place: true, cpus: ''};
+  const DEFAULTS = {ranks_per_process: 1, pin: 'none', h2d_bytes: 0, graph: false, in_place: true, cpus: '',
+    concurrency: 'concurrent'};
   const constant = SERIES_AXES.filter((a) => !varying.includes(a) && points.length && points[0][a] != null &&
     points[0][a] !== '' && DEFAULTS[a] !== points[0][a]);
   // Labels name only what differs between lines; the constant axes go into the chart's subtitle.

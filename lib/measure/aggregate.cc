@@ -100,8 +100,10 @@ json AggregatePoint(const Point& point, const std::vector<json>& ranks, const Ag
   Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, job.p50);
   out["algbw_gbps"] = bw.algbw_gbps;
   out["busbw_gbps"] = bw.busbw_gbps;
-  out["aggregate_algbw_gbps"] = bw.algbw_gbps * point.groups;
-  out["aggregate_busbw_gbps"] = bw.busbw_gbps * point.groups;
+  // Together the groups that run at once: all of them, or one when they take turns.
+  const int at_once = point.concurrency == "sequential" ? 1 : point.groups;
+  out["aggregate_algbw_gbps"] = bw.algbw_gbps * at_once;
+  out["aggregate_busbw_gbps"] = bw.busbw_gbps * at_once;
 
   double wall_s = ranks.empty() ? 0 : static_cast<double>(end_max - start_min) * 1e-9;
   out["wall_s"] = wall_s;

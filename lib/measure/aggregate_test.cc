@@ -66,6 +66,8 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   EXPECT_DOUBLE_EQ(out["time_us"]["max"].get<double>(), 90);
   EXPECT_EQ(out["per_group"][0]["p50_us"].get<double>(), 12);
   EXPECT_EQ(out["iters"], 3);
+  // One group moves at a time: the aggregate is one group's bandwidth.
+  EXPECT_DOUBLE_EQ(out["aggregate_busbw_gbps"].get<double>(), out["busbw_gbps"].get<double>());
   p.concurrency = "concurrent";
   EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions())["time_us"]["p50"].get<double>(), 90);
 }
