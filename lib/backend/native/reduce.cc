@@ -477,13 +477,13 @@ T RefApply(ReduceOp op, T a, T b) {
         if (a != a) return a;
         if (b != b) return b;
       }
-      return a < b ? b : a;
+      return a > b ? a : b;  // b on ties, as the kernels: max(+0, -0) is -0 in both
     case ReduceOp::kMin:
       if constexpr (std::is_floating_point_v<T>) {
         if (a != a) return a;
         if (b != b) return b;
       }
-      return b < a ? b : a;
+      return a < b ? a : b;
   }
   return a;
 }
