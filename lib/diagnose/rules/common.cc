@@ -85,6 +85,17 @@ std::optional<Finding> PickBest(std::vector<Finding> candidates) {
   return candidates.front();
 }
 
+std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,
+                                             const std::function<bool(const SeriesData&)>& pred,
+                                             const BuildFinding& build) {
+  std::vector<Finding> out;
+  for (int a : GrowingSeries(in, pred)) {
+    std::optional<Finding> f = build(in, a);
+    if (f) out.push_back(std::move(*f));
+  }
+  return PickBest(std::move(out));
+}
+
 double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which) {
   auto get = [&s](const char* k) {
     auto it = s.axes.find(k);

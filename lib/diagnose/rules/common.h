@@ -39,6 +39,12 @@ namespace diagnose {
 // The most telling of several candidate findings: confirmed, then suspected, then ruled out; then strength.
 std::optional<Finding> PickBest(std::vector<Finding> candidates);
 
+// PickBest over what `build` finds in each growing series that `pred` accepts (build may find nothing).
+using BuildFinding = std::function<std::optional<Finding>(const AnalysisInput&, int series)>;
+std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,
+                                             const std::function<bool(const SeriesData&)>& pred,
+                                             const BuildFinding& build);
+
 // The host peak that bounds a series' aggregate bandwidth: loopback TCP for Gloo and TCP transports, memory
 // copy otherwise; 0 when not measured.
 double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which);

@@ -19,11 +19,7 @@ class CpuOversubscriptionRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
-    for (int a : GrowingSeries(in, [&in](const SeriesData& s) { return Oversubscribed(in, s); })) {
-      out.push_back(Build(in, a));
-    }
-    return PickBest(out);
+    return BestOverGrowingSeries(in, [&in](const SeriesData& s) { return Oversubscribed(in, s); }, Build);
   }
 
  private:

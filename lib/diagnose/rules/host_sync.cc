@@ -24,9 +24,7 @@ class HostSyncRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
-    for (int a : GrowingSeries(in, HostSyncs)) out.push_back(Build(in, a));
-    return PickBest(out);
+    return BestOverGrowingSeries(in, HostSyncs, Build);
   }
 
  private:

@@ -30,9 +30,7 @@ class LegacyDefaultStreamRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
-    for (int a : GrowingSeries(in, OnLegacyStream)) out.push_back(Build(in, a));
-    return PickBest(out);
+    return BestOverGrowingSeries(in, OnLegacyStream, Build);
   }
 
  private:

@@ -23,12 +23,7 @@ class SharedBandwidthRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
-    for (int a : GrowingSeries(in, [](const SeriesData&) { return true; })) {
-      std::optional<Finding> f = Build(in, a);
-      if (f) out.push_back(*f);
-    }
-    return PickBest(out);
+    return BestOverGrowingSeries(in, [](const SeriesData&) { return true; }, Build);
   }
 
  private:

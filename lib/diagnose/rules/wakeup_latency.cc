@@ -21,14 +21,12 @@ class WakeupLatencyRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
     auto blocked = [&in](const SeriesData& s) {
       const PointData& last = in.Last(s);
       return s.slope_vs_bytes != "bandwidth-bound" && last.has_cpu && last.saturation < kMaxSaturation &&
              last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter;
     };
-    for (int a : GrowingSeries(in, blocked)) out.push_back(Build(in, a));
-    return PickBest(out);
+    return BestOverGrowingSeries(in, blocked, Build);
   }
 
  private:

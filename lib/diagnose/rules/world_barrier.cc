@@ -21,9 +21,7 @@ class WorldBarrierRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    std::vector<Finding> out;
-    for (int a : GrowingSeries(in, IsWorldBarrier)) out.push_back(Build(in, a));
-    return PickBest(out);
+    return BestOverGrowingSeries(in, IsWorldBarrier, Build);
   }
 
  private:
