@@ -4,36 +4,18 @@
 #include <stdlib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <string>
 
 #include "lib/backend/backend.h"
+#include "lib/core/temp_dir.h"
 #include "lib/measure/pattern.h"
 #include "lib/rendezvous/store.h"
 
 namespace commbench {
 namespace {
 
-// The rendezvous directory of the whole run: private (mkdtemp), in $TMPDIR or /tmp, removed at exit.
-class RunDir {
- public:
-  RunDir() {
-    const char* base = getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/commbench-shm-bench-XXXXXX";
-    if (mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~RunDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 const std::string& StoreDir() {
-  static const RunDir dir;
+  static const TempDir dir("commbench-shm-bench-");  // the whole run's rendezvous, removed at exit
   return dir.path();
 }
 

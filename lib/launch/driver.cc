@@ -15,6 +15,7 @@
 
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
+#include "lib/core/temp_dir.h"
 #include "lib/launch/interrupt.h"
 #include "lib/launch/process_group.h"
 #include "lib/launch/worker_plan.h"
@@ -24,26 +25,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-// A private directory (mkdtemp: mode 0700) removed on every exit path of the driver. In $TMPDIR or /tmp unless
-// `parent` names another.
-class PrivateTempDir {
- public:
-  explicit PrivateTempDir(std::string parent = "") {
-    const char* base = getenv("TMPDIR");
-    if (parent.empty()) parent = base && *base ? base : "/tmp";
-    std::string tmpl = parent + "/commbench-XXXXXX";
-    if (mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~PrivateTempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Reads complete lines appended to a rank's result file since the last call.
 class ResultTail {
@@ -138,7 +119,7 @@ class LaunchRunner {
     if (options_.spec.launcher == "mpirun") {
       // OpenMPI's shared-memory transport (vader) puts one file per rank in /dev/shm, and only a live mpirun
       // removes them: point it at a private directory that this launch deletes in any case.
-      mpi_shm_ = std::make_unique<PrivateTempDir>(fs::is_directory("/dev/shm") ? "/dev/shm" : dir_);
+      mpi_shm_ = std::make_unique<TempDir>("commbench-", fs::is_directory("/dev/shm") ? "/dev/shm" : dir_);
       if (mpi_shm_->path().empty()) return "cannot create a private directory for MPI's shared memory";
       ProcessSpec spec;
       spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
@@ -247,7 +228,7 @@ class LaunchRunner {
   ProcessGroup group_;
   std::vector<ResultTail> tails_;
   std::vector<int> allowed_;  // the CPUs this launch's ranks may use
-  std::unique_ptr<PrivateTempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
+  std::unique_ptr<TempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
 };
 
 }  // namespace
@@ -265,7 +246,7 @@ std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& all
 
 DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options) {
   DriverOutcome outcome;
-  PrivateTempDir dir;
+  TempDir dir("commbench-");  // removed on every exit path of the driver
   if (dir.path().empty()) {
     outcome.failure = "cannot create a private temporary directory under $TMPDIR or /tmp";
     return outcome;

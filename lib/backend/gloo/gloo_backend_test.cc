@@ -6,6 +6,7 @@
 #include "lib/backend/backend.h"
 #include "lib/backend/gloo/control_plane.h"
 #include "lib/backend/testing/thread_group.h"
+#include "lib/core/temp_dir.h"
 
 namespace commbench {
 namespace {
@@ -76,7 +77,7 @@ TEST(GlooBackendTest, SupportsExplainsWhatItRejects) {
 }
 
 TEST(ControlPlaneTest, MaxAllAgrees) {
-  testing::TempDir dir;
+  TempDir dir("commbench-control-plane-");
   const int n = 3;
   std::vector<std::vector<double>> values(n);
   std::vector<std::thread> threads;

@@ -13,7 +13,6 @@ namespace {
 
 using testing::RunAndCheck;
 using testing::RunThreads;
-using testing::TempDir;
 
 struct Case {
   OpRequest request;

@@ -11,6 +11,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"
+#include "lib/core/temp_dir.h"
 #include "lib/measure/pattern.h"
 
 namespace commbench {
@@ -73,24 +74,11 @@ TEST(NcclBackendTest, SupportsRejectsWhatCannotRun) {
 
 // ---- Device tests
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "commbench-nccl-test-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Runs `request` on `groups` groups of `group_size` thread-ranks (each with its own communicator, as
 // --ranks-per-process does), for a few iterations with changing and repeated inputs, and checks every output.
 // Returns each rank's status and, in *device_us, rank 0's last device time.
 std::vector<Status> RunGroups(int groups, int group_size, const OpRequest& request, double* device_us = nullptr) {
-  static TempDir dir;
+  static TempDir dir("commbench-nccl-test-");
   static int run = 0;
   const std::string prefix = "run" + std::to_string(run++);
   const int world = groups * group_size;

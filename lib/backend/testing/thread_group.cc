@@ -6,22 +6,16 @@
 #include <filesystem>
 #include <thread>
 
+#include "lib/core/temp_dir.h"
 #include "lib/measure/pattern.h"
 #include "lib/rendezvous/store.h"
 
 namespace commbench {
 namespace testing {
 
-TempDir::TempDir() {
-  char tmpl[] = "/tmp/commbench-native-test-XXXXXX";
-  path_ = mkdtemp(tmpl);
-}
-
-TempDir::~TempDir() { std::filesystem::remove_all(path_); }
-
 std::vector<Status> RunThreads(const std::string& backend_name, int n,
                                const std::function<Status(int rank, Communicator* comm)>& body) {
-  static TempDir dir;
+  static TempDir dir("commbench-thread-group-");
   static std::atomic<int> group_id{0};
   const std::string prefix = "group" + std::to_string(group_id++);
   std::vector<Status> results(static_cast<size_t>(n));

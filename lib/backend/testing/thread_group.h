@@ -11,17 +11,6 @@
 namespace commbench {
 namespace testing {
 
-// A private directory, removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Connects `n` thread ranks of `backend` and runs `body` on each; returns each rank's status.
 std::vector<Status> RunThreads(const std::string& backend, int n,
                                const std::function<Status(int rank, Communicator* comm)>& body);

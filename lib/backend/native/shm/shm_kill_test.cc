@@ -11,6 +11,7 @@
 #include "lib/backend/backend.h"
 #include "lib/backend/native/shm/segment.h"
 #include "lib/backend/testing/thread_group.h"
+#include "lib/core/temp_dir.h"
 #include "lib/measure/pattern.h"
 #include "lib/rendezvous/store.h"
 
@@ -20,7 +21,6 @@ namespace {
 
 using testing::RunAndCheck;
 using testing::RunThreads;
-using testing::TempDir;
 
 std::vector<std::string> SegmentsOf(pid_t pid) {
   std::vector<std::string> found;
@@ -51,7 +51,7 @@ OpRequest BigAllreduce() {
 }
 
 TEST(ShmKillTest, KilledRankLeavesNoSegmentAndPeerReportsIt) {
-  TempDir dir;
+  TempDir dir("commbench-shm-kill-");
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -1,0 +1,24 @@
+#include "lib/core/temp_dir.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <system_error>
+
+namespace commbench {
+
+TempDir::TempDir(const std::string& prefix, std::string parent) {
+  if (parent.empty()) {
+    const char* base = getenv("TMPDIR");
+    parent = base && *base ? base : "/tmp";
+  }
+  std::string tmpl = parent + "/" + prefix + "XXXXXX";
+  if (mkdtemp(tmpl.data())) path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace commbench
