@@ -26,12 +26,14 @@ void PrintEnvironment(const nlohmann::json& env) {
   std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
   auto peaks = GetHostPeaks();
   if (peaks.ok()) {
-    std::string load = peaks->load_per_core < 0 ? std::string("an unrecorded load")
-                                                : "load " + std::to_string(peaks->load_per_core).substr(0, 4) + " per core";
-    std::printf("peaks           memcpy %.2f GB/s, loopback TCP %.2f GB/s (%s at %s)\n", peaks->memcpy_gbps,
-                peaks->tcp_loopback_gbps,
-                peaks->from_cache ? ("cached in " + peaks->cache_file + ", measured").c_str() : "measured now",
-                load.c_str());
+    const std::string where = peaks->from_cache ? "cached in " + peaks->cache_file + ", measured" : "measured now";
+    std::printf("peaks           memcpy %.2f GB/s, loopback TCP %.2f GB/s (%s ", peaks->memcpy_gbps,
+                peaks->tcp_loopback_gbps, where.c_str());
+    if (peaks->load_per_core < 0) {
+      std::printf("at an unrecorded load)\n");
+    } else {
+      std::printf("at load %.2f per core)\n", peaks->load_per_core);
+    }
   } else {
     std::printf("peaks           not measured: %s\n", peaks.status().message().c_str());
   }
