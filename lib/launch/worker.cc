@@ -115,7 +115,6 @@ class RankRunner {
     place.local_rank = local_rank_;
     ASSIGN_OR_RETURN(CachedCommunicator * cached, CommunicatorFor(point, place));
     OpRequest request = point.Request();
-    if (point.concurrency == "sequential") request.concurrent_ranks = point.group_size;  // one group at a time
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
     LoopOptions loop = plan_.loop;
     loop.sync = point.sync;

@@ -62,6 +62,7 @@ OpRequest Point::Request() const {
   r.in_place = in_place;
   r.gpu = gpu;
   r.gpu.sync = IsGpuSync(sync) ? sync : "none";
+  if (concurrency == "sequential") r.concurrent_ranks = group_size;  // one group at a time
   return r;
 }
 

@@ -128,6 +128,15 @@ TEST(PlannerTest, ExplainFactorsAreVariedOneAtATime) {
             nlohmann::json::parse(R"([[["cpus","0"]],[["pin","compact"]],[["concurrency","sequential"]]])"));
 }
 
+// Groups taking turns tell the backend that only their own ranks run at once.
+TEST(PlannerTest, SequentialPointsRequestTheirGroupSizeAsConcurrentRanks) {
+  Point p;
+  p.group_size = 4;
+  EXPECT_EQ(p.Request().concurrent_ranks, 0);  // every rank of the world
+  p.concurrency = "sequential";
+  EXPECT_EQ(p.Request().concurrent_ranks, 4);
+}
+
 TEST(PlannerTest, MpiNeedsTheMpirunLauncher) {
   SweepSpec spec;
   spec.backends = {"gloo", "mpi"};
