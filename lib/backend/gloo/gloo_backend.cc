@@ -103,10 +103,9 @@ class GlooWork : public Work {
       count = out_.size();
     } else if (request_.op == Collective::kReduceScatter) {
       // halving_doubling's distribution phase leaves this rank's reduced slice at the front of the in-place
-      // buffer; ring_slice reduced every slice and this rank's is at its group rank's offset. A group of one
-      // ran nothing: its input is its output.
+      // buffer; ring_slice reduced every slice and this rank's is at its group rank's offset.
       count = request_.count;
-      if (algorithm_ && request_.algo == "ring_slice") src += static_cast<size_t>(place_.group_rank) * count;
+      if (request_.algo == "ring_slice") src += static_cast<size_t>(place_.group_rank) * count;
     }
     if (bytes != count * sizeof(T)) return Internal("gloo: output of " + std::to_string(bytes) + " bytes");
     if (bytes) std::memcpy(host, src, bytes);
