@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using testing::MakePoint;
 using testing::MakeResult;
+using testing::PlantedBarrierOnTwoCores;
 using testing::MakeSeries;
 using testing::OneToEight;
 using testing::PointSpec;
@@ -72,15 +73,7 @@ TEST(Diagnose, FitsCarryEveryAxisButGroups) {
 // A 2-core machine: every series is oversubscribed, but only the barrier has its A/B. The barrier must be ranked
 // first and be the only confirmed finding; oversubscription stays suspected.
 TEST(Diagnose, PlantedBarrierOnASmallMachine) {
-  PointSpec base;
-  base.cores = 2;
-  base.saturation = 0.95;
-  PointSpec barrier = base;
-  barrier.axes["sync"] = "world-barrier";
-  json r = MakeResult({MakeSeries(barrier, OneToEight(), [](int g) { return 40.0 + 60 * g; }),
-                       MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 10 * g; })},
-                      "commbench sweep --groups 1..8 --sync world-barrier,none");
-  json d = Diagnose(r);
+  json d = Diagnose(PlantedBarrierOnTwoCores());
   ASSERT_GE(d["findings"].size(), 2u);
   EXPECT_EQ(d["findings"][0]["rule"], "world_barrier");
   EXPECT_EQ(d["findings"][0]["status"], "confirmed");

@@ -118,6 +118,17 @@ const std::vector<int>& OneToEight() {
   return g;
 }
 
+nlohmann::json PlantedBarrierOnTwoCores() {
+  PointSpec base;
+  base.cores = 2;
+  base.saturation = 0.95;
+  PointSpec barrier = base;
+  barrier.axes["sync"] = "world-barrier";
+  return MakeResult({MakeSeries(barrier, OneToEight(), [](int g) { return 40.0 + 60 * g; }),
+                     MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 10 * g; })},
+                    "commbench sweep --groups 1..8 --sync world-barrier,none");
+}
+
 }  // namespace testing
 }  // namespace diagnose
 }  // namespace commbench

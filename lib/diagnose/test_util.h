@@ -45,6 +45,10 @@ nlohmann::json MakeResult(const std::vector<std::vector<nlohmann::json>>& series
 
 const std::vector<int>& OneToEight();
 
+// A 2-core machine where every series is oversubscribed, with a world barrier planted in one of them (40 + 60 us
+// per group against 40 + 10 without it): the result of `sweep --groups 1..8 --sync world-barrier,none`.
+nlohmann::json PlantedBarrierOnTwoCores();
+
 }  // namespace testing
 }  // namespace diagnose
 }  // namespace commbench

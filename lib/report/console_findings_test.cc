@@ -19,14 +19,7 @@ using nlohmann::json;
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(ConsoleFindings, ConfirmedAndSuspectedInScoreOrder) {
-  PointSpec base;
-  base.cores = 2;
-  base.saturation = 0.95;
-  PointSpec barrier = base;
-  barrier.axes["sync"] = "world-barrier";
-  json d = diagnose::Diagnose(MakeResult({MakeSeries(barrier, OneToEight(), [](int g) { return 40.0 + 60 * g; }),
-                                          MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 10 * g; })},
-                                         "commbench sweep --groups 1..8 --sync world-barrier,none"));
+  json d = diagnose::Diagnose(diagnose::testing::PlantedBarrierOnTwoCores());
   std::string text = FormatFindings(d);
   EXPECT_TRUE(Has(text, "== Diagnosis: growth ==")) << text;
   size_t barrier_at = text.find("1. [confirmed] world-wide barrier per iteration");
