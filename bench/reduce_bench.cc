@@ -7,6 +7,7 @@
 //   memcpy           2N  (read src, write dst)
 //   dst = a op b     3N  (read a, read b, write dst)
 //   dst op= b        3N  (read dst, read b, write dst)
+//   dst = 4 inputs   5N  (read four, write dst)
 // Neither the read-for-ownership of an ordinarily stored dst nor its absence with non-temporal stores counts,
 // so kernel/memcpy is the fraction of memcpy's memory throughput the kernel reaches, not of its copy speed.
 //
@@ -85,6 +86,23 @@ void BM_Reduce(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 3 * static_cast<int64_t>(bytes));
 }
 
+// dst = s0 op s1 op s2 op s3 in one call (ReduceMany): what a direct (one-shot) step does when it pulls the
+// same slice from four ranks. STREAM bytes 5N (four inputs read, dst written).
+template <DataType kType, ReduceOp kOp>
+void BM_ReduceFour(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<std::vector<char>> srcs(4, std::vector<char>(bytes, 0));
+  std::vector<char> dst(bytes, 0);
+  const void* ptrs[4] = {srcs[0].data(), srcs[1].data(), srcs[2].data(), srcs[3].data()};
+  state.SetLabel(std::string(KernelIsa()) + (bytes >= StreamingThresholdBytes() ? " nt-stores" : ""));
+  for (auto _ : state) {
+    ReduceMany(kType, kOp, dst.data(), ptrs, 4, bytes / SizeOf(kType));
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 5 * static_cast<int64_t>(bytes));
+}
+
 constexpr int64_t kKiB = 1024, kMiB = 1024 * 1024;
 
 void Sizes(benchmark::internal::Benchmark* b) {
@@ -112,6 +130,8 @@ BENCHMARK(BM_Reduce<DataType::kF64, ReduceOp::kSum, false, false>)->Name("BM_Red
 BENCHMARK(BM_Reduce<DataType::kI32, ReduceOp::kSum, false, false>)->Name("BM_Reduce/i32/sum")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF16, ReduceOp::kSum, false, false>)->Name("BM_Reduce/f16/sum")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kBF16, ReduceOp::kSum, false, false>)->Name("BM_Reduce/bf16/sum")->Apply(Sizes);
+BENCHMARK(BM_ReduceFour<DataType::kF32, ReduceOp::kSum>)->Name("BM_ReduceFour/f32/sum")->Apply(Sizes);
+BENCHMARK(BM_ReduceFour<DataType::kBF16, ReduceOp::kSum>)->Name("BM_ReduceFour/bf16/sum")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, true>)->Name("BM_Reduce/f32/sum/portable")->Apply(Sizes);
 BENCHMARK(BM_Reduce<DataType::kF16, ReduceOp::kSum, false, true>)->Name("BM_Reduce/f16/sum/portable")->Apply(Sizes);
 

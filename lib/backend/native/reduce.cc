@@ -181,6 +181,16 @@ __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
   }
 }
 
+// How far ahead of the loads the streaming loops prefetch a and b. Without it, the kernels whose loops are long
+// per cache line (bf16: about 40 instructions per 64 bytes of output) keep fewer lines in flight than the out-of-
+// order window allows and reach 70-73 % of memcpy at 512 MiB; with it 91-101 % (bench/README.md).
+constexpr size_t kPrefetchAheadBytes = 4096;
+
+CB_INLINE void PrefetchAhead(const void* a, const void* b) {
+  _mm_prefetch(static_cast<const char*>(a) + kPrefetchAheadBytes, _MM_HINT_T0);
+  _mm_prefetch(static_cast<const char*>(b) + kPrefetchAheadBytes, _MM_HINT_T0);
+}
+
 template <typename Op, bool kNt>
 __attribute__((target("avx2,f16c"))) CB_INLINE void FusedF16(uint16_t* d, const uint16_t* a, const uint16_t* b,
                                                              size_t n) {
@@ -194,6 +204,7 @@ __attribute__((target("avx2,f16c"))) CB_INLINE void FusedF16(uint16_t* d, const 
     __m128i r0 = _mm256_cvtps_ph(ApplyPs<Op>(a0, b0), kRound);
     __m128i r1 = _mm256_cvtps_ph(ApplyPs<Op>(a1, b1), kRound);
     if constexpr (kNt) {
+      PrefetchAhead(a + i, b + i);
       __m256i r = _mm256_inserti128_si256(_mm256_castsi128_si256(r0), r1, 1);
       _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), r);
     } else {
@@ -227,6 +238,7 @@ __attribute__((target("avx2,f16c"))) CB_INLINE void FusedBf16(uint16_t* d, const
                              _mm256_castsi256_ps(_mm256_and_si256(vb, high)));
     __m256i r = _mm256_blend_epi16(_mm256_srli_epi32(Bf16NarrowHigh<Op>(even), 16), Bf16NarrowHigh<Op>(odd), 0xaa);
     if constexpr (kNt) {
+      PrefetchAhead(a + i, b + i);
       _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), r);
     } else {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), r);
@@ -249,15 +261,17 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
 
 // --- non-temporal output ------------------------------------------------------------------------------------
 //
-// A large out-of-place output is written with non-temporal stores: each tile of the result is reduced into an
-// aligned temporary that stays in L1, then streamed to dst. Ordinary stores first read every destination line
-// into the cache (read-for-ownership), so dst = a op b moves 4 streams of memory traffic instead of 3; streaming
-// stores skip that read and do not evict the caller's working set. The price: dst is not in the cache afterwards,
-// which only matters when it would have fitted there, hence the size threshold (StreamingThresholdBytes).
-// The one-pass two-input half kernels (FusedHalf) stream from their registers instead of through a tile.
+// A large out-of-place output is written with non-temporal stores. Ordinary stores first read every destination
+// line into the cache (read-for-ownership), so dst = a op b moves 4 streams of memory traffic instead of 3;
+// streaming stores skip that read and do not evict the caller's working set. The price: dst is not in the cache
+// afterwards, which only matters when it would have fitted there, hence the size threshold
+// (StreamingThresholdBytes). Two-input reductions stream straight from their registers (FusedHalf,
+// FusedStreamAvx2/Sse2); reductions of more inputs, and the portable half kernels, reduce each tile of the result
+// into an aligned temporary in L1 and stream that out (StreamedOut).
 
-// Output bytes per streamed tile: the temporary plus the tile's inputs stay in L1 (48 KiB here).
-constexpr size_t kStreamTileBytes = 8192;
+// Output bytes per streamed tile. Small, so that loads and streaming stores stay interleaved: with four inputs at
+// 512 MiB, 512-byte tiles reached 85-86 % of memcpy (f32 sum) where 8 KiB tiles reached 65-76 % (bench/README.md).
+constexpr size_t kStreamTileBytes = 512;
 
 // Copies `bytes` (a multiple of 32) from the 32-byte aligned src to the 32-byte aligned dst without reading dst.
 __attribute__((target("avx2"), noinline)) void StreamOutAvx2(void* dst, const void* src, size_t bytes) {
@@ -321,6 +335,87 @@ CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
   return dst != first_src && bytes >= StreamingThreshold().load(std::memory_order_relaxed);
 }
 
+// --- fused two-input full-width kernels ---------------------------------------------------------------------
+//
+// dst = a op b for f32, f64 and i32 with streaming stores straight from the registers. Going through StreamedOut's
+// tile instead alternates bursts of loads (reducing a tile) with bursts of streaming stores (writing it out), so
+// fewer memory requests are in flight at a time: at 512 MiB an 8 KiB tile reached 64-78 % of memcpy's bandwidth,
+// loads and stores interleaved in one loop 84-93 % (bench/README.md). One template serves every dtype and op
+// through the GCC vector extension; the function's target picks the instructions.
+
+template <typename T, int kBytes>
+struct VecOf {
+  typedef T type __attribute__((vector_size(kBytes)));
+};
+
+// The vector form of Op::Apply, lane by lane the same results: integer sum and product wrap (computed unsigned),
+// max and min are the same NaN-propagating select. Operands by reference: a 32-byte vector passed by value to
+// generic code would change the calling convention (-Wpsabi); inlined into the kernels, nothing is passed.
+template <typename Op, typename V>
+CB_INLINE void ApplyVec(V& r, const V& a, const V& b) {
+  using T = std::remove_reference_t<decltype(a[0])>;
+  using U = typename VecOf<uint32_t, sizeof(V)>::type;
+  if constexpr (std::is_same_v<Op, OpSum> || std::is_same_v<Op, OpProd>) {
+    constexpr bool kSum = std::is_same_v<Op, OpSum>;
+    if constexpr (std::is_integral_v<T>) {
+      const U ua = reinterpret_cast<const U&>(a), ub = reinterpret_cast<const U&>(b);
+      const U ur = kSum ? ua + ub : ua * ub;
+      r = reinterpret_cast<const V&>(ur);
+    } else {
+      r = kSum ? a + b : a * b;
+    }
+  } else {
+    constexpr bool kMax = std::is_same_v<Op, OpMax>;
+    if constexpr (std::is_floating_point_v<T>) {
+      r = ((kMax ? a > b : a < b) | (a != a)) ? a : b;
+    } else {
+      r = (kMax ? a > b : a < b) ? a : b;
+    }
+  }
+}
+
+// The loop of both targets (a macro: the streaming store's intrinsic needs the enclosing function's target).
+// n a multiple of the lanes, d aligned to the vector size; a and b need no alignment.
+#define CB_FUSED_STREAM_LOOP(kBytes, STORE)                 \
+  using V = typename VecOf<T, kBytes>::type;                \
+  for (size_t i = 0; i < n; i += kBytes / sizeof(T)) {      \
+    V va, vb, r;                                            \
+    PrefetchAhead(a + i, b + i);                            \
+    std::memcpy(&va, a + i, kBytes);                        \
+    std::memcpy(&vb, b + i, kBytes);                        \
+    ApplyVec<Op>(r, va, vb);                                \
+    STORE;                                                  \
+  }
+
+// Called at most once per call (not inlined: a function of another target cannot be inlined into generic code).
+template <typename T, typename Op>
+__attribute__((target("avx2"), noinline)) void FusedStreamAvx2(T* d, const T* a, const T* b, size_t n) {
+  CB_FUSED_STREAM_LOOP(32, _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), reinterpret_cast<__m256i&>(r)))
+}
+
+template <typename T, typename Op>
+void FusedStreamSse2(T* d, const T* a, const T* b, size_t n) {
+  CB_FUSED_STREAM_LOOP(16, _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), reinterpret_cast<__m128i&>(r)))
+}
+
+#undef CB_FUSED_STREAM_LOOP
+
+// dst = a op b with streaming stores: `plain` (ordinary stores) writes the head up to dst's kAlign-byte alignment
+// and the tail after the last whole kMultiple elements, `streamed` the body between. Returns false (nothing
+// written) when dst is not aligned to its element size: then no element boundary falls on a vector boundary.
+template <size_t kAlign, size_t kMultiple, typename T, typename Plain, typename Streamed>
+CB_INLINE bool StreamedPair(T* d, const T* a, const T* b, size_t count, Plain plain, Streamed streamed) {
+  const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(d) % kAlign) % kAlign;
+  if (head_bytes % sizeof(T) != 0) return false;
+  const size_t head = head_bytes / sizeof(T) < count ? head_bytes / sizeof(T) : count;
+  const size_t body = (count - head) / kMultiple * kMultiple;
+  plain(d, a, b, head);
+  streamed(d + head, a + head, b + head, body);
+  plain(d + head + body, a + head + body, b + head + body, count - head - body);
+  _mm_sfence();  // streaming stores are weakly ordered: make them visible before the caller signals a peer
+  return true;
+}
+
 // --- typed kernels --------------------------------------------------------------------------------------------
 
 template <typename T, typename Op>
@@ -341,6 +436,15 @@ CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count
     return;
   }
   if (Streams(dst, srcs[0], count * sizeof(T))) {
+    const T* a = static_cast<const T*>(srcs[0]);
+    const T* b = static_cast<const T*>(srcs[1]);
+    if (n == 2) {
+      if constexpr (kHw) {
+        if (StreamedPair<32, 32 / sizeof(T)>(d, a, b, count, Loop3<T, Op>, FusedStreamAvx2<T, Op>)) return;
+      } else {
+        if (StreamedPair<16, 16 / sizeof(T)>(d, a, b, count, Loop3<T, Op>, FusedStreamSse2<T, Op>)) return;
+      }
+    }
     alignas(64) T tmp[kStreamTileBytes / sizeof(T)];
     auto produce = [&](T* __restrict t, size_t base, size_t m) __attribute__((always_inline)) {
       Loop3<T, Op>(t, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
@@ -362,16 +466,8 @@ CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count)
     if (n == 2) {  // one pass, no f32 tiles
       const uint16_t* a = static_cast<const uint16_t*>(srcs[0]);
       const uint16_t* b = static_cast<const uint16_t*>(srcs[1]);
-      if (Streams(dst, a, count * sizeof(uint16_t)) && reinterpret_cast<uintptr_t>(d) % 2 == 0) {
-        // Straight from the registers with streaming stores: the head up to dst's 32-byte alignment and the tail
-        // after the last whole 16 elements with ordinary ones.
-        const size_t head_bytes = (32 - reinterpret_cast<uintptr_t>(d) % 32) % 32;
-        const size_t head = head_bytes / 2 < count ? head_bytes / 2 : count;
-        const size_t body = (count - head) / 16 * 16;
-        FusedHalf<kBf16, Op>(d, a, b, head);
-        FusedHalf<kBf16, Op, true>(d + head, a + head, b + head, body);
-        FusedHalf<kBf16, Op>(d + head + body, a + head + body, b + head + body, count - head - body);
-        _mm_sfence();
+      if (Streams(dst, a, count * sizeof(uint16_t)) &&
+          StreamedPair<32, 16>(d, a, b, count, FusedHalf<kBf16, Op>, FusedHalf<kBf16, Op, true>)) {
         return;
       }
       FusedHalf<kBf16, Op>(d, a, b, count);
@@ -390,7 +486,6 @@ CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count)
     Narrow<kHw, kBf16>(out, acc, m);
   };
   if (n > 1 && Streams(dst, srcs[0], count * sizeof(uint16_t))) {
-    static_assert(kStreamTileBytes / sizeof(uint16_t) % kTile == 0, "a streamed tile is whole half tiles");
     alignas(64) uint16_t out[kStreamTileBytes / sizeof(uint16_t)];
     auto produce = [&](uint16_t* __restrict o, size_t base, size_t m) __attribute__((always_inline)) {
       for (size_t i = 0; i < m; i += kTile) tile(o + i, base + i, m - i < kTile ? m - i : kTile);
