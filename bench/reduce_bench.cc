@@ -4,7 +4,7 @@
 //
 // Bytes are counted the way STREAM counts them: bytes read plus bytes written per call, with the argument N the
 // size of one buffer (count * element size; the half types count their 2-byte elements):
-//   memcpy           2N  (read src, write dst)
+//   memcpy, Copy     2N  (read src, write dst)
 //   dst = a op b     3N  (read a, read b, write dst)
 //   dst op= b        3N  (read dst, read b, write dst)
 //   dst = 4 inputs   5N  (read four, write dst)
@@ -37,6 +37,19 @@ void BM_Memcpy(benchmark::State& state) {
   std::vector<char> src(bytes, 1), dst(bytes, 0);
   for (auto _ : state) {
     std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
+}
+
+// native::Copy (streaming stores from the threshold up) against BM_Memcpy, same size, same byte counting.
+void BM_Copy(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  state.SetLabel(bytes >= StreamingThresholdBytes() ? "nt-stores" : "memcpy");
+  for (auto _ : state) {
+    Copy(dst.data(), src.data(), bytes);
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
@@ -114,6 +127,7 @@ void SizesAroundThreshold(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Memcpy)->Apply(SizesAroundThreshold);
+BENCHMARK(BM_Copy)->Apply(SizesAroundThreshold);
 BENCHMARK(BM_ReadTwoStreams)->Arg(64 * kMiB)->Arg(512 * kMiB);
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false>)
     ->Name("BM_Reduce/f32/sum")

@@ -183,7 +183,7 @@ __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
 
 // How far ahead of the loads the streaming loops prefetch a and b. Without it, the kernels whose loops are long
 // per cache line (bf16: about 40 instructions per 64 bytes of output) keep fewer lines in flight than the out-of-
-// order window allows and reach 70-73 % of memcpy at 512 MiB; with it 91-101 % (bench/README.md).
+// order window allows and reach 67-72 % of memcpy at 512 MiB; with it 93-94 % (bench/README.md).
 constexpr size_t kPrefetchAheadBytes = 4096;
 
 CB_INLINE void PrefetchAhead(const void* a, const void* b) {
@@ -287,6 +287,40 @@ CB_INLINE void StreamOutSse2(void* dst, const void* src, size_t bytes) {
   for (size_t i = 0; i < bytes / 16; ++i) _mm_stream_si128(d + i, _mm_load_si128(s + i));
 }
 
+// A large copy (Copy), src unaligned: one 64-byte line from each of four 4 KiB pages in turn, as glibc's large
+// memcpy does. One read stream alone leaves the hardware prefetcher fewer lines in flight: at 512 MiB a plain
+// loop reached 20-21 GB/s, four pages 25 GB/s, glibc's memcpy 23 GB/s (bench/README.md). Lines are copied with
+// kVec-byte vectors; the rest after the last whole four pages goes in order.
+// A macro, as CB_FUSED_STREAM_LOOP: the vector copy's intrinsics need the enclosing function's target.
+constexpr size_t kPage = 4096, kPages = 4, kLine = 64;
+
+#define CB_STREAM_COPY_PAGES(kVec, COPY_VEC)                                   \
+  size_t i = 0;                                                                \
+  for (; i + kPages * kPage <= bytes; i += kPages * kPage) {                   \
+    for (size_t off = 0; off < kPage; off += kLine) {                          \
+      for (size_t p = 0; p < kPages; ++p) {                                    \
+        for (size_t v = 0; v < kLine; v += kVec) COPY_VEC(i + p * kPage + off + v); \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  for (; i < bytes; i += kVec) COPY_VEC(i);
+// bytes a multiple of 64, d 64-byte aligned; s needs no alignment.
+__attribute__((target("avx2"), noinline)) void StreamCopyAvx2(char* d, const char* s, size_t bytes) {
+#define CB_COPY32(at) \
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(d + (at)), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (at))))
+  CB_STREAM_COPY_PAGES(32, CB_COPY32)
+#undef CB_COPY32
+}
+
+void StreamCopySse2(char* d, const char* s, size_t bytes) {
+#define CB_COPY16(at) \
+  _mm_stream_si128(reinterpret_cast<__m128i*>(d + (at)), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (at))))
+  CB_STREAM_COPY_PAGES(16, CB_COPY16)
+#undef CB_COPY16
+}
+
+#undef CB_STREAM_COPY_PAGES
+
 // Writes count elements of type T to dst tile by tile: produce(tmp, begin, m) computes elements [begin, begin+m)
 // into tmp (aligned, kStreamTileBytes), which then goes out with streaming stores. The first elements up to dst's
 // vector alignment and the last partial vector are stored normally. Returns false (nothing written) when dst is
@@ -339,8 +373,8 @@ CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
 //
 // dst = a op b for f32, f64 and i32 with streaming stores straight from the registers. Going through StreamedOut's
 // tile instead alternates bursts of loads (reducing a tile) with bursts of streaming stores (writing it out), so
-// fewer memory requests are in flight at a time: at 512 MiB an 8 KiB tile reached 64-78 % of memcpy's bandwidth,
-// loads and stores interleaved in one loop 84-93 % (bench/README.md). One template serves every dtype and op
+// fewer memory requests are in flight at a time: at 512 MiB an 8 KiB tile reached 62-79 % of memcpy's bandwidth,
+// loads and stores interleaved in one loop 80-103 % (bench/README.md). One template serves every dtype and op
 // through the GCC vector extension; the function's target picks the instructions.
 
 template <typename T, int kBytes>
@@ -616,6 +650,31 @@ void ReduceMany(DataType dtype, ReduceOp op, void* dst, const void* const* srcs,
   } else {
     ManyPortable(dtype, op, dst, srcs, n, count);
   }
+}
+
+void Copy(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  if (bytes < StreamingThreshold().load(std::memory_order_relaxed)) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const bool avx2 = HasAvx2() && !force_portable.load(std::memory_order_relaxed);
+  // dst from a line boundary: StreamCopyPages writes each line whole before moving to the next page; a line split
+  // between two of its iterations leaves half-filled write-combining buffers (18 GB/s instead of 25 at 512 MiB).
+  const size_t align = kLine;
+  const size_t to_aligned = (align - reinterpret_cast<uintptr_t>(dst) % align) % align;
+  const size_t head = to_aligned < bytes ? to_aligned : bytes;
+  const size_t body = (bytes - head) / align * align;
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  std::memcpy(d, s, head);
+  if (avx2) {
+    StreamCopyAvx2(d + head, s + head, body);
+  } else {
+    StreamCopySse2(d + head, s + head, body);
+  }
+  std::memcpy(d + head + body, s + head + body, bytes - head - body);
+  _mm_sfence();  // as in StreamedPair
 }
 
 void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count) {

@@ -269,6 +269,33 @@ TEST_P(ReduceTest, LargeOutputAboveDefaultThresholdMatchesReference) {
   }
 }
 
+// Copy: byte for byte, with the guard bytes around dst untouched, through the streamed path (threshold 0) at
+// every dst alignment within a line and src misaligned against it, around the four-page blocks (16 KiB) and
+// their remainders; then through memcpy (threshold at its default).
+TEST_P(ReduceTest, CopyMatchesMemcpyAtEveryAlignment) {
+  std::mt19937 rng(7);
+  std::vector<char> src(3 * 16384 + 300);
+  for (char& c : src) c = static_cast<char>(rng());
+  for (size_t threshold : {size_t{0}, StreamingThresholdBytes()}) {
+    ScopedStreamingThreshold streaming(threshold);
+    for (size_t bytes : {size_t{0}, size_t{1}, size_t{31}, size_t{64}, size_t{1000}, size_t{16384},
+                         size_t{16384 + 64 + 33}, size_t{3 * 16384 + 200}}) {
+      for (size_t dst_offset = 0; dst_offset < 64; dst_offset += 7) {
+        for (size_t src_offset : {size_t{0}, size_t{5}, size_t{32}}) {
+          std::vector<char> dst(bytes + 128, '\x5a');
+          Copy(dst.data() + 64 + dst_offset, src.data() + src_offset, bytes);
+          const std::string what = "bytes=" + std::to_string(bytes) + " dst+" + std::to_string(dst_offset) +
+                                   " src+" + std::to_string(src_offset) + " threshold=" + std::to_string(threshold) +
+                                   " " + KernelIsa();
+          ASSERT_EQ(std::memcmp(dst.data() + 64 + dst_offset, src.data() + src_offset, bytes), 0) << what;
+          for (size_t i = 0; i < 64 + dst_offset; ++i) ASSERT_EQ(dst[i], '\x5a') << what << " guard before " << i;
+          for (size_t i = 64 + dst_offset + bytes; i < dst.size(); ++i) ASSERT_EQ(dst[i], '\x5a') << what << " guard after";
+        }
+      }
+    }
+  }
+}
+
 // Half results bit for bit against the reference, with one allowance: a NaN may carry another payload (F16C
 // keeps the payload, the scalar conversion does not; which NaN operand a sum returns is the compiler's choice),
 // though a bf16 NaN must be quiet as FloatToBF16 makes it. Signed zeros must match: max/min pick b on ties in

@@ -285,7 +285,7 @@ Status ShmWork::Run() {
     for (const Pull& pull : steps[t].pulls) {
       char* dst = Address(Loc{me, pull.dst_buf, pull.dst_offset});
       if (pull.srcs.size() == 1) {
-        std::memcpy(dst, Address(pull.srcs[0]), pull.count * esize_);
+        Copy(dst, Address(pull.srcs[0]), pull.count * esize_);
       } else {
         srcs_.clear();
         for (const Loc& src : pull.srcs) srcs_.push_back(Address(src));

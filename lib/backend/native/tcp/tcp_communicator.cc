@@ -117,7 +117,7 @@ class TcpWork : public Work {
         }
         if (received_direct) continue;  // already in place
         if (srcs_.size() == 1) {
-          std::memcpy(dst, srcs_[0], pull.count * esize_);
+          Copy(dst, srcs_[0], pull.count * esize_);
         } else {
           ReduceMany(request_.dtype, request_.reduce, dst, srcs_.data(), static_cast<int>(srcs_.size()), pull.count);
         }
