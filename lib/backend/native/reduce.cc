@@ -135,16 +135,15 @@ CB_INLINE void Narrow(uint16_t* __restrict out, const float* __restrict in, size
   }
 }
 
-// --- fused two-input half kernels (AVX2 + F16C) -----------------------------------------------------------------
+// --- fused half kernels (AVX2 + F16C) ---------------------------------------------------------------------------
 //
-// dst = a op b in one pass: load halves of a and b, widen to f32 in registers, apply the op, round back, store.
-// The tiled path (HalfMany) makes four passes over an L1 tile instead (widen a, widen b, reduce, narrow), which
-// left the half types compute-bound at 18-32 GB/s in cache. Results are those of the tiled path: the same
-// conversions (vcvtph2ps / vcvtps2ph with round to nearest even; bf16 widened by a shift and narrowed with
-// Bf16Narrow's rounding and quiet NaN) and the same f32 op (OpMax/OpMin's NaN-propagating select). d may be a
-// itself (accumulate): every vector is loaded before it is stored. With kNt the vector stores are non-temporal
-// (d + i 32-byte aligned, n a multiple of 16): a large output streams straight from the registers, no L1 tile
-// (measured 5-20 % faster at 512 MiB than going through StreamedOut's tile; bench/README.md).
+// dst = srcs[0] op srcs[1] op ... in one pass: load 16 halves of each input, widen to f32 in registers, apply the
+// op, round back once, store. The tiled path (HalfMany, now the portable build's) makes 2n passes over an L1 tile
+// instead (widen each input, reduce it in, narrow), which left the half types compute-bound at 18-32 GB/s in cache
+// with two inputs and 19-20 GB/s with four. Results are those of the tiled path: the same conversions
+// (vcvtph2ps / vcvtps2ph with round to nearest even; bf16 widened by a shift and narrowed with Bf16Narrow's
+// rounding and quiet NaN) and the same f32 ops in the same order (OpMax/OpMin's NaN-propagating select). Large
+// outputs stream straight from the registers, no L1 tile (bench/README.md).
 
 template <typename Op>
 __attribute__((target("avx2,f16c"))) CB_INLINE __m256 ApplyPs(__m256 a, __m256 b) {
@@ -161,13 +160,14 @@ __attribute__((target("avx2,f16c"))) CB_INLINE __m256 ApplyPs(__m256 a, __m256 b
 }
 
 // Bf16Narrow on 8 lanes of an ApplyPs result, the bf16 in the high half of each 32-bit lane (the low half is
-// left unspecified). Shortcuts that give Bf16Narrow's bits because the operands were widened from bf16, so their
+// left unspecified). Shortcuts that give Bf16Narrow's bits because the inputs were widened from bf16, so their
 // low 16 bits are zero:
-// - sum and prod: a NaN result is an operand NaN, quieted by the hardware, or the default NaN 0xffc00000; either
-//   way quiet with zero low bits, so the rounding increment cannot carry out of them and yields (u >> 16), which
-//   already has Bf16Narrow's quiet bit: no NaN select is needed;
-// - max and min: the result is one operand unchanged, exact in bf16, so there is nothing to round; only a
-//   signalling NaN operand must be made quiet (0x40 in bf16, bit 22 in f32).
+// - sum and prod: a NaN result is an input NaN, quieted by the hardware, the default NaN 0xffc00000, or (with
+//   more than two inputs) a partial result that was one of these; in every case quiet with zero low bits, so the
+//   rounding increment cannot carry out of them and yields (u >> 16), which already has Bf16Narrow's quiet bit:
+//   no NaN select is needed;
+// - max and min: the result is one input unchanged, exact in bf16, so there is nothing to round; only a
+//   signalling NaN input must be made quiet (0x40 in bf16, bit 22 in f32).
 template <typename Op>
 __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
   if constexpr (std::is_same_v<Op, OpSum> || std::is_same_v<Op, OpProd>) {
@@ -191,71 +191,68 @@ CB_INLINE void PrefetchAhead(const void* a, const void* b) {
   _mm_prefetch(static_cast<const char*>(b) + kPrefetchAheadBytes, _MM_HINT_T0);
 }
 
-template <typename Op, bool kNt>
-__attribute__((target("avx2,f16c"))) CB_INLINE void FusedF16(uint16_t* d, const uint16_t* a, const uint16_t* b,
-                                                             size_t n) {
-  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m256 a0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
-    __m256 a1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8)));
-    __m256 b0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
-    __m256 b1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 8)));
-    __m128i r0 = _mm256_cvtps_ph(ApplyPs<Op>(a0, b0), kRound);
-    __m128i r1 = _mm256_cvtps_ph(ApplyPs<Op>(a1, b1), kRound);
-    if constexpr (kNt) {
-      PrefetchAhead(a + i, b + i);
-      __m256i r = _mm256_inserti128_si256(_mm256_castsi128_si256(r0), r1, 1);
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), r);
-    } else {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), r0);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 8), r1);
-    }
+// 16 halves at s widened to f32 in two vectors: f16 elements 0-7 and 8-15 (vcvtph2ps); bf16, kept in place in
+// one 256-bit load, the even elements (a left shift of each 32-bit lane) and the odd ones (its low half masked
+// off). Narrow16 undoes the split: the bf16 halves narrow into the high halves of the lanes, the even ones shift
+// back down and a word blend recombines them, so no pack or lane permute is needed.
+template <bool kBf16>
+__attribute__((target("avx2,f16c"))) CB_INLINE void Widen16(const uint16_t* s, __m256* lo, __m256* hi) {
+  if constexpr (kBf16) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    *lo = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+    *hi = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+  } else {
+    *lo = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+    *hi = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8)));
   }
-  if (i + 8 <= n) {
-    __m256 a0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
-    __m256 b0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(ApplyPs<Op>(a0, b0), kRound));
-    i += 8;
-  }
-  for (; i < n; ++i) d[i] = FloatToHalf(Op::Apply(HalfToFloat(a[i]), HalfToFloat(b[i])));
 }
 
-// 16 bf16 per 256-bit load, kept in place: the even elements widen by a left shift of each 32-bit lane, the odd
-// ones by masking off its low half; both narrow into the high halves, the even ones shift back down and a word
-// blend recombines them, so no pack or lane permute is needed.
-template <typename Op, bool kNt>
-__attribute__((target("avx2,f16c"))) CB_INLINE void FusedBf16(uint16_t* d, const uint16_t* a, const uint16_t* b,
-                                                              size_t n) {
-  const __m256i high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-    __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-    __m256 even = ApplyPs<Op>(_mm256_castsi256_ps(_mm256_slli_epi32(va, 16)),
-                              _mm256_castsi256_ps(_mm256_slli_epi32(vb, 16)));
-    __m256 odd = ApplyPs<Op>(_mm256_castsi256_ps(_mm256_and_si256(va, high)),
-                             _mm256_castsi256_ps(_mm256_and_si256(vb, high)));
-    __m256i r = _mm256_blend_epi16(_mm256_srli_epi32(Bf16NarrowHigh<Op>(even), 16), Bf16NarrowHigh<Op>(odd), 0xaa);
+template <bool kBf16, typename Op>
+__attribute__((target("avx2,f16c"))) CB_INLINE __m256i Narrow16(__m256 lo, __m256 hi) {
+  if constexpr (kBf16) {
+    return _mm256_blend_epi16(_mm256_srli_epi32(Bf16NarrowHigh<Op>(lo), 16), Bf16NarrowHigh<Op>(hi), 0xaa);
+  } else {
+    constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(lo, kRound)), _mm256_cvtps_ph(hi, kRound),
+                                   1);
+  }
+}
+
+// d[i] = srcs[0][i] op ... op srcs[n-1][i] for i in [begin, end), accumulated in f32 registers and rounded once.
+// kInputs is n when known at compile time (2: the loop over the inputs unrolls), 0 otherwise. d may be srcs[0]
+// (accumulate): every vector is loaded before it is stored. With kNt the vector stores are non-temporal
+// (d + begin 32-byte aligned, end - begin a multiple of 16) and every input is prefetched ahead.
+// Called at most three times per call (not inlined: a function of another target cannot be inlined into generic
+// code).
+template <bool kBf16, typename Op, int kInputs, bool kNt = false>
+__attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const void* const* srcs, int n,
+                                                              size_t begin, size_t end) {
+  const int inputs = kInputs != 0 ? kInputs : n;
+  auto src = [srcs](int k) { return static_cast<const uint16_t*>(srcs[k]); };
+  size_t i = begin;
+  for (; i + 16 <= end; i += 16) {
+    __m256 lo, hi;
+    Widen16<kBf16>(src(0) + i, &lo, &hi);
+    for (int k = 1; k < inputs; ++k) {
+      __m256 next_lo, next_hi;
+      Widen16<kBf16>(src(k) + i, &next_lo, &next_hi);
+      lo = ApplyPs<Op>(lo, next_lo);
+      hi = ApplyPs<Op>(hi, next_hi);
+    }
+    const __m256i r = Narrow16<kBf16, Op>(lo, hi);
     if constexpr (kNt) {
-      PrefetchAhead(a + i, b + i);
+      for (int k = 0; k < inputs; ++k) _mm_prefetch(reinterpret_cast<const char*>(src(k) + i) + kPrefetchAheadBytes,
+                                                    _MM_HINT_T0);
       _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), r);
     } else {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), r);
     }
   }
-  for (; i < n; ++i) d[i] = FloatToBF16(Op::Apply(BF16ToFloat(a[i]), BF16ToFloat(b[i])));
-}
-
-// Called at most three times per call (not inlined: a function of another target cannot be inlined into generic
-// code, such as the lambdas of the tiled paths).
-template <bool kBf16, typename Op, bool kNt = false>
-__attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const uint16_t* a, const uint16_t* b,
-                                                              size_t n) {
-  if constexpr (kBf16) {
-    FusedBf16<Op, kNt>(d, a, b, n);
-  } else {
-    FusedF16<Op, kNt>(d, a, b, n);
+  auto widen = [](uint16_t h) { return kBf16 ? BF16ToFloat(h) : HalfToFloat(h); };
+  for (; i < end; ++i) {
+    float acc = widen(src(0)[i]);
+    for (int k = 1; k < inputs; ++k) acc = Op::Apply(acc, widen(src(k)[i]));
+    d[i] = kBf16 ? FloatToBF16(acc) : FloatToHalf(acc);
   }
 }
 
@@ -265,9 +262,10 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
 // line into the cache (read-for-ownership), so dst = a op b moves 4 streams of memory traffic instead of 3;
 // streaming stores skip that read and do not evict the caller's working set. The price: dst is not in the cache
 // afterwards, which only matters when it would have fitted there, hence the size threshold
-// (StreamingThresholdBytes). Two-input reductions stream straight from their registers (FusedHalf,
-// FusedStreamAvx2/Sse2); reductions of more inputs, and the portable half kernels, reduce each tile of the result
-// into an aligned temporary in L1 and stream that out (StreamedOut).
+// (StreamingThresholdBytes). The half reductions of the AVX2 build and the two-input full-width ones stream
+// straight from their registers (FusedHalf, FusedStreamAvx2/Sse2); full-width reductions of more inputs, and the
+// portable half kernels, reduce each tile of the result into an aligned temporary in L1 and stream that out
+// (StreamedOut).
 
 // Output bytes per streamed tile. Small, so that loads and streaming stores stay interleaved: with four inputs at
 // 512 MiB, 512-byte tiles reached 85-86 % of memcpy (f32 sum) where 8 KiB tiles reached 65-76 % (bench/README.md).
@@ -434,18 +432,19 @@ void FusedStreamSse2(T* d, const T* a, const T* b, size_t n) {
 
 #undef CB_FUSED_STREAM_LOOP
 
-// dst = a op b with streaming stores: `plain` (ordinary stores) writes the head up to dst's kAlign-byte alignment
-// and the tail after the last whole kMultiple elements, `streamed` the body between. Returns false (nothing
-// written) when dst is not aligned to its element size: then no element boundary falls on a vector boundary.
-template <size_t kAlign, size_t kMultiple, typename T, typename Plain, typename Streamed>
-CB_INLINE bool StreamedPair(T* d, const T* a, const T* b, size_t count, Plain plain, Streamed streamed) {
+// Splits an output of count elements for streaming stores: part(begin, end, false) writes the head up to dst's
+// kAlign-byte alignment and the tail after the last whole kMultiple elements with ordinary stores,
+// part(begin, end, true) the body between with streaming ones. Returns false (nothing written) when dst is not
+// aligned to its element size: then no element boundary falls on a vector boundary.
+template <size_t kAlign, size_t kMultiple, typename T, typename Part>
+CB_INLINE bool StreamedParts(T* d, size_t count, Part part) {
   const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(d) % kAlign) % kAlign;
   if (head_bytes % sizeof(T) != 0) return false;
   const size_t head = head_bytes / sizeof(T) < count ? head_bytes / sizeof(T) : count;
-  const size_t body = (count - head) / kMultiple * kMultiple;
-  plain(d, a, b, head);
-  streamed(d + head, a + head, b + head, body);
-  plain(d + head + body, a + head + body, b + head + body, count - head - body);
+  const size_t body_end = head + (count - head) / kMultiple * kMultiple;
+  part(0, head, false);
+  part(head, body_end, true);
+  part(body_end, count, false);
   _mm_sfence();  // streaming stores are weakly ordered: make them visible before the caller signals a peer
   return true;
 }
@@ -472,13 +471,16 @@ CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count
   if (Streams(dst, srcs[0], count * sizeof(T))) {
     const T* a = static_cast<const T*>(srcs[0]);
     const T* b = static_cast<const T*>(srcs[1]);
-    if (n == 2) {
-      if constexpr (kHw) {
-        if (StreamedPair<32, 32 / sizeof(T)>(d, a, b, count, Loop3<T, Op>, FusedStreamAvx2<T, Op>)) return;
+    auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
+      if (!streamed) {
+        Loop3<T, Op>(d + begin, a + begin, b + begin, end - begin);
+      } else if constexpr (kHw) {
+        FusedStreamAvx2<T, Op>(d + begin, a + begin, b + begin, end - begin);
       } else {
-        if (StreamedPair<16, 16 / sizeof(T)>(d, a, b, count, Loop3<T, Op>, FusedStreamSse2<T, Op>)) return;
+        FusedStreamSse2<T, Op>(d + begin, a + begin, b + begin, end - begin);
       }
-    }
+    };
+    if (n == 2 && StreamedParts<kHw ? 32 : 16, (kHw ? 32 : 16) / sizeof(T)>(d, count, part)) return;
     alignas(64) T tmp[kStreamTileBytes / sizeof(T)];
     auto produce = [&](T* __restrict t, size_t base, size_t m) __attribute__((always_inline)) {
       Loop3<T, Op>(t, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
@@ -497,14 +499,17 @@ template <bool kHw, bool kBf16, typename Op>
 CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count) {
   uint16_t* d = static_cast<uint16_t*>(dst);
   if constexpr (kHw) {
-    if (n == 2) {  // one pass, no f32 tiles
-      const uint16_t* a = static_cast<const uint16_t*>(srcs[0]);
-      const uint16_t* b = static_cast<const uint16_t*>(srcs[1]);
-      if (Streams(dst, a, count * sizeof(uint16_t)) &&
-          StreamedPair<32, 16>(d, a, b, count, FusedHalf<kBf16, Op>, FusedHalf<kBf16, Op, true>)) {
-        return;
+    if (n >= 2) {  // one pass, no f32 tiles
+      auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
+        if (n == 2) {
+          (streamed ? FusedHalf<kBf16, Op, 2, true> : FusedHalf<kBf16, Op, 2>)(d, srcs, n, begin, end);
+        } else {
+          (streamed ? FusedHalf<kBf16, Op, 0, true> : FusedHalf<kBf16, Op, 0>)(d, srcs, n, begin, end);
+        }
+      };
+      if (!Streams(dst, srcs[0], count * sizeof(uint16_t)) || !StreamedParts<32, 16>(d, count, part)) {
+        part(0, count, false);
       }
-      FusedHalf<kBf16, Op>(d, a, b, count);
       return;
     }
   }
@@ -674,7 +679,7 @@ void Copy(void* dst, const void* src, size_t bytes) {
     StreamCopySse2(d + head, s + head, body);
   }
   std::memcpy(d + head + body, s + head + body, bytes - head - body);
-  _mm_sfence();  // as in StreamedPair
+  _mm_sfence();  // as in StreamedParts
 }
 
 void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count) {
