@@ -81,8 +81,10 @@ TEST(ControlPlaneTest, MaxAllAgrees) {
   const int n = 3;
   std::vector<std::vector<double>> values(n);
   std::vector<std::thread> threads;
+  testing::ExitLatch latch(n);
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
+      testing::Departure departure(&latch);
       auto store = NewFileStore(dir.path());
       GlooConnectOptions options;
       options.rank = r;
@@ -91,8 +93,11 @@ TEST(ControlPlaneTest, MaxAllAgrees) {
       auto plane = ControlPlane::Connect(options);
       ASSERT_TRUE(plane.ok()) << plane.status().message();
       values[static_cast<size_t>(r)] = {static_cast<double>(r), static_cast<double>(-r)};
-      ASSERT_TRUE((*plane)->MaxAll(&values[static_cast<size_t>(r)]).ok());
-      ASSERT_TRUE((*plane)->Barrier().ok());
+      Status max_all = (*plane)->MaxAll(&values[static_cast<size_t>(r)]);
+      ASSERT_TRUE(max_all.ok()) << max_all.message();
+      Status barrier = (*plane)->Barrier();
+      departure.LeaveTogether();
+      ASSERT_TRUE(barrier.ok()) << barrier.message();
     });
   }
   for (auto& t : threads) t.join();

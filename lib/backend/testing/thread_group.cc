@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -13,6 +14,25 @@
 namespace commbench {
 namespace testing {
 
+ExitLatch::ExitLatch(int n) : n_(n) {}
+
+void ExitLatch::Arrive() { arrived_.fetch_add(1); }
+
+void ExitLatch::ArriveAndWait() {
+  Arrive();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (arrived_.load() < n_ && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+}
+
+Departure::~Departure() {
+  if (!waited_) latch_->Arrive();
+}
+
+void Departure::LeaveTogether() {
+  waited_ = true;
+  latch_->ArriveAndWait();
+}
+
 std::vector<Status> RunThreads(const std::string& backend_name, int n,
                                const std::function<Status(int rank, Communicator* comm)>& body) {
   static TempDir dir("commbench-thread-group-");
@@ -20,9 +40,11 @@ std::vector<Status> RunThreads(const std::string& backend_name, int n,
   const std::string prefix = "group" + std::to_string(group_id++);
   std::vector<Status> results(static_cast<size_t>(n));
   std::vector<std::thread> threads;
+  ExitLatch latch(n);
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       results[static_cast<size_t>(r)] = [&]() -> Status {
+        Departure departure(&latch);  // declared first: on an error path it arrives after the communicator went
         ASSIGN_OR_RETURN(auto backend, CreateBackend(backend_name));
         auto store = NewFileStore(dir.path());
         PrefixStore group_store(prefix, store.get());
@@ -32,7 +54,9 @@ std::vector<Status> RunThreads(const std::string& backend_name, int n,
         connect.timeout = std::chrono::milliseconds(20000);
         ASSIGN_OR_RETURN(auto comm, backend->Connect(connect));
         RETURN_IF_ERROR(body(r, comm.get()));
-        return comm->Barrier();
+        Status last = comm->Barrier();
+        departure.LeaveTogether();
+        return last;
       }();
     });
   }
