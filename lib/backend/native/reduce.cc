@@ -225,9 +225,8 @@ __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
 // order window allows and reach 67-72 % of memcpy at 512 MiB; with it 93-94 % (bench/README.md).
 constexpr size_t kPrefetchAheadBytes = 4096;
 
-CB_INLINE void PrefetchAhead(const void* a, const void* b) {
-  _mm_prefetch(static_cast<const char*>(a) + kPrefetchAheadBytes, _MM_HINT_T0);
-  _mm_prefetch(static_cast<const char*>(b) + kPrefetchAheadBytes, _MM_HINT_T0);
+CB_INLINE void PrefetchAhead(const void* p) {
+  _mm_prefetch(static_cast<const char*>(p) + kPrefetchAheadBytes, _MM_HINT_T0);
 }
 
 // 16 halves at s widened to f32 in two vectors: f16 elements 0-7 and 8-15 (vcvtph2ps); bf16, kept in place in
@@ -280,8 +279,7 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
     }
     const __m256i r = Narrow16<kBf16, Op>(lo, hi);
     if constexpr (kNt) {
-      for (int k = 0; k < inputs; ++k) _mm_prefetch(reinterpret_cast<const char*>(src(k) + i) + kPrefetchAheadBytes,
-                                                    _MM_HINT_T0);
+      for (int k = 0; k < inputs; ++k) PrefetchAhead(src(k) + i);
       _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), r);
     } else {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), r);
@@ -445,27 +443,35 @@ CB_INLINE void ApplyVec(V& r, const V& a, const V& b) {
   }
 }
 
-// The loop of both targets (a macro: the streaming store's intrinsic needs the enclosing function's target).
-// n a multiple of the lanes, d aligned to the vector size; a and b need no alignment.
-#define CB_FUSED_STREAM_LOOP(kBytes, STORE)                 \
-  using V = typename VecOf<T, kBytes>::type;                \
-  for (size_t i = 0; i < n; i += kBytes / sizeof(T)) {      \
-    V va, vb, r;                                            \
-    PrefetchAhead(a + i, b + i);                            \
-    std::memcpy(&va, a + i, kBytes);                        \
-    std::memcpy(&vb, b + i, kBytes);                        \
-    ApplyVec<Op>(r, va, vb);                                \
-    STORE;                                                  \
+// d[i] = srcs[0][i] op ... op srcs[n-1][i] for i in [begin, end) with streaming stores; kInputs as in FusedHalf.
+// The loop of both targets is a macro: the streaming store's intrinsic needs the enclosing function's target.
+// end - begin a multiple of the lanes, d + begin aligned to the vector size; the inputs need no alignment.
+#define CB_FUSED_STREAM_LOOP(kBytes, STORE)                                                        \
+  using V = typename VecOf<T, kBytes>::type;                                                       \
+  const int inputs = kInputs != 0 ? kInputs : n;                                                   \
+  auto src = [srcs](int k) { return static_cast<const T*>(srcs[k]); };                             \
+  for (size_t i = begin; i < end; i += kBytes / sizeof(T)) {                                       \
+    V r;                                                                                           \
+    std::memcpy(&r, src(0) + i, kBytes);                                                           \
+    PrefetchAhead(src(0) + i);                                                                     \
+    for (int k = 1; k < inputs; ++k) {                                                             \
+      V next;                                                                                      \
+      std::memcpy(&next, src(k) + i, kBytes);                                                      \
+      PrefetchAhead(src(k) + i);                                                                   \
+      ApplyVec<Op>(r, r, next);                                                                    \
+    }                                                                                              \
+    STORE;                                                                                         \
   }
 
 // Called at most once per call (not inlined: a function of another target cannot be inlined into generic code).
-template <typename T, typename Op>
-__attribute__((target("avx2"), noinline)) void FusedStreamAvx2(T* d, const T* a, const T* b, size_t n) {
+template <typename T, typename Op, int kInputs>
+__attribute__((target("avx2"), noinline)) void FusedStreamAvx2(T* d, const void* const* srcs, int n, size_t begin,
+                                                               size_t end) {
   CB_FUSED_STREAM_LOOP(32, _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), reinterpret_cast<__m256i&>(r)))
 }
 
-template <typename T, typename Op>
-void FusedStreamSse2(T* d, const T* a, const T* b, size_t n) {
+template <typename T, typename Op, int kInputs>
+void FusedStreamSse2(T* d, const void* const* srcs, int n, size_t begin, size_t end) {
   CB_FUSED_STREAM_LOOP(16, _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), reinterpret_cast<__m128i&>(r)))
 }
 
@@ -507,32 +513,30 @@ CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count
     if (d != srcs[0]) std::memcpy(d, srcs[0], count * sizeof(T));
     return;
   }
+  // The ordinary-store loop over [begin, end), a tile at a time so that d's tile stays in L1 across the inputs.
+  auto plain = [&](size_t begin, size_t end) __attribute__((always_inline)) {
+    for (size_t base = begin; base < end; base += kTile) {
+      size_t m = end - base < kTile ? end - base : kTile;
+      Typed<T, Op>(d + base, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
+      for (int k = 2; k < n; ++k) Loop2<T, Op>(d + base, static_cast<const T*>(srcs[k]) + base, m);
+    }
+  };
   if (Streams(dst, srcs[0], count * sizeof(T))) {
-    const T* a = static_cast<const T*>(srcs[0]);
-    const T* b = static_cast<const T*>(srcs[1]);
     auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
       if (!streamed) {
-        Loop3<T, Op>(d + begin, a + begin, b + begin, end - begin);
+        plain(begin, end);
       } else if constexpr (kHw) {
-        FusedStreamAvx2<T, Op>(d + begin, a + begin, b + begin, end - begin);
+        (n == 2 ? FusedStreamAvx2<T, Op, 2> : FusedStreamAvx2<T, Op, 0>)(d, srcs, n, begin, end);
       } else {
-        FusedStreamSse2<T, Op>(d + begin, a + begin, b + begin, end - begin);
+        (n == 2 ? FusedStreamSse2<T, Op, 2> : FusedStreamSse2<T, Op, 0>)(d, srcs, n, begin, end);
       }
     };
-    if (n == 2 && StreamedParts<kHw ? 32 : 16, (kHw ? 32 : 16) / sizeof(T)>(d, count, part)) return;
-    alignas(64) T tmp[kStreamTileBytes / sizeof(T)];
-    auto produce = [&](T* __restrict t, size_t base, size_t m) __attribute__((always_inline)) {
-      Loop3<T, Op>(t, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
-      for (int k = 2; k < n; ++k) Loop2<T, Op>(t, static_cast<const T*>(srcs[k]) + base, m);
-    };
-    if (StreamedOut<kHw>(d, count, tmp, produce)) return;
+    constexpr size_t kVector = kHw ? 32 : 16;
+    if (StreamedParts<kVector, kVector / sizeof(T)>(d, count, part)) return;
   }
-  for (size_t base = 0; base < count; base += kTile) {
-    size_t m = count - base < kTile ? count - base : kTile;
-    Typed<T, Op>(d + base, static_cast<const T*>(srcs[0]) + base, static_cast<const T*>(srcs[1]) + base, m);
-    for (int k = 2; k < n; ++k) Loop2<T, Op>(d + base, static_cast<const T*>(srcs[k]) + base, m);
-  }
+  plain(0, count);
 }
+
 
 template <bool kHw, bool kBf16, typename Op>
 CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count) {
