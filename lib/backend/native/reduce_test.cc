@@ -290,7 +290,9 @@ TEST_P(ReduceTest, CopyMatchesMemcpyAtEveryAlignment) {
                                    " " + KernelIsa();
           ASSERT_EQ(std::memcmp(dst.data() + 64 + dst_offset, src.data() + src_offset, bytes), 0) << what;
           for (size_t i = 0; i < 64 + dst_offset; ++i) ASSERT_EQ(dst[i], '\x5a') << what << " guard before " << i;
-          for (size_t i = 64 + dst_offset + bytes; i < dst.size(); ++i) ASSERT_EQ(dst[i], '\x5a') << what << " guard after";
+          for (size_t i = 64 + dst_offset + bytes; i < dst.size(); ++i) {
+            ASSERT_EQ(dst[i], '\x5a') << what << " guard after";
+          }
         }
       }
     }
