@@ -304,8 +304,9 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
 // portable half kernels, reduce each tile of the result into an aligned temporary in L1 and stream that out
 // (StreamedOut).
 
-// Output bytes per streamed tile. Small, so that loads and streaming stores stay interleaved: with four inputs at
-// 512 MiB, 512-byte tiles reached 85-86 % of memcpy (f32 sum) where 8 KiB tiles reached 65-76 % (bench/README.md).
+// Output bytes per streamed tile (the portable half kernels'). Small, so that loads and streaming stores stay
+// interleaved: when full-width reductions still went through tiles, four f32 inputs at 512 MiB reached 85-86 % of
+// memcpy with 512-byte tiles and 65-76 % with 8 KiB tiles (bench/README.md).
 constexpr size_t kStreamTileBytes = 512;
 
 // Copies `bytes` (a multiple of 32) from the 32-byte aligned src to the 32-byte aligned dst without reading dst.
@@ -406,9 +407,10 @@ CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
   return dst != first_src && bytes >= StreamingThreshold().load(std::memory_order_relaxed);
 }
 
-// --- fused two-input full-width kernels ---------------------------------------------------------------------
+// --- fused full-width kernels ----------------------------------------------------------------------------------
 //
-// dst = a op b for f32, f64 and i32 with streaming stores straight from the registers. Going through StreamedOut's
+// dst = srcs[0] op srcs[1] op ... for f32, f64 and i32 with streaming stores straight from the registers (large
+// outputs; smaller ones take the auto-vectorised loops of TypedMany). Going through StreamedOut's
 // tile instead alternates bursts of loads (reducing a tile) with bursts of streaming stores (writing it out), so
 // fewer memory requests are in flight at a time: at 512 MiB an 8 KiB tile reached 62-79 % of memcpy's bandwidth,
 // loads and stores interleaved in one loop 80-103 % (bench/README.md). One template serves every dtype and op
