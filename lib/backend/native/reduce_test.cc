@@ -449,6 +449,20 @@ TEST_P(ReduceTest, HalfManyInputsBitPatternsRoundOnce) {
   }
 }
 
+// One input is a copy: every bit pattern kept, signalling NaNs included, for every dtype.
+TEST_P(ReduceTest, OneInputCopiesEveryBit) {
+  std::mt19937 rng(5);
+  for (DataType dtype : AllDataTypes()) {
+    std::vector<char> in(4099 * SizeOf(dtype)), out(in.size());
+    for (char& c : in) c = static_cast<char>(rng());
+    const void* srcs[1] = {in.data()};
+    for (ReduceOp op : AllReduceOps()) {
+      ReduceMany(dtype, op, out.data(), srcs, 1, 4099);
+      EXPECT_EQ(std::memcmp(out.data(), in.data(), in.size()), 0) << Name(dtype) << "/" << Name(op);
+    }
+  }
+}
+
 TEST_P(ReduceTest, NanPropagatesThroughMaxAndMinInEitherOrder) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   float a[2] = {nan, 1.0f}, b[2] = {1.0f, nan}, out[2];
