@@ -3,6 +3,9 @@
 #include <gloo/allreduce_ring.h>
 #include <gloo/barrier_all_to_all.h>
 
+#include <limits>
+#include <string>
+
 namespace commbench {
 
 ControlPlane::ControlPlane(std::shared_ptr<gloo::Context> context) : context_(std::move(context)) {}
@@ -10,13 +13,25 @@ ControlPlane::~ControlPlane() = default;
 
 StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Connect(const GlooConnectOptions& options) {
   ASSIGN_OR_RETURN(auto context, ConnectGlooContext(options));
-  return std::unique_ptr<ControlPlane>(new ControlPlane(std::move(context)));
+  std::unique_ptr<ControlPlane> plane(new ControlPlane(std::move(context)));
+  if (plane->context_->size > 1) {
+    try {
+      // Every rank builds them in the same order, so their Gloo slots agree.
+      plane->barrier_ = std::make_unique<gloo::BarrierAllToAll>(plane->context_);
+      plane->max_all_ = std::make_unique<gloo::AllreduceRing<double>>(
+          plane->context_, std::vector<double*>{plane->max_values_.data()}, static_cast<int>(kMaxValues),
+          gloo::ReductionFunction<double>::max);
+    } catch (const std::exception& e) {
+      return Internal(std::string("control plane setup failed: ") + e.what());
+    }
+  }
+  return plane;
 }
 
 Status ControlPlane::Barrier() {
+  if (!barrier_) return OkStatus();
   try {
-    gloo::BarrierAllToAll barrier(context_);
-    barrier.run();
+    barrier_->run();
     return OkStatus();
   } catch (const std::exception& e) {
     return Internal(std::string("world barrier failed: ") + e.what());
@@ -24,15 +39,20 @@ Status ControlPlane::Barrier() {
 }
 
 Status ControlPlane::MaxAll(std::vector<double>* values) {
-  if (context_->size == 1 || values->empty()) return OkStatus();
+  if (values->size() > kMaxValues) {
+    return InvalidArgument("world max-reduction of " + std::to_string(values->size()) + " values; at most " +
+                           std::to_string(kMaxValues));
+  }
+  if (!max_all_ || values->empty()) return OkStatus();
+  max_values_.fill(std::numeric_limits<double>::lowest());
+  std::copy(values->begin(), values->end(), max_values_.begin());
   try {
-    gloo::AllreduceRing<double> reduce(context_, {values->data()}, static_cast<int>(values->size()),
-                                       gloo::ReductionFunction<double>::max);
-    reduce.run();
-    return OkStatus();
+    max_all_->run();
   } catch (const std::exception& e) {
     return Internal(std::string("world max-reduction failed: ") + e.what());
   }
+  std::copy(max_values_.begin(), max_values_.begin() + static_cast<std::ptrdiff_t>(values->size()), values->begin());
+  return OkStatus();
 }
 
 }  // namespace commbench
