@@ -434,6 +434,28 @@ TEST(SetupGrowthRule, FiresWhenSetupGrowsAndLoopIsFlat) {
   EXPECT_NE(d["findings"][0]["summary"].get<std::string>().find("while the timed loop stays flat"), std::string::npos);
 }
 
+TEST(SetupGrowthRule, RanksBelowALoopThatGrowsInAnotherSeries) {
+  // Series 0: loop flat, set-up grows (the strong reading alone). Series 1: its loop grows 8x with the groups.
+  PointSpec small, large;
+  small.bytes = 400;
+  large.bytes = 65536;
+  auto setup = [](int g, PointSpec* s) { s->setup_s = 0.02 + 0.06 * g; };
+  json r = MakeResult({MakeSeries(small, OneToEight(), [](int) { return 50.0; }, setup),
+                       MakeSeries(large, OneToEight(), [](int g) { return 100.0 * g; }, setup)},
+                      "commbench sweep");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_GE(d["findings"].size(), 2u) << d.dump(1);
+  EXPECT_NE(d["findings"][0]["rule"], "setup_growth") << d.dump(1);
+  bool setup_found = false;
+  for (const json& f : d["findings"]) {
+    if (f["rule"] != "setup_growth") continue;
+    setup_found = true;
+    EXPECT_LT(f["score"].get<double>(), d["findings"][0]["score"].get<double>());
+  }
+  EXPECT_TRUE(setup_found) << d.dump(1);
+}
+
 TEST(SetupGrowthRule, QuietWhenSetupIsFlatOrTiny) {
   PointSpec base;
   json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep");
