@@ -286,6 +286,23 @@ TEST(WakeupLatencyRule, FiresOnBlockingWaitsAndIsConfirmedByPinning) {
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
 }
 
+TEST(WakeupLatencyRule, APinnedSeriesBesideItsUnpinnedTwinIsOnlyTheAB) {
+  // Pinning cut nothing: the unpinned series' finding is ruled out, and no finding asks for the A/B the sweep ran.
+  json r = MakeResult({SleepySeries("none", 3, 12), SleepySeries("compact", 3, 12)}, "commbench sweep");
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  for (const json& f : d["findings"]) {
+    EXPECT_EQ(f.value("confirm_command", std::string()).find("--pin none,compact"), std::string::npos) << f.dump(1);
+  }
+  std::optional<Finding> f = Eval("wakeup_latency", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kRuledOut);
+  // Only pinned series in the sweep: then the unpinned run is the one to add.
+  f = Eval("wakeup_latency", MakeResult({SleepySeries("compact", 3, 12)}, "commbench sweep"));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->confirm_command.find("--pin none,compact"), std::string::npos);
+}
+
 TEST(WakeupLatencyRule, QuietWhenRanksDoNotBlock) {
   EXPECT_FALSE(Eval("wakeup_latency", MakeResult({SleepySeries("none", 0, 12)}, "commbench sweep")));
   // Blocking but flat: no growth to explain.

@@ -24,12 +24,28 @@ class WakeupLatencyRule : public Rule {
     auto blocked = [&in](const SeriesData& s) {
       const PointData& last = in.Last(s);
       return s.slope_vs_bytes != "bandwidth-bound" && last.has_cpu && last.saturation < kMaxSaturation &&
-             last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter;
+             last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter && !PinnedBesideUnpinned(in, s);
     };
     return BestOverGrowingSeries(in, blocked, Build);
   }
 
  private:
+  static bool Pinned(const SeriesData& s) {
+    auto it = s.axes.find("pin");
+    return it != s.axes.end() && !it->second.empty() && it->second != "none";
+  }
+
+  // A pinned series whose unpinned twin is in the sweep is that twin's A/B, not a case of its own: judged on its
+  // own it would ask for `--pin none,compact`, which the sweep already ran.
+  static bool PinnedBesideUnpinned(const AnalysisInput& in, const SeriesData& s) {
+    if (!Pinned(s)) return false;
+    const int a = static_cast<int>(&s - in.series.data());
+    for (int b : in.Partners(a, "pin")) {
+      if (!Pinned(in.series[static_cast<size_t>(b)])) return true;
+    }
+    return false;
+  }
+
   static Finding Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const PointData& first = in.First(s);
