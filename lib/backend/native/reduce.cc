@@ -94,6 +94,10 @@ CB_INLINE void Bf16Narrow(uint16_t* __restrict out, const float* __restrict in, 
   }
 }
 
+// All ones where `condition` holds: selects written as masks, so that no branch is left for the vectoriser to
+// if-convert (it will not speculate the floating-point operations of one side, which may trap).
+CB_INLINE uint32_t Mask(bool condition) { return 0u - static_cast<uint32_t>(condition); }
+
 // f16 <-> f32 without F16C, branch-free so that the loops vectorise (SSE2): the same results as HalfToFloat and
 // FloatToHalf (half.h), whose branches per element kept the portable f16 kernel at 2-3 GB/s. Widening: shift
 // exponent and mantissa into place and rebias; infinities and NaNs rebias once more; subnormals are 2^-14 *
@@ -101,9 +105,6 @@ CB_INLINE void Bf16Narrow(uint16_t* __restrict out, const float* __restrict in, 
 // mantissa's lowest bit before the shift (a carry into the exponent makes 65520 and up infinity); values below
 // the smallest normal half are added to 0.5, whose ulp is the half subnormal step, so the FPU rounds them (to
 // nearest even); NaN becomes 0x7e00, as in FloatToHalf.
-// All ones where `condition` holds: selects written as masks, so that no branch is left for the vectoriser to
-// if-convert (it will not speculate the floating-point operations of one side, which may trap).
-CB_INLINE uint32_t Mask(bool condition) { return 0u - static_cast<uint32_t>(condition); }
 
 CB_INLINE void F16ToF32Portable(float* __restrict out, const uint16_t* __restrict in, size_t n) {
   AliasU32* o = reinterpret_cast<AliasU32*>(out);
@@ -133,42 +134,20 @@ CB_INLINE void F32ToF16Portable(uint16_t* __restrict out, const float* __restric
   }
 }
 
-// Called once per tile (not inlined: a function of another target cannot be inlined into generic code).
-__attribute__((target("avx2,f16c"), noinline)) void F16ToF32Hw(float* out, const uint16_t* in, size_t n) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) out[i] = HalfToFloat(in[i]);
-}
-
-__attribute__((target("avx2,f16c"), noinline)) void F32ToF16Hw(uint16_t* out, const float* in, size_t n) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
-  }
-  for (; i < n; ++i) out[i] = FloatToHalf(in[i]);
-}
-
-template <bool kHw, bool kBf16>
+// The portable build's tiles (the AVX2 build converts in registers, FusedHalf).
+template <bool kBf16>
 CB_INLINE void Widen(float* __restrict out, const uint16_t* __restrict in, size_t n) {
   if constexpr (kBf16) {
     Bf16Widen(out, in, n);
-  } else if constexpr (kHw) {
-    F16ToF32Hw(out, in, n);
   } else {
     F16ToF32Portable(out, in, n);
   }
 }
 
-template <bool kHw, bool kBf16>
+template <bool kBf16>
 CB_INLINE void Narrow(uint16_t* __restrict out, const float* __restrict in, size_t n) {
   if constexpr (kBf16) {
     Bf16Narrow(out, in, n);
-  } else if constexpr (kHw) {
-    F32ToF16Hw(out, in, n);
   } else {
     F32ToF16Portable(out, in, n);
   }
@@ -220,7 +199,7 @@ __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
   }
 }
 
-// How far ahead of the loads the streaming loops prefetch a and b. Without it, the kernels whose loops are long
+// How far ahead of the loads the streaming loops prefetch each input. Without it, the kernels whose loops are long
 // per cache line (bf16: about 40 instructions per 64 bytes of output) keep fewer lines in flight than the out-of-
 // order window allows and reach 67-72 % of memcpy at 512 MiB; with it 93-94 % (bench/README.md).
 constexpr size_t kPrefetchAheadBytes = 4096;
@@ -299,24 +278,17 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
 // line into the cache (read-for-ownership), so dst = a op b moves 4 streams of memory traffic instead of 3;
 // streaming stores skip that read and do not evict the caller's working set. The price: dst is not in the cache
 // afterwards, which only matters when it would have fitted there, hence the size threshold
-// (StreamingThresholdBytes). The half reductions of the AVX2 build and the two-input full-width ones stream
-// straight from their registers (FusedHalf, FusedStreamAvx2/Sse2); full-width reductions of more inputs, and the
-// portable half kernels, reduce each tile of the result into an aligned temporary in L1 and stream that out
-// (StreamedOut).
+// (StreamingThresholdBytes). Reductions stream straight from their registers (FusedHalf, FusedStreamAvx2/Sse2);
+// only the portable half kernels reduce each tile of the result into an aligned temporary in L1 and stream that
+// out (StreamedOut). Large copies stream too (Copy).
 
 // Output bytes per streamed tile (the portable half kernels'). Small, so that loads and streaming stores stay
 // interleaved: when full-width reductions still went through tiles, four f32 inputs at 512 MiB reached 85-86 % of
 // memcpy with 512-byte tiles and 65-76 % with 8 KiB tiles (bench/README.md).
 constexpr size_t kStreamTileBytes = 512;
 
-// Copies `bytes` (a multiple of 32) from the 32-byte aligned src to the 32-byte aligned dst without reading dst.
-__attribute__((target("avx2"), noinline)) void StreamOutAvx2(void* dst, const void* src, size_t bytes) {
-  __m256i* d = static_cast<__m256i*>(dst);
-  const __m256i* s = static_cast<const __m256i*>(src);
-  for (size_t i = 0; i < bytes / 32; ++i) _mm256_stream_si256(d + i, _mm256_load_si256(s + i));
-}
-
-// The same with 16-byte stores (SSE2, part of the x86-64 baseline).
+// Copies `bytes` (a multiple of 16) from the 16-byte aligned src to the 16-byte aligned dst without reading dst
+// (SSE2, part of the x86-64 baseline).
 CB_INLINE void StreamOutSse2(void* dst, const void* src, size_t bytes) {
   __m128i* d = static_cast<__m128i*>(dst);
   const __m128i* s = static_cast<const __m128i*>(src);
@@ -361,11 +333,11 @@ void StreamCopySse2(char* d, const char* s, size_t bytes) {
 
 // Writes count elements of type T to dst tile by tile: produce(tmp, begin, m) computes elements [begin, begin+m)
 // into tmp (aligned, kStreamTileBytes), which then goes out with streaming stores. The first elements up to dst's
-// vector alignment and the last partial vector are stored normally. Returns false (nothing written) when dst is
+// 16-byte alignment and the last partial vector are stored normally. Returns false (nothing written) when dst is
 // not aligned to its element size: then no element boundary falls on a vector boundary.
-template <bool kHw, typename T, typename Produce>
+template <typename T, typename Produce>
 CB_INLINE bool StreamedOut(T* dst, size_t count, T* __restrict tmp, Produce produce) {
-  constexpr size_t kAlign = kHw ? 32 : 16;
+  constexpr size_t kAlign = 16;
   constexpr size_t kTileElems = kStreamTileBytes / sizeof(T);
   const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(dst) % kAlign) % kAlign;
   if (head_bytes % sizeof(T) != 0) return false;
@@ -379,11 +351,7 @@ CB_INLINE bool StreamedOut(T* dst, size_t count, T* __restrict tmp, Produce prod
     produce(tmp, base, m);
     const size_t bytes = m * sizeof(T);
     const size_t streamed = bytes / kAlign * kAlign;
-    if constexpr (kHw) {
-      StreamOutAvx2(dst + base, tmp, streamed);
-    } else {
-      StreamOutSse2(dst + base, tmp, streamed);
-    }
+    StreamOutSse2(dst + base, tmp, streamed);
     if (streamed < bytes)
       std::memcpy(reinterpret_cast<char*>(dst + base) + streamed, reinterpret_cast<const char*>(tmp) + streamed,
                   bytes - streamed);
@@ -549,38 +517,36 @@ CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count)
     if (d != srcs[0]) std::memcpy(d, srcs[0], count * sizeof(uint16_t));
     return;
   }
-  if constexpr (kHw) {
-    if (n >= 2) {  // one pass, no f32 tiles
-      auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
-        if (n == 2) {
-          (streamed ? FusedHalf<kBf16, Op, 2, true> : FusedHalf<kBf16, Op, 2>)(d, srcs, n, begin, end);
-        } else {
-          (streamed ? FusedHalf<kBf16, Op, 0, true> : FusedHalf<kBf16, Op, 0>)(d, srcs, n, begin, end);
-        }
-      };
-      if (!Streams(dst, srcs[0], count * sizeof(uint16_t)) || !StreamedParts<32, 16>(d, count, part)) {
-        part(0, count, false);
+  if constexpr (kHw) {  // one pass, no f32 tiles
+    auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
+      if (n == 2) {
+        (streamed ? FusedHalf<kBf16, Op, 2, true> : FusedHalf<kBf16, Op, 2>)(d, srcs, n, begin, end);
+      } else {
+        (streamed ? FusedHalf<kBf16, Op, 0, true> : FusedHalf<kBf16, Op, 0>)(d, srcs, n, begin, end);
       }
-      return;
+    };
+    if (!Streams(dst, srcs[0], count * sizeof(uint16_t)) || !StreamedParts<32, 16>(d, count, part)) {
+      part(0, count, false);
     }
+    return;
   }
   alignas(64) float acc[kTile];
   alignas(64) float tmp[kTile];
   // Reduces elements [base, base + m), m <= kTile, into out.
   auto tile = [&](uint16_t* __restrict out, size_t base, size_t m) __attribute__((always_inline)) {
-    Widen<kHw, kBf16>(acc, static_cast<const uint16_t*>(srcs[0]) + base, m);
+    Widen<kBf16>(acc, static_cast<const uint16_t*>(srcs[0]) + base, m);
     for (int k = 1; k < n; ++k) {
-      Widen<kHw, kBf16>(tmp, static_cast<const uint16_t*>(srcs[k]) + base, m);
+      Widen<kBf16>(tmp, static_cast<const uint16_t*>(srcs[k]) + base, m);
       Loop2<float, Op>(acc, tmp, m);
     }
-    Narrow<kHw, kBf16>(out, acc, m);
+    Narrow<kBf16>(out, acc, m);
   };
-  if (n > 1 && Streams(dst, srcs[0], count * sizeof(uint16_t))) {
+  if (Streams(dst, srcs[0], count * sizeof(uint16_t))) {
     alignas(64) uint16_t out[kStreamTileBytes / sizeof(uint16_t)];
     auto produce = [&](uint16_t* __restrict o, size_t base, size_t m) __attribute__((always_inline)) {
       for (size_t i = 0; i < m; i += kTile) tile(o + i, base + i, m - i < kTile ? m - i : kTile);
     };
-    if (StreamedOut<kHw>(d, count, out, produce)) return;
+    if (StreamedOut(d, count, out, produce)) return;
   }
   for (size_t base = 0; base < count; base += kTile) {
     size_t m = count - base < kTile ? count - base : kTile;
@@ -715,22 +681,20 @@ void Copy(void* dst, const void* src, size_t bytes) {
     return;
   }
   const bool avx2 = HasAvx2() && !force_portable.load(std::memory_order_relaxed);
-  // dst from a line boundary: StreamCopyPages writes each line whole before moving to the next page; a line split
-  // between two of its iterations leaves half-filled write-combining buffers (18 GB/s instead of 25 at 512 MiB).
-  const size_t align = kLine;
-  const size_t to_aligned = (align - reinterpret_cast<uintptr_t>(dst) % align) % align;
-  const size_t head = to_aligned < bytes ? to_aligned : bytes;
-  const size_t body = (bytes - head) / align * align;
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
-  std::memcpy(d, s, head);
-  if (avx2) {
-    StreamCopyAvx2(d + head, s + head, body);
-  } else {
-    StreamCopySse2(d + head, s + head, body);
-  }
-  std::memcpy(d + head + body, s + head + body, bytes - head - body);
-  _mm_sfence();  // as in StreamedParts
+  auto part = [&](size_t begin, size_t end, bool streamed) {
+    if (!streamed) {
+      std::memcpy(d + begin, s + begin, end - begin);
+    } else if (avx2) {
+      StreamCopyAvx2(d + begin, s + begin, end - begin);
+    } else {
+      StreamCopySse2(d + begin, s + begin, end - begin);
+    }
+  };
+  // dst from a line boundary: StreamCopy* writes each line whole before moving to the next page; a line split
+  // between two of its iterations leaves half-filled write-combining buffers (18 GB/s instead of 25 at 512 MiB).
+  StreamedParts<kLine, kLine>(d, bytes, part);
 }
 
 void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b, size_t count) {
