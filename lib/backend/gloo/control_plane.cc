@@ -3,6 +3,7 @@
 #include <gloo/allreduce_ring.h>
 #include <gloo/barrier_all_to_all.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
