@@ -165,17 +165,21 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 // 3. Large messages from many groups at once share one capacity. Three large sizes, so that the slope is seen
 // to scale with bytes (and the per-operation rules stand aside); all 1 MiB or more, because at 256 KiB the
 // millisecond wake-ups of a busy 2-core host still bent the slope, and three rather than two because with two
-// one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. The A/B runs the same
-// points with the groups taking turns (--concurrency sequential): what the groups share is then no longer shared.
+// one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. They span 16x, not 4x:
+// oversubscribed ranks also add a per-operation cost to each group (1.2-2.6 ms here), and with 1M,2M,4M one noisy
+// point in CI left the bytes 49.8 % of the 4 MiB slope, so no series was bandwidth-bound and the rule stayed
+// quiet. With 1M,4M,16M the bytes were 96-100 % of the 16 MiB slope in six quiet runs and 89-92 % in three beside
+// a busy loop. The A/B runs the same points with the groups taking turns (--concurrency sequential): what the
+// groups share is then no longer shared.
 //
 // On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies), so
 // CPU oversubscription is found too; but only the turn-taking A/B removes the growth, and it is the one confirmed.
-// With each group's own iterations pooled in the sequential points (lib/measure/aggregate.cc), five quiet runs
-// of this test on the development host cut the growth by 73-100 % and four beside a busy loop on one of its two
-// cores by 36-69 %; shared bandwidth was first and confirmed in all nine. (Before the pooling, a sequential
-// point paired iterations that ran at different times and the cut was 47-75 %.)
+// With each group's own iterations pooled in the sequential points (lib/measure/aggregate.cc), the A/B cut the
+// growth by 92-100 % in those six quiet runs and 97-100 % in the three busy ones; shared bandwidth was first and
+// confirmed in all nine. (Before the pooling, a sequential point paired iterations that ran at different times
+// and the cut was 47-75 %.)
 TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
-  json r = Sweep({"--groups", "1..3", "--sizes", "1M,2M,4M", "--concurrency", "concurrent,sequential",
+  json r = Sweep({"--groups", "1..3", "--sizes", "1M,4M,16M", "--concurrency", "concurrent,sequential",
                   "--time-budget", "0.05"});
   ExpectRankedFirst(r, "shared_bandwidth", {"confirmed"});
   const json& f = r["findings"][0];
