@@ -3,10 +3,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +25,14 @@ int Lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// A process's argv from /proc ({} once it has gone).
+std::vector<std::string> CommandLine(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::vector<std::string> argv;
+  for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
+  return argv;
 }
 
 void ExpectNothingLeft(const CliRunner& cli) {
@@ -139,34 +150,40 @@ TEST(CliTest, KilledMpiRankLeavesNoSharedMemory) {
   CliRunner cli;
   pid_t driver = cli.Start({"sweep", "--backends", "mpi", "--launcher", "mpirun", "--groups", "2", "--sizes", "64K",
                             "--iters", "2000000", "--timeout", "60"});
-  // Wait for the ranks (mpirun's children) and for their shared-memory files.
-  std::vector<std::string> ours;
+  // Wait for the ranks (mpirun's children) and for their shared-memory files. The directory is the one this
+  // driver gave its mpirun (its --mca btl_vader_backing_directory argument): another run of this test may hold
+  // a commbench-* directory of its own at the same time.
+  std::string ours;
+  bool has_segments = false;
   pid_t victim = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline && (ours.empty() || victim == 0)) {
-    ours.clear();
-    for (const auto& e : fs::directory_iterator("/dev/shm")) {
-      std::string name = e.path().filename().string();
-      if (name.rfind("commbench-", 0) != 0 || !e.is_directory()) continue;
-      for (const auto& f : fs::directory_iterator(e.path())) {
-        if (f.path().filename().string().rfind("vader_segment", 0) == 0) ours.push_back(e.path().string());
-      }
-    }
+  while (std::chrono::steady_clock::now() < deadline && (!has_segments || victim == 0)) {
     for (pid_t p : cli.Leftovers()) {  // mpirun and its ranks: a rank is not mpirun itself
-      std::ifstream cmdline("/proc/" + std::to_string(p) + "/cmdline");
-      std::string argv0;
-      std::getline(cmdline, argv0, '\0');
-      if (!argv0.empty() && argv0.find("mpirun") == std::string::npos) victim = p;
+      std::vector<std::string> argv = CommandLine(p);
+      if (argv.empty()) continue;
+      if (argv[0].find("mpirun") == std::string::npos) {
+        victim = p;
+        continue;
+      }
+      auto it = std::find(argv.begin(), argv.end(), "btl_vader_backing_directory");
+      if (it != argv.end() && it + 1 != argv.end()) ours = *(it + 1);
+    }
+    std::error_code ec;
+    if (!ours.empty()) {
+      for (const auto& f : fs::directory_iterator(ours, ec)) {
+        if (f.path().filename().string().rfind("vader_segment", 0) == 0) has_segments = true;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_FALSE(ours.empty()) << "no vader_segment files under /dev/shm/commbench-*";
+  ASSERT_EQ(ours.rfind("/dev/shm/commbench-", 0), 0u) << "mpirun was given no private directory: " << ours;
+  ASSERT_TRUE(has_segments) << "no vader_segment files under " << ours;
   ASSERT_NE(victim, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(victim, SIGKILL);
   CliResult r = cli.Wait(driver);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  for (const std::string& dir : ours) EXPECT_FALSE(fs::exists(dir)) << dir << " left behind";
+  EXPECT_FALSE(fs::exists(ours)) << ours << " left behind";
   ExpectNothingLeft(cli);
 }
 
