@@ -166,10 +166,10 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 // to scale with bytes (and the per-operation rules stand aside); all 1 MiB or more, because at 256 KiB the
 // millisecond wake-ups of a busy 2-core host still bent the slope, and three rather than two because with two
 // one noisy 20-iteration point (4 MiB at G=3 below G=2) left no line through the slopes. They span 16x, not 4x:
-// oversubscribed ranks also add a per-operation cost to each group (1.2-2.6 ms here), and with 1M,2M,4M one noisy
-// point in CI left the bytes 49.8 % of the 4 MiB slope, so no series was bandwidth-bound and the rule stayed
-// quiet. With 1M,4M,16M the bytes were 96-100 % of the 16 MiB slope in six quiet runs and 89-92 % in three beside
-// a busy loop. The A/B runs the same points with the groups taking turns (--concurrency sequential): what the
+// oversubscribed ranks also add a per-operation cost to each group, and with 1M,2M,4M a CI run grew 2.6 ms per
+// added group at 1 MiB (an op took 1.0 ms at G=1) and about as much at 2 MiB as at 4 MiB, so no size was
+// bandwidth-bound and the rule stayed quiet. With 1M,4M,16M the bytes were 96-100 % of the 16 MiB slope in six
+// quiet runs and 89-92 % in three beside a busy loop. The A/B runs the same points with the groups taking turns (--concurrency sequential): what the
 // groups share is then no longer shared.
 //
 // On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies), so
