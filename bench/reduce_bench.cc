@@ -15,13 +15,11 @@
 // bytes_per_second (CPU time) of this run (the mean over repetitions when --benchmark_repetitions is given).
 #include <benchmark/benchmark.h>
 #include <emmintrin.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -148,8 +146,7 @@ BENCHMARK(BM_Reduce<DataType::kF16, ReduceOp::kSum, false, true>)->Name("BM_Redu
 // prints kernel/memcpy per kernel and size.
 class RatioReporter : public benchmark::BenchmarkReporter {
  public:
-  explicit RatioReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, FILE* summary)
-      : inner_(std::move(inner)), summary_(summary) {}
+  RatioReporter(benchmark::BenchmarkReporter* inner, FILE* summary) : inner_(inner), summary_(summary) {}
 
   bool ReportContext(const Context& context) override { return inner_->ReportContext(context); }
 
@@ -190,7 +187,7 @@ class RatioReporter : public benchmark::BenchmarkReporter {
     int n = 0;
     double Mean() const { return total / n; }
   };
-  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  benchmark::BenchmarkReporter* inner_;  // not owned
   FILE* summary_;
   std::map<Key, Sum> rates_;
   std::vector<Key> order_;
@@ -201,23 +198,13 @@ class RatioReporter : public benchmark::BenchmarkReporter {
 }  // namespace commbench
 
 int main(int argc, char** argv) {
-  // Read before Initialize consumes the flag; benchmark's own default is the console.
-  std::string format = "console";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0) format = argv[i] + 19;
-  }
+  // Read before Initialize consumes the flag: with JSON on stdout, the ratios go to stderr.
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json = json || std::strcmp(argv[i], "--benchmark_format=json") == 0;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  std::unique_ptr<benchmark::BenchmarkReporter> inner;
-  FILE* summary = stdout;
-  if (format == "json") {
-    inner = std::make_unique<benchmark::JSONReporter>();
-    summary = stderr;  // keep stdout valid JSON
-  } else {  // console (csv, deprecated in benchmark, is not offered)
-    inner = std::make_unique<benchmark::ConsoleReporter>(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
-                                                                               : benchmark::ConsoleReporter::OO_None);
-  }
-  commbench::native::RatioReporter reporter(std::move(inner), summary);
+  // The reporter --benchmark_format asks for (the library owns it), wrapped to keep each run's rate.
+  commbench::native::RatioReporter reporter(benchmark::CreateDefaultDisplayReporter(), json ? stderr : stdout);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -331,33 +331,42 @@ void StreamCopySse2(char* d, const char* s, size_t bytes) {
 
 #undef CB_STREAM_COPY_PAGES
 
-// Writes count elements of type T to dst tile by tile: produce(tmp, begin, m) computes elements [begin, begin+m)
-// into tmp (aligned, kStreamTileBytes), which then goes out with streaming stores. The first elements up to dst's
-// 16-byte alignment and the last partial vector are stored normally. Returns false (nothing written) when dst is
-// not aligned to its element size: then no element boundary falls on a vector boundary.
-template <typename T, typename Produce>
-CB_INLINE bool StreamedOut(T* dst, size_t count, T* __restrict tmp, Produce produce) {
-  constexpr size_t kAlign = 16;
-  constexpr size_t kTileElems = kStreamTileBytes / sizeof(T);
-  const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(dst) % kAlign) % kAlign;
+// Splits an output of count elements for streaming stores: part(begin, end, false) writes the head up to dst's
+// kAlign-byte alignment and the tail after the last whole kMultiple elements with ordinary stores,
+// part(begin, end, true) the body between with streaming ones. Returns false (nothing written) when dst is not
+// aligned to its element size: then no element boundary falls on a vector boundary.
+template <size_t kAlign, size_t kMultiple, typename T, typename Part>
+CB_INLINE bool StreamedParts(T* d, size_t count, Part part) {
+  const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(d) % kAlign) % kAlign;
   if (head_bytes % sizeof(T) != 0) return false;
   const size_t head = head_bytes / sizeof(T) < count ? head_bytes / sizeof(T) : count;
-  if (head > 0) {
-    produce(tmp, 0, head);
-    std::memcpy(dst, tmp, head * sizeof(T));
-  }
-  for (size_t base = head; base < count; base += kTileElems) {
-    const size_t m = count - base < kTileElems ? count - base : kTileElems;
-    produce(tmp, base, m);
-    const size_t bytes = m * sizeof(T);
-    const size_t streamed = bytes / kAlign * kAlign;
-    StreamOutSse2(dst + base, tmp, streamed);
-    if (streamed < bytes)
-      std::memcpy(reinterpret_cast<char*>(dst + base) + streamed, reinterpret_cast<const char*>(tmp) + streamed,
-                  bytes - streamed);
-  }
+  const size_t body_end = head + (count - head) / kMultiple * kMultiple;
+  part(0, head, false);
+  part(head, body_end, true);
+  part(body_end, count, false);
   _mm_sfence();  // streaming stores are weakly ordered: make them visible before the caller signals a peer
   return true;
+}
+
+// Writes count elements of type T to dst tile by tile: produce(tmp, begin, m) computes elements [begin, begin+m)
+// into tmp (aligned, kStreamTileBytes), which then goes to dst, with streaming stores between dst's first 16-byte
+// boundary and its last whole vector (StreamedParts), with ordinary ones around them. Returns false (nothing
+// written) when dst is not aligned to its element size.
+template <typename T, typename Produce>
+CB_INLINE bool StreamedOut(T* dst, size_t count, T* __restrict tmp, Produce produce) {
+  constexpr size_t kTileElems = kStreamTileBytes / sizeof(T);
+  auto part = [&](size_t begin, size_t end, bool streamed) __attribute__((always_inline)) {
+    for (size_t base = begin; base < end; base += kTileElems) {
+      const size_t m = end - base < kTileElems ? end - base : kTileElems;
+      produce(tmp, base, m);
+      if (streamed) {
+        StreamOutSse2(dst + base, tmp, m * sizeof(T));  // whole vectors: body and tiles are multiples of 16 bytes
+      } else {
+        std::memcpy(dst + base, tmp, m * sizeof(T));
+      }
+    }
+  };
+  return StreamedParts<16, 16 / sizeof(T)>(dst, count, part);
 }
 
 size_t DefaultStreamingThreshold();
@@ -368,7 +377,7 @@ std::atomic<size_t>& StreamingThreshold() {
   return threshold;
 }
 
-// Whether an output of `bytes` goes through StreamedOut. Accumulate (dst == srcs[0]) never does: its dst lines
+// Whether an output of `bytes` is written with streaming stores. Accumulate (dst == srcs[0]) never does: its dst lines
 // are read anyway, so there is no read-for-ownership to save, and streaming them out measured 25-60 % slower
 // than ordinary stores at 16 MiB .. 512 MiB (bench/README.md).
 CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
@@ -449,23 +458,6 @@ void FusedStreamSse2(T* d, const void* const* srcs, int n, size_t begin, size_t 
 
 #undef CB_FUSED_STREAM_LOOP
 
-// Splits an output of count elements for streaming stores: part(begin, end, false) writes the head up to dst's
-// kAlign-byte alignment and the tail after the last whole kMultiple elements with ordinary stores,
-// part(begin, end, true) the body between with streaming ones. Returns false (nothing written) when dst is not
-// aligned to its element size: then no element boundary falls on a vector boundary.
-template <size_t kAlign, size_t kMultiple, typename T, typename Part>
-CB_INLINE bool StreamedParts(T* d, size_t count, Part part) {
-  const size_t head_bytes = (kAlign - reinterpret_cast<uintptr_t>(d) % kAlign) % kAlign;
-  if (head_bytes % sizeof(T) != 0) return false;
-  const size_t head = head_bytes / sizeof(T) < count ? head_bytes / sizeof(T) : count;
-  const size_t body_end = head + (count - head) / kMultiple * kMultiple;
-  part(0, head, false);
-  part(head, body_end, true);
-  part(body_end, count, false);
-  _mm_sfence();  // streaming stores are weakly ordered: make them visible before the caller signals a peer
-  return true;
-}
-
 // --- typed kernels --------------------------------------------------------------------------------------------
 
 template <typename T, typename Op>
@@ -508,7 +500,6 @@ CB_INLINE void TypedMany(void* dst, const void* const* srcs, int n, size_t count
   }
   plain(0, count);
 }
-
 
 template <bool kHw, bool kBf16, typename Op>
 CB_INLINE void HalfMany(void* dst, const void* const* srcs, int n, size_t count) {

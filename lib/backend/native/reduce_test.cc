@@ -146,6 +146,27 @@ TEST_P(ReduceTest, MatchesScalarReferenceOutOfPlaceAndInPlace) {
   }
 }
 
+// The half types' reference for k inputs: each widened to f32, reduced left to right by the f32 reference, and
+// the result rounded once.
+std::vector<uint16_t> HalfChainRoundedOnce(DataType dtype, ReduceOp op, const void* const* srcs, int k, size_t n) {
+  const bool bf16 = dtype == DataType::kBF16;
+  std::vector<float> acc(n), x(n);
+  auto widen = [&](const void* from, float* to) {
+    for (size_t j = 0; j < n; ++j) {
+      const uint16_t h = static_cast<const uint16_t*>(from)[j];
+      to[j] = bf16 ? BF16ToFloat(h) : HalfToFloat(h);
+    }
+  };
+  widen(srcs[0], acc.data());
+  for (int i = 1; i < k; ++i) {
+    widen(srcs[i], x.data());
+    ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), n);
+  }
+  std::vector<uint16_t> want(n);
+  for (size_t j = 0; j < n; ++j) want[j] = bf16 ? FloatToBF16(acc[j]) : FloatToHalf(acc[j]);
+  return want;
+}
+
 // Many inputs: full-precision types reduce left to right like the chained reference; half types accumulate in
 // f32 and round once, so their reference is the f32 chain rounded at the end.
 void CheckManyInputsRoundOnce() {
@@ -163,22 +184,8 @@ void CheckManyInputsRoundOnce() {
           want = in[0];
           for (int i = 1; i < k; ++i) ReduceReference(dtype, op, want.data(), want.data(), in[i].data(), n);
         } else {
-          std::vector<float> acc(n), x(n);
-          auto widen = [&](const std::vector<char>& b, std::vector<float>* out) {
-            for (size_t j = 0; j < n; ++j) {
-              bool nan;
-              (*out)[j] = static_cast<float>(Element(dtype, b, j, &nan));
-            }
-          };
-          widen(in[0], &acc);
-          for (int i = 1; i < k; ++i) {
-            widen(in[i], &x);
-            ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), n);
-          }
-          for (size_t j = 0; j < n; ++j) {
-            uint16_t h = dtype == DataType::kF16 ? FloatToHalf(acc[j]) : FloatToBF16(acc[j]);
-            std::memcpy(want.data() + 2 * j, &h, 2);
-          }
+          std::vector<uint16_t> half = HalfChainRoundedOnce(dtype, op, srcs.data(), k, n);
+          std::memcpy(want.data(), half.data(), want.size());
         }
         std::vector<char> got(want.size());
         ReduceMany(dtype, op, got.data(), srcs.data(), k, n);
@@ -303,7 +310,7 @@ TEST_P(ReduceTest, CopyMatchesMemcpyAtEveryAlignment) {
 // keeps the payload, the scalar conversion does not; which NaN operand a sum returns is the compiler's choice),
 // though a bf16 NaN must be quiet as FloatToBF16 makes it. Signed zeros must match: max/min pick b on ties in
 // the kernels and in the reference.
-void ExpectSameHalfBits(DataType dtype, ReduceOp /*op*/, const uint16_t* got, const uint16_t* want, size_t n,
+void ExpectSameHalfBits(DataType dtype, const uint16_t* got, const uint16_t* want, size_t n,
                         const std::string& what) {
   const bool bf16 = dtype == DataType::kBF16;
   auto is_nan = [&](uint16_t h) { return bf16 ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u; };
@@ -344,7 +351,7 @@ TEST_P(ReduceTest, HalfTwoInputsBitPatternsTailsAndOffsets) {
             std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
                                "/offset=" + std::to_string(offset) + "/threshold=" + std::to_string(threshold) +
                                "/" + KernelIsa();
-            ExpectSameHalfBits(dtype, op, got.data() + offset + 2, want.data(), n, what + " out-of-place");
+            ExpectSameHalfBits(dtype, got.data() + offset + 2, want.data(), n, what + " out-of-place");
             // Nothing written outside dst.
             for (size_t i = 0; i < got.size(); ++i) {
               if (i < offset + 2 || i >= offset + 2 + n) {
@@ -353,7 +360,7 @@ TEST_P(ReduceTest, HalfTwoInputsBitPatternsTailsAndOffsets) {
             }
             std::vector<uint16_t> acc = a;
             Reduce(dtype, op, acc.data() + offset, acc.data() + offset, pb, n);
-            ExpectSameHalfBits(dtype, op, acc.data() + offset, want.data(), n, what + " in-place");
+            ExpectSameHalfBits(dtype, acc.data() + offset, want.data(), n, what + " in-place");
           }
         }
       }
@@ -375,22 +382,12 @@ TEST_P(ReduceTest, HalfEveryValueAgainstTheReference) {
         Reduce(dtype, op, got.data(), every.data(), b.data(), every.size());
         std::ostringstream what;
         what << Name(dtype) << "/" << Name(op) << "/partner=0x" << std::hex << partner << "/" << KernelIsa();
-        ExpectSameHalfBits(dtype, op, got.data(), want.data(), every.size(), what.str());
+        ExpectSameHalfBits(dtype, got.data(), want.data(), every.size(), what.str());
         // Three inputs go through the tiles in the portable build: widen, reduce, narrow.
         const void* srcs[3] = {every.data(), b.data(), b.data()};
-        std::vector<float> acc(every.size()), x(every.size());
-        for (size_t i = 0; i < every.size(); ++i) {
-          const bool bf16 = dtype == DataType::kBF16;
-          acc[i] = bf16 ? BF16ToFloat(every[i]) : HalfToFloat(every[i]);
-          x[i] = bf16 ? BF16ToFloat(partner) : HalfToFloat(partner);
-        }
-        ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), acc.size());
-        ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), acc.size());
-        for (size_t i = 0; i < acc.size(); ++i) {
-          want[i] = dtype == DataType::kBF16 ? FloatToBF16(acc[i]) : FloatToHalf(acc[i]);
-        }
+        want = HalfChainRoundedOnce(dtype, op, srcs, 3, every.size());
         ReduceMany(dtype, op, got.data(), srcs, 3, every.size());
-        ExpectSameHalfBits(dtype, op, got.data(), want.data(), every.size(), what.str() + "/three inputs");
+        ExpectSameHalfBits(dtype, got.data(), want.data(), every.size(), what.str() + "/three inputs");
       }
     }
   }
@@ -406,7 +403,6 @@ TEST_P(ReduceTest, HalfManyInputsBitPatternsRoundOnce) {
   for (size_t n = 1; n <= 40; ++n) lengths.push_back(n);
   for (size_t n : {size_t{1000}, size_t{4111}}) lengths.push_back(n);
   for (DataType dtype : {DataType::kF16, DataType::kBF16}) {
-    const bool bf16 = dtype == DataType::kBF16;
     for (ReduceOp op : AllReduceOps()) {
       for (int k : {3, 5}) {
         for (size_t threshold : {size_t{0}, std::numeric_limits<size_t>::max()}) {
@@ -418,30 +414,17 @@ TEST_P(ReduceTest, HalfManyInputsBitPatternsRoundOnce) {
               for (auto& h : in[static_cast<size_t>(i)]) h = static_cast<uint16_t>(rng());
               srcs.push_back(in[static_cast<size_t>(i)].data() + 1 + i);  // each input at its own offset
             }
-            std::vector<float> acc(n), x(n);
-            auto widen = [&](const void* from, float* to) {
-              for (size_t j = 0; j < n; ++j) {
-                const uint16_t h = static_cast<const uint16_t*>(from)[j];
-                to[j] = bf16 ? BF16ToFloat(h) : HalfToFloat(h);
-              }
-            };
-            widen(srcs[0], acc.data());
-            for (int i = 1; i < k; ++i) {
-              widen(srcs[static_cast<size_t>(i)], x.data());
-              ReduceReference(DataType::kF32, op, acc.data(), acc.data(), x.data(), n);
-            }
-            std::vector<uint16_t> want(n);
-            for (size_t j = 0; j < n; ++j) want[j] = bf16 ? FloatToBF16(acc[j]) : FloatToHalf(acc[j]);
+            const std::vector<uint16_t> want = HalfChainRoundedOnce(dtype, op, srcs.data(), k, n);
             const std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/k=" +
                                      std::to_string(k) + "/n=" + std::to_string(n) + "/threshold=" +
                                      std::to_string(threshold) + "/" + KernelIsa();
             std::vector<uint16_t> got(n + 8);
             ReduceMany(dtype, op, got.data() + 3, srcs.data(), k, n);
-            ExpectSameHalfBits(dtype, op, got.data() + 3, want.data(), n, what + " out-of-place");
+            ExpectSameHalfBits(dtype, got.data() + 3, want.data(), n, what + " out-of-place");
             std::vector<uint16_t> first = in[0];
             srcs[0] = first.data() + 1;
             ReduceMany(dtype, op, first.data() + 1, srcs.data(), k, n);
-            ExpectSameHalfBits(dtype, op, first.data() + 1, want.data(), n, what + " dst=srcs[0]");
+            ExpectSameHalfBits(dtype, first.data() + 1, want.data(), n, what + " dst=srcs[0]");
           }
         }
       }

@@ -1,10 +1,7 @@
 #include "lib/backend/testing/thread_group.h"
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <thread>
 
 #include "lib/core/temp_dir.h"
