@@ -1,16 +1,20 @@
-// A finding: a cause of growth with its evidence, its status and what to do about it.
+// A finding: a cause of growth with its evidence, its status and what to do about it (the result file's
+// findings[] and ruled_out[]).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
-namespace commbench {
-namespace diagnose {
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/name_table.h"
+#include "lib/core/status.h"
+
+namespace commbench::result {
 
 struct Evidence {
   std::string label;
-  double value = 0;
+  double value = 0;  // NaN when the figure could not be computed (written as null)
   std::string unit;
 };
 
@@ -19,6 +23,12 @@ enum class FindingStatus {
   kSuspected,  // the evidence points to it; no A/B yet (confirm_command says how to get one)
   kRuledOut,   // an A/B in this result tested the cause and the growth stayed
 };
+
+inline constexpr NameTable<FindingStatus, 3> kFindingStatusNames = {{
+    {FindingStatus::kConfirmed, "confirmed"},
+    {FindingStatus::kSuspected, "suspected"},
+    {FindingStatus::kRuledOut, "ruled out"},
+}};
 
 const char* FindingStatusName(FindingStatus s);
 
@@ -34,12 +44,12 @@ struct Finding {
   std::vector<std::string> points;
   std::vector<std::string> ab_points;
   double cut = 0;   // confirmed / ruled out: fraction of the growth the B side removed
-  int series = -1;  // the series (AnalysisInput::series index) the finding is about; not written to JSON
+  int series = -1;  // the diagnosis's series index the finding is about; not written to JSON
 
   double Score() const { return strength + (status == FindingStatus::kConfirmed ? 1.0 : 0.0); }
 };
 
-void to_json(nlohmann::json& j, const Finding& f);
+nlohmann::json FindingToJson(const Finding& f);
+StatusOr<Finding> ReadFinding(const nlohmann::json& j, const std::string& path = "finding");
 
-}  // namespace diagnose
-}  // namespace commbench
+}  // namespace commbench::result

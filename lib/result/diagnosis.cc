@@ -1,0 +1,81 @@
+#include "lib/result/diagnosis.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/result/json_reader.h"
+#include "lib/result/point_result.h"
+
+namespace commbench::result {
+
+using nlohmann::json;
+
+namespace {
+
+double Round(double v, double unit) { return std::isfinite(v) ? std::round(v / unit) * unit : 0; }
+
+// The point keys that are not series axes: a fit covers every group count.
+constexpr const char* kNotSeriesAxes[] = {"id", "groups", "world", "count"};
+
+}  // namespace
+
+json FitToJson(const Fit& f) {
+  json j = PointAxesToJson(f.series);
+  for (const char* key : kNotSeriesAxes) j.erase(key);
+  j["groups"] = f.groups;
+  j["p50_us"] = f.p50_us;
+  j["slope_us_per_group"] = Round(f.slope_us_per_group, 1e-3);
+  j["intercept_us"] = Round(f.intercept_us, 1e-3);
+  j["r2"] = Round(f.r2, 1e-4);
+  j["model"] = NameOf(kGrowthModelNames, f.model);
+  if (f.model == GrowthModel::kStep || f.model == GrowthModel::kSaturation) j["change_point"] = f.change_point;
+  j["level_before_us"] = Round(f.level_before_us, 1e-3);
+  j["level_after_us"] = Round(f.level_after_us, 1e-3);
+  j["growth_us"] = Round(f.growth_us, 1e-3);
+  j["growth_fraction"] = Round(f.growth_fraction, 1e-4);
+  j["grows"] = f.grows;
+  j["noise_us"] = Round(f.noise_us, 1e-3);
+  j["slope_vs_bytes"] = NameOf(kSlopeKindNames, f.slope_vs_bytes);
+  j["bytes_share"] = Round(f.bytes_share, 1e-4);
+  j["points"] = f.points;
+  return j;
+}
+
+StatusOr<Fit> ReadFit(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  Fit f;
+  for (double g : in.Numbers("groups")) f.groups.push_back(static_cast<int>(g));
+  f.p50_us = in.Numbers("p50_us");
+  f.slope_us_per_group = in.Number("slope_us_per_group");
+  f.intercept_us = in.Number("intercept_us");
+  f.r2 = in.Number("r2");
+  // The schema requires the line; the model and what the rules read came later and are optional.
+  if (in.Has("model")) f.model = in.Enum("model", kGrowthModelNames);
+  if (f.model == GrowthModel::kStep || f.model == GrowthModel::kSaturation) f.change_point = in.NumberOr("change_point", 0);
+  f.level_before_us = in.NumberOr("level_before_us", 0);
+  f.level_after_us = in.NumberOr("level_after_us", 0);
+  f.growth_us = in.NumberOr("growth_us", 0);
+  f.growth_fraction = in.NumberOr("growth_fraction", 0);
+  f.grows = in.BoolOr("grows", false);
+  f.noise_us = in.NumberOr("noise_us", 0);
+  if (in.Has("slope_vs_bytes")) f.slope_vs_bytes = in.Enum("slope_vs_bytes", kSlopeKindNames);
+  f.bytes_share = in.NumberOr("bytes_share", 0);
+  if (in.Has("points")) f.points = in.Strings("points");
+  RETURN_IF_ERROR(errors.status());
+  if (f.groups.empty() || f.groups.size() != f.p50_us.size()) {
+    return InvalidArgument(in.PathOf("p50_us") + ": expected one value per group count (" +
+                           std::to_string(f.groups.size()) + ")");
+  }
+  // The series' axes are a point's minus the keys that vary along it: read them as its first point.
+  json first = j;
+  first["id"] = "";
+  first["groups"] = f.groups.front();
+  first["world"] = f.groups.front() * first.value("group_size", 0);
+  first["count"] = 1;
+  ASSIGN_OR_RETURN(f.series, ReadPoint(first, path));
+  return f;
+}
+
+}  // namespace commbench::result

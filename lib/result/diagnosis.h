@@ -1,0 +1,68 @@
+// The diagnosis as the result file records it: one fit per series, the findings, the causes ruled out and the
+// verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/name_table.h"
+#include "lib/core/status.h"
+#include "lib/result/finding.h"
+#include "lib/stats/scaling.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench::result {
+
+// Whether a series' per-group slope scales with bytes (compared across the sizes of the same configuration).
+enum class SlopeKind { kUnknown, kBandwidthBound, kPerOperation };
+inline constexpr NameTable<SlopeKind, 3> kSlopeKindNames = {{
+    {SlopeKind::kUnknown, "unknown"},
+    {SlopeKind::kBandwidthBound, "bandwidth-bound"},
+    {SlopeKind::kPerOperation, "per-operation overhead"},
+}};
+
+inline constexpr NameTable<GrowthModel, 4> kGrowthModelNames = {{
+    {GrowthModel::kFlat, "flat"},
+    {GrowthModel::kLinear, "linear"},
+    {GrowthModel::kStep, "step"},
+    {GrowthModel::kSaturation, "saturation"},
+}};
+
+// One series (every axis fixed but the group count) and how its time grows with the groups.
+struct Fit {
+  Point series;  // the series' axes; groups, world and count are its first point's
+  std::vector<int> groups;
+  std::vector<double> p50_us;
+  double slope_us_per_group = 0, intercept_us = 0, r2 = 0;
+  GrowthModel model = GrowthModel::kFlat;
+  double change_point = 0;  // step and saturation only
+  double level_before_us = 0, level_after_us = 0;
+  double growth_us = 0, growth_fraction = 0;
+  bool grows = false;
+  double noise_us = 0;
+  SlopeKind slope_vs_bytes = SlopeKind::kUnknown;
+  double bytes_share = 0;
+  std::vector<std::string> points;  // ids, ascending groups
+};
+
+enum class Verdict { kGrowth, kNoGrowth, kInsufficientData };
+inline constexpr NameTable<Verdict, 3> kVerdictNames = {{
+    {Verdict::kGrowth, "growth"},
+    {Verdict::kNoGrowth, "no growth"},
+    {Verdict::kInsufficientData, "insufficient data"},
+}};
+
+struct Diagnosis {
+  std::vector<Fit> fits;
+  std::vector<Finding> findings;   // confirmed and suspected, highest score first
+  std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
+  Verdict verdict = Verdict::kInsufficientData;
+};
+
+nlohmann::json FitToJson(const Fit& f);
+StatusOr<Fit> ReadFit(const nlohmann::json& j, const std::string& path = "fit");
+
+}  // namespace commbench::result

@@ -1,0 +1,193 @@
+#include "lib/result/json_reader.h"
+
+#include <cmath>
+
+namespace commbench::result {
+namespace {
+
+using nlohmann::json;
+
+const json& NullJson() {
+  static const auto* null = new json();
+  return *null;
+}
+
+}  // namespace
+
+void SchemaErrors::Add(const std::string& path, const std::string& what) {
+  if (first_.empty()) first_ = (path.empty() ? "(top level)" : path) + ": " + what;
+}
+
+Status SchemaErrors::status() const { return ok() ? OkStatus() : InvalidArgument(first_); }
+
+std::string KindOf(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unknown value";
+  }
+}
+
+ObjectReader::ObjectReader(const json& value, std::string path, SchemaErrors* errors)
+    : value_(&value), path_(std::move(path)), errors_(errors) {
+  if (!value.is_object()) {
+    errors_->Add(path_, "expected an object, got " + KindOf(value));
+    value_ = &NullJson();
+  }
+}
+
+std::string ObjectReader::PathOf(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+std::string ObjectReader::PathOf(const std::string& array_path, size_t index) {
+  return array_path + "[" + std::to_string(index) + "]";
+}
+
+void ObjectReader::Error(const char* key, const std::string& what) { errors_->Add(PathOf(key), what); }
+
+bool ObjectReader::Has(const char* key) const { return value_->is_object() && value_->contains(key); }
+
+bool ObjectReader::IsNull(const char* key) const { return Has(key) && value_->at(key).is_null(); }
+
+const json* ObjectReader::Field(const char* key) {
+  if (!value_->is_object()) return nullptr;  // the object itself was already reported
+  auto it = value_->find(key);
+  if (it == value_->end()) {
+    Error(key, "missing");
+    return nullptr;
+  }
+  return &*it;
+}
+
+double ObjectReader::Number(const char* key, double min) {
+  const json* v = Field(key);
+  if (v == nullptr) return 0;
+  if (!v->is_number()) {
+    Error(key, "expected a number, got " + KindOf(*v));
+    return 0;
+  }
+  const double d = v->get<double>();
+  if (!std::isfinite(d) || d < min) {
+    Error(key, "invalid value " + v->dump() + " (accepted: a number >= " + json(min).dump() + ")");
+    return 0;
+  }
+  return d;
+}
+
+std::optional<double> ObjectReader::NullableNumber(const char* key) {
+  if (IsNull(key)) return std::nullopt;
+  return Number(key);
+}
+
+int64_t ObjectReader::Int(const char* key, int64_t min) {
+  const json* v = Field(key);
+  if (v == nullptr) return 0;
+  // Integers written by another tool may come as 4.0: accept whole numbers, refuse fractions.
+  const bool whole = v->is_number_integer() || (v->is_number_float() && std::isfinite(v->get<double>()) &&
+                                                v->get<double>() == std::floor(v->get<double>()) &&
+                                                std::fabs(v->get<double>()) < 9e15);
+  if (!whole) {
+    Error(key, "expected an integer, got " + (v->is_number() ? v->dump() : KindOf(*v)));
+    return 0;
+  }
+  const int64_t i = v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
+  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    Error(key, "invalid value " + v->dump() + " (too large)");
+    return 0;
+  }
+  if (i < min) {
+    Error(key, "invalid value " + v->dump() + " (accepted: an integer >= " + std::to_string(min) + ")");
+    return 0;
+  }
+  return i;
+}
+
+uint64_t ObjectReader::Unsigned(const char* key) {
+  const json* v = Field(key);
+  if (v == nullptr) return 0;
+  if (v->is_number_unsigned()) return v->get<uint64_t>();
+  if (v->is_number_integer() && v->get<int64_t>() >= 0) return static_cast<uint64_t>(v->get<int64_t>());
+  Error(key, "expected an integer >= 0, got " + (v->is_number() ? v->dump() : KindOf(*v)));
+  return 0;
+}
+
+bool ObjectReader::Bool(const char* key) {
+  const json* v = Field(key);
+  if (v == nullptr) return false;
+  if (!v->is_boolean()) {
+    Error(key, "expected true or false, got " + KindOf(*v));
+    return false;
+  }
+  return v->get<bool>();
+}
+
+std::string ObjectReader::String(const char* key) {
+  const json* v = Field(key);
+  if (v == nullptr) return "";
+  if (!v->is_string()) {
+    Error(key, "expected a string, got " + KindOf(*v));
+    return "";
+  }
+  return v->get<std::string>();
+}
+
+std::vector<const json*> ObjectReader::Array(const char* key) {
+  std::vector<const json*> out;
+  const json* v = Field(key);
+  if (v == nullptr) return out;
+  if (!v->is_array()) {
+    Error(key, "expected an array, got " + KindOf(*v));
+    return out;
+  }
+  out.reserve(v->size());
+  for (const json& e : *v) out.push_back(&e);
+  return out;
+}
+
+std::vector<std::string> ObjectReader::Strings(const char* key) {
+  std::vector<std::string> out;
+  const auto items = Array(key);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!items[i]->is_string()) {
+      errors_->Add(PathOf(PathOf(key), i), "expected a string, got " + KindOf(*items[i]));
+      return {};
+    }
+    out.push_back(items[i]->get<std::string>());
+  }
+  return out;
+}
+
+std::vector<double> ObjectReader::Numbers(const char* key) {
+  std::vector<double> out;
+  const auto items = Array(key);
+  out.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!items[i]->is_number()) {
+      errors_->Add(PathOf(PathOf(key), i), "expected a number, got " + KindOf(*items[i]));
+      return {};
+    }
+    out.push_back(items[i]->get<double>());
+  }
+  return out;
+}
+
+ObjectReader ObjectReader::Object(const char* key) {
+  const json* v = Field(key);
+  // A missing object was reported already: the reader of null records nothing new (only the first error counts).
+  return ObjectReader(v == nullptr ? NullJson() : *v, PathOf(key), errors_);
+}
+
+}  // namespace commbench::result

@@ -1,0 +1,84 @@
+// Reads typed records out of JSON with validation: every field is checked for presence, type and range, and the
+// first problem is reported with its path ("points[3].time_us.p50: expected a number, got a string"), so that a
+// file that parses as JSON but breaks the schema is one clear error, never a silent 0.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/name_table.h"
+#include "lib/core/status.h"
+
+namespace commbench::result {
+
+// The first schema problem of one read (later ones are usually consequences of the first).
+class SchemaErrors {
+ public:
+  void Add(const std::string& path, const std::string& what);
+  bool ok() const { return first_.empty(); }
+  // OK, or InvalidArgument("<path>: <what>").
+  Status status() const;
+
+ private:
+  std::string first_;
+};
+
+// One JSON object at `path`. Getters return a neutral value after recording an error, so a reader can fill a
+// whole record and check `errors` once at the end.
+class ObjectReader {
+ public:
+  ObjectReader(const nlohmann::json& value, std::string path, SchemaErrors* errors);
+
+  bool Has(const char* key) const;
+  bool IsNull(const char* key) const;
+
+  double Number(const char* key, double min = -HUGE_VAL);  // finite, >= min
+  std::optional<double> NullableNumber(const char* key);
+  // Optional fields: absent gives `fallback`; present with the wrong type is still an error.
+  double NumberOr(const char* key, double fallback) { return Has(key) ? Number(key) : fallback; }
+  bool BoolOr(const char* key, bool fallback) { return Has(key) ? Bool(key) : fallback; }    // null for a non-finite value the writer could not write
+  int64_t Int(const char* key, int64_t min = INT64_MIN);
+  uint64_t Unsigned(const char* key);
+  bool Bool(const char* key);
+  std::string String(const char* key);
+  std::vector<std::string> Strings(const char* key);
+  std::vector<double> Numbers(const char* key);
+
+  template <typename E, size_t N>
+  E Enum(const char* key, const NameTable<E, N>& table) {
+    const std::string name = String(key);
+    auto parsed = ParseName(table, name, "unknown value");
+    if (!parsed.ok()) {
+      Error(key, parsed.status().message());
+      return table[0].first;
+    }
+    return *parsed;
+  }
+
+  ObjectReader Object(const char* key);
+  // The array's elements (empty after recording an error when `key` is not an array).
+  std::vector<const nlohmann::json*> Array(const char* key);
+
+  std::string PathOf(const char* key) const;
+  static std::string PathOf(const std::string& array_path, size_t index);
+  SchemaErrors* errors() const { return errors_; }
+  const nlohmann::json& value() const { return *value_; }
+
+ private:
+  const nlohmann::json* Field(const char* key);  // nullptr after recording "missing"
+  void Error(const char* key, const std::string& what);
+
+  const nlohmann::json* value_;
+  std::string path_;
+  SchemaErrors* errors_;
+};
+
+// "a string", "an array", ... for error messages.
+std::string KindOf(const nlohmann::json& value);
+
+}  // namespace commbench::result

@@ -1,0 +1,236 @@
+#include "lib/result/point_result.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/result/json_reader.h"
+#include "lib/sweep/point_json.h"
+
+namespace commbench::result {
+
+using nlohmann::json;
+
+namespace {
+
+Summary ReadSummary(ObjectReader in) {
+  Summary s;
+  s.n = static_cast<size_t>(in.Int("n", 0));
+  s.min = in.Number("min");
+  s.p50 = in.Number("p50");
+  s.p95 = in.Number("p95");
+  s.p99 = in.Number("p99");
+  s.max = in.Number("max");
+  s.mean = in.Number("mean");
+  s.stddev = in.Number("stddev", 0);
+  s.cv = in.Number("cv");
+  s.ci95_lo = in.Number("ci95_lo");
+  s.ci95_hi = in.Number("ci95_hi");
+  return s;
+}
+
+json CpuToJson(const CpuUsage& c) {
+  return {{"cpu_s_total", c.cpu_s_total},           {"cores_available", c.cores_available},
+          {"saturation", c.saturation},             {"threads_per_core", c.threads_per_core},
+          {"vol_ctx_per_iter", c.vol_ctx_per_iter}, {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
+}
+
+CpuUsage ReadCpu(ObjectReader in) {
+  CpuUsage c;
+  c.cpu_s_total = in.Number("cpu_s_total", 0);
+  c.cores_available = static_cast<int>(in.Int("cores_available", 0));
+  c.saturation = in.Number("saturation", 0);
+  c.threads_per_core = in.Number("threads_per_core", 0);
+  c.vol_ctx_per_iter = in.Number("vol_ctx_per_iter", 0);
+  c.invol_ctx_per_iter = in.Number("invol_ctx_per_iter", 0);
+  return c;
+}
+
+json RankToJson(const RankTime& r) {
+  return {{"rank", r.rank},
+          {"group", r.group},
+          {"group_rank", r.group_rank},
+          {"pid", r.pid},
+          {"time_us", SummaryToJson(r.time_us)},
+          {"cpu_user_s", r.cpu_user_s},
+          {"cpu_sys_s", r.cpu_sys_s},
+          {"vol_ctx", r.vol_ctx},
+          {"invol_ctx", r.invol_ctx},
+          {"affinity", r.affinity},
+          {"setup_s", r.setup_s},
+          {"wall_s", r.wall_s}};
+}
+
+RankTime ReadRank(ObjectReader in) {
+  RankTime r;
+  r.rank = static_cast<int>(in.Int("rank", 0));
+  r.group = static_cast<int>(in.Int("group", 0));
+  r.group_rank = static_cast<int>(in.Int("group_rank", 0));
+  r.pid = static_cast<int>(in.Int("pid", 0));
+  r.time_us = ReadSummary(in.Object("time_us"));
+  r.cpu_user_s = in.Number("cpu_user_s", 0);
+  r.cpu_sys_s = in.Number("cpu_sys_s", 0);
+  r.vol_ctx = in.Number("vol_ctx", 0);
+  r.invol_ctx = in.Number("invol_ctx", 0);
+  r.affinity = in.String("affinity");
+  r.setup_s = in.Number("setup_s");
+  // Files written before wall_s was recorded per rank do not have it.
+  r.wall_s = in.Has("wall_s") ? in.Number("wall_s", 0) : 0;
+  return r;
+}
+
+json SamplesToJson(const SampleSet& s) {
+  json per_rank = json::array();
+  for (const auto& rank : s.per_rank) {
+    json times = json::array();
+    for (double us : rank) times.push_back(RoundToNanosecond(us));
+    per_rank.push_back(std::move(times));
+  }
+  return {{"cap", s.cap}, {"per_rank", std::move(per_rank)}};
+}
+
+SampleSet ReadSamples(ObjectReader in) {
+  SampleSet s;
+  s.cap = in.Int("cap", 0);
+  const auto ranks = in.Array("per_rank");
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const std::string path = ObjectReader::PathOf(in.PathOf("per_rank"), i);
+    if (!ranks[i]->is_array()) {
+      in.errors()->Add(path, "expected an array, got " + KindOf(*ranks[i]));
+      break;
+    }
+    std::vector<double> times;
+    times.reserve(ranks[i]->size());
+    for (size_t k = 0; k < ranks[i]->size(); ++k) {
+      const json& t = (*ranks[i])[k];
+      if (!t.is_number()) {
+        in.errors()->Add(ObjectReader::PathOf(path, k), "expected a number, got " + KindOf(t));
+        return s;
+      }
+      times.push_back(t.get<double>());
+    }
+    s.per_rank.push_back(std::move(times));
+  }
+  return s;
+}
+
+// Reads each element of the array `key` with `read`, which gets an ObjectReader at "<key>[i]".
+template <typename T, typename Read>
+std::vector<T> ReadEach(ObjectReader& in, const char* key, Read read) {
+  std::vector<T> out;
+  const auto items = in.Array(key);
+  out.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    out.push_back(read(ObjectReader(*items[i], ObjectReader::PathOf(in.PathOf(key), i), in.errors())));
+  }
+  return out;
+}
+
+}  // namespace
+
+double RoundToNanosecond(double us) { return std::isfinite(us) ? std::round(us * 1000) / 1000 : us; }
+
+json SummaryToJson(const Summary& s) {
+  return {{"n", s.n},     {"min", s.min},       {"p50", s.p50},         {"p95", s.p95},
+          {"p99", s.p99}, {"max", s.max},       {"mean", s.mean},       {"stddev", s.stddev},
+          {"cv", s.cv},   {"ci95_lo", s.ci95_lo}, {"ci95_hi", s.ci95_hi}};
+}
+
+json PointAxesToJson(const Point& p) { return PointToJson(p); }
+
+StatusOr<Point> ReadPoint(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  // Every field is read (and checked) before the point is built by the one parser of point axes.
+  const int64_t groups = in.Int("groups", 1);
+  const int64_t group_size = in.Int("group_size", 1);
+  const int64_t world = in.Int("world", 1);
+  in.Unsigned("bytes");
+  in.Int("count", 1);
+  in.Int("ranks_per_process", 1);
+  in.Unsigned("h2d_bytes");
+  for (const char* key : {"backend", "op", "algo", "dtype", "reduce", "sync", "pin", "cpus"}) in.String(key);
+  // Files written before groups could take turns have no concurrency: all their groups ran at once.
+  const bool has_concurrency = in.Has("concurrency");
+  if (has_concurrency) in.String("concurrency");
+  for (const char* key : {"in_place", "graph"}) in.Bool(key);
+  for (const char* key : {"stream", "h2d"}) {
+    if (!in.IsNull(key)) in.String(key);
+  }
+  RETURN_IF_ERROR(errors.status());
+  if (world != groups * group_size) {
+    return InvalidArgument(in.PathOf("world") + ": " + std::to_string(world) + " is not groups x group_size = " +
+                           std::to_string(groups * group_size));
+  }
+  json upgraded;
+  if (!has_concurrency) {
+    upgraded = j;
+    upgraded["concurrency"] = "concurrent";
+  }
+  auto point = PointFromJson(has_concurrency ? j : upgraded);
+  if (!point.ok()) return InvalidArgument(path + ": " + point.status().message());
+  return point;
+}
+
+json PointResultToJson(const PointResult& p) {
+  json out = PointAxesToJson(p.point);
+  out["id"] = p.id;
+  out["iters"] = p.iters;
+  out["warmup"] = p.warmup;
+  out["correct"] = p.correct;
+  out["errors"] = p.errors;
+  out["time_us"] = SummaryToJson(p.time_us);
+  out["time_us_rank_mean"] = SummaryToJson(p.time_us_rank_mean);
+  out["device_time_us"] = p.device_time_us ? SummaryToJson(*p.device_time_us) : json(nullptr);
+  out["algbw_gbps"] = p.algbw_gbps;
+  out["busbw_gbps"] = p.busbw_gbps;
+  out["aggregate_algbw_gbps"] = p.aggregate_algbw_gbps;
+  out["aggregate_busbw_gbps"] = p.aggregate_busbw_gbps;
+  out["wall_s"] = p.wall_s;
+  out["cpu"] = CpuToJson(p.cpu);
+  out["skew"] = {{"start_skew_us", p.skew.start_skew_us},
+                 {"slowest_group", p.skew.slowest_group},
+                 {"slowest_rank", p.skew.slowest_rank}};
+  json per_group = json::array();
+  for (const GroupTime& g : p.per_group) per_group.push_back({{"group", g.group}, {"p50_us", g.p50_us}, {"mean_us", g.mean_us}});
+  out["per_group"] = std::move(per_group);
+  json per_rank = json::array();
+  for (const RankTime& r : p.per_rank) per_rank.push_back(RankToJson(r));
+  out["per_rank"] = std::move(per_rank);
+  out["samples_us"] = SamplesToJson(p.samples_us);
+  return out;
+}
+
+StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
+  PointResult p;
+  ASSIGN_OR_RETURN(p.point, ReadPoint(j, path));
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  p.id = in.String("id");
+  p.iters = in.Int("iters", 0);
+  p.warmup = in.Int("warmup", 0);
+  p.correct = in.Bool("correct");
+  p.errors = in.Strings("errors");
+  p.time_us = ReadSummary(in.Object("time_us"));
+  p.time_us_rank_mean = ReadSummary(in.Object("time_us_rank_mean"));
+  if (!in.IsNull("device_time_us")) p.device_time_us = ReadSummary(in.Object("device_time_us"));
+  p.algbw_gbps = in.Number("algbw_gbps", 0);
+  p.busbw_gbps = in.Number("busbw_gbps", 0);
+  p.aggregate_algbw_gbps = in.Number("aggregate_algbw_gbps", 0);
+  p.aggregate_busbw_gbps = in.Number("aggregate_busbw_gbps", 0);
+  p.wall_s = in.Number("wall_s", 0);
+  p.cpu = ReadCpu(in.Object("cpu"));
+  ObjectReader skew = in.Object("skew");
+  p.skew.start_skew_us = skew.Number("start_skew_us");
+  p.skew.slowest_group = static_cast<int>(skew.Int("slowest_group", 0));
+  p.skew.slowest_rank = static_cast<int>(skew.Int("slowest_rank", 0));
+  p.per_group = ReadEach<GroupTime>(in, "per_group", [](ObjectReader g) {
+    return GroupTime{static_cast<int>(g.Int("group", 0)), g.Number("p50_us"), g.Number("mean_us")};
+  });
+  p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
+  if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));
+  RETURN_IF_ERROR(errors.status());
+  return p;
+}
+
+}  // namespace commbench::result

@@ -1,0 +1,84 @@
+// A point's result as the result file records it (docs/result-format.md): its axes, the summaries across ranks,
+// bandwidth, CPU evidence, skew, per-group and per-rank figures, and (capped) raw samples.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/status.h"
+#include "lib/stats/summary.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench::result {
+
+struct CpuUsage {
+  double cpu_s_total = 0;
+  int cores_available = 0;
+  double saturation = 0;  // CPU s / (cores x wall)
+  double threads_per_core = 0;
+  double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // per rank per iteration
+};
+
+struct Skew {
+  double start_skew_us = 0;
+  int slowest_group = 0, slowest_rank = 0;
+};
+
+struct GroupTime {
+  int group = 0;
+  double p50_us = 0, mean_us = 0;
+};
+
+struct RankTime {
+  int rank = 0, group = 0, group_rank = 0, pid = 0;
+  Summary time_us;
+  double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
+  std::string affinity;
+  double setup_s = 0, wall_s = 0;
+};
+
+// The first `cap` per-iteration times of every rank.
+struct SampleSet {
+  int64_t cap = 0;
+  std::vector<std::vector<double>> per_rank;
+};
+
+struct PointResult {
+  // The planner's id, stable across runs: it names the algorithm asked for ("auto"), not the one that ran.
+  std::string id;
+  Point point;  // the axes; point.algo is the algorithm that ran
+  int64_t iters = 0, warmup = 0;
+  bool correct = true;
+  std::vector<std::string> errors;
+  Summary time_us;            // the headline per-iteration time (see docs/result-format.md)
+  Summary time_us_rank_mean;  // per iteration, the mean across ranks (what nccl-tests prints)
+  std::optional<Summary> device_time_us;
+  double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.p50
+  double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;  // over the groups that run at once
+  double wall_s = 0;
+  CpuUsage cpu;
+  Skew skew;
+  std::vector<GroupTime> per_group;
+  std::vector<RankTime> per_rank;
+  SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
+  // False once the raw samples were dropped from memory (they went to the file already): a writer must not
+  // mistake the empty lists for a point without samples.
+  bool samples_kept = true;
+};
+
+nlohmann::json SummaryToJson(const Summary& s);
+nlohmann::json PointResultToJson(const PointResult& p);
+StatusOr<PointResult> ReadPointResult(const nlohmann::json& j, const std::string& path = "point");
+
+// The point's axes (Point) in JSON, and back. ReadPoint checks names, ranges and world = groups x group_size.
+nlohmann::json PointAxesToJson(const Point& p);
+StatusOr<Point> ReadPoint(const nlohmann::json& j, const std::string& path = "point");
+
+// Per-iteration times are written to the nanosecond, the steady clock's resolution: more digits are noise.
+double RoundToNanosecond(double us);
+
+}  // namespace commbench::result

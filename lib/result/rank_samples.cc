@@ -1,0 +1,69 @@
+#include "lib/result/rank_samples.h"
+
+#include <nlohmann/json.hpp>
+
+#include "lib/result/json_reader.h"
+
+namespace commbench::result {
+
+using nlohmann::json;
+
+std::string RankSamplesToJsonLine(const RankSamples& r) {
+  return json{{"point_index", r.point_index},
+              {"id", r.point_id},
+              {"rank", r.rank},
+              {"group", r.group},
+              {"group_rank", r.group_rank},
+              {"pid", r.pid},
+              {"correct", r.correct},
+              {"error", r.error},
+              {"algo", r.algo},
+              {"warmup", r.warmup},
+              {"samples_us", r.samples_us},
+              {"device_samples_us", r.device_samples_us},
+              {"start_ns", r.start_ns},
+              {"end_ns", r.end_ns},
+              {"cpu_user_s", r.cpu_user_s},
+              {"cpu_sys_s", r.cpu_sys_s},
+              {"vol_ctx", r.vol_ctx},
+              {"invol_ctx", r.invol_ctx},
+              {"affinity", r.affinity},
+              {"setup_s", r.setup_s}}
+      .dump();
+}
+
+StatusOr<RankSamples> ReadRankSamples(const json& j) {
+  SchemaErrors errors;
+  ObjectReader in(j, "rank line", &errors);
+  RankSamples r;
+  r.point_index = static_cast<int>(in.Int("point_index", 0));
+  r.point_id = in.String("id");
+  r.rank = static_cast<int>(in.Int("rank", 0));
+  r.group = static_cast<int>(in.Int("group", 0));
+  r.group_rank = static_cast<int>(in.Int("group_rank", 0));
+  r.pid = static_cast<int>(in.Int("pid", 0));
+  r.correct = in.Bool("correct");
+  r.error = in.String("error");
+  r.algo = in.String("algo");
+  r.warmup = in.Int("warmup", 0);
+  r.samples_us = in.Numbers("samples_us");
+  r.device_samples_us = in.Numbers("device_samples_us");
+  r.start_ns = in.Int("start_ns");
+  r.end_ns = in.Int("end_ns");
+  r.cpu_user_s = in.Number("cpu_user_s", 0);
+  r.cpu_sys_s = in.Number("cpu_sys_s", 0);
+  r.vol_ctx = in.Number("vol_ctx", 0);
+  r.invol_ctx = in.Number("invol_ctx", 0);
+  r.affinity = in.String("affinity");
+  r.setup_s = in.Number("setup_s", 0);
+  RETURN_IF_ERROR(errors.status());
+  return r;
+}
+
+StatusOr<RankSamples> ParseRankSamplesLine(const std::string& line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("rank line: not valid JSON (" + std::to_string(line.size()) + " bytes)");
+  return ReadRankSamples(j);
+}
+
+}  // namespace commbench::result

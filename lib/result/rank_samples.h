@@ -1,0 +1,39 @@
+// What one rank measured in one point: the record a worker sends to the driver (one JSON line per finished
+// point in its results file) and aggregation reads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/status.h"
+
+namespace commbench::result {
+
+struct RankSamples {
+  int point_index = 0;  // position of the point in the launch's plan
+  std::string point_id;
+  int rank = 0, group = 0, group_rank = 0;
+  int pid = 0;
+  bool correct = true;
+  std::string error;  // the first check failure, when !correct
+  std::string algo;   // what actually ran ("auto" resolved)
+  int64_t warmup = 0;
+  std::vector<double> samples_us;         // host clock, one per timed iteration
+  std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty
+  int64_t start_ns = 0, end_ns = 0;       // CLOCK_MONOTONIC around the timed loop
+  // This rank's share of its process's rusage over the timed loop (the process's ranks run the same loop).
+  double cpu_user_s = 0, cpu_sys_s = 0;
+  double vol_ctx = 0, invol_ctx = 0;
+  std::string affinity;  // CPU list the rank could run on
+  double setup_s = 0;    // communicator set-up, the first time this rank used it
+};
+
+std::string RankSamplesToJsonLine(const RankSamples& r);  // one line, no newline
+StatusOr<RankSamples> ReadRankSamples(const nlohmann::json& j);
+// Parses and reads one line; InvalidArgument names the problem ("rank line: samples_us[3]: expected a number").
+StatusOr<RankSamples> ParseRankSamplesLine(const std::string& line);
+
+}  // namespace commbench::result

@@ -1,0 +1,57 @@
+#include "lib/result/rank_samples.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace commbench::result {
+namespace {
+
+TEST(RankSamplesTest, RoundTripsThroughOneLine) {
+  RankSamples r;
+  r.point_index = 3;
+  r.point_id = "gloo/allreduce/ring/f32/sum/g2/k2/400B/in/sync=none";
+  r.rank = 3;
+  r.group = 1;
+  r.group_rank = 1;
+  r.pid = 4242;
+  r.correct = false;
+  r.error = "last timed iteration: 2 of 100 elements wrong";
+  r.algo = "ring";
+  r.warmup = 5;
+  r.samples_us = {12.5, 13.25, 11.0};
+  r.start_ns = 1000;
+  r.end_ns = 5000;
+  r.cpu_user_s = 0.5;
+  r.vol_ctx = 7.5;
+  r.affinity = "0-1";
+  r.setup_s = 0.02;
+  const std::string line = RankSamplesToJsonLine(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto back = ParseRankSamplesLine(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->point_id, r.point_id);
+  EXPECT_EQ(back->rank, 3);
+  EXPECT_FALSE(back->correct);
+  EXPECT_EQ(back->error, r.error);
+  EXPECT_EQ(back->samples_us, r.samples_us);
+  EXPECT_EQ(back->end_ns, 5000);
+  EXPECT_DOUBLE_EQ(back->vol_ctx, 7.5);
+  EXPECT_EQ(RankSamplesToJsonLine(*back), line);
+}
+
+TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {
+  nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(RankSamples{}));
+  j.erase("samples_us");
+  j["sample_us"] = {1.0};
+  auto missing = ReadRankSamples(j);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "rank line.samples_us: missing");
+  j["samples_us"] = {1.0, "2"};
+  auto mistyped = ReadRankSamples(j);
+  ASSERT_FALSE(mistyped.ok());
+  EXPECT_EQ(mistyped.status().message(), "rank line.samples_us[1]: expected a number, got a string");
+  EXPECT_FALSE(ParseRankSamplesLine("{\"rank\": 1").ok());
+}
+
+}  // namespace
+}  // namespace commbench::result

@@ -1,0 +1,172 @@
+#include "lib/result/result_file.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "lib/result/json_reader.h"
+
+namespace commbench::result {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads each element of the array `key` with `read(element, path)`, stopping at the first error.
+template <typename T, typename Read>
+Status ReadList(ObjectReader& in, const char* key, Read read, std::vector<T>* out) {
+  const auto items = in.Array(key);
+  RETURN_IF_ERROR(in.errors()->status());
+  out->reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    ASSIGN_OR_RETURN(T item, read(*items[i], ObjectReader::PathOf(in.PathOf(key), i)));
+    out->push_back(std::move(item));
+  }
+  return OkStatus();
+}
+
+StatusOr<Skip> ReadSkip(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  Skip s{in.String("what"), in.String("reason")};
+  RETURN_IF_ERROR(errors.status());
+  return s;
+}
+
+StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
+  ResultHeader h;
+  h.schema_version = static_cast<int>(in.Int("schema_version"));
+  RETURN_IF_ERROR(in.errors()->status());
+  if (h.schema_version != kSchemaVersion) {
+    return InvalidArgument("unsupported schema_version " + std::to_string(h.schema_version) +
+                           " (this commbench reads " + std::to_string(kSchemaVersion) + ")");
+  }
+  ObjectReader tool = in.Object("tool");
+  h.tool = {tool.String("name"), tool.String("version"), tool.String("commit")};
+  h.command = in.String("command");
+  h.started_at = in.String("started_at");
+  in.Object("spec");
+  RETURN_IF_ERROR(in.errors()->status());
+  h.spec = in.value().at("spec");
+  ASSIGN_OR_RETURN(h.environment, ReadEnvironment(in.value().at("environment"), in.PathOf("environment")));
+  return h;
+}
+
+StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
+  ResultTrailer t;
+  t.duration_s = in.Number("duration_s", 0);
+  t.diagnosis.verdict = in.Enum("verdict", kVerdictNames);
+  t.status = in.Enum("status", kRunStatusNames);
+  if (t.status == RunStatus::kPartial && in.Has("failure")) t.failure = in.String("failure");
+  RETURN_IF_ERROR(in.errors()->status());
+  RETURN_IF_ERROR(ReadList(in, "skipped", ReadSkip, &t.skipped));
+  RETURN_IF_ERROR(ReadList(in, "fits", ReadFit, &t.diagnosis.fits));
+  RETURN_IF_ERROR(ReadList(in, "findings", ReadFinding, &t.diagnosis.findings));
+  // ruled_out[] came after schema_version 1's first files: absent means none were recorded.
+  if (in.Has("ruled_out")) RETURN_IF_ERROR(ReadList(in, "ruled_out", ReadFinding, &t.diagnosis.ruled_out));
+  return t;
+}
+
+json FindingsToJson(const std::vector<Finding>& findings) {
+  json out = json::array();
+  for (const Finding& f : findings) out.push_back(FindingToJson(f));
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Environment> ReadEnvironment(const json& fingerprint, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(fingerprint, path, &errors);
+  Environment e;
+  e.host = in.String("host");
+  e.affinity = in.String("affinity");
+  e.cores_online = static_cast<int>(in.Int("cores_online", 0));
+  in.Object("variables");
+  if (in.Has("peaks") && !in.IsNull("peaks")) {
+    ObjectReader peaks = in.Object("peaks");
+    e.peaks = HostPeaks{peaks.Number("memcpy_gbps", 0), peaks.Number("tcp_loopback_gbps", 0)};
+  }
+  RETURN_IF_ERROR(errors.status());
+  e.fingerprint = fingerprint;
+  return e;
+}
+
+json HeaderToJson(const ResultHeader& h) {
+  return {{"schema_version", h.schema_version},
+          {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
+          {"command", h.command},
+          {"started_at", h.started_at},
+          {"spec", h.spec},
+          {"environment", h.environment.fingerprint}};
+}
+
+json TrailerToJson(const ResultTrailer& t) {
+  json skipped = json::array();
+  for (const Skip& s : t.skipped) skipped.push_back({{"what", s.what}, {"reason", s.reason}});
+  json fits = json::array();
+  for (const Fit& f : t.diagnosis.fits) fits.push_back(FitToJson(f));
+  json j = {{"duration_s", t.duration_s},
+            {"skipped", skipped},
+            {"fits", fits},
+            {"findings", FindingsToJson(t.diagnosis.findings)},
+            {"ruled_out", FindingsToJson(t.diagnosis.ruled_out)},
+            {"verdict", NameOf(kVerdictNames, t.diagnosis.verdict)},
+            {"status", NameOf(kRunStatusNames, t.status)}};
+  if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
+  return j;
+}
+
+json ResultFileToJson(const ResultFile& file) {
+  json j = HeaderToJson(file.header);
+  json points = json::array();
+  for (const PointResult& p : file.points) points.push_back(PointResultToJson(p));
+  j["points"] = std::move(points);
+  j.update(TrailerToJson(file.trailer));
+  return j;
+}
+
+StatusOr<ResultFile> ReadResultFile(const json& j) {
+  SchemaErrors errors;
+  ObjectReader in(j, "", &errors);
+  RETURN_IF_ERROR(errors.status());
+  ResultFile file;
+  ASSIGN_OR_RETURN(file.header, ReadHeader(in));
+  RETURN_IF_ERROR(ReadList(in, "points", [](const json& p, const std::string& path) { return ReadPointResult(p, path); },
+                           &file.points));
+  ASSIGN_OR_RETURN(file.trailer, ReadTrailer(in));
+  return file;
+}
+
+StatusOr<ResultFile> LoadResultFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidArgument(path + " is a directory, not a results file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return InvalidArgument("cannot read " + path + ": " + std::strerror(errno));
+  const std::string content = text.str();
+  if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
+  json j;
+  try {
+    j = json::parse(content);
+  } catch (const json::parse_error& e) {
+    // e.what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ...".
+    std::string why = e.what();
+    const size_t at = why.find("] ");
+    if (at != std::string::npos) why = why.substr(at + 2);
+    const bool truncated = e.byte >= content.size();
+    return InvalidArgument(path + " is not valid JSON (" + why + ")" + (truncated ? "; the file looks truncated" : ""));
+  }
+  auto file = ReadResultFile(j);
+  if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());
+  return file;
+}
+
+}  // namespace commbench::result

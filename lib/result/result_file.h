@@ -1,0 +1,84 @@
+// The whole result file (docs/result-format.md, reports/result.schema.json): what ran (header), the points, and
+// what the diagnosis made of them (trailer). One serialiser and one validating reader; ResultFileWriter
+// streams the same serialisation to disk as points finish.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/name_table.h"
+#include "lib/core/status.h"
+#include "lib/result/diagnosis.h"
+#include "lib/result/point_result.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench::result {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct ToolInfo {
+  std::string name = "commbench";
+  std::string version;
+  std::string commit;
+};
+
+struct HostPeaks {
+  double memcpy_gbps = 0;
+  double tcp_loopback_gbps = 0;
+};
+
+// The environment fingerprint (DESIGN §5) is open-ended (backend versions, GPU, variables), so it is kept
+// verbatim; the reader checks the fields every consumer relies on and exposes them typed.
+struct Environment {
+  nlohmann::json fingerprint = nlohmann::json::object();
+  std::string host;
+  std::string affinity;  // e.g. "0-1"
+  int cores_online = 0;
+  std::optional<HostPeaks> peaks;
+};
+// Fills the typed fields from `fingerprint`, checking them.
+StatusOr<Environment> ReadEnvironment(const nlohmann::json& fingerprint, const std::string& path = "environment");
+
+struct ResultHeader {
+  int schema_version = kSchemaVersion;
+  ToolInfo tool;
+  std::string command;     // exact, as typed
+  std::string started_at;  // ISO 8601, UTC
+  nlohmann::json spec;     // the sweep spec as SpecToJson writes it
+  Environment environment;
+};
+
+enum class RunStatus { kComplete, kPartial };
+inline constexpr NameTable<RunStatus, 2> kRunStatusNames = {{
+    {RunStatus::kComplete, "complete"},
+    {RunStatus::kPartial, "partial"},
+}};
+
+struct ResultTrailer {
+  double duration_s = 0;
+  std::vector<Skip> skipped;
+  Diagnosis diagnosis;
+  RunStatus status = RunStatus::kComplete;
+  std::string failure;  // partial only
+};
+
+struct ResultFile {
+  ResultHeader header;
+  std::vector<PointResult> points;
+  ResultTrailer trailer;
+};
+
+nlohmann::json ResultFileToJson(const ResultFile& file);
+// Validates against the schema this build writes: one error naming the field ("points[2].time_us.p50: ...").
+StatusOr<ResultFile> ReadResultFile(const nlohmann::json& j);
+// Reads and parses a file: InvalidArgument for unreadable, empty, truncated or invalid content.
+StatusOr<ResultFile> LoadResultFile(const std::string& path);
+
+// The pieces of the serialisation, for the streaming writer.
+nlohmann::json HeaderToJson(const ResultHeader& h);
+nlohmann::json TrailerToJson(const ResultTrailer& t);
+
+}  // namespace commbench::result

@@ -1,0 +1,110 @@
+#include "lib/result/result_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "lib/core/temp_dir.h"
+#include "lib/result/result_writer.h"
+
+namespace commbench::result {
+namespace {
+
+using nlohmann::json;
+
+json LoadJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// Files written before the typed model (schema_version 1) must keep loading.
+constexpr const char* kOldFiles[] = {"reports/testdata/real_sweep_g1-4.json", "reports/testdata/fixture_scenario_a.json",
+                                     "reports/testdata/fixture_small.json"};
+
+TEST(ResultFileTest, LoadsFilesWrittenBeforeTheTypedModel) {
+  for (const char* path : kOldFiles) {
+    auto file = LoadResultFile(path);
+    ASSERT_TRUE(file.ok()) << path << ": " << file.status().message();
+    EXPECT_FALSE(file->points.empty()) << path;
+    EXPECT_FALSE(file->header.environment.affinity.empty()) << path;
+  }
+}
+
+// Rounds every raw sample as the writer does (to the nanosecond).
+void RoundSamples(json* result) {
+  for (json& p : (*result)["points"]) {
+    for (json& rank : p["samples_us"]["per_rank"]) {
+      for (json& t : rank) t = RoundToNanosecond(t.get<double>());
+    }
+  }
+}
+
+TEST(ResultFileTest, WritesBackWhatItRead) {
+  json original = LoadJson("reports/testdata/real_sweep_g1-4.json");
+  auto file = ReadResultFile(original);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  RoundSamples(&original);
+  // The one key this file predates.
+  for (const char* list : {"points", "fits"}) {
+    for (json& p : original[list]) p.emplace("concurrency", "concurrent");
+  }
+  const json diff = json::diff(original, ResultFileToJson(*file));
+  EXPECT_TRUE(diff.empty()) << diff.dump(1).substr(0, 2000);
+}
+
+TEST(ResultFileTest, StreamedFileIsTheSameDocument) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/r.json";
+  auto writer = ResultFileWriter::Open(path, file->header);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (const PointResult& p : file->points) ASSERT_TRUE((*writer)->AppendPoint(p).ok());
+  ASSERT_TRUE((*writer)->Finish(file->trailer).ok());
+  const json diff = json::diff(LoadJson(path), ResultFileToJson(*file));
+  EXPECT_TRUE(diff.empty()) << diff.dump(1).substr(0, 2000);
+
+  // No point at all (a run that failed in its first point) is still one valid document.
+  auto empty = ResultFileWriter::Open(path, file->header);
+  ASSERT_TRUE(empty.ok());
+  ASSERT_TRUE((*empty)->Finish(file->trailer).ok());
+  EXPECT_TRUE(LoadJson(path)["points"].empty());
+}
+
+std::string ErrorFor(const std::function<void(json&)>& break_it) {
+  json j = LoadJson("reports/testdata/real_sweep_g1-4.json");
+  break_it(j);
+  auto file = ReadResultFile(j);
+  return file.ok() ? "(read fine)" : file.status().message();
+}
+
+TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][2]["time_us"]["p50"] = "12"; }),
+            "points[2].time_us.p50: expected a number, got a string");
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][0]["groups"] = -1; }),
+            "points[0].groups: invalid value -1 (accepted: an integer >= 1)");
+  EXPECT_EQ(ErrorFor([](json& j) { j.erase("points"); }), "points: missing");
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][1]["world"] = 7; }).rfind("points[1].world: 7 is not", 0), 0u);
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][0]["sync"] = "sometimes"; }).rfind("points[0]: ", 0), 0u);
+  EXPECT_EQ(ErrorFor([](json& j) { j["verdict"] = "maybe"; }).rfind("verdict: unknown value 'maybe'", 0), 0u);
+  EXPECT_EQ(ErrorFor([](json& j) { j["findings"][0]["evidence"] = 3; }),
+            "findings[0].evidence: expected an array, got an integer");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 2; }),
+            "unsupported schema_version 2 (this commbench reads 1)");
+  EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
+}
+
+TEST(ResultFileTest, LoadNamesTheFileAndTruncation) {
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/cut.json";
+  std::ofstream(path) << "{\"schema_version\": 1, \"points\": [";
+  auto file = LoadResultFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("looks truncated"), std::string::npos) << file.status().message();
+  EXPECT_EQ(file.status().message().rfind(path, 0), 0u);
+}
+
+}  // namespace
+}  // namespace commbench::result
