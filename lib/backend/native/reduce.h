@@ -36,7 +36,7 @@ bool ForcePortableKernels(bool portable);
 
 // Out-of-place outputs of at least this many bytes are written with non-temporal (cache-bypassing) stores;
 // smaller ones, which a consumer may still find in the cache, with ordinary stores. The default and why:
-// reduce.cc. The setter (tests and benchmarks; SIZE_MAX turns streaming off) returns the previous value.
+// streaming_threshold.cc. The setter (tests and benchmarks; SIZE_MAX turns streaming off) returns the previous value.
 size_t StreamingThresholdBytes();
 size_t SetStreamingThresholdBytes(size_t bytes);
 
