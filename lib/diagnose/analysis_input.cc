@@ -3,41 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "lib/stats/fit.h"
-#include "lib/stats/summary.h"
 
 namespace commbench {
 namespace diagnose {
 namespace {
 
-using nlohmann::json;
-
-double Num(const json& j, const char* key, double fallback = 0) {
-  if (!j.is_object()) return fallback;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
-  return it->get<double>();
-}
-
-std::string Text(const json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
-    std::ostringstream s;
-    s << d;
-    return s.str();
-  }
-  return v.dump();
-}
 
 std::string KeyOf(const std::map<std::string, std::string>& axes, const std::string& skip = "") {
   std::string k;
@@ -49,83 +23,68 @@ std::string KeyOf(const std::map<std::string, std::string>& axes, const std::str
   return k;
 }
 
-PointData ParsePoint(const json& p) {
+// The series axes as text: the names the result file uses, so that partners and confirming commands read as
+// the user's flags.
+std::map<std::string, std::string> AxisValues(const Point& p) {
+  const bool gpu = p.gpu_backend();
+  return {{"backend", p.backend},
+          {"op", std::string(Name(p.op))},
+          {"algo", p.algo},
+          {"dtype", std::string(Name(p.dtype))},
+          {"reduce", std::string(Name(p.reduce))},
+          {"group_size", std::to_string(p.group_size)},
+          {"bytes", std::to_string(p.bytes)},
+          {"in_place", p.in_place ? "true" : "false"},
+          {"sync", p.sync},
+          {"ranks_per_process", std::to_string(p.ranks_per_process)},
+          {"pin", p.pin},
+          {"cpus", p.cpus},
+          {"stream", gpu ? p.gpu.stream : ""},
+          {"h2d", gpu ? p.gpu.h2d : ""},
+          {"h2d_bytes", std::to_string(gpu ? p.gpu.h2d_bytes : 0)},
+          {"graph", gpu && p.gpu.graph ? "true" : "false"},
+          {"concurrency", p.concurrency}};
+}
+
+PointData FromResult(const result::PointResult& r) {
   PointData d;
-  d.id = p.contains("id") && p["id"].is_string() ? p["id"].get<std::string>() : "";
-  for (const std::string& a : SeriesAxes()) {
-    auto it = p.find(a);
-    if (it != p.end()) d.axes[a] = Text(*it);
+  d.id = r.id;
+  d.point = r.point;
+  d.axes = AxisValues(r.point);
+  d.groups = r.point.groups;
+  d.group_size = r.point.group_size;
+  d.world = r.point.world();
+  d.bytes = static_cast<int64_t>(r.point.bytes);
+  d.iters = static_cast<double>(r.iters);
+  d.p50_us = r.time_us.p50;
+  d.p99_us = r.time_us.p99;
+  d.se_us = StandardErrorFromCI95(r.time_us.ci95_lo, r.time_us.ci95_hi);
+  d.wall_s = r.wall_s;
+  d.has_cpu = true;
+  d.cpu_s_total = r.cpu.cpu_s_total;
+  d.cores_available = r.cpu.cores_available;
+  d.saturation = r.cpu.saturation;
+  d.threads_per_core = r.cpu.threads_per_core;
+  d.vol_ctx_per_iter = r.cpu.vol_ctx_per_iter;
+  d.invol_ctx_per_iter = r.cpu.invol_ctx_per_iter;
+  d.has_skew = true;
+  d.start_skew_us = r.skew.start_skew_us;
+  d.slowest_group = r.skew.slowest_group;
+  d.slowest_rank = r.skew.slowest_rank;
+  for (const result::GroupTime& g : r.per_group) d.group_p50.emplace_back(g.group, g.p50_us);
+  for (const result::RankTime& t : r.per_rank) {
+    RankData rd;
+    rd.rank = t.rank;
+    rd.group = t.group;
+    rd.p50_us = t.time_us.p50;
+    rd.setup_s = t.setup_s;
+    rd.vol_ctx = t.vol_ctx;
+    rd.invol_ctx = t.invol_ctx;
+    rd.cpu_s = t.cpu_user_s + t.cpu_sys_s;
+    d.ranks.push_back(rd);
   }
-  d.groups = static_cast<int>(Num(p, "groups"));
-  d.group_size = static_cast<int>(Num(p, "group_size"));
-  d.world = static_cast<int>(Num(p, "world", d.groups * d.group_size));
-  d.bytes = static_cast<int64_t>(Num(p, "bytes"));
-  d.iters = Num(p, "iters");
-  const json& t = p.contains("time_us") ? p["time_us"] : json();
-  d.p50_us = Num(t, "p50");
-  d.p99_us = Num(t, "p99", d.p50_us);
-  d.se_us = StandardErrorFromCI95(Num(t, "ci95_lo"), Num(t, "ci95_hi"));
-  // No CI in the file: derive it from the raw samples (per-iteration max across ranks), as the sweep would.
-  if (d.se_us == 0 && p.contains("samples_us") && p["samples_us"].is_object()) {
-    const json& pr = p["samples_us"].value("per_rank", json::array());
-    std::vector<std::vector<double>> series;
-    for (const json& r : pr) {
-      if (!r.is_array()) continue;
-      std::vector<double> v;
-      for (const json& x : r) {
-        if (x.is_number()) v.push_back(x.get<double>());
-      }
-      series.push_back(v);
-    }
-    if (!series.empty() && !series[0].empty()) {
-      size_t n = series[0].size();
-      bool same = std::all_of(series.begin(), series.end(), [n](const auto& s) { return s.size() == n; });
-      if (same) {
-        Summary s = Summarize(ElementwiseMax(series));
-        d.se_us = StandardErrorFromCI95(s.ci95_lo, s.ci95_hi);
-        if (d.p50_us == 0) d.p50_us = s.p50;
-      }
-    }
-  }
-  d.wall_s = Num(p, "wall_s");
-  if (p.contains("cpu") && p["cpu"].is_object()) {
-    const json& c = p["cpu"];
-    d.has_cpu = true;
-    d.cpu_s_total = Num(c, "cpu_s_total");
-    d.cores_available = Num(c, "cores_available");
-    d.saturation = Num(c, "saturation", -1);
-    if (d.saturation < 0) {
-      d.saturation = d.cores_available > 0 && d.wall_s > 0 ? d.cpu_s_total / (d.cores_available * d.wall_s) : 0;
-    }
-    d.threads_per_core = Num(c, "threads_per_core", d.cores_available > 0 ? d.world / d.cores_available : 0);
-    d.vol_ctx_per_iter = Num(c, "vol_ctx_per_iter");
-    d.invol_ctx_per_iter = Num(c, "invol_ctx_per_iter");
-  }
-  if (p.contains("skew") && p["skew"].is_object()) {
-    const json& s = p["skew"];
-    d.has_skew = true;
-    d.start_skew_us = Num(s, "start_skew_us");
-    d.slowest_group = static_cast<int>(Num(s, "slowest_group", -1));
-    d.slowest_rank = static_cast<int>(Num(s, "slowest_rank", -1));
-  }
-  if (p.contains("per_group") && p["per_group"].is_array()) {
-    for (const json& g : p["per_group"]) d.group_p50.emplace_back(static_cast<int>(Num(g, "group")), Num(g, "p50_us"));
-  }
-  if (p.contains("per_rank") && p["per_rank"].is_array()) {
-    for (const json& r : p["per_rank"]) {
-      RankData rd;
-      rd.rank = static_cast<int>(Num(r, "rank", -1));
-      rd.group = static_cast<int>(Num(r, "group", -1));
-      if (r.contains("time_us")) rd.p50_us = Num(r["time_us"], "p50");
-      rd.setup_s = Num(r, "setup_s", -1);
-      rd.vol_ctx = Num(r, "vol_ctx");
-      rd.invol_ctx = Num(r, "invol_ctx");
-      rd.cpu_s = Num(r, "cpu_user_s") + Num(r, "cpu_sys_s");
-      d.ranks.push_back(rd);
-    }
-  }
-  d.busbw_gbps = Num(p, "busbw_gbps");
-  d.aggregate_busbw_gbps = Num(p, "aggregate_busbw_gbps", d.busbw_gbps * d.groups);
+  d.busbw_gbps = r.busbw_gbps;
+  d.aggregate_busbw_gbps = r.aggregate_busbw_gbps;
   return d;
 }
 
@@ -148,12 +107,10 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 }  // namespace
 
 const std::vector<std::string>& SeriesAxes() {
-  // `fault` and `concurrency` are read when present: the test-only fault injection and the concurrent vs
-  // one-after-another schedule must split series like any other axis.
-  static const std::vector<std::string> kAxes = {"backend",    "op",          "algo",      "dtype", "reduce",
-                                                 "group_size", "bytes",       "in_place",  "sync",  "ranks_per_process",
-                                                 "pin",        "cpus",        "stream",    "h2d",   "h2d_bytes",
-                                                 "graph",      "concurrency", "transport", "fault"};
+  static const std::vector<std::string> kAxes = {"backend",  "op",   "algo",       "dtype", "reduce",
+                                                 "group_size", "bytes", "in_place", "sync", "ranks_per_process",
+                                                 "pin",      "cpus", "stream",     "h2d",   "h2d_bytes",
+                                                 "graph",    "concurrency"};
   return kAxes;
 }
 
@@ -334,25 +291,19 @@ std::string AnalysisInput::ConfirmCommand(
   return Join(tokens, " ");
 }
 
-AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& options) {
+AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
+                                 const result::Environment& environment, const ScalingOptions& options) {
   AnalysisInput in;
   in.options = options;
-  if (!result.is_object()) return in;
-  if (result.contains("command") && result["command"].is_string()) in.command = result["command"].get<std::string>();
-  if (result.contains("environment") && result["environment"].is_object()) {
-    const json& env = result["environment"];
-    in.cores_online = Num(env, "cores_online");
-    if (env.contains("affinity") && env["affinity"].is_string()) in.affinity = env["affinity"].get<std::string>();
-    if (env.contains("peaks") && env["peaks"].is_object()) {
-      in.memcpy_gbps = Num(env["peaks"], "memcpy_gbps");
-      in.tcp_loopback_gbps = Num(env["peaks"], "tcp_loopback_gbps");
-    }
+  in.command = command;
+  in.cores_online = environment.cores_online;
+  in.affinity = environment.affinity;
+  if (environment.peaks) {
+    in.memcpy_gbps = environment.peaks->memcpy_gbps;
+    in.tcp_loopback_gbps = environment.peaks->tcp_loopback_gbps;
   }
-  if (result.contains("points") && result["points"].is_array()) {
-    for (const json& p : result["points"]) {
-      if (p.is_object()) in.points.push_back(ParsePoint(p));
-    }
-  }
+  in.points.reserve(points.size());
+  for (const result::PointResult& p : points) in.points.push_back(FromResult(p));
 
   std::map<std::string, int> index;
   for (size_t i = 0; i < in.points.size(); ++i) {
@@ -405,7 +356,7 @@ AnalysisInput BuildAnalysisInput(const json& result, const ScalingOptions& optio
     for (size_t i = 0; i < sibs.size() && i < f.sizes.size(); ++i) {
       SeriesData& s = in.series[static_cast<size_t>(sibs[i])];
       s.bytes_share = f.sizes[i].bytes_share;
-      s.slope_vs_bytes = f.sizes[i].bandwidth_bound ? "bandwidth-bound" : "per-operation overhead";
+      s.slope_vs_bytes = f.sizes[i].bandwidth_bound ? result::SlopeKind::kBandwidthBound : result::SlopeKind::kPerOperation;
     }
   }
   return in;

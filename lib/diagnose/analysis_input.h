@@ -1,16 +1,18 @@
 // What the rules read: the result file's points as plain structs, grouped into series (every axis fixed except
 // the group count) with their scaling fits, plus the helpers every rule needs (A/B partners, growth cuts, the
-// confirming command). Built once from the result JSON; pure.
+// confirming command). Built once from the typed point results; pure.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "lib/result/diagnosis.h"
+#include "lib/result/point_result.h"
+#include "lib/result/result_file.h"
 #include "lib/stats/scaling.h"
 
 namespace commbench {
@@ -27,6 +29,7 @@ struct RankData {
 
 struct PointData {
   std::string id;
+  Point point;
   // Every axis but `groups`, as text ("" for null): the series key is built from these.
   std::map<std::string, std::string> axes;
   int groups = 0, group_size = 0, world = 0;
@@ -56,7 +59,7 @@ struct SeriesData {
   std::vector<int> points;  // indices into AnalysisInput::points, ascending groups
   std::vector<double> groups, p50_us, se_us;
   ScalingFit fit;
-  std::string slope_vs_bytes = "unknown";  // "bandwidth-bound" | "per-operation overhead" | "unknown"
+  result::SlopeKind slope_vs_bytes = result::SlopeKind::kUnknown;
   double bytes_share = 0;
   bool explained = false;  // a confirmed finding accounts for this series' growth: other rules look elsewhere
 };
@@ -113,7 +116,8 @@ int CountCpus(const std::string& list);
 // The axes that form the series key (PointData::axes), in output order.
 const std::vector<std::string>& SeriesAxes();
 
-AnalysisInput BuildAnalysisInput(const nlohmann::json& result, const ScalingOptions& options = {});
+AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
+                                 const result::Environment& environment, const ScalingOptions& options = {});
 
 }  // namespace diagnose
 }  // namespace commbench

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "lib/diagnose/rule.h"
 
@@ -11,63 +9,42 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-double Round(double v, double unit) { return std::isfinite(v) ? std::round(v / unit) * unit : 0; }
-
-nlohmann::json AxisValue(const std::string& axis, const std::string& v) {
-  static const char* kNumeric[] = {"group_size", "bytes", "ranks_per_process", "h2d_bytes"};
-  for (const char* n : kNumeric) {
-    if (axis != n || v.empty()) continue;
-    char* end = nullptr;
-    long long x = std::strtoll(v.c_str(), &end, 10);
-    if (*end == '\0') return x;
-  }
-  if (axis == "graph" || axis == "in_place") return v == "true";
-  if (v.empty() && (axis == "stream" || axis == "h2d")) return nullptr;
-  return v;
-}
-
-}  // namespace
-
-nlohmann::json FitsJson(const AnalysisInput& in) {
-  nlohmann::json fits = nlohmann::json::array();
+// One fit per series: its axes, the p50 per G, the line, the chosen model and what the rules read.
+std::vector<result::Fit> Fits(const AnalysisInput& in) {
+  std::vector<result::Fit> fits;
   for (const SeriesData& s : in.series) {
-    nlohmann::json f;
-    for (const std::string& axis : SeriesAxes()) {
-      auto it = s.axes.find(axis);
-      if (it != s.axes.end()) f[axis] = AxisValue(axis, it->second);
-    }
-    f["groups"] = s.groups;
-    f["p50_us"] = s.p50_us;
-    f["slope_us_per_group"] = Round(s.fit.line.slope, 1e-3);
-    f["intercept_us"] = Round(s.fit.line.intercept, 1e-3);
-    f["r2"] = Round(s.fit.line.r2, 1e-4);
-    f["model"] = GrowthModelName(s.fit.model);
-    if (s.fit.model == GrowthModel::kStep || s.fit.model == GrowthModel::kSaturation) {
-      f["change_point"] = s.fit.change_point;
-    }
-    // Added fields (beyond the format's minimum): what the rules read.
-    f["level_before_us"] = Round(s.fit.level_before, 1e-3);
-    f["level_after_us"] = Round(s.fit.level_after, 1e-3);
-    f["growth_us"] = Round(s.fit.growth, 1e-3);
-    f["growth_fraction"] = Round(s.fit.growth_fraction, 1e-4);
-    f["grows"] = s.fit.grows;
-    f["noise_us"] = Round(s.fit.noise, 1e-3);
-    f["slope_vs_bytes"] = s.slope_vs_bytes;
-    f["bytes_share"] = Round(s.bytes_share, 1e-4);
-    nlohmann::json ids = nlohmann::json::array();
-    for (int p : s.points) ids.push_back(in.points[static_cast<size_t>(p)].id);
-    f["points"] = ids;
-    fits.push_back(f);
+    result::Fit f;
+    f.series = in.First(s).point;
+    for (double g : s.groups) f.groups.push_back(static_cast<int>(g));
+    f.p50_us = s.p50_us;
+    f.slope_us_per_group = s.fit.line.slope;
+    f.intercept_us = s.fit.line.intercept;
+    f.r2 = s.fit.line.r2;
+    f.model = s.fit.model;
+    f.change_point = s.fit.change_point;
+    f.level_before_us = s.fit.level_before;
+    f.level_after_us = s.fit.level_after;
+    f.growth_us = s.fit.growth;
+    f.growth_fraction = s.fit.growth_fraction;
+    f.grows = s.fit.grows;
+    f.noise_us = s.fit.noise;
+    f.slope_vs_bytes = s.slope_vs_bytes;
+    f.bytes_share = s.bytes_share;
+    for (int p : s.points) f.points.push_back(in.points[static_cast<size_t>(p)].id);
+    fits.push_back(std::move(f));
   }
   return fits;
 }
 
-Diagnosis Run(const AnalysisInput& in) {
-  Diagnosis d;
+}  // namespace
+
+result::Diagnosis Run(const AnalysisInput& in) {
+  result::Diagnosis d;
+  d.fits = Fits(in);
   bool enough =
       std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.groups.size() >= 2; });
   if (!enough) {
-    d.verdict = "insufficient data";
+    d.verdict = result::Verdict::kInsufficientData;
     return d;
   }
   // Pass 1: every rule on every series. A confirmed finding explains its series; pass 2 lets the other rules
@@ -93,22 +70,14 @@ Diagnosis Run(const AnalysisInput& in) {
   // Set-up growing with groups is a cost growing with groups too, even when the timed loop is flat.
   bool grows = std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.fit.grows; }) ||
                !d.findings.empty();
-  d.verdict = grows ? "growth" : "no growth";
+  d.verdict = grows ? result::Verdict::kGrowth : result::Verdict::kNoGrowth;
   if (!grows) d.ruled_out.clear();
   return d;
 }
 
-nlohmann::json Diagnose(const nlohmann::json& result) {
-  AnalysisInput in = BuildAnalysisInput(result);
-  Diagnosis d = Run(in);
-  nlohmann::json out;
-  out["fits"] = FitsJson(in);
-  out["findings"] = nlohmann::json::array();
-  for (const Finding& f : d.findings) out["findings"].push_back(f);
-  out["ruled_out"] = nlohmann::json::array();
-  for (const Finding& f : d.ruled_out) out["ruled_out"].push_back(f);
-  out["verdict"] = d.verdict;
-  return out;
+result::Diagnosis Diagnose(const std::vector<result::PointResult>& points, const std::string& command,
+                           const result::Environment& environment) {
+  return Run(BuildAnalysisInput(points, command, environment));
 }
 
 }  // namespace diagnose

@@ -1,30 +1,24 @@
-// The diagnosis: from a result (points) to fits[], findings[] and a verdict, as docs/result-format.md
-// describes them. Pure: the same result gives the same answer.
+// The diagnosis: from a sweep's point results to fits, findings, the causes ruled out and a verdict, as
+// docs/result-format.md describes them. Pure: the same points give the same answer.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "lib/diagnose/analysis_input.h"
-#include "lib/diagnose/finding.h"
+#include "lib/result/diagnosis.h"
+#include "lib/result/point_result.h"
+#include "lib/result/result_file.h"
 
 namespace commbench {
 namespace diagnose {
 
-struct Diagnosis {
-  std::vector<Finding> findings;   // confirmed and suspected, highest score first
-  std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
-  std::string verdict;             // "growth" | "no growth" | "insufficient data"
-};
+// Runs every rule over the series of `input` (BuildAnalysisInput).
+result::Diagnosis Run(const AnalysisInput& input);
 
-Diagnosis Run(const AnalysisInput& input);
-
-// One fits[] entry per series: every axis but groups, the p50 per G, the line, the chosen model and more.
-nlohmann::json FitsJson(const AnalysisInput& input);
-
-// {"fits": [...], "findings": [...], "ruled_out": [...], "verdict": "..."}: merge into the result file.
-nlohmann::json Diagnose(const nlohmann::json& result);
+// BuildAnalysisInput + Run: `command` is the sweep's command line (confirming commands are built from it).
+result::Diagnosis Diagnose(const std::vector<result::PointResult>& points, const std::string& command,
+                           const result::Environment& environment);
 
 }  // namespace diagnose
 }  // namespace commbench

@@ -14,6 +14,8 @@ namespace {
 
 using nlohmann::json;
 using testing::MakePoint;
+using testing::BuildAnalysisInput;
+using testing::Diagnose;
 using testing::MakeResult;
 using testing::PlantedBarrierOnTwoCores;
 using testing::MakeSeries;

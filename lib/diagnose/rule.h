@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "lib/diagnose/analysis_input.h"
-#include "lib/diagnose/finding.h"
+#include "lib/result/finding.h"
 
 namespace commbench {
 namespace diagnose {
+
+// The diagnosis produces the result file's finding records.
+using result::Evidence;
+using result::Finding;
+using result::FindingStatus;
 
 class Rule {
  public:

@@ -13,6 +13,8 @@ namespace diagnose {
 namespace {
 
 using nlohmann::json;
+using testing::BuildAnalysisInput;
+using testing::Diagnose;
 using testing::MakeResult;
 using testing::MakeSeries;
 using testing::OneToEight;

@@ -1,5 +1,9 @@
 #include "lib/diagnose/test_util.h"
 
+#include <gtest/gtest.h>
+
+#include "lib/diagnose/diagnose.h"
+
 namespace commbench {
 namespace diagnose {
 namespace testing {
@@ -68,7 +72,7 @@ json MakePoint(const PointSpec& s) {
                      {"group", r / s.group_size},
                      {"group_rank", r % s.group_size},
                      {"pid", 1000 + r},
-                     {"time_us", {{"p50", s.p50_us}}},
+                     {"time_us", t},
                      {"cpu_user_s", 0.1},
                      {"cpu_sys_s", 0.05},
                      {"vol_ctx", s.vol_ctx_per_iter * s.iters},
@@ -99,18 +103,47 @@ json MakeResult(const std::vector<std::vector<json>>& series, const std::string&
   r["schema_version"] = 1;
   r["tool"] = {{"name", "commbench"}, {"version", "0.1.0"}, {"commit", "test"}};
   r["command"] = command;
+  r["started_at"] = "2026-11-23T00:00:00Z";
+  r["duration_s"] = 1.0;
   r["spec"] = json::object();
   r["environment"] = {{"host", "test"},
                       {"cpu_model", "test"},
                       {"cores_online", 2},
                       {"affinity", "0-1"},
+                      {"variables", json::object()},
                       {"peaks", {{"memcpy_gbps", memcpy_gbps}, {"tcp_loopback_gbps", tcp_gbps}}}};
+  r["skipped"] = json::array();
+  r["fits"] = json::array();
+  r["findings"] = json::array();
+  r["verdict"] = "insufficient data";
   r["points"] = json::array();
   for (const auto& s : series) {
     for (const json& p : s) r["points"].push_back(p);
   }
   r["status"] = "complete";
   return r;
+}
+
+result::ResultFile ReadSynthetic(const json& result) {
+  auto file = result::ReadResultFile(result);
+  EXPECT_TRUE(file.ok()) << "the synthetic result breaks the schema: " << file.status().message();
+  return file.ok() ? *file : result::ResultFile{};
+}
+
+json Diagnose(const json& result) {
+  const result::ResultFile file = ReadSynthetic(result);
+  result::ResultTrailer trailer;
+  trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+  json written = result::TrailerToJson(trailer);
+  return {{"fits", written["fits"]},
+          {"findings", written["findings"]},
+          {"ruled_out", written["ruled_out"]},
+          {"verdict", written["verdict"]}};
+}
+
+AnalysisInput BuildAnalysisInput(const json& result) {
+  const result::ResultFile file = ReadSynthetic(result);
+  return diagnose::BuildAnalysisInput(file.points, file.header.command, file.header.environment);
 }
 
 const std::vector<int>& OneToEight() {

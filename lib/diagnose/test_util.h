@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/diagnose/analysis_input.h"
+#include "lib/result/result_file.h"
+
 namespace commbench {
 namespace diagnose {
 namespace testing {
@@ -42,6 +45,12 @@ std::vector<nlohmann::json> MakeSeries(const PointSpec& base, const std::vector<
 
 nlohmann::json MakeResult(const std::vector<std::vector<nlohmann::json>>& series, const std::string& command,
                           double memcpy_gbps = 10, double tcp_gbps = 4);
+
+// The synthetic result through the edge every result file goes through: read (a schema violation fails the
+// test), diagnosed, and the diagnosis written as the result file writes it: {fits, findings, ruled_out, verdict}.
+result::ResultFile ReadSynthetic(const nlohmann::json& result);
+nlohmann::json Diagnose(const nlohmann::json& result);
+AnalysisInput BuildAnalysisInput(const nlohmann::json& result);
 
 const std::vector<int>& OneToEight();
 

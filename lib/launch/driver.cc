@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -23,10 +24,10 @@
 namespace commbench {
 namespace {
 
-using nlohmann::json;
 namespace fs = std::filesystem;
 
-// Reads complete lines appended to a rank's result file since the last call.
+// A rank's result file: one line per finished point (result::RankSamples). Holds only the lines of points
+// that this rank finished and the driver has not taken yet.
 class ResultTail {
  public:
   explicit ResultTail(std::string path) : path_(std::move(path)) {}
@@ -37,17 +38,24 @@ class ResultTail {
     std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     size_t start = 0;
     for (size_t nl = chunk.find('\n'); nl != std::string::npos; nl = chunk.find('\n', start)) {
-      lines_.push_back(chunk.substr(start, nl - start));
+      pending_.push_back(chunk.substr(start, nl - start));
       start = nl + 1;
     }
     offset_ += start;
   }
-  const std::vector<std::string>& lines() const { return lines_; }
+  size_t finished() const { return taken_ + pending_.size(); }
+  std::string Take() {
+    std::string line = std::move(pending_.front());
+    pending_.pop_front();
+    ++taken_;
+    return line;
+  }
 
  private:
   std::string path_;
   size_t offset_ = 0;
-  std::vector<std::string> lines_;
+  size_t taken_ = 0;
+  std::deque<std::string> pending_;
 };
 
 std::string LastLine(const std::string& path) {
@@ -64,16 +72,17 @@ class LaunchRunner {
   LaunchRunner(const Launch& launch, int index, const DriverOptions& options, const std::string& dir)
       : launch_(launch), index_(index), options_(options), dir_(dir + "/launch-" + std::to_string(index)) {}
 
-  // Returns the failure message ("" on success); finished points are appended to `out`.
-  std::string Run(std::vector<FinishedPoint>* out, bool* interrupted) {
+  // Returns the failure message ("" on success); finished points go to options.on_point as they complete.
+  std::string Run(size_t* finished, bool* interrupted) {
+    finished_ = finished;
     std::string failure = Start();
     if (failure.empty()) failure = Supervise(interrupted);
     // mpirun is given time to tear its job down: it removes its ranks' shared-memory files on the way out.
     group_.Terminate(std::chrono::milliseconds(options_.spec.launcher == "mpirun" ? 5000 : 1000));
     mpi_shm_.reset();  // whatever a killed mpirun left behind
     for (auto& tail : tails_) tail.Poll();
-    Collect(out);
-    return failure;
+    std::string late = Deliver();  // points that completed while the others were stopped
+    return failure.empty() ? late : failure;
   }
 
  private:
@@ -157,7 +166,7 @@ class LaunchRunner {
 
   size_t MinDone() const {
     size_t done = launch_.points.size();
-    for (const auto& t : tails_) done = std::min(done, t.lines().size());
+    for (const auto& t : tails_) done = std::min(done, t.finished());
     return done;
   }
 
@@ -168,6 +177,8 @@ class LaunchRunner {
     auto last_progress = clock::now();
     while (true) {
       for (auto& tail : tails_) tail.Poll();
+      std::string bad = Deliver();
+      if (!bad.empty()) return bad;
       size_t done = MinDone();
       if (done != last_done) {
         last_done = done;
@@ -180,7 +191,7 @@ class LaunchRunner {
       for (const auto& e : group_.Reap()) {
         if (e.signaled || e.code != 0) {
           int first_rank = static_cast<int>(e.index) * launch_.ranks_per_process;
-          size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].lines().size() : 0;
+          size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
           std::string log = options_.spec.launcher == "mpirun" ? dir_ + "/mpirun.log" : LogPath(static_cast<int>(e.index));
           std::string why = LastLine(log);
           return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
@@ -199,7 +210,7 @@ class LaunchRunner {
       if (clock::now() - last_progress > timeout) {
         std::vector<int> late;
         for (size_t r = 0; r < tails_.size(); ++r) {
-          if (tails_[r].lines().size() == last_done) late.push_back(static_cast<int>(r));
+          if (tails_[r].finished() == last_done) late.push_back(static_cast<int>(r));
         }
         std::ostringstream msg;
         msg << "--timeout " << options_.spec.timeout_s << " s expired in point " << PointName(last_done)
@@ -210,15 +221,28 @@ class LaunchRunner {
     }
   }
 
-  void Collect(std::vector<FinishedPoint>* out) {
-    size_t done = MinDone();
-    for (size_t i = 0; i < done; ++i) {
+  // Hands every point that all ranks have finished to on_point, in order. Returns a failure ("" when fine).
+  std::string Deliver() {
+    while (delivered_ < MinDone()) {
       FinishedPoint fp;
-      fp.point = launch_.points[i];
+      fp.point = launch_.points[delivered_];
       fp.cores_available = static_cast<int>(allowed_.size());
-      for (const auto& tail : tails_) fp.ranks.push_back(json::parse(tail.lines()[i], nullptr, false));
-      out->push_back(std::move(fp));
+      for (size_t r = 0; r < tails_.size(); ++r) {
+        auto samples = result::ParseRankSamplesLine(tails_[r].Take());
+        if (!samples.ok()) {
+          return "rank " + std::to_string(r) + " sent a bad result in point " + PointName(delivered_) + ": " +
+                 samples.status().message();
+        }
+        fp.ranks.push_back(std::move(*samples));
+      }
+      ++delivered_;
+      ++*finished_;
+      if (options_.on_point) {
+        Status s = options_.on_point(std::move(fp));
+        if (!s.ok()) return s.message();
+      }
     }
+    return "";
   }
 
   const Launch& launch_;
@@ -229,6 +253,8 @@ class LaunchRunner {
   std::vector<ResultTail> tails_;
   std::vector<int> allowed_;  // the CPUs this launch's ranks may use
   std::unique_ptr<TempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
+  size_t delivered_ = 0;              // points of this launch handed to on_point
+  size_t* finished_ = nullptr;        // the whole run's count
 };
 
 }  // namespace
@@ -258,7 +284,7 @@ DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options) {
                        std::to_string(launch.world) + " ranks, " + std::to_string(launch.points.size()) + " points");
     }
     LaunchRunner runner(launch, static_cast<int>(i), options, dir.path());
-    outcome.failure = runner.Run(&outcome.points, &outcome.interrupted);
+    outcome.failure = runner.Run(&outcome.points_finished, &outcome.interrupted);
     if (!outcome.failure.empty()) break;
   }
   return outcome;

@@ -7,27 +7,29 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
+#include "lib/result/rank_samples.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench {
+
+// A point that every rank finished, with each rank's samples, ordered by rank.
+struct FinishedPoint {
+  Point point;
+  int cores_available = 0;  // CPUs its ranks could use (--cpus, else the driver's affinity)
+  std::vector<result::RankSamples> ranks;
+};
 
 struct DriverOptions {
   std::string binary;  // the commbench executable the ranks run (`worker` subcommand)
   SweepSpec spec;
   std::function<void(const std::string&)> progress;  // one line per event; may be empty
-};
-
-// A point that every rank finished, with each rank's result line (worker.cc), ordered by rank.
-struct FinishedPoint {
-  Point point;
-  int cores_available = 0;  // CPUs its ranks could use (--cpus, else the driver's affinity)
-  std::vector<nlohmann::json> ranks;
+  // Called as soon as every rank finished a point, in plan order, so that its samples need not wait in memory
+  // for the rest of the sweep. A non-OK status stops the run with that failure.
+  std::function<Status(FinishedPoint&&)> on_point;
 };
 
 struct DriverOutcome {
-  std::vector<FinishedPoint> points;
+  size_t points_finished = 0;
   std::string failure;  // empty when every launch completed
   bool interrupted = false;
 };

@@ -17,6 +17,7 @@
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/worker_plan.h"
+#include "lib/result/rank_samples.h"
 
 namespace commbench {
 namespace {
@@ -60,13 +61,13 @@ class RankRunner {
     ControlPlaneAgreement world(plane.get());
     for (size_t i = 0; i < plan_.points.size(); ++i) {
       const Point& point = plan_.points[i];
-      auto line = RunPoint(point, &world);
-      if (!line.ok()) {
-        return Status(line.status().code(), "rank " + std::to_string(rank_) + " failed in point " + point.Id() +
-                                                ": " + line.status().message());
+      auto samples = RunPoint(point, &world);
+      if (!samples.ok()) {
+        return Status(samples.status().code(), "rank " + std::to_string(rank_) + " failed in point " + point.Id() +
+                                                   ": " + samples.status().message());
       }
-      (*line)["point_index"] = i;
-      out << line->dump() << "\n";
+      samples->point_index = static_cast<int>(i);
+      out << result::RankSamplesToJsonLine(*samples) << "\n";
       out.flush();
     }
     return LeaveTogether();
@@ -105,7 +106,7 @@ class RankRunner {
     return &cached;
   }
 
-  StatusOr<json> RunPoint(const Point& point, Agreement* world) {
+  StatusOr<result::RankSamples> RunPoint(const Point& point, Agreement* world) {
     RankPlace place;
     place.rank = rank_;
     place.world = plan_.world;
@@ -123,25 +124,27 @@ class RankRunner {
     ASSIGN_OR_RETURN(RankResult r, RunPointLoop(request, place, work.get(), cached->comm.get(), world, loop));
     // Process counters cover all rank threads of this process, which run the same loop at the same time.
     const double share = 1.0 / plan_.ranks_per_process;
-    return json{{"id", point.Id()},
-                {"rank", rank_},
-                {"group", place.group},
-                {"group_rank", place.group_rank},
-                {"pid", static_cast<int>(getpid())},
-                {"correct", r.correct},
-                {"error", r.error},
-                {"algo", r.algo},
-                {"warmup", r.warmup},
-                {"samples_us", r.samples_us},
-                {"device_samples_us", r.device_samples_us},
-                {"start_ns", r.start_ns},
-                {"end_ns", r.end_ns},
-                {"cpu_user_s", r.cpu_user_s * share},
-                {"cpu_sys_s", r.cpu_sys_s * share},
-                {"vol_ctx", static_cast<double>(r.vol_ctx) * share},
-                {"invol_ctx", static_cast<double>(r.invol_ctx) * share},
-                {"affinity", FormatCpuList(AllowedCpus())},
-                {"setup_s", cached->setup_s}};
+    result::RankSamples out;
+    out.point_id = point.Id();
+    out.rank = rank_;
+    out.group = place.group;
+    out.group_rank = place.group_rank;
+    out.pid = static_cast<int>(getpid());
+    out.correct = r.correct;
+    out.error = std::move(r.error);
+    out.algo = std::move(r.algo);
+    out.warmup = r.warmup;
+    out.samples_us = std::move(r.samples_us);
+    out.device_samples_us = std::move(r.device_samples_us);
+    out.start_ns = r.start_ns;
+    out.end_ns = r.end_ns;
+    out.cpu_user_s = r.cpu_user_s * share;
+    out.cpu_sys_s = r.cpu_sys_s * share;
+    out.vol_ctx = static_cast<double>(r.vol_ctx) * share;
+    out.invol_ctx = static_cast<double>(r.invol_ctx) * share;
+    out.affinity = FormatCpuList(AllowedCpus());
+    out.setup_s = cached->setup_s;
+    return out;
   }
 
   const WorkerPlan& plan_;

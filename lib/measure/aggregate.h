@@ -1,12 +1,13 @@
-// Aggregation: the ranks' result lines of one point -> the point's record in the result file
-// (docs/result-format.md): summaries across ranks, bandwidth, CPU evidence, skew, per-group and per-rank data.
+// Aggregation: the ranks' samples of one point -> the point's result (docs/result-format.md): summaries across
+// ranks, bandwidth, CPU evidence, skew, per-group and per-rank figures.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
+#include "lib/result/point_result.h"
+#include "lib/result/rank_samples.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench {
@@ -16,7 +17,8 @@ struct AggregateOptions {
   int64_t sample_cap = 2000;
 };
 
-nlohmann::json AggregatePoint(const Point& point, const std::vector<nlohmann::json>& ranks,
-                              const AggregateOptions& options);
+// `ranks` holds every rank of the point's world, ordered by rank.
+result::PointResult AggregatePoint(const Point& point, const std::vector<result::RankSamples>& ranks,
+                                   const AggregateOptions& options);
 
 }  // namespace commbench

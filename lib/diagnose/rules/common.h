@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "lib/diagnose/analysis_input.h"
-#include "lib/diagnose/finding.h"
+#include "lib/diagnose/rule.h"
+#include "lib/result/finding.h"
 
 namespace commbench {
 namespace diagnose {

@@ -62,7 +62,7 @@ class CpuOversubscriptionRule : public Rule {
                      ? s.fit.change_point >= g_over
                      : g_over <= static_cast<int>(s.groups.size() > 1 ? s.groups[1] : s.groups[0]);
     if (onset) f.strength += 0.2;
-    if (s.slope_vs_bytes == "bandwidth-bound") f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
+    if (s.slope_vs_bytes == result::SlopeKind::kBandwidthBound) f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; from G=" + std::to_string(g_over) +
                 " the ranks outnumber the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use (" +
                 Fmt(tpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) +

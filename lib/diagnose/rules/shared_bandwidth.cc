@@ -36,7 +36,7 @@ class SharedBandwidthRule : public Rule {
     std::string peak_name;
     double peak = PeakFor(in, s, &peak_name);
     double fraction = peak > 0 ? last.aggregate_busbw_gbps / peak : 0;
-    bool by_size = s.slope_vs_bytes == "bandwidth-bound";
+    bool by_size = s.slope_vs_bytes == result::SlopeKind::kBandwidthBound;
     bool near_peak = fraction >= kNearPeak;
     // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
     double agg_lo = 0, agg_hi = 0;
