@@ -87,7 +87,7 @@ json AggregatePoint(const Point& point, const std::vector<json>& ranks, const Ag
   // different times, so pairing group A's iteration i with group B's would compare unrelated moments (and
   // compound their tails): there the samples are each group's own per-iteration times, pooled.
   std::vector<double> job_samples;
-  if (point.concurrency == "sequential") {
+  if (point.concurrency == Concurrency::kSequential) {
     for (const auto& g : group_series) job_samples.insert(job_samples.end(), g.begin(), g.end());
   } else {
     job_samples = ElementwiseMax(host);
@@ -101,7 +101,7 @@ json AggregatePoint(const Point& point, const std::vector<json>& ranks, const Ag
   out["algbw_gbps"] = bw.algbw_gbps;
   out["busbw_gbps"] = bw.busbw_gbps;
   // Together the groups that run at once: all of them, or one when they take turns.
-  const int at_once = point.concurrency == "sequential" ? 1 : point.groups;
+  const int at_once = point.concurrency == Concurrency::kSequential ? 1 : point.groups;
   out["aggregate_algbw_gbps"] = bw.algbw_gbps * at_once;
   out["aggregate_busbw_gbps"] = bw.busbw_gbps * at_once;
 
