@@ -71,9 +71,7 @@ StatusOr<std::vector<BackendDescription>> DescribeRegisteredBackends(const std::
     d.available = backend->Available();
     d.capabilities = backend->Capabilities();
     d.algorithms = backend->Algorithms();
-    d.supports = [backend](const OpRequest& request, int group_size) {
-      return backend->Supports(request, group_size);
-    };
+    d.supports = [backend](const OpRequest& request, int group_size) { return backend->Supports(request, group_size); };
     out.push_back(std::move(d));
   }
   return out;

@@ -68,16 +68,10 @@ StatusOr<Concurrency> ParseConcurrency(std::string_view s, std::string_view what
 }
 StatusOr<Pin> ParsePin(std::string_view s, std::string_view what) { return ParseName(kPins, s, what); }
 StatusOr<InPlace> ParseInPlace(std::string_view s, std::string_view what) { return ParseName(kInPlaces, s, what); }
-StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what) {
-  return ParseName(kLaunchers, s, what);
-}
-StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what) {
-  return ParseName(kStreams, s, what);
-}
+StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what) { return ParseName(kLaunchers, s, what); }
+StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what) { return ParseName(kStreams, s, what); }
 StatusOr<H2dKind> ParseH2dKind(std::string_view s, std::string_view what) { return ParseName(kH2ds, s, what); }
-StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what) {
-  return ParseName(kDevices, s, what);
-}
+StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what) { return ParseName(kDevices, s, what); }
 StatusOr<bool> ParseGraph(std::string_view s, std::string_view what) { return ParseName(kGraphs, s, what); }
 
 const std::vector<Sync>& AllSyncs() {

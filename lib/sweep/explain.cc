@@ -61,8 +61,7 @@ void AddCpus(const SweepSpec& spec, const std::string& all, Factors* f) {
 // Shared bandwidth: the same points with the groups taking turns (two or more group counts: groups can share).
 void AddConcurrency(const SweepSpec& spec, Factors* f) {
   const auto& c = spec.concurrencies;
-  if (spec.groups.size() >= 2 && (c.empty() || Has(c, Concurrency::kConcurrent)) &&
-      !Has(c, Concurrency::kSequential)) {
+  if (spec.groups.size() >= 2 && (c.empty() || Has(c, Concurrency::kConcurrent)) && !Has(c, Concurrency::kSequential)) {
     f->concurrency.concurrencies.push_back(Concurrency::kSequential);
     f->reasons.push_back("--concurrency sequential: the A/B for groups sharing one bandwidth (groups take turns)");
   }
