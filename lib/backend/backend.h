@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lib/core/axes.h"
 #include "lib/core/status.h"
 #include "lib/core/types.h"
 #include "lib/rendezvous/store.h"
@@ -25,16 +27,6 @@ struct RankPlace {
   int local_rank = 0;  // index among the ranks on this host (GPU choice, shm naming)
 };
 
-// Axes that only GPU backends honour. CPU backends reject anything but the defaults (the planner skips such
-// points with a note; nothing is reinterpreted).
-struct GpuAxes {
-  std::string stream = "dedicated";  // legacy-default | per-thread | dedicated
-  std::string h2d = "none";          // none | pageable | pinned
-  uint64_t h2d_bytes = 0;
-  std::string sync = "none";  // stream | event | device | none (the loop handles the barrier kinds)
-  bool graph = false;
-};
-
 // One collective call, prepared once and run many times.
 // Counts follow nccl-tests: `count` is the per-rank element count of the *smaller* buffer:
 //   allreduce: send = recv = count; allgather: send = count, recv = count*n; reduce_scatter: send = count*n,
@@ -46,7 +38,7 @@ struct OpRequest {
   size_t count = 0;
   std::string algo = "auto";  // backend-specific name; "auto" lets the backend choose
   bool in_place = false;
-  GpuAxes gpu;
+  GpuAxes gpu;  // CPU backends run only the defaults (CheckCapabilities)
   // Ranks on this host running collectives at the same time as this one; 0 means all the ranks of the world.
   // Groups taking turns (--concurrency sequential) set their own group size: backends that choose how to wait
   // by how many ranks share the cores then wait as that group would alone.
@@ -96,6 +88,22 @@ struct AlgorithmInfo {
   std::string suits;        // the message range it suits, e.g. "< 64 KiB"
 };
 
+// What a backend can run, declared once: the planner, the --explain expansion and the shared check below read
+// it, so that nothing tests a backend's name to learn what it can do.
+struct BackendCapabilities {
+  DeviceKind device = DeviceKind::kCpu;  // kGpu: the GPU axes (stream, h2d, graph, GPU syncs) apply
+  std::vector<DataType> dtypes = AllDataTypes();
+  std::vector<Collective> in_place_ops = AllCollectives();      // collectives it runs in place
+  std::vector<Collective> out_of_place_ops = AllCollectives();  // and out of place
+  std::optional<Launcher> launcher;   // the launcher its ranks must be started by; none: any
+  bool one_rank_per_process = false;  // each rank a process of its own (an MPI rank): no --ranks-per-process > 1
+};
+
+// The checks every backend shares, in this order: the dtype, the GPU axes on a CPU backend, the placement.
+// InvalidArgument with the skip note ("gloo has no bf16 type", "gloo runs on the CPU: --stream, --h2d and
+// --graph do not apply", "gloo's allgather works out of place only").
+Status CheckCapabilities(const std::string& backend, const BackendCapabilities& caps, const OpRequest& request);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -109,10 +117,7 @@ class Backend {
   virtual StatusOr<std::unique_ptr<Communicator>> Connect(const ConnectRequest& request) = 0;
   // Version string for the fingerprint ("gloo 0.5.0").
   virtual std::string Version() const = 0;
-  // The launcher its ranks must be started by ("mpirun"), or "" for any.
-  virtual std::string RequiredLauncher() const { return ""; }
-  // True when each rank must be a process of its own (an MPI rank is a process): no --ranks-per-process > 1.
-  virtual bool OneRankPerProcess() const { return false; }
+  virtual BackendCapabilities Capabilities() const = 0;
 };
 
 // Registry: backends register a factory from a static initialiser (their cc_library is alwayslink).
@@ -120,5 +125,17 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 bool RegisterBackend(const std::string& name, BackendFactory factory);
 std::vector<std::string> RegisteredBackends();  // sorted
 StatusOr<std::unique_ptr<Backend>> CreateBackend(const std::string& name);
+
+// What the planner needs to know of a backend, without linking it (tests describe fakes).
+struct BackendDescription {
+  std::string name;
+  Status available;  // OK, or why this host cannot run it
+  BackendCapabilities capabilities;
+  std::vector<AlgorithmInfo> algorithms;
+  std::function<Status(const OpRequest& request, int group_size)> supports;  // Backend::Supports
+};
+
+// The registered backends of these names, in this order; an unknown name fails as CreateBackend does.
+StatusOr<std::vector<BackendDescription>> DescribeRegisteredBackends(const std::vector<std::string>& names);
 
 }  // namespace commbench

@@ -2,29 +2,8 @@
 
 #include <cstring>
 
-#include "lib/core/name_table.h"
-
 namespace commbench::cuda {
 namespace {
-
-constexpr NameTable<StreamKind, 3> kStreams{{
-    {StreamKind::kLegacyDefault, "legacy-default"},
-    {StreamKind::kPerThread, "per-thread"},
-    {StreamKind::kDedicated, "dedicated"},
-}};
-constexpr NameTable<H2dKind, 3> kH2d{{
-    {H2dKind::kNone, "none"},
-    {H2dKind::kPageable, "pageable"},
-    {H2dKind::kPinned, "pinned"},
-}};
-constexpr NameTable<SyncKind, 6> kSyncs{{
-    {SyncKind::kStream, "stream"},
-    {SyncKind::kEvent, "event"},
-    {SyncKind::kDevice, "device"},
-    {SyncKind::kNone, "none"},
-    {SyncKind::kGroupBarrier, "group-barrier"},
-    {SyncKind::kWorldBarrier, "world-barrier"},
-}};
 
 // The byte at `offset` of the H2D source. Mixing in offset>>8 makes a copy shifted by a multiple of 256 differ
 // too (a plain offset%251 pattern would repeat).
@@ -34,36 +13,8 @@ unsigned char SourceByte(size_t offset) {
 
 }  // namespace
 
-std::string_view Name(StreamKind k) { return NameOf(kStreams, k); }
-std::string_view Name(H2dKind k) { return NameOf(kH2d, k); }
-std::string_view Name(SyncKind k) { return NameOf(kSyncs, k); }
-
-StatusOr<StreamKind> ParseStreamKind(std::string_view s) { return ParseName(kStreams, s, "--stream: unknown value"); }
-StatusOr<H2dKind> ParseH2dKind(std::string_view s) { return ParseName(kH2d, s, "--h2d: unknown value"); }
-StatusOr<SyncKind> ParseSyncKind(std::string_view s) { return ParseName(kSyncs, s, "--sync: unknown value"); }
-
-const std::vector<StreamKind>& AllStreamKinds() {
-  static const auto* values = new std::vector<StreamKind>(ValuesOf(kStreams));
-  return *values;
-}
-const std::vector<H2dKind>& AllH2dKinds() {
-  static const auto* values = new std::vector<H2dKind>(ValuesOf(kH2d));
-  return *values;
-}
-const std::vector<SyncKind>& AllSyncKinds() {
-  static const auto* values = new std::vector<SyncKind>(ValuesOf(kSyncs));
-  return *values;
-}
-
-bool IsGpuOnlySync(std::string_view sync) { return sync == "stream" || sync == "event" || sync == "device"; }
-
 StatusOr<GpuPlan> MakeGpuPlan(const GpuAxes& axes) {
-  GpuPlan plan;
-  ASSIGN_OR_RETURN(plan.stream, ParseStreamKind(axes.stream));
-  ASSIGN_OR_RETURN(plan.h2d, ParseH2dKind(axes.h2d));
-  ASSIGN_OR_RETURN(plan.sync, ParseSyncKind(axes.sync));
-  plan.h2d_bytes = axes.h2d_bytes;
-  plan.graph = axes.graph;
+  const GpuPlan& plan = axes;
   if (plan.graph && plan.stream == StreamKind::kLegacyDefault) {
     return InvalidArgument(
         "--graph with --stream legacy-default: CUDA cannot capture a graph on the legacy default stream");
@@ -80,22 +31,22 @@ uint64_t EffectiveH2dBytes(const GpuPlan& plan, uint64_t message_bytes) {
   return plan.h2d_bytes != 0 ? plan.h2d_bytes : message_bytes;
 }
 
-IterationSchedule ScheduleFor(SyncKind sync) {
+IterationSchedule ScheduleFor(Sync sync) {
   IterationSchedule s;
   switch (sync) {
-    case SyncKind::kStream:
+    case Sync::kStream:
       s.stream_sync = true;
       break;
-    case SyncKind::kEvent:
+    case Sync::kEvent:
       s.wait_previous_event = true;
       s.record_done_event = true;
       break;
-    case SyncKind::kDevice:
+    case Sync::kDevice:
       s.device_sync = true;
       break;
-    case SyncKind::kNone:
-    case SyncKind::kGroupBarrier:
-    case SyncKind::kWorldBarrier:
+    case Sync::kNone:
+    case Sync::kGroupBarrier:
+    case Sync::kWorldBarrier:
       break;
   }
   return s;

@@ -78,7 +78,7 @@ class LaunchRunner {
     std::string failure = Start();
     if (failure.empty()) failure = Supervise(interrupted);
     // mpirun is given time to tear its job down: it removes its ranks' shared-memory files on the way out.
-    group_.Terminate(std::chrono::milliseconds(options_.spec.launcher == "mpirun" ? 5000 : 1000));
+    group_.Terminate(std::chrono::milliseconds(options_.spec.launcher == Launcher::kMpirun ? 5000 : 1000));
     mpi_shm_.reset();  // whatever a killed mpirun left behind
     for (auto& tail : tails_) tail.Poll();
     std::string late = Deliver();  // points that completed while the others were stopped
@@ -125,7 +125,7 @@ class LaunchRunner {
     const std::vector<int>& allowed = allowed_;
     std::vector<ProcessSpec> specs;
     const int processes = launch_.processes();
-    if (options_.spec.launcher == "mpirun") {
+    if (options_.spec.launcher == Launcher::kMpirun) {
       // OpenMPI's shared-memory transport (vader) puts one file per rank in /dev/shm, and only a live mpirun
       // removes them: point it at a private directory that this launch deletes in any case.
       mpi_shm_ = std::make_unique<TempDir>("commbench-", fs::is_directory("/dev/shm") ? "/dev/shm" : dir_);
@@ -141,7 +141,7 @@ class LaunchRunner {
       for (int p = 0; p < processes; ++p) {
         ProcessSpec spec;
         spec.argv = {options_.binary, "worker", "--plan", plan_path, "--process", std::to_string(p)};
-        spec.cpus = ProcessCpus(launch_.pin, launch_.cpus.empty() && launch_.pin == "none" ? std::vector<int>{} : allowed,
+        spec.cpus = ProcessCpus(launch_.pin, launch_.cpus.empty() && launch_.pin == Pin::kNone ? std::vector<int>{} : allowed,
                                 p, processes);
         spec.output_path = LogPath(p);
         specs.push_back(spec);
@@ -154,7 +154,7 @@ class LaunchRunner {
   std::string LogPath(int process) const { return dir_ + "/process-" + std::to_string(process) + ".log"; }
 
   std::string RanksOf(size_t process_index) const {
-    if (options_.spec.launcher == "mpirun") return "ranks 0-" + std::to_string(launch_.world - 1) + " (mpirun)";
+    if (options_.spec.launcher == Launcher::kMpirun) return "ranks 0-" + std::to_string(launch_.world - 1) + " (mpirun)";
     int first = static_cast<int>(process_index) * launch_.ranks_per_process;
     int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
     return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
@@ -192,7 +192,7 @@ class LaunchRunner {
         if (e.signaled || e.code != 0) {
           int first_rank = static_cast<int>(e.index) * launch_.ranks_per_process;
           size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
-          std::string log = options_.spec.launcher == "mpirun" ? dir_ + "/mpirun.log" : LogPath(static_cast<int>(e.index));
+          std::string log = options_.spec.launcher == Launcher::kMpirun ? dir_ + "/mpirun.log" : LogPath(static_cast<int>(e.index));
           std::string why = LastLine(log);
           return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
                  PointName(at) + (why.empty() ? "" : ": " + why);
@@ -259,10 +259,10 @@ class LaunchRunner {
 
 }  // namespace
 
-std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& allowed, int p, int processes) {
-  if (allowed.empty() || pin == "none") return allowed;
+std::vector<int> ProcessCpus(Pin pin, const std::vector<int>& allowed, int p, int processes) {
+  if (allowed.empty() || pin == Pin::kNone) return allowed;
   const size_t n = allowed.size();
-  if (pin == "compact") {
+  if (pin == Pin::kCompact) {
     // Consecutive processes share a CPU before moving on: fills CPUs in order.
     size_t slot = static_cast<size_t>(p) * n / static_cast<size_t>(std::max(processes, 1));
     return {allowed[std::min(slot, n - 1)]};

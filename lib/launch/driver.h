@@ -37,6 +37,6 @@ struct DriverOutcome {
 DriverOutcome RunPlan(const Plan& plan, const DriverOptions& options);
 
 // CPU affinity of process `p` of `processes` under a pin mode over `allowed` CPUs (empty: inherit).
-std::vector<int> ProcessCpus(const std::string& pin, const std::vector<int>& allowed, int p, int processes);
+std::vector<int> ProcessCpus(Pin pin, const std::vector<int>& allowed, int p, int processes);
 
 }  // namespace commbench

@@ -119,7 +119,7 @@ class RankRunner {
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
     LoopOptions loop = plan_.loop;
     loop.sync = point.sync;
-    loop.sequential_groups = point.concurrency == "sequential";
+    loop.concurrency = point.concurrency;
     if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;
     ASSIGN_OR_RETURN(RankResult r, RunPointLoop(request, place, work.get(), cached->comm.get(), world, loop));
     // Process counters cover all rank threads of this process, which run the same loop at the same time.

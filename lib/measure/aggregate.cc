@@ -31,7 +31,7 @@ std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vect
 // compound their tails): there the samples are each group's own per-iteration times, pooled.
 std::vector<double> JobSamples(const Point& point, const std::vector<RankSamples>& ranks,
                                const std::vector<std::vector<double>>& group_series) {
-  if (point.concurrency == "sequential") {
+  if (point.concurrency == Concurrency::kSequential) {
     std::vector<double> pooled;
     for (const auto& g : group_series) pooled.insert(pooled.end(), g.begin(), g.end());
     return pooled;
@@ -145,7 +145,7 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   out.algbw_gbps = bw.algbw_gbps;
   out.busbw_gbps = bw.busbw_gbps;
   // Together the groups that run at once: all of them, or one when they take turns.
-  const int at_once = point.concurrency == "sequential" ? 1 : point.groups;
+  const int at_once = point.concurrency == Concurrency::kSequential ? 1 : point.groups;
   out.aggregate_algbw_gbps = bw.algbw_gbps * at_once;
   out.aggregate_busbw_gbps = bw.busbw_gbps * at_once;
 

@@ -66,7 +66,7 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   p.group_size = 2;
   p.bytes = 1000;
   p.count = 250;
-  p.concurrency = "sequential";
+  p.concurrency = Concurrency::kSequential;
   std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10, 90}, 0.1, 1.0, 2.0), Rank(1, 0, {10, 12, 10}, 0.1, 1.0, 2.0),
                              Rank(2, 1, {90, 10, 10}, 0.1, 2.0, 3.0), Rank(3, 1, {10, 10, 14}, 0.1, 2.0, 3.0)};
   PointResult out = AggregatePoint(p, ranks, AggregateOptions());
@@ -78,7 +78,7 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   EXPECT_EQ(out.iters, 3);
   // One group moves at a time: the aggregate is one group's bandwidth.
   EXPECT_DOUBLE_EQ(out.aggregate_busbw_gbps, out.busbw_gbps);
-  p.concurrency = "concurrent";
+  p.concurrency = Concurrency::kConcurrent;
   EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions()).time_us.p50, 90);
 }
 

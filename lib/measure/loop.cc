@@ -37,7 +37,16 @@ class PointRunner {
  public:
   PointRunner(const OpRequest& request, const RankPlace& place, Work* work, Communicator* group, Agreement* world,
               const LoopOptions& options)
-      : request_(request), place_(place), work_(work), group_(group), world_(world), options_(options) {
+      : request_(request),
+        place_(place),
+        work_(work),
+        group_(group),
+        world_(world),
+        options_(options),
+        sequential_(options.concurrency == Concurrency::kSequential),
+        synced_step_(SyncedStep(options.sync)),
+        step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
+        injected_delay_(options.injected_delay_us) {
     FillInput(request_, place_.group_rank, place_.group_size, kFirstIter, &first_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kMiddleIter, &middle_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kLastIter, &last_input_);
@@ -49,7 +58,7 @@ class PointRunner {
     for (int64_t i = 0; i < options_.warmup; ++i) RETURN_IF_ERROR(Iteration(middle_input_, nullptr));
     result_.warmup = options_.warmup;
     ASSIGN_OR_RETURN(int64_t planned, PlanIterations());
-    if (!options_.sequential_groups) return Timed(planned);
+    if (!sequential_) return Timed(planned);
     // One group at a time; the others wait at the world barrier for their turn.
     const int groups = place_.world / place_.group_size;
     for (int turn = 0; turn < groups; ++turn) {
@@ -62,7 +71,7 @@ class PointRunner {
 
  private:
   StatusOr<RankResult> Timed(int64_t planned) {
-    if (!options_.sequential_groups) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
+    if (!sequential_) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
     const rusage before = ProcessUsage();
     result_.start_ns = MonotonicNs();
     RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter));
@@ -73,7 +82,7 @@ class PointRunner {
     while (true) {
       for (int64_t i = 0; i < batch; ++i) RETURN_IF_ERROR(Iteration(middle_input_, &result_.samples_us));
       done += batch;
-      if (options_.iters > 0 || options_.sequential_groups) break;
+      if (options_.iters > 0 || sequential_) break;
       ASSIGN_OR_RETURN(bool more, NeedMore(done));
       if (!more) break;
       batch = std::max<int64_t>(std::min(planned, options_.max_iters - done - 1), 1);
@@ -88,25 +97,50 @@ class PointRunner {
     return result_;
   }
 
-  // One timed iteration: the input copy is outside the clock; the collective and the sync strategy inside.
+  // One timed iteration: the input copy is outside the clock; the collective and the sync strategy inside, and
+  // nothing else (the step was chosen before the loop).
   Status Iteration(const std::vector<char>& input, std::vector<double>* samples) {
     RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
     auto t0 = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR(work_->Run());
-    if (options_.sync == "group-barrier") {
-      RETURN_IF_ERROR(group_->Barrier());
-    } else if (options_.sync == "world-barrier") {
-      RETURN_IF_ERROR(world_->Barrier());
-    }
-    if (options_.injected_delay_us > 0) {
-      std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(options_.injected_delay_us));
-    }
+    RETURN_IF_ERROR((this->*step_)());
     auto t1 = std::chrono::steady_clock::now();
     if (samples) {
       samples->push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       double device_us = work_->last_device_time_us();
       if (device_us >= 0) result_.device_samples_us.push_back(device_us);
     }
+    return OkStatus();
+  }
+
+  // The timed steps: the collective, then what the iteration waits for (GPU syncs are the backend's, inside Run).
+  using Step = Status (PointRunner::*)();
+  static Step SyncedStep(Sync sync) {
+    switch (sync) {
+      case Sync::kGroupBarrier:
+        return &PointRunner::RunThenGroupBarrier;
+      case Sync::kWorldBarrier:
+        return &PointRunner::RunThenWorldBarrier;
+      case Sync::kNone:
+      case Sync::kStream:
+      case Sync::kEvent:
+      case Sync::kDevice:
+        break;
+    }
+    return &PointRunner::RunOnly;
+  }
+  Status RunOnly() { return work_->Run(); }
+  Status RunThenGroupBarrier() {
+    RETURN_IF_ERROR(work_->Run());
+    return group_->Barrier();
+  }
+  Status RunThenWorldBarrier() {
+    RETURN_IF_ERROR(work_->Run());
+    return world_->Barrier();
+  }
+  // Test-only fault injection: this rank is slow every iteration.
+  Status DelayedStep() {
+    RETURN_IF_ERROR((this->*synced_step_)());
+    std::this_thread::sleep_for(injected_delay_);
     return OkStatus();
   }
 
@@ -152,6 +186,10 @@ class PointRunner {
   Communicator* group_;
   Agreement* world_;
   LoopOptions options_;
+  const bool sequential_;  // groups take turns
+  const Step synced_step_;
+  const Step step_;
+  const std::chrono::duration<double, std::micro> injected_delay_;
   std::vector<char> first_input_, middle_input_, last_input_, output_;
   RankResult result_;
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/backend/backend.h"
+#include "lib/core/axes.h"
 
 namespace commbench {
 
@@ -26,10 +27,10 @@ struct LoopOptions {
   double target_ci = 0.05;
   int64_t min_iters = 20;
   int64_t max_iters = 100000;
-  std::string sync = "none";  // none | group-barrier | world-barrier (GPU syncs are the backend's)
-  // Groups take turns (one group's timed loop at a time) instead of running together: the A/B that shows
-  // whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
-  bool sequential_groups = false;
+  Sync sync = Sync::kNone;  // the loop runs the barriers; the GPU syncs are the backend's
+  // kSequential: groups take turns (one group's timed loop at a time) instead of running together, the A/B that
+  // shows whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
+  Concurrency concurrency = Concurrency::kConcurrent;
   double injected_delay_us = 0;  // test-only fault injection for this rank
 };
 

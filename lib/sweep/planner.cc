@@ -2,51 +2,25 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
+#include <string_view>
 #include <tuple>
 
 #include "lib/core/ranges.h"
 
 namespace commbench {
-namespace {
-
-constexpr const char* kGpuSyncs[] = {"stream", "event", "device"};
-
-bool Contains(const char* const* begin, const char* const* end, const std::string& v) {
-  return std::find_if(begin, end, [&](const char* s) { return v == s; }) != end;
-}
-bool IsGpuSync(const std::string& s) { return Contains(std::begin(kGpuSyncs), std::end(kGpuSyncs), s); }
-
-Status CheckNames(const std::vector<std::string>& values, std::initializer_list<const char*> accepted,
-                  const std::string& flag) {
-  for (const auto& v : values) {
-    bool ok = false;
-    std::string list;
-    for (const char* a : accepted) {
-      ok = ok || v == a;
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    }
-    if (!ok) return InvalidArgument(flag + ": unknown value '" + v + "' (accepted: " + list + ")");
-  }
-  return OkStatus();
-}
-
-}  // namespace
-
-bool Point::gpu_backend() const { return backend == "nccl"; }
 
 std::string Point::Id() const {
   std::string id = backend + "/" + std::string(Name(op)) + "/" + algo + "/" + std::string(Name(dtype)) + "/" +
                    std::string(Name(reduce)) + "/g" + std::to_string(groups) + "/k" + std::to_string(group_size) +
                    "/" + std::to_string(bytes) + "B";
   id += in_place ? "/in" : "/out";
-  id += "/sync=" + sync;
-  if (concurrency != "concurrent") id += "/" + concurrency;
+  id += "/sync=" + std::string(Name(sync));
+  if (concurrency != Concurrency::kConcurrent) id += "/" + std::string(Name(concurrency));
   if (ranks_per_process != 1) id += "/rpp=" + std::to_string(ranks_per_process);
-  if (pin != "none") id += "/pin=" + pin;
+  if (pin != Pin::kNone) id += "/pin=" + std::string(Name(pin));
   if (!cpus.empty()) id += "/cpus=" + cpus;
   if (gpu_backend()) {
-    id += "/stream=" + gpu.stream + "/h2d=" + gpu.h2d;
+    id += "/stream=" + std::string(Name(gpu.stream)) + "/h2d=" + std::string(Name(gpu.h2d));
     if (gpu.graph) id += "/graph";
   }
   return id;
@@ -61,8 +35,8 @@ OpRequest Point::Request() const {
   r.algo = algo;
   r.in_place = in_place;
   r.gpu = gpu;
-  r.gpu.sync = IsGpuSync(sync) ? sync : "none";
-  if (concurrency == "sequential") r.concurrent_ranks = group_size;  // one group at a time
+  r.gpu.sync = IsGpuOnly(sync) ? sync : Sync::kNone;
+  if (concurrency == Concurrency::kSequential) r.concurrent_ranks = group_size;  // one group at a time
   return r;
 }
 
@@ -76,16 +50,6 @@ Status ValidateSpec(const SweepSpec& spec) {
   for (const auto& op : spec.ops) RETURN_IF_ERROR(ParseCollective(op).status());
   for (const auto& t : spec.dtypes) RETURN_IF_ERROR(ParseDataType(t).status());
   for (const auto& r : spec.reduces) RETURN_IF_ERROR(ParseReduceOp(r).status());
-  for (const auto& b : spec.backends) RETURN_IF_ERROR(CreateBackend(b).status());
-  RETURN_IF_ERROR(CheckNames({spec.in_place}, {"auto", "yes", "no"}, "--in-place"));
-  RETURN_IF_ERROR(CheckNames(spec.syncs, {"none", "group-barrier", "world-barrier", "stream", "event", "device"},
-                             "--sync"));
-  RETURN_IF_ERROR(CheckNames(spec.pins, {"none", "compact", "spread"}, "--pin"));
-  RETURN_IF_ERROR(CheckNames(spec.concurrencies, {"concurrent", "sequential"}, "--concurrency"));
-  RETURN_IF_ERROR(CheckNames(spec.streams, {"legacy-default", "per-thread", "dedicated"}, "--stream"));
-  RETURN_IF_ERROR(CheckNames(spec.h2ds, {"none", "pageable", "pinned"}, "--h2d"));
-  RETURN_IF_ERROR(CheckNames(spec.graphs, {"off", "on"}, "--graph"));
-  RETURN_IF_ERROR(CheckNames({spec.launcher}, {"local", "mpirun"}, "--launcher"));
   for (const auto& c : spec.cpus) {
     if (!c.empty()) RETURN_IF_ERROR(ParseCpuList(c, "--cpus").status());
   }
@@ -144,55 +108,52 @@ void Expand(std::vector<Point>* points, const std::vector<T>& values, Setter set
 
 // The candidate points of one backend, before asking it what it supports. Groups vary fastest, so that each
 // growth series is contiguous.
-std::vector<Point> Candidates(const SweepSpec& spec, const std::string& backend, bool gpu) {
+std::vector<Point> Candidates(const SweepSpec& spec, const std::string& backend, DeviceKind device) {
   std::vector<Point> points(1);
   points[0].backend = backend;
+  points[0].device = device;
   Expand(&points, spec.ops, [](Point& p, const std::string& v) { p.op = *ParseCollective(v); });
   Expand(&points, spec.algos, [](Point& p, const std::string& v) { p.algo = v; });
   Expand(&points, spec.dtypes, [](Point& p, const std::string& v) { p.dtype = *ParseDataType(v); });
   Expand(&points, spec.reduces, [](Point& p, const std::string& v) { p.reduce = *ParseReduceOp(v); });
   Expand(&points, spec.group_sizes, [](Point& p, int64_t v) { p.group_size = static_cast<int>(v); });
   Expand(&points, spec.sizes, [](Point& p, uint64_t v) { p.bytes = v; });
-  Expand(&points, spec.syncs, [](Point& p, const std::string& v) { p.sync = v; });
-  Expand(&points, spec.concurrencies, [](Point& p, const std::string& v) { p.concurrency = v; });
-  if (gpu) {
-    Expand(&points, spec.streams, [](Point& p, const std::string& v) { p.gpu.stream = v; });
-    Expand(&points, spec.h2ds, [](Point& p, const std::string& v) { p.gpu.h2d = v; });
-    Expand(&points, spec.graphs, [](Point& p, const std::string& v) { p.gpu.graph = v == "on"; });
+  Expand(&points, spec.syncs, [](Point& p, Sync v) { p.sync = v; });
+  Expand(&points, spec.concurrencies, [](Point& p, Concurrency v) { p.concurrency = v; });
+  if (device == DeviceKind::kGpu) {
+    Expand(&points, spec.streams, [](Point& p, StreamKind v) { p.gpu.stream = v; });
+    Expand(&points, spec.h2ds, [](Point& p, H2dKind v) { p.gpu.h2d = v; });
+    Expand(&points, spec.graphs, [](Point& p, bool v) { p.gpu.graph = v; });
     for (auto& p : points) p.gpu.h2d_bytes = spec.h2d_bytes;
   }
   Expand(&points, spec.ranks_per_process, [](Point& p, int64_t v) { p.ranks_per_process = static_cast<int>(v); });
-  Expand(&points, spec.pins, [](Point& p, const std::string& v) { p.pin = v; });
+  Expand(&points, spec.pins, [](Point& p, Pin v) { p.pin = v; });
   Expand(&points, spec.cpus, [](Point& p, const std::string& v) { p.cpus = v; });
   Expand(&points, spec.groups, [](Point& p, int64_t v) { p.groups = static_cast<int>(v); });
   // Allgather takes no reduction: keep one copy of it, under the first --reduce value.
+  const ReduceOp first_reduce = *ParseReduceOp(spec.reduces.front());
   points.erase(std::remove_if(points.begin(), points.end(),
-                              [&](const Point& p) {
-                                return !IsReduction(p.op) && Name(p.reduce) != spec.reduces.front();
-                              }),
+                              [&](const Point& p) { return !IsReduction(p.op) && p.reduce != first_reduce; }),
                points.end());
   return points;
 }
 
-// The value of one explain axis of a point ("" for an axis the point does not have).
-std::string AxisValue(const Point& p, const std::string& axis) {
-  if (axis == "sync") return p.sync;
-  if (axis == "pin") return p.pin;
-  if (axis == "cpus") return p.cpus;
-  if (axis == "concurrency") return p.concurrency;
-  if (axis == "stream") return p.gpu_backend() ? p.gpu.stream : "";
-  if (axis == "h2d") return p.gpu_backend() ? p.gpu.h2d : "";
-  return "";
+template <typename T>
+bool Contains(const std::vector<T>& values, const T& v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+// Whether a point takes one of the values a factor added (stream and h2d exist on GPU points only).
+bool Uses(const SweepSpec::ExplainFactor& f, const Point& p) {
+  return Contains(f.syncs, p.sync) || Contains(f.pins, p.pin) || Contains(f.cpus, p.cpus) ||
+         Contains(f.concurrencies, p.concurrency) ||
+         (p.gpu_backend() && (Contains(f.streams, p.gpu.stream) || Contains(f.h2ds, p.gpu.h2d)));
 }
 
 // --explain varies one factor at a time: a point may take the added values of one factor, not of two.
 bool AtMostOneExplainFactor(const SweepSpec& spec, const Point& p) {
   int used = 0;
-  for (const auto& factor : spec.explain_factors) {
-    bool uses = false;
-    for (const auto& [axis, value] : factor.values) uses = uses || AxisValue(p, axis) == value;
-    used += uses ? 1 : 0;
-  }
+  for (const auto& factor : spec.explain_factors) used += Uses(factor, p) ? 1 : 0;
   return used <= 1;
 }
 
@@ -208,88 +169,121 @@ bool RoundToElements(Point* p) {
 }
 
 // Asks the backend; with --in-place auto, out of place first, else in place.
-Status ChoosePlacement(const Backend& backend, const std::string& in_place, Point* p) {
-  std::vector<bool> placements = in_place == "yes" ? std::vector<bool>{true}
-                                 : in_place == "no" ? std::vector<bool>{false}
-                                                    : std::vector<bool>{false, true};
+Status ChoosePlacement(const BackendDescription& backend, InPlace in_place, Point* p) {
+  std::vector<bool> placements = in_place == InPlace::kYes  ? std::vector<bool>{true}
+                                 : in_place == InPlace::kNo ? std::vector<bool>{false}
+                                                            : std::vector<bool>{false, true};
   Status why;
   for (bool placement : placements) {
     p->in_place = placement;
-    why = backend.Supports(p->Request(), p->group_size);
+    why = backend.supports(p->Request(), p->group_size);
     if (why.ok()) return why;
   }
   return why;
 }
 
-}  // namespace
+bool KnownAlgorithm(const BackendDescription& backend, const Point& p) {
+  bool known = p.algo == "auto";
+  for (const auto& a : backend.algorithms) known = known || (a.op == p.op && a.name == p.algo);
+  return known;
+}
 
-StatusOr<Plan> PlanSweep(const SweepSpec& spec) {
-  RETURN_IF_ERROR(ValidateSpec(spec));
-  Plan plan;
-  auto skip = [&](const std::string& what, const std::string& reason) {
-    for (const auto& s : plan.skipped) {
+class Planner {
+ public:
+  explicit Planner(const SweepSpec& spec) : spec_(spec) {}
+
+  void AddBackend(const BackendDescription& backend) {
+    if (!backend.available.ok()) {
+      Skip(backend.name, "unavailable: " + backend.available.message());
+      return;
+    }
+    const auto& launcher = backend.capabilities.launcher;
+    if (launcher.has_value() && *launcher != spec_.launcher) {
+      Skip(backend.name, "its ranks must be started with --launcher " + std::string(Name(*launcher)));
+      return;
+    }
+    for (Point& p : Candidates(spec_, backend.name, backend.capabilities.device)) {
+      if (AtMostOneExplainFactor(spec_, p) && Admit(backend, &p)) AddPoint(p);
+    }
+  }
+
+  StatusOr<Plan> Finish() {
+    for (auto& entry : launches_) plan_.launches.push_back(std::move(entry.second));
+    if (plan_.point_count() == 0) {
+      const auto& skipped = plan_.skipped;
+      std::string why = skipped.empty() ? "" : " (" + skipped.front().what + ": " + skipped.front().reason + ")";
+      return InvalidArgument("the sweep has no point that any backend can run" + why);
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  void Skip(const std::string& what, const std::string& reason) {
+    for (const auto& s : plan_.skipped) {
       if (s.what == what && s.reason == reason) return;  // the product repeats skips: note each once
     }
-    plan.skipped.push_back({what, reason});
-  };
-  std::map<std::tuple<int, int, std::string, std::string>, Launch> launches;
-  for (const auto& backend_name : spec.backends) {
-    ASSIGN_OR_RETURN(auto backend, CreateBackend(backend_name));
-    Status available = backend->Available();
-    if (!available.ok()) {
-      skip(backend_name, "unavailable: " + available.message());
-      continue;
-    }
-    const std::string launcher = backend->RequiredLauncher();
-    if (!launcher.empty() && launcher != spec.launcher) {
-      skip(backend_name, "its ranks must be started with --launcher " + launcher);
-      continue;
-    }
-    const bool gpu = backend_name == "nccl";
-    for (Point& p : Candidates(spec, backend_name, gpu)) {
-      if (!AtMostOneExplainFactor(spec, p)) continue;
-      bool known = p.algo == "auto";
-      for (const auto& a : backend->Algorithms()) known = known || (a.op == p.op && a.name == p.algo);
-      if (!known) {
-        skip(backend_name + " " + std::string(Name(p.op)) + " --algos " + p.algo,
-             backend_name + " has no " + std::string(Name(p.op)) + " algorithm '" + p.algo + "'");
-        continue;
-      }
-      if (!gpu && IsGpuSync(p.sync)) {
-        skip(backend_name + " --sync " + p.sync, "applies to GPU backends only");
-        continue;
-      }
-      uint64_t asked = p.bytes;
-      if (!RoundToElements(&p)) {
-        skip(backend_name + " " + std::string(Name(p.op)) + " " + std::to_string(asked) + " B",
-             "holds less than one " + std::string(Name(p.dtype)) + " element per rank for group size " +
-                 std::to_string(p.group_size));
-        continue;
-      }
-      Status why = ChoosePlacement(*backend, spec.in_place, &p);
-      if (!why.ok()) {
-        skip(backend_name + " " + std::string(Name(p.op)) + " " + std::string(Name(p.dtype)), why.message());
-        continue;
-      }
-      if (p.ranks_per_process > 1 && backend->OneRankPerProcess()) {
-        skip(backend_name + " --ranks-per-process " + std::to_string(p.ranks_per_process),
-             "each " + backend_name + " rank is a process of its own");
-        continue;
-      }
-      Launch& launch = launches[std::make_tuple(p.world(), p.ranks_per_process, p.pin, p.cpus)];
-      launch.world = p.world();
-      launch.ranks_per_process = p.ranks_per_process;
-      launch.pin = p.pin;
-      launch.cpus = p.cpus;
-      launch.points.push_back(p);
-    }
+    plan_.skipped.push_back({what, reason});
   }
-  for (auto& entry : launches) plan.launches.push_back(std::move(entry.second));
-  if (plan.point_count() == 0) {
-    std::string why = plan.skipped.empty() ? "" : " (" + plan.skipped.front().what + ": " + plan.skipped.front().reason + ")";
-    return InvalidArgument("the sweep has no point that any backend can run" + why);
+
+  // True when the backend runs the point (rounded to whole elements, with its placement); else notes why not.
+  bool Admit(const BackendDescription& backend, Point* p) {
+    const std::string& name = backend.name;
+    const std::string op(Name(p->op));
+    if (!KnownAlgorithm(backend, *p)) {
+      Skip(name + " " + op + " --algos " + p->algo, name + " has no " + op + " algorithm '" + p->algo + "'");
+      return false;
+    }
+    if (!p->gpu_backend() && IsGpuOnly(p->sync)) {
+      Skip(name + " --sync " + std::string(Name(p->sync)), "applies to GPU backends only");
+      return false;
+    }
+    uint64_t asked = p->bytes;
+    if (!RoundToElements(p)) {
+      Skip(name + " " + op + " " + std::to_string(asked) + " B",
+           "holds less than one " + std::string(Name(p->dtype)) + " element per rank for group size " +
+               std::to_string(p->group_size));
+      return false;
+    }
+    Status why = ChoosePlacement(backend, spec_.in_place, p);
+    if (!why.ok()) {
+      Skip(name + " " + op + " " + std::string(Name(p->dtype)), why.message());
+      return false;
+    }
+    if (p->ranks_per_process > 1 && backend.capabilities.one_rank_per_process) {
+      Skip(name + " --ranks-per-process " + std::to_string(p->ranks_per_process),
+           "each " + name + " rank is a process of its own");
+      return false;
+    }
+    return true;
   }
-  return plan;
+
+  void AddPoint(const Point& p) {
+    // Launches run in the order of this key; the pin by its name, as when pins were strings.
+    Launch& launch = launches_[std::make_tuple(p.world(), p.ranks_per_process, Name(p.pin), p.cpus)];
+    launch.world = p.world();
+    launch.ranks_per_process = p.ranks_per_process;
+    launch.pin = p.pin;
+    launch.cpus = p.cpus;
+    launch.points.push_back(p);
+  }
+
+  const SweepSpec& spec_;
+  Plan plan_;
+  std::map<std::tuple<int, int, std::string_view, std::string>, Launch> launches_;
+};
+
+}  // namespace
+
+StatusOr<Plan> PlanSweep(const SweepSpec& spec, const std::vector<BackendDescription>& backends) {
+  RETURN_IF_ERROR(ValidateSpec(spec));
+  Planner planner(spec);
+  for (const auto& name : spec.backends) {
+    auto it = std::find_if(backends.begin(), backends.end(),
+                           [&](const BackendDescription& b) { return b.name == name; });
+    if (it == backends.end()) return InvalidArgument("--backends: unknown backend '" + name + "'");
+    planner.AddBackend(*it);
+  }
+  return planner.Finish();
 }
 
 }  // namespace commbench

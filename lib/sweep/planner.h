@@ -21,15 +21,17 @@ struct Point {
   uint64_t bytes = 0;  // nccl-tests size (see lib/stats/bandwidth.h), after rounding to whole elements
   size_t count = 0;    // per-rank count of the smaller buffer (OpRequest::count)
   bool in_place = false;
-  std::string sync = "none";
-  std::string concurrency = "concurrent";  // or "sequential": one group at a time (the shared-bandwidth A/B)
+  Sync sync = Sync::kNone;
+  Concurrency concurrency = Concurrency::kConcurrent;
   int ranks_per_process = 1;
-  std::string pin = "none";
+  Pin pin = Pin::kNone;
   std::string cpus;
+  // The backend's device (its capabilities): GPU points carry the GPU axes, CPU points the defaults.
+  DeviceKind device = DeviceKind::kCpu;
   GpuAxes gpu;
 
   int world() const { return groups * group_size; }
-  bool gpu_backend() const;
+  bool gpu_backend() const { return device == DeviceKind::kGpu; }
   std::string Id() const;  // unique within a sweep
   OpRequest Request() const;
 };
@@ -38,7 +40,7 @@ struct Point {
 struct Launch {
   int world = 1;
   int ranks_per_process = 1;
-  std::string pin = "none";
+  Pin pin = Pin::kNone;
   std::string cpus;
   std::vector<Point> points;
 
@@ -56,8 +58,9 @@ struct Plan {
   size_t point_count() const;
 };
 
-// Backends are asked whether they support each request (Backend::Supports); what they refuse goes to skipped,
-// with the backend's reason. Backends that are unavailable on this host are skipped whole, with the reason.
-StatusOr<Plan> PlanSweep(const SweepSpec& spec);
+// `backends` describes (at least) the spec's backends (DescribeRegisteredBackends). Each is asked whether it
+// supports each request; what it refuses goes to skipped, with its reason. Backends that are unavailable on this
+// host, or need another launcher, are skipped whole, with the reason. Reads nothing but its arguments.
+StatusOr<Plan> PlanSweep(const SweepSpec& spec, const std::vector<BackendDescription>& backends);
 
 }  // namespace commbench

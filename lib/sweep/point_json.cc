@@ -6,6 +6,20 @@ namespace commbench {
 
 using nlohmann::json;
 
+namespace {
+
+std::string Text(const json& j, const char* field) { return j.at(field).get<std::string>(); }
+std::string FieldError(const char* field) { return std::string("point field '") + field + "': unknown value"; }
+
+template <typename E>
+json Names(const std::vector<E>& values) {
+  json out = json::array();
+  for (E v : values) out.push_back(Name(v));
+  return out;
+}
+
+}  // namespace
+
 json PointToJson(const Point& p) {
   json j = {{"id", p.Id()},
             {"backend", p.backend},
@@ -19,14 +33,14 @@ json PointToJson(const Point& p) {
             {"bytes", p.bytes},
             {"count", p.count},
             {"in_place", p.in_place},
-            {"sync", p.sync},
-            {"concurrency", p.concurrency},
+            {"sync", Name(p.sync)},
+            {"concurrency", Name(p.concurrency)},
             {"ranks_per_process", p.ranks_per_process},
-            {"pin", p.pin},
+            {"pin", Name(p.pin)},
             {"cpus", p.cpus}};
   if (p.gpu_backend()) {
-    j["stream"] = p.gpu.stream;
-    j["h2d"] = p.gpu.h2d;
+    j["stream"] = Name(p.gpu.stream);
+    j["h2d"] = Name(p.gpu.h2d);
     j["h2d_bytes"] = p.gpu.h2d_bytes;
     j["graph"] = p.gpu.graph;
   } else {
@@ -51,13 +65,19 @@ StatusOr<Point> PointFromJson(const json& j) {
     p.bytes = j.at("bytes").get<uint64_t>();
     p.count = j.at("count").get<size_t>();
     p.in_place = j.at("in_place").get<bool>();
-    p.sync = j.at("sync").get<std::string>();
-    p.concurrency = j.at("concurrency").get<std::string>();
+    ASSIGN_OR_RETURN(p.sync, ParseSync(Text(j, "sync"), FieldError("sync")));
+    ASSIGN_OR_RETURN(p.concurrency, ParseConcurrency(Text(j, "concurrency"), FieldError("concurrency")));
     p.ranks_per_process = j.at("ranks_per_process").get<int>();
-    p.pin = j.at("pin").get<std::string>();
+    ASSIGN_OR_RETURN(p.pin, ParsePin(Text(j, "pin"), FieldError("pin")));
     p.cpus = j.at("cpus").get<std::string>();
-    if (!j.at("stream").is_null()) p.gpu.stream = j.at("stream").get<std::string>();
-    if (!j.at("h2d").is_null()) p.gpu.h2d = j.at("h2d").get<std::string>();
+    // PointToJson writes the GPU axes of GPU points only.
+    if (!j.at("stream").is_null()) {
+      p.device = DeviceKind::kGpu;
+      ASSIGN_OR_RETURN(p.gpu.stream, ParseStreamKind(Text(j, "stream"), FieldError("stream")));
+    }
+    if (!j.at("h2d").is_null()) {
+      ASSIGN_OR_RETURN(p.gpu.h2d, ParseH2dKind(Text(j, "h2d"), FieldError("h2d")));
+    }
     p.gpu.h2d_bytes = j.at("h2d_bytes").get<uint64_t>();
     p.gpu.graph = j.at("graph").get<bool>();
     return p;
@@ -70,9 +90,16 @@ json SpecToJson(const SweepSpec& s) {
   json factors = json::array();  // --explain: [[axis, value], ...] per factor
   for (const auto& f : s.explain_factors) {
     json pairs = json::array();
-    for (const auto& [axis, value] : f.values) pairs.push_back({axis, value});
+    for (Sync v : f.syncs) pairs.push_back({"sync", Name(v)});
+    for (Pin v : f.pins) pairs.push_back({"pin", Name(v)});
+    for (const auto& v : f.cpus) pairs.push_back({"cpus", v});
+    for (StreamKind v : f.streams) pairs.push_back({"stream", Name(v)});
+    for (H2dKind v : f.h2ds) pairs.push_back({"h2d", Name(v)});
+    for (Concurrency v : f.concurrencies) pairs.push_back({"concurrency", Name(v)});
     factors.push_back(pairs);
   }
+  json graphs = json::array();
+  for (bool g : s.graphs) graphs.push_back(GraphName(g));
   return {{"backends", s.backends},
           {"ops", s.ops},
           {"algos", s.algos},
@@ -81,16 +108,16 @@ json SpecToJson(const SweepSpec& s) {
           {"sizes", s.sizes},
           {"groups", s.groups},
           {"group_sizes", s.group_sizes},
-          {"in_place", s.in_place},
-          {"syncs", s.syncs},
-          {"concurrencies", s.concurrencies},
+          {"in_place", Name(s.in_place)},
+          {"syncs", Names(s.syncs)},
+          {"concurrencies", Names(s.concurrencies)},
           {"ranks_per_process", s.ranks_per_process},
-          {"pins", s.pins},
+          {"pins", Names(s.pins)},
           {"cpus", s.cpus},
-          {"streams", s.streams},
-          {"h2ds", s.h2ds},
+          {"streams", Names(s.streams)},
+          {"h2ds", Names(s.h2ds)},
           {"h2d_bytes", s.h2d_bytes},
-          {"graphs", s.graphs},
+          {"graphs", graphs},
           {"iters", s.iters},
           {"warmup", s.warmup},
           {"time_budget_s", s.time_budget_s},
@@ -102,7 +129,7 @@ json SpecToJson(const SweepSpec& s) {
           {"max_world", s.max_world},
           {"host", s.host},
           {"iface", s.iface},
-          {"launcher", s.launcher},
+          {"launcher", Name(s.launcher)},
           {"test_only_slow_rank", s.test_only_slow_rank},
           {"explain_factors", factors}};
 }

@@ -3,15 +3,16 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "lib/core/axes.h"
 #include "lib/core/status.h"
 
 namespace commbench {
 
 struct SweepSpec {
-  // Axes (each a list; the sweep is their product, minus combinations a backend cannot run).
+  // Axes (each a list; the sweep is their product, minus combinations a backend cannot run). Collectives, dtypes
+  // and reductions stay as given (aliases such as "reduce-scatter" are recorded verbatim in the result file).
   std::vector<std::string> backends{"gloo"};
   std::vector<std::string> ops{"allreduce"};
   std::vector<std::string> algos{"auto"};  // names not known to a backend are skipped for it with a note
@@ -20,17 +21,17 @@ struct SweepSpec {
   std::vector<uint64_t> sizes{400, 64 << 10, 1 << 20};  // bytes, as nccl-tests' "size"
   std::vector<int64_t> groups{1, 2, 3, 4, 5, 6, 7, 8};
   std::vector<int64_t> group_sizes{2};
-  std::string in_place = "auto";  // auto (the backend's natural placement) | yes | no
-  std::vector<std::string> syncs{"none"};
-  std::vector<std::string> concurrencies{"concurrent"};  // concurrent | sequential (groups take turns)
+  InPlace in_place = InPlace::kAuto;
+  std::vector<Sync> syncs{Sync::kNone};
+  std::vector<Concurrency> concurrencies{Concurrency::kConcurrent};
   std::vector<int64_t> ranks_per_process{1};
-  std::vector<std::string> pins{"none"};
+  std::vector<Pin> pins{Pin::kNone};
   std::vector<std::string> cpus{""};  // each value a CPU list ("0", "0-1"); "" = the inherited affinity
   // GPU axes.
-  std::vector<std::string> streams{"dedicated"};
-  std::vector<std::string> h2ds{"none"};
+  std::vector<StreamKind> streams{StreamKind::kDedicated};
+  std::vector<H2dKind> h2ds{H2dKind::kNone};
   uint64_t h2d_bytes = 0;
-  std::vector<std::string> graphs{"off"};
+  std::vector<bool> graphs{false};
 
   // Measurement.
   int64_t iters = 0;  // 0: adaptive (time budget and target CI width)
@@ -46,22 +47,30 @@ struct SweepSpec {
   int64_t max_world = 128;
   std::string host = "127.0.0.1";
   std::string iface;
-  std::string launcher = "local";  // local | mpirun
+  Launcher launcher = Launcher::kLocal;
   // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
   std::string test_only_slow_rank;
 
-  // --explain: the axis values it added, as factors (a factor is a set of (axis, value) pairs that go together,
-  // e.g. a dedicated stream with pinned memory). A point takes the values of at most one factor: each A/B varies
-  // one thing from what was asked, and the additions do not multiply each other. Axis names as in Point:
-  // sync, pin, cpus, stream, h2d, concurrency.
+  // --explain: the axis values it added, as factors (a factor is a set of axis values that go together, e.g. a
+  // dedicated stream with pinned memory). A point takes the values of at most one factor: each A/B varies one
+  // thing from what was asked, and the additions do not multiply each other.
   struct ExplainFactor {
-    std::vector<std::pair<std::string, std::string>> values;
+    std::vector<Sync> syncs;
+    std::vector<Pin> pins;
+    std::vector<std::string> cpus;
+    std::vector<StreamKind> streams;  // GPU points only
+    std::vector<H2dKind> h2ds;        // GPU points only
+    std::vector<Concurrency> concurrencies;
+    bool empty() const {
+      return syncs.empty() && pins.empty() && cpus.empty() && streams.empty() && h2ds.empty() &&
+             concurrencies.empty();
+    }
   };
   std::vector<ExplainFactor> explain_factors;
 };
 
 // Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the
-// flag, the bad value and what is accepted.
+// flag, the bad value and what is accepted. Backend names are the registry's to check (CreateBackend).
 Status ValidateSpec(const SweepSpec& spec);
 
 }  // namespace commbench

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/backend/backend.h"
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
-#include "lib/diagnose/explain.h"
 #include "lib/launch/driver.h"
 #include "lib/launch/interrupt.h"
 #include "lib/measure/aggregate.h"
@@ -20,6 +20,7 @@
 #include "lib/report/fingerprint.h"
 #include "lib/report/html.h"
 #include "lib/report/result.h"
+#include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench::cli {
@@ -63,43 +64,13 @@ const std::string& Invocation() { return InvocationStorage(); }
 namespace {
 
 // --explain: the A/B axis values that let the diagnosis confirm or rule out causes within this sweep.
-SweepSpec WithExplainAxes(const SweepSpec& spec, const std::string& affinity) {
-  diagnose::ExplainSpec axes;
-  axes.backends = spec.backends;
-  axes.sync = spec.syncs;
-  axes.pin = spec.pins;
-  axes.cpus = spec.cpus;
-  axes.stream = spec.streams;
-  axes.h2d = spec.h2ds;
-  axes.concurrency = spec.concurrencies;
-  axes.multiple_groups = spec.groups.size() >= 2;
-  axes.affinity = affinity;
-  diagnose::ExplainAdditions add = diagnose::ExplainAxes(axes);
-  SweepSpec out = spec;
-  auto append = [](std::vector<std::string>* axis, const std::vector<std::string>& values) {
-    axis->insert(axis->end(), values.begin(), values.end());
-  };
-  append(&out.syncs, add.sync);
-  append(&out.pins, add.pin);
-  append(&out.cpus, add.cpus);
-  append(&out.streams, add.stream);
-  append(&out.h2ds, add.h2d);
-  append(&out.concurrencies, add.concurrency);
-  // One factor per cause; a dedicated stream needs pinned memory to be asynchronous, so those two go together.
-  auto factor = [&out](std::vector<std::pair<std::string, std::vector<std::string>>> axes) {
-    SweepSpec::ExplainFactor f;
-    for (const auto& [axis, values] : axes) {
-      for (const auto& v : values) f.values.emplace_back(axis, v);
-    }
-    if (!f.values.empty()) out.explain_factors.push_back(f);
-  };
-  factor({{"sync", add.sync}});
-  factor({{"pin", add.pin}});
-  factor({{"cpus", add.cpus}});
-  factor({{"stream", add.stream}, {"h2d", add.h2d}});
-  factor({{"concurrency", add.concurrency}});
-  for (const auto& reason : add.reasons) std::fprintf(stderr, "commbench: --explain: %s\n", reason.c_str());
-  return out;
+SweepSpec WithExplainAxes(const SweepSpec& spec, const std::vector<BackendDescription>& backends,
+                          const std::string& affinity) {
+  std::vector<BackendCapabilities> capabilities;
+  for (const auto& b : backends) capabilities.push_back(b.capabilities);
+  ExplainExpansion expansion = ExpandForExplain(spec, capabilities, affinity);
+  for (const auto& reason : expansion.reasons) std::fprintf(stderr, "commbench: --explain: %s\n", reason.c_str());
+  return expansion.spec;
 }
 
 // The host's memory-copy and loopback-TCP peaks (cached per host), so that bandwidth reads as a fraction of
@@ -113,8 +84,14 @@ nlohmann::json PeaksJson() {
 }  // namespace
 
 int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const std::string& command) {
-  const SweepSpec spec = outputs.explain ? WithExplainAxes(requested, FormatCpuList(AllowedCpus())) : requested;
-  auto plan = PlanSweep(spec);
+  auto backends = DescribeRegisteredBackends(requested.backends);
+  if (!backends.ok()) {
+    std::fprintf(stderr, "commbench: error: %s\n", backends.status().message().c_str());
+    return 2;
+  }
+  const SweepSpec spec =
+      outputs.explain ? WithExplainAxes(requested, *backends, FormatCpuList(AllowedCpus())) : requested;
+  auto plan = PlanSweep(spec, *backends);
   if (!plan.ok()) {
     std::fprintf(stderr, "commbench: error: %s\n", plan.status().message().c_str());
     return 2;

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "lib/backend/backend.h"
+#include "lib/core/axes.h"
 #include "lib/core/ranges.h"
 
 namespace commbench::cli {
@@ -63,7 +65,7 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--max-world", s.max_world, "Refuse worlds larger than this many ranks")->capture_default_str();
   app->add_option("--host", s.host, "Address the ranks bind and advertise (TCP transports)")->capture_default_str();
   app->add_option("--iface", s.iface, "Network interface for the TCP transports (wins over --host)");
-  app->add_option("--launcher", s.launcher, "How ranks start: local (fork/exec), mpirun")->capture_default_str();
+  app->add_option("--launcher", f->launcher, "How ranks start: local (fork/exec), mpirun")->capture_default_str();
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
                   "of that rank");
@@ -84,11 +86,25 @@ StatusOr<std::vector<std::string>> Names(const std::string& text, const char* fl
   return ParseNameList(text, flag);
 }
 
+// A list flag of one axis: "--sync: unknown value 'x' (accepted: ...)" for a name the axis lacks.
+template <typename E>
+StatusOr<std::vector<E>> Values(const std::string& text, const char* flag,
+                                StatusOr<E> (*parse)(std::string_view, std::string_view)) {
+  ASSIGN_OR_RETURN(std::vector<std::string> names, Names(text, flag));
+  std::vector<E> values;
+  for (const auto& name : names) {
+    ASSIGN_OR_RETURN(E value, parse(name, std::string(flag) + ": unknown value"));
+    values.push_back(value);
+  }
+  return values;
+}
+
 }  // namespace
 
 StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   SweepSpec s = f.spec;
   ASSIGN_OR_RETURN(s.backends, Names(f.backends, "--backends"));
+  for (const auto& b : s.backends) RETURN_IF_ERROR(CreateBackend(b).status());  // the registry's names
   ASSIGN_OR_RETURN(s.ops, Names(f.ops, "--ops"));
   ASSIGN_OR_RETURN(s.algos, Names(f.algos, "--algos"));
   ASSIGN_OR_RETURN(s.dtypes, Names(f.dtypes, "--dtypes"));
@@ -96,10 +112,10 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   ASSIGN_OR_RETURN(s.sizes, ParseSizeList(f.sizes, "--sizes", uint64_t{16} << 30));
   ASSIGN_OR_RETURN(s.groups, ParseIntList(f.groups, "--groups", {1, 4096}));
   ASSIGN_OR_RETURN(s.group_sizes, ParseIntList(f.group_sizes, "--group-size", {1, 4096}));
-  ASSIGN_OR_RETURN(s.syncs, Names(f.syncs, "--sync"));
+  ASSIGN_OR_RETURN(s.syncs, Values(f.syncs, "--sync", ParseSync));
   ASSIGN_OR_RETURN(s.ranks_per_process, ParseIntList(f.ranks_per_process, "--ranks-per-process", {1, 256}));
-  ASSIGN_OR_RETURN(s.pins, Names(f.pins, "--pin"));
-  ASSIGN_OR_RETURN(s.concurrencies, Names(f.concurrencies, "--concurrency"));
+  ASSIGN_OR_RETURN(s.pins, Values(f.pins, "--pin", ParsePin));
+  ASSIGN_OR_RETURN(s.concurrencies, Values(f.concurrencies, "--concurrency", ParseConcurrency));
   s.cpus.clear();
   for (const auto& value : f.cpus) {
     size_t start = 0;
@@ -113,11 +129,12 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
     }
   }
   if (s.cpus.empty()) s.cpus = {""};
-  ASSIGN_OR_RETURN(s.streams, Names(f.streams, "--stream"));
-  ASSIGN_OR_RETURN(s.h2ds, Names(f.h2ds, "--h2d"));
+  ASSIGN_OR_RETURN(s.streams, Values(f.streams, "--stream", ParseStreamKind));
+  ASSIGN_OR_RETURN(s.h2ds, Values(f.h2ds, "--h2d", ParseH2dKind));
   ASSIGN_OR_RETURN(s.h2d_bytes, ParseByteSize(f.h2d_bytes, "--h2d-bytes"));
-  ASSIGN_OR_RETURN(s.graphs, Names(f.graphs, "--graph"));
-  s.in_place = f.in_place;
+  ASSIGN_OR_RETURN(s.graphs, Values(f.graphs, "--graph", ParseGraph));
+  ASSIGN_OR_RETURN(s.in_place, ParseInPlace(f.in_place));
+  ASSIGN_OR_RETURN(s.launcher, ParseLauncher(f.launcher));
   RETURN_IF_ERROR(ValidateSpec(s));
   return s;
 }

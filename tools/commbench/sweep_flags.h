@@ -1,5 +1,5 @@
-// The flags that describe a sweep, shared by `sweep` and `run`. List flags stay strings until ToSpec parses
-// them with the error messages of lib/core/ranges.h (exit code 2).
+// The flags that describe a sweep, shared by `sweep` and `run`. List and named flags stay strings until ToSpec
+// parses them with the error messages of lib/core/ranges.h and lib/core/axes.h (exit code 2).
 #pragma once
 
 #include <string>
@@ -31,7 +31,8 @@ struct SweepFlags {
   std::string h2ds = "none";
   std::string h2d_bytes = "0";
   std::string graphs = "off";
-  SweepSpec spec;  // scalar settings are bound directly
+  std::string launcher = "local";
+  SweepSpec spec;  // the other scalar settings are bound directly
 };
 
 struct OutputFlags {

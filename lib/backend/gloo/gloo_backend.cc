@@ -196,16 +196,17 @@ class GlooBackend : public Backend {
     };
   }
 
+  // No bf16; allgather out of place, the reductions in place.
+  BackendCapabilities Capabilities() const override {
+    BackendCapabilities caps;
+    caps.dtypes = {DataType::kF32, DataType::kF64, DataType::kI32, DataType::kF16};
+    caps.in_place_ops = {Collective::kAllreduce, Collective::kReduceScatter};
+    caps.out_of_place_ops = {Collective::kAllgather};
+    return caps;
+  }
+
   Status Supports(const OpRequest& r, int /*group_size*/) const override {
-    if (r.dtype == DataType::kBF16) return InvalidArgument("gloo has no bf16 type");
-    if (r.gpu.stream != GpuAxes().stream || r.gpu.h2d != "none" || r.gpu.graph) {
-      return InvalidArgument("gloo runs on the CPU: --stream, --h2d and --graph do not apply");
-    }
-    if (r.op == Collective::kAllgather ? r.in_place : !r.in_place) {
-      return InvalidArgument(r.op == Collective::kAllgather
-                                 ? "gloo's allgather works out of place only"
-                                 : "gloo's " + std::string(Name(r.op)) + " works in place only");
-    }
+    RETURN_IF_ERROR(CheckCapabilities("gloo", Capabilities(), r));
     bool known = r.algo == "auto";
     for (const auto& a : Algorithms()) known = known || (a.op == r.op && a.name == r.algo);
     if (!known) return InvalidArgument("gloo has no " + std::string(Name(r.op)) + " algorithm '" + r.algo + "'");

@@ -85,7 +85,7 @@ TEST(GlooBackendTest, SupportsExplainsWhatItRejects) {
   r.algo = "bcube9";
   EXPECT_EQ(backend->Supports(r, 2).message(), "gloo has no allreduce algorithm 'bcube9'");
   r.algo = "ring";
-  r.gpu.stream = "legacy-default";
+  r.gpu.stream = StreamKind::kLegacyDefault;
   EXPECT_FALSE(backend->Supports(r, 2).ok());
   EXPECT_FALSE(CreateBackend("nope").ok());
 }

@@ -217,8 +217,13 @@ class MpiBackend : public Backend {
     return Unavailable("mpi: no /usr/bin/mpirun (apt-get install openmpi-bin)");
   }
 
-  std::string RequiredLauncher() const override { return "mpirun"; }
-  bool OneRankPerProcess() const override { return true; }
+  // An MPI rank is a process that mpirun started.
+  BackendCapabilities Capabilities() const override {
+    BackendCapabilities caps;
+    caps.launcher = Launcher::kMpirun;
+    caps.one_rank_per_process = true;
+    return caps;
+  }
 
   std::string Version() const override {
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -238,9 +243,7 @@ class MpiBackend : public Backend {
   }
 
   Status Supports(const OpRequest& r, int /*group_size*/) const override {
-    if (r.gpu.stream != GpuAxes().stream || r.gpu.h2d != "none" || r.gpu.graph) {
-      return InvalidArgument("mpi runs on the CPU: --stream, --h2d and --graph do not apply");
-    }
+    RETURN_IF_ERROR(CheckCapabilities("mpi", Capabilities(), r));
     if (r.algo != "auto" && r.algo != "default") return InvalidArgument("mpi has only algorithm 'default'");
     if (r.count > static_cast<size_t>(INT32_MAX)) return InvalidArgument("mpi counts are int");
     return OkStatus();

@@ -54,10 +54,10 @@ class NativeBackend : public Backend {
     return out;
   }
 
+  BackendCapabilities Capabilities() const override { return {}; }
+
   Status Supports(const OpRequest& r, int /*group_size*/) const override {
-    if (r.gpu.stream != GpuAxes().stream || r.gpu.h2d != "none" || r.gpu.graph) {
-      return InvalidArgument("native runs on the CPU: --stream, --h2d and --graph do not apply");
-    }
+    RETURN_IF_ERROR(CheckCapabilities("native", Capabilities(), r));
     if (r.algo != "auto" && !native::Supports(r.algo, r.op)) {
       return InvalidArgument("native has no " + std::string(Name(r.op)) + " algorithm '" + r.algo + "'");
     }

@@ -14,6 +14,7 @@ class AbsentNcclBackend : public Backend {
   std::string name() const override { return kBackendName; }
   Status Available() const override { return Unavailable(COMMBENCH_CUDA_ABSENT_REASON); }
   std::vector<AlgorithmInfo> Algorithms() const override { return NcclAlgorithms(); }
+  BackendCapabilities Capabilities() const override { return NcclCapabilities(); }
   Status Supports(const OpRequest& request, int group_size) const override {
     RETURN_IF_ERROR(NcclSupports(request, group_size));
     return Available();

@@ -165,7 +165,7 @@ class NcclWork : public Work {
 
   Status Init() {
     RETURN_IF_ERROR(cuda::SetDevice(state_->device));
-    if (plan_.stream == cuda::StreamKind::kDedicated) {
+    if (plan_.stream == StreamKind::kDedicated) {
       stream_ = &*state_->dedicated;
     } else {
       ASSIGN_OR_RETURN(own_stream_, cuda::Stream::Create(plan_.stream));
@@ -356,6 +356,7 @@ class NcclBackend : public Backend {
   Status Available() const override { return cuda::DeviceUsable(); }
 
   std::vector<AlgorithmInfo> Algorithms() const override { return NcclAlgorithms(); }
+  BackendCapabilities Capabilities() const override { return NcclCapabilities(); }
 
   Status Supports(const OpRequest& request, int group_size) const override { return NcclSupports(request, group_size); }
 
@@ -419,7 +420,7 @@ class NcclBackend : public Backend {
           return FromNccl(e, comm, "NCCL");
         },
         [comm] { ncclCommAbort(comm); });
-    auto dedicated = cuda::Stream::Create(cuda::StreamKind::kDedicated);
+    auto dedicated = cuda::Stream::Create(StreamKind::kDedicated);
     if (!dedicated.ok()) return fail(dedicated.status());
     state->dedicated.emplace(std::move(dedicated).value());
     auto barrier = cuda::DeviceBuffer::Create(sizeof(int32_t));

@@ -67,7 +67,7 @@ TEST(NcclBackendTest, SupportsRejectsWhatCannotRun) {
   req.algo = "tree";
   EXPECT_EQ(b->Supports(req, 2).code(), StatusCode::kInvalidArgument);
   req.algo = "auto";
-  req.gpu.stream = "legacy-default";
+  req.gpu.stream = StreamKind::kLegacyDefault;
   req.gpu.graph = true;
   EXPECT_EQ(b->Supports(req, 2).code(), StatusCode::kInvalidArgument);
 }
@@ -141,7 +141,7 @@ TEST(NcclDeviceTest, EveryCollectiveDtypeAndPlacement) {
         req.reduce = op == Collective::kAllgather ? ReduceOp::kSum : ReduceOp::kMax;
         req.count = 1000;
         req.in_place = in_place;
-        req.gpu.sync = "stream";
+        req.gpu.sync = Sync::kStream;
         ExpectAllOk(RunGroups(1, 1, req), std::string(Name(op)) + " " + std::string(Name(t)));
       }
     }
@@ -164,18 +164,20 @@ TEST(NcclDeviceTest, EveryStreamSyncAndH2dCombination) {
   auto b = Nccl();
   ASSERT_NE(b, nullptr);
   SKIP_WITHOUT_DEVICE(b);
-  for (const char* stream : {"legacy-default", "per-thread", "dedicated"}) {
-    for (const char* h2d : {"none", "pageable", "pinned"}) {
-      for (const char* sync : {"stream", "event", "device", "none"}) {
+  for (StreamKind stream : AllStreamKinds()) {
+    for (H2dKind h2d : AllH2dKinds()) {
+      for (Sync sync : {Sync::kStream, Sync::kEvent, Sync::kDevice, Sync::kNone}) {
         OpRequest req;
         req.count = 1 << 16;
         req.gpu.stream = stream;
         req.gpu.h2d = h2d;
-        req.gpu.h2d_bytes = std::string(h2d) == "none" ? 0 : 1 << 20;
+        req.gpu.h2d_bytes = h2d == H2dKind::kNone ? 0 : 1 << 20;
         req.gpu.sync = sync;
         double device_us = -1;
-        ExpectAllOk(RunGroups(1, 1, req, &device_us), std::string(stream) + "/" + h2d + "/" + sync);
-        EXPECT_GT(device_us, 0) << stream << "/" << h2d << "/" << sync;  // GetOutput waited: all runs complete
+        const std::string what =
+            std::string(Name(stream)) + "/" + std::string(Name(h2d)) + "/" + std::string(Name(sync));
+        ExpectAllOk(RunGroups(1, 1, req, &device_us), what);
+        EXPECT_GT(device_us, 0) << what;  // GetOutput waited: all runs complete
       }
     }
   }
@@ -185,16 +187,16 @@ TEST(NcclDeviceTest, GraphReplaysCopyAndCollective) {
   auto b = Nccl();
   ASSERT_NE(b, nullptr);
   SKIP_WITHOUT_DEVICE(b);
-  for (const char* stream : {"per-thread", "dedicated"}) {
-    for (const char* sync : {"stream", "event", "none"}) {
+  for (StreamKind stream : {StreamKind::kPerThread, StreamKind::kDedicated}) {
+    for (Sync sync : {Sync::kStream, Sync::kEvent, Sync::kNone}) {
       OpRequest req;
       req.op = Collective::kAllgather;
       req.count = 1000;
       req.gpu.stream = stream;
-      req.gpu.h2d = "pinned";
+      req.gpu.h2d = H2dKind::kPinned;
       req.gpu.sync = sync;
       req.gpu.graph = true;
-      ExpectAllOk(RunGroups(1, 1, req), std::string("graph ") + stream + "/" + sync);
+      ExpectAllOk(RunGroups(1, 1, req), "graph " + std::string(Name(stream)) + "/" + std::string(Name(sync)));
     }
   }
 }
@@ -207,13 +209,13 @@ TEST(NcclDeviceTest, ThreadsWithOwnCommunicatorsOnOneGpu) {
   SKIP_WITHOUT_DEVICE(b);
   OpRequest req;
   req.count = 1 << 18;
-  req.gpu.stream = "legacy-default";
-  req.gpu.h2d = "pageable";
-  req.gpu.sync = "stream";
+  req.gpu.stream = StreamKind::kLegacyDefault;
+  req.gpu.h2d = H2dKind::kPageable;
+  req.gpu.sync = Sync::kStream;
   ExpectAllOk(RunGroups(4, 1, req), "4 groups on the legacy default stream");
-  req.gpu.stream = "dedicated";
-  req.gpu.h2d = "pinned";
-  req.gpu.sync = "event";
+  req.gpu.stream = StreamKind::kDedicated;
+  req.gpu.h2d = H2dKind::kPinned;
+  req.gpu.sync = Sync::kEvent;
   ExpectAllOk(RunGroups(4, 1, req), "4 groups on dedicated streams");
 }
 

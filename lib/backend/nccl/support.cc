@@ -15,6 +15,12 @@ std::vector<AlgorithmInfo> NcclAlgorithms() {
   return out;
 }
 
+BackendCapabilities NcclCapabilities() {
+  BackendCapabilities caps;
+  caps.device = DeviceKind::kGpu;
+  return caps;
+}
+
 Status NcclSupports(const OpRequest& request, int group_size) {
   if (group_size < 1) return InvalidArgument("nccl: group size " + std::to_string(group_size) + " < 1");
   if (request.algo != "auto") {

@@ -14,6 +14,9 @@ inline constexpr char kBackendName[] = "nccl";
 // NCCL picks its algorithm and protocol per call; the only name we accept is "auto".
 std::vector<AlgorithmInfo> NcclAlgorithms();
 
+// A GPU backend: device buffers, the GPU axes apply; every collective, dtype, reduction and placement.
+BackendCapabilities NcclCapabilities();
+
 // OK, or InvalidArgument with the skip note: an algorithm other than "auto", a bad or impossible GPU axis
 // combination (see lib/cuda/plan.h), a group size below 1. Every collective, dtype and reduction we have maps to
 // NCCL's.

@@ -37,15 +37,22 @@ TEST(NcclSupportTest, OnlyAutoAlgorithm) {
 
 TEST(NcclSupportTest, ImpossibleGpuAxesBecomeSkipNotes) {
   OpRequest req;
-  req.gpu.stream = "legacy-default";
+  req.gpu.stream = StreamKind::kLegacyDefault;
   req.gpu.graph = true;
   Status s = NcclSupports(req, 1);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("nccl: --graph with --stream legacy-default"), std::string::npos) << s.message();
   req.gpu.graph = false;
-  req.gpu.sync = "sometimes";
-  EXPECT_NE(NcclSupports(req, 1).message().find("--sync: unknown value 'sometimes'"), std::string::npos);
+  EXPECT_TRUE(NcclSupports(req, 1).ok());  // the legacy default stream without a graph runs
   EXPECT_FALSE(NcclSupports(OpRequest{}, 0).ok());
+}
+
+TEST(NcclSupportTest, CapabilitiesSayGpu) {
+  BackendCapabilities caps = NcclCapabilities();
+  EXPECT_EQ(caps.device, DeviceKind::kGpu);
+  EXPECT_FALSE(caps.launcher.has_value());
+  EXPECT_FALSE(caps.one_rank_per_process);
+  EXPECT_EQ(caps.dtypes, AllDataTypes());
 }
 
 TEST(NcclSupportTest, DescribeCallNamesTheCall) {
