@@ -35,15 +35,15 @@ std::map<std::string, std::string> AxisValues(const Point& p) {
           {"group_size", std::to_string(p.group_size)},
           {"bytes", std::to_string(p.bytes)},
           {"in_place", p.in_place ? "true" : "false"},
-          {"sync", p.sync},
+          {"sync", std::string(Name(p.sync))},
           {"ranks_per_process", std::to_string(p.ranks_per_process)},
-          {"pin", p.pin},
+          {"pin", std::string(Name(p.pin))},
           {"cpus", p.cpus},
-          {"stream", gpu ? p.gpu.stream : ""},
-          {"h2d", gpu ? p.gpu.h2d : ""},
+          {"stream", gpu ? std::string(Name(p.gpu.stream)) : ""},
+          {"h2d", gpu ? std::string(Name(p.gpu.h2d)) : ""},
           {"h2d_bytes", std::to_string(gpu ? p.gpu.h2d_bytes : 0)},
           {"graph", gpu && p.gpu.graph ? "true" : "false"},
-          {"concurrency", p.concurrency}};
+          {"concurrency", std::string(Name(p.concurrency))}};
 }
 
 PointData FromResult(const result::PointResult& r) {

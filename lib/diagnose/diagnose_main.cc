@@ -1,29 +1,28 @@
-// Developer tool: diagnose a result file and print the findings (or the JSON with --json). The product path is
-// `commbench sweep` / `commbench report`, which call Diagnose() and FormatFindings() themselves.
-#include <fstream>
+// Developer tool: diagnose a result file again and print the findings (or the diagnosis as the result file
+// records it, with --json). The product path is `commbench sweep`, which diagnoses as it writes.
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "lib/diagnose/diagnose.h"
 #include "lib/report/console_findings.h"
+#include "lib/result/result_file.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: diagnose_main RESULT.json [--json]\n";
     return 2;
   }
-  std::ifstream in(argv[1]);
-  nlohmann::json result = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (result.is_discarded()) {
-    std::cerr << "diagnose_main: " << argv[1] << " is not JSON\n";
+  auto file = commbench::result::LoadResultFile(argv[1]);
+  if (!file.ok()) {
+    std::cerr << "diagnose_main: " << file.status().message() << "\n";
     return 2;
   }
-  nlohmann::json d = commbench::diagnose::Diagnose(result);
+  commbench::result::ResultTrailer trailer = file->trailer;
+  trailer.diagnosis = commbench::diagnose::Diagnose(file->points, file->header.command, file->header.environment);
   if (argc > 2 && std::string(argv[2]) == "--json") {
-    std::cout << d.dump(2) << "\n";
+    std::cout << commbench::result::TrailerToJson(trailer).dump(2) << "\n";
   } else {
-    std::cout << commbench::FormatFindings(d);
+    std::cout << commbench::FormatFindings(trailer.diagnosis);
   }
   return 0;
 }

@@ -249,7 +249,10 @@ TEST(SharedBandwidthRule, QuietForGroupsOfOneInPlace) {
   // In place, a group of one moves no bytes: the same growth as the bandwidth sweep says nothing about bandwidth.
   auto sweep = BandwidthSweep("");
   for (auto& series : sweep) {
-    for (json& p : series) p["group_size"] = 1;
+    for (json& p : series) {
+      p["group_size"] = 1;
+      p["world"] = p["groups"];
+    }
   }
   EXPECT_FALSE(Eval("shared_bandwidth", MakeResult(sweep, "commbench sweep")));
   for (auto& series : sweep) {

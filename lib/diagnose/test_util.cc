@@ -24,6 +24,7 @@ json MakePoint(const PointSpec& s) {
   p["iters"] = s.iters;
   p["warmup"] = 10;
   p["correct"] = true;
+  p["errors"] = json::array();
   std::string id = p["backend"].get<std::string>() + "/allreduce/g" + std::to_string(s.groups) + "/k" +
                    std::to_string(s.group_size) + "/" + std::to_string(s.bytes) + "B";
   for (const char* k : {"sync", "pin", "cpus", "stream", "h2d", "graph", "concurrency", "ranks_per_process"}) {
@@ -130,10 +131,14 @@ result::ResultFile ReadSynthetic(const json& result) {
   return file.ok() ? *file : result::ResultFile{};
 }
 
-json Diagnose(const json& result) {
+result::Diagnosis DiagnoseTyped(const json& result) {
   const result::ResultFile file = ReadSynthetic(result);
+  return diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+}
+
+json Diagnose(const json& result) {
   result::ResultTrailer trailer;
-  trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+  trailer.diagnosis = DiagnoseTyped(result);
   json written = result::TrailerToJson(trailer);
   return {{"fits", written["fits"]},
           {"findings", written["findings"]},

@@ -50,6 +50,7 @@ nlohmann::json MakeResult(const std::vector<std::vector<nlohmann::json>>& series
 // test), diagnosed, and the diagnosis written as the result file writes it: {fits, findings, ruled_out, verdict}.
 result::ResultFile ReadSynthetic(const nlohmann::json& result);
 nlohmann::json Diagnose(const nlohmann::json& result);
+result::Diagnosis DiagnoseTyped(const nlohmann::json& result);
 AnalysisInput BuildAnalysisInput(const nlohmann::json& result);
 
 const std::vector<int>& OneToEight();

@@ -5,13 +5,9 @@
 #include <map>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "lib/core/ranges.h"
 
 namespace commbench {
-
-using nlohmann::json;
 
 namespace {
 
@@ -26,30 +22,29 @@ std::string Printf(const char* fmt, ...) {
 }
 
 // The axes that are not columns: one table per distinct combination.
-std::string TableTitle(const json& p) {
-  std::string title = p["backend"].get<std::string>() + " " + p["op"].get<std::string>() + " " +
-                      p["algo"].get<std::string>() + ", " + std::to_string(p["groups"].get<int>()) + " group" +
-                      (p["groups"].get<int>() == 1 ? "" : "s") + " x " + std::to_string(p["group_size"].get<int>()) +
-                      " ranks, sync " + p["sync"].get<std::string>();
-  if (p.value("concurrency", std::string("concurrent")) != "concurrent") title += ", groups one at a time";
-  if (p["ranks_per_process"].get<int>() != 1) title += ", " + std::to_string(p["ranks_per_process"].get<int>()) + " ranks/process";
-  if (p["pin"] != "none") title += ", pin " + p["pin"].get<std::string>();
-  if (!p["cpus"].get<std::string>().empty()) title += ", cpus " + p["cpus"].get<std::string>();
-  if (!p["stream"].is_null()) {
-    title += ", stream " + p["stream"].get<std::string>() + ", h2d " + p["h2d"].get<std::string>();
-    if (p["graph"].get<bool>()) title += ", graph";
+std::string TableTitle(const Point& p) {
+  std::string title = p.backend + " " + std::string(Name(p.op)) + " " + p.algo + ", " + std::to_string(p.groups) +
+                      " group" + (p.groups == 1 ? "" : "s") + " x " + std::to_string(p.group_size) +
+                      " ranks, sync " + std::string(Name(p.sync));
+  if (p.concurrency != Concurrency::kConcurrent) title += ", groups one at a time";
+  if (p.ranks_per_process != 1) title += ", " + std::to_string(p.ranks_per_process) + " ranks/process";
+  if (p.pin != Pin::kNone) title += ", pin " + std::string(Name(p.pin));
+  if (!p.cpus.empty()) title += ", cpus " + p.cpus;
+  if (p.gpu_backend()) {
+    title += ", stream " + std::string(Name(p.gpu.stream)) + ", h2d " + std::string(Name(p.gpu.h2d));
+    if (p.gpu.graph) title += ", graph";
   }
-  title += p["in_place"].get<bool>() ? " (in place)" : " (out of place)";
+  title += p.in_place ? " (in place)" : " (out of place)";
   return title;
 }
 
 }  // namespace
 
-std::string FormatTables(const json& result) {
-  std::map<std::string, std::vector<const json*>> tables;
+std::string FormatTables(const std::vector<result::PointResult>& points) {
+  std::map<std::string, std::vector<const result::PointResult*>> tables;
   std::vector<std::string> order;
-  for (const json& p : result["points"]) {
-    std::string title = TableTitle(p);
+  for (const result::PointResult& p : points) {
+    std::string title = TableTitle(p.point);
     if (!tables.count(title)) order.push_back(title);
     tables[title].push_back(&p);
   }
@@ -58,37 +53,32 @@ std::string FormatTables(const json& result) {
     out << "# " << title << "\n";
     out << Printf("#%11s %12s %6s %6s %11s %11s %11s %9s %9s %8s %6s\n", "size", "count", "type", "redop",
                   "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong");
-    for (const json* p : tables[title]) {
-      int wrong = static_cast<int>((*p)["errors"].size());
-      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n",
-                    FormatBytes((*p)["bytes"].get<uint64_t>()).c_str(), (*p)["count"].get<size_t>(),
-                    (*p)["dtype"].get<std::string>().c_str(),
-                    (*p)["op"] == "allgather" ? "-" : (*p)["reduce"].get<std::string>().c_str(),
-                    (*p)["time_us"]["p50"].get<double>(), (*p)["time_us"]["p99"].get<double>(),
-                    (*p)["time_us_rank_mean"]["p50"].get<double>(), (*p)["algbw_gbps"].get<double>(),
-                    (*p)["busbw_gbps"].get<double>(), (*p)["iters"].get<int>(), wrong);
+    for (const result::PointResult* r : tables[title]) {
+      const Point& p = r->point;
+      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n", FormatBytes(p.bytes).c_str(),
+                    p.count, std::string(Name(p.dtype)).c_str(),
+                    p.op == Collective::kAllgather ? "-" : std::string(Name(p.reduce)).c_str(), r->time_us.p50,
+                    r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
+                    static_cast<int>(r->iters), static_cast<int>(r->errors.size()));
     }
     out << "\n";
   }
   return out.str();
 }
 
-std::string FormatGrowth(const json& result) {
+std::string FormatGrowth(const std::vector<result::Fit>& fits) {
   std::ostringstream out;
-  if (result["fits"].empty()) return "";
+  if (fits.empty()) return "";
   out << "# Growth with the group count (p50 of the per-iteration max across ranks)\n";
-  for (const json& f : result["fits"]) {
-    const auto& groups = f["groups"];
-    const auto& p50 = f["p50_us"];
-    std::string axes = "sync " + f["sync"].get<std::string>();
-    if (f.value("concurrency", std::string("concurrent")) != "concurrent") axes += ", groups one at a time";
-    if (!f.value("cpus", std::string()).empty()) axes += ", cpus " + f["cpus"].get<std::string>();
+  for (const result::Fit& f : fits) {
+    const Point& p = f.series;
+    std::string axes = "sync " + std::string(Name(p.sync));
+    if (p.concurrency != Concurrency::kConcurrent) axes += ", groups one at a time";
+    if (!p.cpus.empty()) axes += ", cpus " + p.cpus;
     out << Printf("  %s %s %s %s, %s: G=%d %.1f us -> G=%d %.1f us, slope %+.2f us/group, R^2 %.2f\n",
-                  f["backend"].get<std::string>().c_str(), f["op"].get<std::string>().c_str(),
-                  f["algo"].get<std::string>().c_str(), FormatBytes(f["bytes"].get<uint64_t>()).c_str(),
-                  axes.c_str(), groups.front().get<int>(),
-                  p50.front().get<double>(), groups.back().get<int>(), p50.back().get<double>(),
-                  f["slope_us_per_group"].get<double>(), f["r2"].get<double>());
+                  p.backend.c_str(), std::string(Name(p.op)).c_str(), p.algo.c_str(), FormatBytes(p.bytes).c_str(),
+                  axes.c_str(), f.groups.front(), f.p50_us.front(), f.groups.back(), f.p50_us.back(),
+                  f.slope_us_per_group, f.r2);
   }
   return out.str();
 }

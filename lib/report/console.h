@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include <nlohmann/json_fwd.hpp>
+#include "lib/result/result_file.h"
 
 namespace commbench {
 
-std::string FormatTables(const nlohmann::json& result);
-std::string FormatGrowth(const nlohmann::json& result);
+std::string FormatTables(const std::vector<result::PointResult>& points);
+std::string FormatGrowth(const std::vector<result::Fit>& fits);
 
 }  // namespace commbench

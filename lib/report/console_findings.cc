@@ -2,22 +2,17 @@
 
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace commbench {
 namespace {
 
-using nlohmann::json;
+using result::Finding;
+using result::FindingStatus;
+using result::Verdict;
 
-std::string Str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string Number(const json& v) {
-  if (!v.is_number()) return "n/a";
-  double d = v.get<double>();
+std::string Number(double d) {
+  if (!std::isfinite(d)) return "n/a";
   char buf[64];
   // Enough digits for small and large values alike, without a wall of decimals.
   if (d == std::floor(d) && std::fabs(d) < 1e12) {
@@ -32,53 +27,39 @@ std::string Number(const json& v) {
   return buf;
 }
 
-void Evidence(const json& f, std::ostringstream& out) {
-  if (!f.contains("evidence") || !f["evidence"].is_array()) return;
-  for (const json& e : f["evidence"]) {
-    if (!e.is_object()) continue;
-    std::string unit = Str(e, "unit");
-    out << "     - " << Str(e, "label") << ": " << Number(e.value("value", json())) << (unit.empty() ? "" : " " + unit)
-        << "\n";
+void WriteFinding(int index, const Finding& f, std::ostringstream& out) {
+  // The score as the result file records it (three decimals).
+  out << index << ". [" << result::FindingStatusName(f.status) << "] " << f.cause << "  (score "
+      << Number(std::round(f.Score() * 1000) / 1000) << ")\n";
+  out << "   " << f.summary << "\n";
+  for (const result::Evidence& e : f.evidence) {
+    out << "     - " << e.label << ": " << Number(e.value) << (e.unit.empty() ? "" : " " + e.unit) << "\n";
+  }
+  if (!f.fix.empty()) out << "   Fix: " << f.fix << "\n";
+  if (f.status == FindingStatus::kSuspected && !f.confirm_command.empty()) {
+    out << "   Confirm with: " << f.confirm_command << "\n";
   }
 }
 
 }  // namespace
 
-std::string FormatFindings(const json& d) {
+std::string FormatFindings(const result::Diagnosis& d) {
   std::ostringstream out;
-  std::string verdict = Str(d, "verdict");
-  if (verdict.empty()) verdict = "not diagnosed";
-  out << "\n== Diagnosis: " << verdict << " ==\n";
-  const json empty = json::array();
-  const json& findings = d.contains("findings") && d["findings"].is_array() ? d["findings"] : empty;
-  if (verdict == "no growth") {
-    size_t n = d.contains("fits") && d["fits"].is_array() ? d["fits"].size() : 0;
+  out << "\n== Diagnosis: " << NameOf(result::kVerdictNames, d.verdict) << " ==\n";
+  if (d.verdict == Verdict::kNoGrowth) {
     out << "No series grows with the group count beyond its noise";
-    if (n > 0) out << " (" << n << " series fitted)";
+    if (!d.fits.empty()) out << " (" << d.fits.size() << " series fitted)";
     out << ".\n";
-  } else if (verdict == "insufficient data") {
+  } else if (d.verdict == Verdict::kInsufficientData) {
     out << "Not enough group counts to fit growth: sweep at least two (e.g. --groups 1..8).\n";
-  } else if (findings.empty() && verdict == "growth") {
+  } else if (d.findings.empty()) {
     out << "Time grows with the group count, but no known cause matches the data; see the fits.\n";
   }
   int i = 0;
-  for (const json& f : findings) {
-    if (!f.is_object()) continue;
-    std::string status = Str(f, "status");
-    out << ++i << ". [" << status << "] " << Str(f, "cause") << "  (score " << Number(f.value("score", json()))
-        << ")\n";
-    out << "   " << Str(f, "summary") << "\n";
-    Evidence(f, out);
-    if (!Str(f, "fix").empty()) out << "   Fix: " << Str(f, "fix") << "\n";
-    if (status == "suspected" && !Str(f, "confirm_command").empty()) {
-      out << "   Confirm with: " << Str(f, "confirm_command") << "\n";
-    }
-  }
-  if (d.contains("ruled_out") && d["ruled_out"].is_array() && !d["ruled_out"].empty()) {
+  for (const Finding& f : d.findings) WriteFinding(++i, f, out);
+  if (!d.ruled_out.empty()) {
     out << "Ruled out by an A/B in this sweep:\n";
-    for (const json& f : d["ruled_out"]) {
-      if (f.is_object()) out << "   - " << Str(f, "cause") << ": " << Str(f, "summary") << "\n";
-    }
+    for (const Finding& f : d.ruled_out) out << "   - " << f.cause << ": " << f.summary << "\n";
   }
   return out.str();
 }

@@ -2,13 +2,12 @@
 // evidence, fix and (when suspected) the command that would confirm it; causes an A/B ruled out last.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
+
+#include "lib/result/diagnosis.h"
 
 namespace commbench {
 
-// `diagnosis` is either the object lib/diagnose's Diagnose() returns or a result file that carries the same
-// keys (findings, verdict, optionally fits and ruled_out).
-std::string FormatFindings(const nlohmann::json& diagnosis);
+std::string FormatFindings(const result::Diagnosis& diagnosis);
 
 }  // namespace commbench

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lib/report/atomic_file.h"
+#include "lib/core/atomic_file.h"
 #include "reports/report_assets.h"
 
 namespace commbench::report {
@@ -170,6 +170,12 @@ StatusOr<std::string> RenderHtml(const json& result) {
 Status WriteHtmlReport(const json& result, const std::string& path) {
   ASSIGN_OR_RETURN(std::string html, RenderHtml(result));
   return WriteFileAtomically(path, html);
+}
+
+StatusOr<std::string> RenderHtml(const result::ResultFile& result) { return RenderHtml(result::ResultFileToJson(result)); }
+
+Status WriteHtmlReport(const result::ResultFile& result, const std::string& path) {
+  return WriteHtmlReport(result::ResultFileToJson(result), path);
 }
 
 }  // namespace commbench::report

@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
+#include "lib/result/result_file.h"
 
 namespace commbench::report {
 
@@ -36,5 +37,9 @@ StatusOr<std::string> RenderHtml(const nlohmann::json& result);
 // RenderHtml, written atomically: a temp file beside `path`, then rename, so a reader never sees half a report
 // and a failed write leaves no file behind.
 Status WriteHtmlReport(const nlohmann::json& result, const std::string& path);
+
+// The same for a typed result: its serialisation (lib/result) is what the page embeds.
+StatusOr<std::string> RenderHtml(const result::ResultFile& result);
+Status WriteHtmlReport(const result::ResultFile& result, const std::string& path);
 
 }  // namespace commbench::report

@@ -65,9 +65,6 @@ struct PointResult {
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
   SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
-  // False once the raw samples were dropped from memory (they went to the file already): a writer must not
-  // mistake the empty lists for a point without samples.
-  bool samples_kept = true;
 };
 
 nlohmann::json SummaryToJson(const Summary& s);

@@ -34,7 +34,22 @@ check_bad missing "$T/does-not-exist.json" "No such file"
 check_bad truncated "$T/truncated.json" "looks truncated"
 check_bad bad "$T/bad.json" "not valid JSON"
 check_bad schema "$T/v2.json" "unsupported schema_version 2"
-check_bad noversion "$T/noversion.json" "no schema_version"
+check_bad noversion "$T/noversion.json" "schema_version: missing"
+# Files that parse as JSON but break the schema: one line naming the field, never a rendered page.
+python3 - "$GOOD" "$T" <<'PY'
+import json, sys
+good, t = sys.argv[1], sys.argv[2]
+def broken(name, change):
+    d = json.load(open(good))
+    change(d)
+    json.dump(d, open(f"{t}/{name}.json", "w"))
+broken("string_time", lambda d: d["points"][1]["time_us"].__setitem__("p50", "fast"))
+broken("negative_groups", lambda d: d["points"][0].__setitem__("groups", -2))
+broken("no_points", lambda d: d.pop("points"))
+PY
+check_bad string_time "$T/string_time.json" "points[1].time_us.p50: expected a number, got a string"
+check_bad negative_groups "$T/negative_groups.json" "points[0].groups: invalid value -2"
+check_bad no_points "$T/no_points.json" "points: missing"
 check_bad empty "$T/empty.json" "is empty"
 check_bad directory "$T" "is a directory"
 

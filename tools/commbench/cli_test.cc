@@ -56,7 +56,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--dtypes", "f8"}, "unknown dtype 'f8' (accepted: f32, f64, i32, f16, bf16)"},
       {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},
       {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
-      {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write '/nonexistent/dir/r.json'"},
+      {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
       {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
       {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report)"},
   };

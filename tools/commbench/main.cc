@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/commbench/commands.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
 #include "tools/version.h"
 

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "tools/commbench/commands.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/sweep_flags.h"
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "lib/backend/backend.h"
+#include "lib/core/atomic_file.h"
 #include "lib/core/axes.h"
 #include "lib/core/ranges.h"
 
@@ -141,13 +142,7 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
 
 Status CheckOutputs(const OutputFlags& f) {
   for (const std::string& path : {f.out, f.html}) {
-    if (path.empty()) continue;
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (parent.empty()) parent = ".";
-    if (!std::filesystem::is_directory(parent) || access(parent.c_str(), W_OK) != 0) {
-      return InvalidArgument("cannot write '" + path + "': directory '" + parent.string() +
-                             "' does not exist or is not writable");
-    }
+    if (!path.empty()) RETURN_IF_ERROR(CheckWritableOutput(path));
   }
   return OkStatus();
 }

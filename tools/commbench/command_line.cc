@@ -1,0 +1,32 @@
+#include "tools/commbench/command_line.h"
+
+namespace commbench::cli {
+
+std::string CommandLine(int argc, char** argv) {
+  std::string line = "commbench";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool plain = a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=+") ==
+                 std::string::npos;
+    if (!plain) {
+      std::string quoted = "'";
+      for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      a = quoted + "'";
+    }
+    line += " " + a;
+  }
+  return line;
+}
+
+namespace {
+// Set once by main() before any subcommand runs.
+std::string& InvocationStorage() {
+  static auto* line = new std::string("commbench");
+  return *line;
+}
+}  // namespace
+
+void RememberInvocation(int argc, char** argv) { InvocationStorage() = CommandLine(argc, argv); }
+const std::string& Invocation() { return InvocationStorage(); }
+
+}  // namespace commbench::cli

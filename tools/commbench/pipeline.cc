@@ -1,0 +1,108 @@
+#include "tools/commbench/pipeline.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "lib/diagnose/diagnose.h"
+#include "lib/launch/driver.h"
+#include "lib/launch/interrupt.h"
+#include "lib/measure/aggregate.h"
+#include "lib/measure/host_peak.h"
+#include "lib/report/fingerprint.h"
+#include "lib/result/result_writer.h"
+#include "lib/sweep/point_json.h"
+#include "tools/version.h"
+
+namespace commbench::cli {
+namespace {
+
+std::string SelfPath() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "commbench";
+}
+
+std::string Iso8601Now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The host fingerprint with its memory-copy and loopback-TCP peaks (cached per host), so that bandwidth reads
+// as a fraction of what this machine can do. Runs after the input checks: it initialises the CUDA driver and
+// may run a probe.
+result::Environment MeasuredEnvironment() {
+  nlohmann::json fingerprint = EnvironmentFingerprint();
+  auto peaks = GetHostPeaks();
+  fingerprint["peaks"] = peaks.ok() ? nlohmann::json{{"memcpy_gbps", peaks->memcpy_gbps},
+                                                     {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}}
+                                    : nlohmann::json(nullptr);
+  auto environment = result::ReadEnvironment(fingerprint);
+  if (environment.ok()) return *environment;
+  // The fingerprint is ours: a field it cannot fill is a bug worth seeing, not a reason to lose the run.
+  std::fprintf(stderr, "commbench: warning: environment fingerprint: %s\n", environment.status().message().c_str());
+  result::Environment partial;
+  partial.fingerprint = fingerprint;
+  return partial;
+}
+
+result::ResultHeader MakeHeader(const PipelineRequest& request) {
+  result::ResultHeader header;
+  header.tool = {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT};
+  header.command = request.command;
+  header.started_at = Iso8601Now();
+  header.spec = SpecToJson(request.spec);
+  header.environment = MeasuredEnvironment();
+  return header;
+}
+
+}  // namespace
+
+PipelineOutcome RunPipeline(const PipelineRequest& request) {
+  PipelineOutcome outcome;
+  result::ResultFile& file = outcome.result;
+  const auto t0 = std::chrono::steady_clock::now();
+  file.header = MakeHeader(request);
+  auto writer = result::ResultFileWriter::Open(request.out, file.header);
+  if (!writer.ok()) {
+    outcome.written = writer.status();
+    outcome.failure = writer.status().message();
+    return outcome;
+  }
+
+  InstallInterruptHandlers();
+  DriverOptions options;
+  options.binary = SelfPath();
+  options.spec = request.spec;
+  if (!request.quiet) options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  AggregateOptions aggregate;
+  aggregate.sample_cap = request.spec.sample_cap;
+  options.on_point = [&](FinishedPoint&& finished) {
+    aggregate.cores_available = finished.cores_available;
+    result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
+    RETURN_IF_ERROR((*writer)->AppendPoint(point));
+    point.samples_us.per_rank.clear();  // on disk now; the summaries are what the rest reads
+    file.points.push_back(std::move(point));
+    return OkStatus();
+  };
+  DriverOutcome driven = RunPlan(*request.plan, options);
+
+  outcome.failure = driven.failure;
+  result::ResultTrailer& trailer = file.trailer;
+  trailer.skipped = request.plan->skipped;
+  trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+  trailer.status = driven.failure.empty() ? result::RunStatus::kComplete : result::RunStatus::kPartial;
+  trailer.failure = driven.failure;
+  trailer.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  outcome.written = (*writer)->Finish(trailer);
+  return outcome;
+}
+
+}  // namespace commbench::cli

@@ -1,0 +1,31 @@
+// The measuring pipeline, composed in this one place: plan -> launch -> aggregate -> diagnose -> write. Each
+// point is aggregated and streamed to the result file as soon as its ranks finish; only its summaries stay in
+// memory, for the diagnosis, the console and the HTML report.
+#pragma once
+
+#include <string>
+
+#include "lib/result/result_file.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench::cli {
+
+struct PipelineRequest {
+  const Plan* plan = nullptr;
+  SweepSpec spec;       // as planned (with --explain's additions)
+  std::string command;  // as typed, for the result file and the confirming commands
+  std::string out;      // the result file
+  bool quiet = false;   // no progress lines
+};
+
+struct PipelineOutcome {
+  result::ResultFile result;  // every point, without raw samples (they are in the file)
+  std::string failure;        // a rank or launch failure ("" when every point ran)
+  Status written;             // the result file: OK once it is complete on disk
+};
+
+// Runs the plan and writes the result file. The diagnosis runs on what finished, also after a failure, and the
+// file is written (partial, with the failure) in every case it can be.
+PipelineOutcome RunPipeline(const PipelineRequest& request);
+
+}  // namespace commbench::cli
