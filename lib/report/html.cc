@@ -98,9 +98,11 @@ StatusOr<json> EmbeddedResult(const json& result) {
   if (!result.is_object()) return InvalidArgument("the result is not a JSON object");
   const auto version = result.find("schema_version");
   if (version == result.end()) return InvalidArgument("no schema_version (not a commbench result file?)");
-  if (!version->is_number_integer() || version->get<long long>() != kHtmlSchemaVersion) {
+  if (!version->is_number_integer() || version->get<long long>() < result::kOldestSchemaVersion ||
+      version->get<long long>() > result::kSchemaVersion) {
     return InvalidArgument("unsupported schema_version " + version->dump() + " (this commbench reads " +
-                           std::to_string(kHtmlSchemaVersion) + ")");
+                           std::to_string(result::kOldestSchemaVersion) + " to " +
+                           std::to_string(result::kSchemaVersion) + ")");
   }
   const auto points = result.find("points");
   if (points == result.end() || !points->is_array()) return InvalidArgument("no points array");

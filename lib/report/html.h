@@ -12,9 +12,6 @@
 
 namespace commbench::report {
 
-// The result schema version the page knows how to draw.
-inline constexpr int kHtmlSchemaVersion = 1;
-
 // Above this size the embedded result is slimmed (see EmbeddedResult): the chart library takes about 0.85 MB,
 // and a report should stay under 2 MB.
 inline constexpr size_t kEmbedBudgetBytes = 1'000'000;
@@ -23,7 +20,7 @@ inline constexpr size_t kEmbedBudgetBytes = 1'000'000;
 // (points[].samples_us), which would make a default sweep's report several MB; every summary the charts use
 // stays. When that is still over kEmbedBudgetBytes, per-rank summaries keep only p50/p99/mean and the points'
 // numbers are rounded to 6 significant digits. `report.omitted` and `report.note` say what was left out.
-// InvalidArgument when `result` is not a schema_version 1 object with a `points` array.
+// InvalidArgument when `result` is not an object of a schema_version this build reads, with a `points` array.
 StatusOr<nlohmann::json> EmbeddedResult(const nlohmann::json& result);
 
 // JSON text that is safe inside <script type="application/json">: '<', '>', '&' and U+2028/U+2029 are written

@@ -79,19 +79,22 @@ RankTime ReadRank(ObjectReader in) {
   return r;
 }
 
-json SamplesToJson(const SampleSet& s) {
-  json per_rank = json::array();
-  for (const auto& rank : s.per_rank) {
+json PerRankToJson(const std::vector<std::vector<double>>& per_rank) {
+  json out = json::array();
+  for (const auto& rank : per_rank) {
     json times = json::array();
     for (double us : rank) times.push_back(RoundToNanosecond(us));
-    per_rank.push_back(std::move(times));
+    out.push_back(std::move(times));
   }
-  return {{"cap", s.cap}, {"per_rank", std::move(per_rank)}};
+  return out;
 }
 
-SampleSet ReadSamples(ObjectReader in) {
-  SampleSet s;
-  s.cap = in.Int("cap", 0);
+json SamplesToJson(const SampleSet& s) {
+  if (!s.file.empty()) return {{"cap", s.cap}, {"file", s.file}};
+  return {{"cap", s.cap}, {"per_rank", PerRankToJson(s.per_rank)}};
+}
+
+void ReadPerRank(ObjectReader& in, SampleSet* s) {
   const auto ranks = in.Array("per_rank");
   for (size_t i = 0; i < ranks.size(); ++i) {
     const std::string path = ObjectReader::PathOf(in.PathOf("per_rank"), i);
@@ -105,14 +108,25 @@ SampleSet ReadSamples(ObjectReader in) {
       const json& t = (*ranks[i])[k];
       if (!t.is_number()) {
         in.errors()->Add(ObjectReader::PathOf(path, k), "expected a number, got " + KindOf(t));
-        return s;
+        return;
       }
       times.push_back(t.get<double>());
     }
-    s.per_rank.push_back(std::move(times));
+    s->per_rank.push_back(std::move(times));
+  }
+}
+
+SampleSet ReadSamples(ObjectReader in) {
+  SampleSet s;
+  s.cap = in.Int("cap", 0);
+  if (in.Has("file")) {
+    s.file = in.String("file");
+  } else {
+    ReadPerRank(in, &s);
   }
   return s;
 }
+
 
 // Reads each element of the array `key` with `read`, which gets an ObjectReader at "<key>[i]".
 template <typename T, typename Read>
@@ -172,7 +186,7 @@ StatusOr<Point> ReadPoint(const json& j, const std::string& path) {
   return point;
 }
 
-json PointResultToJson(const PointResult& p) {
+json PointResultToJson(const PointResult& p, const std::string& samples_file) {
   json out = PointAxesToJson(p.point);
   out["id"] = p.id;
   out["iters"] = p.iters;
@@ -197,8 +211,24 @@ json PointResultToJson(const PointResult& p) {
   json per_rank = json::array();
   for (const RankTime& r : p.per_rank) per_rank.push_back(RankToJson(r));
   out["per_rank"] = std::move(per_rank);
-  out["samples_us"] = SamplesToJson(p.samples_us);
+  out["samples_us"] = samples_file.empty() ? SamplesToJson(p.samples_us)
+                                           : json{{"cap", p.samples_us.cap}, {"file", samples_file}};
   return out;
+}
+
+std::string SamplesLine(const PointResult& p) {
+  return json{{"id", p.id}, {"per_rank", PerRankToJson(p.samples_us.per_rank)}}.dump();
+}
+
+Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  *id = in.String("id");
+  samples->per_rank.clear();
+  ReadPerRank(in, samples);
+  return errors.status();
 }
 
 StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {

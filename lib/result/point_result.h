@@ -41,10 +41,12 @@ struct RankTime {
   double setup_s = 0, wall_s = 0;
 };
 
-// The first `cap` per-iteration times of every rank.
+// The first `cap` per-iteration times of every rank. A sweep writes them to a sidecar file beside the result
+// (`file`, one line per point): they are most of the bytes and no reader of the result needs them.
 struct SampleSet {
   int64_t cap = 0;
-  std::vector<std::vector<double>> per_rank;
+  std::vector<std::vector<double>> per_rank;  // empty while they stay in `file`
+  std::string file;                           // the sidecar's name, relative to the result file; "" when inline
 };
 
 struct PointResult {
@@ -68,7 +70,11 @@ struct PointResult {
 };
 
 nlohmann::json SummaryToJson(const Summary& s);
-nlohmann::json PointResultToJson(const PointResult& p);
+// With `samples_file`, samples_us names that sidecar instead of holding the samples (ResultFileWriter).
+nlohmann::json PointResultToJson(const PointResult& p, const std::string& samples_file = "");
+// The sidecar line of a point's samples, and back.
+std::string SamplesLine(const PointResult& p);
+Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples);
 StatusOr<PointResult> ReadPointResult(const nlohmann::json& j, const std::string& path = "point");
 
 // The point's axes (Point) in JSON, and back. ReadPoint checks names, ranges and world = groups x group_size.

@@ -40,9 +40,10 @@ StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   ResultHeader h;
   h.schema_version = static_cast<int>(in.Int("schema_version"));
   RETURN_IF_ERROR(in.errors()->status());
-  if (h.schema_version != kSchemaVersion) {
+  if (h.schema_version < kOldestSchemaVersion || h.schema_version > kSchemaVersion) {
     return InvalidArgument("unsupported schema_version " + std::to_string(h.schema_version) +
-                           " (this commbench reads " + std::to_string(kSchemaVersion) + ")");
+                           " (this commbench reads " + std::to_string(kOldestSchemaVersion) + " to " +
+                           std::to_string(kSchemaVersion) + ")");
   }
   ObjectReader tool = in.Object("tool");
   h.tool = {tool.String("name"), tool.String("version"), tool.String("commit")};
@@ -96,7 +97,7 @@ StatusOr<Environment> ReadEnvironment(const json& fingerprint, const std::string
 }
 
 json HeaderToJson(const ResultHeader& h) {
-  return {{"schema_version", h.schema_version},
+  return {{"schema_version", kSchemaVersion},
           {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
           {"command", h.command},
           {"started_at", h.started_at},

@@ -17,7 +17,9 @@
 
 namespace commbench::result {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: raw samples may live in a sidecar file (samples_us.file). Version 1 files still load.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 
 struct ToolInfo {
   std::string name = "commbench";
@@ -43,7 +45,7 @@ struct Environment {
 StatusOr<Environment> ReadEnvironment(const nlohmann::json& fingerprint, const std::string& path = "environment");
 
 struct ResultHeader {
-  int schema_version = kSchemaVersion;
+  int schema_version = kSchemaVersion;  // as read; files are always written in kSchemaVersion
   ToolInfo tool;
   std::string command;     // exact, as typed
   std::string started_at;  // ISO 8601, UTC

@@ -20,8 +20,9 @@ json LoadJson(const std::string& path) {
 }
 
 // Files written before the typed model (schema_version 1) must keep loading.
-constexpr const char* kOldFiles[] = {"reports/testdata/real_sweep_g1-4.json", "reports/testdata/fixture_scenario_a.json",
-                                     "reports/testdata/fixture_small.json"};
+constexpr const char* kOldFiles[] = {"reports/testdata/real_sweep_g1-4.json",
+                                     "reports/testdata/sweep_before_typed_model.json",
+                                     "reports/testdata/fixture_scenario_a.json", "reports/testdata/fixture_small.json"};
 
 TEST(ResultFileTest, LoadsFilesWrittenBeforeTheTypedModel) {
   for (const char* path : kOldFiles) {
@@ -41,11 +42,29 @@ void RoundSamples(json* result) {
   }
 }
 
+// The last file the untyped writer produced (commbench at 1b287d0, `sweep --groups 1..3 --sizes 400,64K
+// --time-budget 0.05`) reads and writes back to the same document.
+TEST(ResultFileTest, WritesBackTheLastUntypedFile) {
+  json original = LoadJson("reports/testdata/sweep_before_typed_model.json");
+  auto file = ReadResultFile(original);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  RoundSamples(&original);
+  original["schema_version"] = kSchemaVersion;
+  // The untyped writer wrote the fits' group counts as 1.0, 2.0, ...: the same numbers.
+  json again = ResultFileToJson(*file);
+  for (json& f : again["fits"]) {
+    for (json& g : f["groups"]) g = g.get<double>();
+  }
+  const json diff = json::diff(original, again);
+  EXPECT_TRUE(diff.empty()) << diff.dump(1).substr(0, 2000);
+}
+
 TEST(ResultFileTest, WritesBackWhatItRead) {
   json original = LoadJson("reports/testdata/real_sweep_g1-4.json");
   auto file = ReadResultFile(original);
   ASSERT_TRUE(file.ok()) << file.status().message();
   RoundSamples(&original);
+  original["schema_version"] = kSchemaVersion;
   // The one key this file predates.
   for (const char* list : {"points", "fits"}) {
     for (json& p : original[list]) p.emplace("concurrency", "concurrent");
@@ -63,7 +82,13 @@ TEST(ResultFileTest, StreamedFileIsTheSameDocument) {
   ASSERT_TRUE(writer.ok()) << writer.status().message();
   for (const PointResult& p : file->points) ASSERT_TRUE((*writer)->AppendPoint(p).ok());
   ASSERT_TRUE((*writer)->Finish(file->trailer).ok());
-  const json diff = json::diff(LoadJson(path), ResultFileToJson(*file));
+  // The samples went to the sidecar; with them put back it is the same document.
+  const json written = LoadJson(path);
+  EXPECT_EQ(written["points"][0]["samples_us"], json({{"cap", 20}, {"file", "r.samples.jsonl"}}));
+  auto back = LoadResultFile(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(LoadSamples(path, &*back).ok());
+  const json diff = json::diff(ResultFileToJson(*back), ResultFileToJson(*file));
   EXPECT_TRUE(diff.empty()) << diff.dump(1).substr(0, 2000);
 
   // No point at all (a run that failed in its first point) is still one valid document.
@@ -91,9 +116,27 @@ TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
   EXPECT_EQ(ErrorFor([](json& j) { j["verdict"] = "maybe"; }).rfind("verdict: unknown value 'maybe'", 0), 0u);
   EXPECT_EQ(ErrorFor([](json& j) { j["findings"][0]["evidence"] = 3; }),
             "findings[0].evidence: expected an array, got an integer");
-  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 2; }),
-            "unsupported schema_version 2 (this commbench reads 1)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 3; }),
+            "unsupported schema_version 3 (this commbench reads 1 to 2)");
   EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
+}
+
+TEST(ResultFileTest, AMissingOrForeignSidecarIsNamed) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok());
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/r.json";
+  auto writer = ResultFileWriter::Open(path, file->header);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->AppendPoint(file->points[0]).ok());
+  ASSERT_TRUE((*writer)->Finish(file->trailer).ok());
+  auto back = LoadResultFile(path);
+  ASSERT_TRUE(back.ok());
+  std::ofstream(dir.path() + "/r.samples.jsonl") << "{\"id\": \"elsewhere\", \"per_rank\": []}\n";
+  Status foreign = LoadSamples(path, &*back);
+  EXPECT_NE(foreign.message().find("no point 'elsewhere'"), std::string::npos) << foreign.message();
+  std::remove((dir.path() + "/r.samples.jsonl").c_str());
+  EXPECT_NE(LoadSamples(path, &*back).message().find("cannot read the samples file"), std::string::npos);
 }
 
 TEST(ResultFileTest, LoadNamesTheFileAndTruncation) {

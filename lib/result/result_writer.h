@@ -1,7 +1,7 @@
 // Writes a result file while the sweep runs: the header first, each point as it finishes (so that a long
 // sweep's samples never have to be held in memory together), the diagnosis last. Everything goes to a
 // temporary file beside the target that replaces it only in Finish(): a sweep that dies leaves the previous
-// file as it was.
+// file as it was. The raw samples go to a sidecar beside it (SamplesSidecarPath), written the same way.
 #pragma once
 
 #include <memory>
@@ -23,10 +23,20 @@ class ResultFileWriter {
   size_t points_written() const { return points_; }
 
  private:
-  explicit ResultFileWriter(AtomicFile file) : file_(std::move(file)) {}
+  ResultFileWriter(AtomicFile file, AtomicFile samples, std::string samples_name)
+      : file_(std::move(file)), samples_(std::move(samples)), samples_name_(std::move(samples_name)) {}
 
   AtomicFile file_;
+  AtomicFile samples_;
+  std::string samples_name_;  // as the result file names it: relative to the result's directory
   size_t points_ = 0;
 };
+
+// "r.json" -> "r.samples.jsonl" (any other name gets ".samples.jsonl" appended).
+std::string SamplesSidecarPath(const std::string& result_path);
+
+// Reads the sidecar a result names and puts every point's samples back (points whose samples are inline are
+// left as they are). InvalidArgument names the sidecar and the problem.
+Status LoadSamples(const std::string& result_path, ResultFile* file);
 
 }  // namespace commbench::result

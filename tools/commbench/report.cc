@@ -50,7 +50,7 @@ void SetupReport(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Render a results file (from `commbench sweep --out`) as one self-contained HTML report.");
-  cmd->add_option("results", options->results, "results JSON file (schema_version 1)")->required();
+  cmd->add_option("results", options->results, "results JSON file (schema_version 1 or 2)")->required();
   cmd->add_option("-o,--out", options->out, "HTML file to write (default: RESULTS with .html)");
   cmd->callback([options, exit_code] { *exit_code = RunReport(*options); });
 }
