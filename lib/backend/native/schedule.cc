@@ -188,112 +188,149 @@ Schedule BuildRing(const Problem& p) {
 // --- hd: recursive halving (reduce-scatter) and doubling (allgather) over the largest power of two; the first
 // 2*rem ranks fold pairwise into their odd member before and unfold after (Rabenseifner / Thakur et al.) --------
 
-Schedule BuildHalvingDoubling(const Problem& p) {
-  const int n = p.n;
-  int p2 = 1;
-  while (p2 * 2 <= n) p2 *= 2;
-  const int rem = n - p2;
-  int log2 = 0;
-  while ((1 << log2) < p2) ++log2;
-  const bool rs = p.op != Collective::kAllgather;
-  const bool ag = p.op != Collective::kReduceScatter;
-  const Collective op = p.op;
+// The shape every rank's hd schedule shares: p2 participants (the largest power of two <= n), log2 exchange steps
+// each way, and rem folded pairs. A participant has a new rank 0..p2-1; region j is new rank j's part of the vector.
+struct HdLayout {
+  explicit HdLayout(const Problem& problem) : p(problem), n(problem.n), op(problem.op) {
+    while (p2 * 2 <= n) p2 *= 2;
+    rem = n - p2;
+    while ((1 << log2) < p2) ++log2;
+    rs = op != Collective::kAllgather;
+    ag = op != Collective::kReduceScatter;
+    total = op == Collective::kAllreduce ? p.count : p.count * static_cast<size_t>(n);
+    scratch = op == Collective::kReduceScatter && !p.in_place;
+  }
 
-  auto new_rank = [&](int r) { return r < 2 * rem ? (r % 2 == 1 ? r / 2 : -1) : r - rem; };
-  auto real_rank = [&](int nr) { return nr < rem ? 2 * nr + 1 : nr + rem; };
+  // Fold pre-step, halving steps plus copy-out, doubling steps, unfold post-step.
+  size_t NumSteps() const { return 1 /*pre*/ + (rs ? log2 + 1 : 0) + (ag ? log2 : 0) + 1 /*post*/; }
+
+  // -1 for the even members of the folded pairs, which sit out the exchanges.
+  int NewRank(int r) const { return r < 2 * rem ? (r % 2 == 1 ? r / 2 : -1) : r - rem; }
+  int RealRank(int nr) const { return nr < rem ? 2 * nr + 1 : nr + rem; }
+
   // Region j's element range: balanced for allreduce, the member ranks' blocks otherwise.
-  auto region_start = [&](int j) -> size_t {
+  size_t RegionStart(int j) const {
     if (op == Collective::kAllreduce) return BlockStart(p.count, p2, j);
     int first_rank = j < rem ? 2 * j : j + rem;
     if (j == p2) first_rank = n;
     return static_cast<size_t>(first_rank) * p.count;
-  };
-  const size_t total = op == Collective::kAllreduce ? p.count : p.count * static_cast<size_t>(n);
+  }
 
   // The working buffer holding reduce-scatter partials / allgather results (whole vector, rank-major).
-  const bool scratch = op == Collective::kReduceScatter && !p.in_place;
-  auto work = [&](int rank) -> Loc {
+  Loc Work(int rank) const {
     if (scratch) return Loc{rank, Buf::kScratch, 0};
     if (op == Collective::kAllreduce) return OutputLoc(p, rank);
     return Loc{rank, Buf::kOut, 0};
-  };
-  // Where a participant's current partial is: its input until it first reduces.
-  auto current = [&](int rank, bool reduced) {
-    if (reduced) return work(rank);
-    if (op == Collective::kAllreduce) return InputLoc(p, rank);
-    return InputLoc(p, rank);  // reduce-scatter: the input is the whole vector
-  };
+  }
 
-  const size_t steps = 1 /*pre*/ + (rs ? log2 + 1 : 0) + (ag ? log2 : 0) + 1 /*post*/;
-  Schedule s = Empty(p, steps);
-  if (scratch) s.sizes.count[static_cast<int>(Buf::kScratch)] = total;
+  // Where a participant's current partial is: its input until it first reduces (for reduce-scatter too: the input
+  // is the whole vector).
+  Loc Current(int rank, bool reduced) const { return reduced ? Work(rank) : InputLoc(p, rank); }
 
-  for (int r = 0; r < n; ++r) {
-    const int nr = new_rank(r);
-    std::vector<Step>& st = s.steps[r];
-    size_t t = 0;
-    // Pre: odd members of the first 2*rem ranks take their even neighbour's data.
-    bool reduced = false;
-    if (r < 2 * rem && r % 2 == 1) {
-      if (rs) {
-        AddPull(&st[t], r, work(r), total, {current(r, false), InputLoc(p, r - 1)});
-        reduced = true;
-      } else {
-        AddPull(&st[t], r, At(work(r), static_cast<size_t>(r - 1) * p.count), p.count, {InputLoc(p, r - 1)});
-      }
+  Problem p;
+  int n;
+  Collective op;
+  int p2 = 1;
+  int rem = 0;
+  int log2 = 0;
+  bool rs = false;       // has a reduce-scatter phase (halving)
+  bool ag = false;       // has an allgather phase (doubling)
+  size_t total = 0;      // elements in the whole vector
+  bool scratch = false;  // Work() is scratch (out-of-place reduce-scatter)
+};
+
+// Pre-step: odd members of the first 2*rem ranks take their even neighbour's data (reduced into their working
+// buffer, or copied as its block for allgather); allgather participants also place their own block. Returns
+// whether rank r's partial is now in its working buffer.
+bool AddHdFold(const HdLayout& h, int r, Step* step) {
+  bool reduced = false;
+  if (r < 2 * h.rem && r % 2 == 1) {
+    if (h.rs) {
+      AddPull(step, r, h.Work(r), h.total, {h.Current(r, false), InputLoc(h.p, r - 1)});
+      reduced = true;
+    } else {
+      AddPull(step, r, At(h.Work(r), static_cast<size_t>(r - 1) * h.p.count), h.p.count, {InputLoc(h.p, r - 1)});
     }
-    if (ag && !rs && nr >= 0) {
-      AddPull(&st[t], r, At(work(r), static_cast<size_t>(r) * p.count), p.count, {InputLoc(p, r)});
+  }
+  if (h.ag && !h.rs && h.NewRank(r) >= 0) {
+    AddPull(step, r, At(h.Work(r), static_cast<size_t>(r) * h.p.count), h.p.count, {InputLoc(h.p, r)});
+  }
+  return reduced;
+}
+
+// Recursive halving over steps[0..log2): each step a participant keeps the half of its region range holding its
+// own new rank and reduces it with the partner's partial of that half. Then steps[log2] copies the result to its
+// final place (reduce-scatter, or allreduce on a participant that never reduced).
+void AddHdHalving(const HdLayout& h, int r, bool reduced, Step* steps) {
+  const int nr = h.NewRank(r);
+  if (nr < 0) return;
+  int lo = 0, hi = h.p2;  // region range this participant still reduces
+  for (int k = 0; k < h.log2; ++k) {
+    int d = h.p2 >> (k + 1);
+    int partner = h.RealRank(nr ^ d);
+    bool partner_reduced = k > 0 || (partner < 2 * h.rem);
+    if ((nr & d) == 0) {
+      hi = lo + d;
+    } else {
+      lo = lo + d;
     }
-    ++t;
-    if (rs) {
-      int lo = 0, hi = p2;  // region range this participant still reduces
-      for (int k = 0; k < log2; ++k, ++t) {
-        if (nr < 0) continue;
-        int d = p2 >> (k + 1);
-        int partner_nr = nr ^ d;
-        int partner = real_rank(partner_nr);
-        bool partner_reduced = k > 0 || (partner < 2 * rem);
-        if ((nr & d) == 0) {
-          hi = lo + d;
-        } else {
-          lo = lo + d;
-        }
-        size_t a = region_start(lo), b = region_start(hi);
-        AddPull(&st[t], r, At(work(r), a), b - a,
-                {At(current(r, reduced), a), At(current(partner, partner_reduced), a)});
-        reduced = true;
-      }
-      // Copy-out for reduce-scatter (and n == 1 or p2 == 1 for allreduce): the result to its final place.
-      if (nr >= 0) {
-        if (op == Collective::kReduceScatter) {
-          size_t own = static_cast<size_t>(r) * p.count;
-          AddPull(&st[t], r, OutputLoc(p, r), p.count, {At(current(r, reduced), own)});
-        } else if (!reduced) {
-          AddPull(&st[t], r, OutputLoc(p, r), total, {InputLoc(p, r)});
-        }
-      }
-      ++t;
+    size_t a = h.RegionStart(lo), b = h.RegionStart(hi);
+    AddPull(&steps[k], r, At(h.Work(r), a), b - a,
+            {At(h.Current(r, reduced), a), At(h.Current(partner, partner_reduced), a)});
+    reduced = true;
+  }
+  Step* copy_out = &steps[h.log2];
+  if (h.op == Collective::kReduceScatter) {
+    size_t own = static_cast<size_t>(r) * h.p.count;
+    AddPull(copy_out, r, OutputLoc(h.p, r), h.p.count, {At(h.Current(r, reduced), own)});
+  } else if (!reduced) {
+    AddPull(copy_out, r, OutputLoc(h.p, r), h.total, {InputLoc(h.p, r)});
+  }
+}
+
+// Recursive doubling over steps[0..log2): each step a participant copies the partner's regions, doubling what it
+// holds, smallest distance last.
+void AddHdDoubling(const HdLayout& h, int r, Step* steps) {
+  const int nr = h.NewRank(r);
+  if (nr < 0) return;
+  for (int i = 0; i < h.log2; ++i) {
+    int k = h.log2 - 1 - i;
+    int d = h.p2 >> (k + 1);
+    int partner_nr = nr ^ d;
+    int partner = h.RealRank(partner_nr);
+    int plo = partner_nr & ~(d - 1);
+    size_t a = h.RegionStart(plo), b = h.RegionStart(plo + d);
+    AddPull(&steps[i], r, At(h.Work(r), a), b - a, {At(h.Work(partner), a)});
+  }
+}
+
+// Post-step: the even members of the folded pairs take the result from their odd neighbour.
+void AddHdUnfold(const HdLayout& h, int r, Step* step) {
+  if (r >= 2 * h.rem || r % 2 != 0) return;
+  if (h.op == Collective::kReduceScatter) {
+    AddPull(step, r, OutputLoc(h.p, r), h.p.count, {At(h.Work(r + 1), static_cast<size_t>(r) * h.p.count)});
+  } else {
+    AddPull(step, r, h.Work(r), h.total, {h.Work(r + 1)});
+  }
+}
+
+Schedule BuildHalvingDoubling(const Problem& p) {
+  const HdLayout h(p);
+  Schedule s = Empty(p, h.NumSteps());
+  if (h.scratch) s.sizes.count[static_cast<int>(Buf::kScratch)] = h.total;
+  for (int r = 0; r < p.n; ++r) {
+    Step* step = s.steps[r].data();
+    const bool reduced = AddHdFold(h, r, step);
+    step += 1;
+    if (h.rs) {
+      AddHdHalving(h, r, reduced, step);
+      step += h.log2 + 1;
     }
-    if (ag) {
-      for (int k = log2 - 1; k >= 0; --k, ++t) {
-        if (nr < 0) continue;
-        int d = p2 >> (k + 1);
-        int partner_nr = nr ^ d;
-        int partner = real_rank(partner_nr);
-        int plo = partner_nr & ~(d - 1);
-        size_t a = region_start(plo), b = region_start(plo + d);
-        AddPull(&st[t], r, At(work(r), a), b - a, {At(work(partner), a)});
-      }
+    if (h.ag) {
+      AddHdDoubling(h, r, step);
+      step += h.log2;
     }
-    // Post: the even members take the result from their odd neighbour.
-    if (r < 2 * rem && r % 2 == 0) {
-      if (op == Collective::kReduceScatter) {
-        AddPull(&st[t], r, OutputLoc(p, r), p.count, {At(work(r + 1), static_cast<size_t>(r) * p.count)});
-      } else {
-        AddPull(&st[t], r, work(r), total, {work(r + 1)});
-      }
-    }
+    AddHdUnfold(h, r, step);
   }
   return s;
 }
