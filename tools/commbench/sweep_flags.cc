@@ -6,6 +6,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/core/atomic_file.h"
+#include "lib/result/result_writer.h"
 #include "lib/core/axes.h"
 #include "lib/core/ranges.h"
 
@@ -141,7 +142,7 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
 }
 
 Status CheckOutputs(const OutputFlags& f) {
-  for (const std::string& path : {f.out, f.html}) {
+  for (const std::string& path : {f.out, result::SamplesSidecarPath(f.out), f.html}) {
     if (!path.empty()) RETURN_IF_ERROR(CheckWritableOutput(path));
   }
   return OkStatus();
