@@ -92,6 +92,7 @@ struct AlgorithmInfo {
 // it, so that nothing tests a backend's name to learn what it can do.
 struct BackendCapabilities {
   DeviceKind device = DeviceKind::kCpu;  // kGpu: the GPU axes (stream, h2d, graph, GPU syncs) apply
+  Transport transport = Transport::kSharedMemory;  // within one host
   std::vector<DataType> dtypes = AllDataTypes();
   std::vector<Collective> in_place_ops = AllCollectives();      // collectives it runs in place
   std::vector<Collective> out_of_place_ops = AllCollectives();  // and out of place

@@ -41,6 +41,12 @@ constexpr NameTable<H2dKind, 3> kH2ds{{
     {H2dKind::kPageable, "pageable"},
     {H2dKind::kPinned, "pinned"},
 }};
+constexpr NameTable<Transport, 4> kTransports{{
+    {Transport::kUnknown, "unknown"},
+    {Transport::kSharedMemory, "shm"},
+    {Transport::kTcp, "tcp"},
+    {Transport::kDevice, "device"},
+}};
 constexpr NameTable<DeviceKind, 2> kDevices{{
     {DeviceKind::kCpu, "cpu"},
     {DeviceKind::kGpu, "gpu"},
@@ -60,6 +66,7 @@ std::string_view Name(Launcher v) { return NameOf(kLaunchers, v); }
 std::string_view Name(StreamKind v) { return NameOf(kStreams, v); }
 std::string_view Name(H2dKind v) { return NameOf(kH2ds, v); }
 std::string_view Name(DeviceKind v) { return NameOf(kDevices, v); }
+std::string_view Name(Transport v) { return NameOf(kTransports, v); }
 std::string_view GraphName(bool graph) { return NameOf(kGraphs, graph); }
 
 StatusOr<Sync> ParseSync(std::string_view s, std::string_view what) { return ParseName(kSyncs, s, what); }
@@ -72,6 +79,9 @@ StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what) { re
 StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what) { return ParseName(kStreams, s, what); }
 StatusOr<H2dKind> ParseH2dKind(std::string_view s, std::string_view what) { return ParseName(kH2ds, s, what); }
 StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what) { return ParseName(kDevices, s, what); }
+StatusOr<Transport> ParseTransport(std::string_view s, std::string_view what) {
+  return ParseName(kTransports, s, what);
+}
 StatusOr<bool> ParseGraph(std::string_view s, std::string_view what) { return ParseName(kGraphs, s, what); }
 
 const std::vector<Sync>& AllSyncs() {

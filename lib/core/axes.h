@@ -40,6 +40,9 @@ enum class H2dKind {
 };
 // Where a backend's buffers live: on a GPU the GPU axes (stream, h2d, graph, the GPU syncs) apply.
 enum class DeviceKind { kCpu, kGpu };
+// How a group's ranks move bytes on one host: the peak its bandwidth is read against. kUnknown in files
+// written before the point recorded it.
+enum class Transport { kUnknown, kSharedMemory, kTcp, kDevice };
 
 std::string_view Name(Sync v);
 std::string_view Name(Concurrency v);
@@ -49,6 +52,7 @@ std::string_view Name(Launcher v);
 std::string_view Name(StreamKind v);
 std::string_view Name(H2dKind v);
 std::string_view Name(DeviceKind v);
+std::string_view Name(Transport v);
 // --graph: "off" or "on".
 std::string_view GraphName(bool graph);
 
@@ -62,6 +66,7 @@ StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what = "--
 StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what = "--stream: unknown value");
 StatusOr<H2dKind> ParseH2dKind(std::string_view s, std::string_view what = "--h2d: unknown value");
 StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what = "unknown device kind");
+StatusOr<Transport> ParseTransport(std::string_view s, std::string_view what = "unknown transport");
 StatusOr<bool> ParseGraph(std::string_view s, std::string_view what = "--graph: unknown value");
 
 const std::vector<Sync>& AllSyncs();

@@ -43,7 +43,8 @@ std::map<std::string, std::string> AxisValues(const Point& p) {
           {"h2d", gpu ? std::string(Name(p.gpu.h2d)) : ""},
           {"h2d_bytes", std::to_string(gpu ? p.gpu.h2d_bytes : 0)},
           {"graph", gpu && p.gpu.graph ? "true" : "false"},
-          {"concurrency", std::string(Name(p.concurrency))}};
+          {"concurrency", std::string(Name(p.concurrency))},
+          {"transport", std::string(Name(p.transport))}};
 }
 
 PointData FromResult(const result::PointResult& r) {
@@ -110,7 +111,7 @@ const std::vector<std::string>& SeriesAxes() {
   static const std::vector<std::string> kAxes = {"backend",  "op",   "algo",       "dtype", "reduce",
                                                  "group_size", "bytes", "in_place", "sync", "ranks_per_process",
                                                  "pin",      "cpus", "stream",     "h2d",   "h2d_bytes",
-                                                 "graph",    "concurrency"};
+                                                 "graph",    "concurrency", "transport"};
   return kAxes;
 }
 

@@ -495,6 +495,7 @@ TEST(SetupGrowthRule, QuietWhenSetupIsFlatOrTiny) {
 PointSpec Gpu(const std::string& stream, const std::string& sync) {
   PointSpec s;
   s.axes["backend"] = "nccl";
+  s.axes["transport"] = "device";
   s.axes["stream"] = stream;
   s.axes["sync"] = sync;
   s.axes["h2d"] = "pageable";

@@ -13,7 +13,8 @@ using nlohmann::json;
 json MakePoint(const PointSpec& s) {
   json p = {{"backend", "gloo"}, {"op", "allreduce"},      {"algo", "ring"}, {"dtype", "f32"},  {"reduce", "sum"},
             {"sync", "none"},    {"ranks_per_process", 1}, {"pin", "none"},  {"cpus", ""},      {"stream", nullptr},
-            {"h2d", nullptr},    {"h2d_bytes", 0},         {"graph", false}, {"in_place", true}};
+            {"h2d", nullptr},    {"h2d_bytes", 0},         {"graph", false}, {"in_place", true},
+            {"transport", "tcp"}};  // Gloo's
   for (const auto& [k, v] : s.axes) p[k] = v;
   int world = s.groups * s.group_size;
   p["groups"] = s.groups;

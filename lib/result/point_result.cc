@@ -168,6 +168,7 @@ StatusOr<Point> ReadPoint(const json& j, const std::string& path) {
   const bool has_concurrency = in.Has("concurrency");
   if (has_concurrency) in.String("concurrency");
   for (const char* key : {"in_place", "graph"}) in.Bool(key);
+  if (in.Has("transport")) in.String("transport");
   for (const char* key : {"stream", "h2d"}) {
     if (!in.IsNull(key)) in.String(key);
   }

@@ -203,6 +203,7 @@ class Planner {
       return;
     }
     for (Point& p : Candidates(spec_, backend.name, backend.capabilities.device)) {
+      p.transport = backend.capabilities.transport;
       if (AtMostOneExplainFactor(spec_, p) && Admit(backend, &p)) AddPoint(p);
     }
   }

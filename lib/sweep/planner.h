@@ -28,6 +28,7 @@ struct Point {
   std::string cpus;
   // The backend's device (its capabilities): GPU points carry the GPU axes, CPU points the defaults.
   DeviceKind device = DeviceKind::kCpu;
+  Transport transport = Transport::kUnknown;  // the backend's (BackendCapabilities), recorded per point
   GpuAxes gpu;
 
   int world() const { return groups * group_size; }

@@ -38,6 +38,7 @@ json PointToJson(const Point& p) {
             {"ranks_per_process", p.ranks_per_process},
             {"pin", Name(p.pin)},
             {"cpus", p.cpus}};
+  if (p.transport != Transport::kUnknown) j["transport"] = Name(p.transport);
   if (p.gpu_backend()) {
     j["stream"] = Name(p.gpu.stream);
     j["h2d"] = Name(p.gpu.h2d);
@@ -70,6 +71,10 @@ StatusOr<Point> PointFromJson(const json& j) {
     p.ranks_per_process = j.at("ranks_per_process").get<int>();
     ASSIGN_OR_RETURN(p.pin, ParsePin(Text(j, "pin"), FieldError("pin")));
     p.cpus = j.at("cpus").get<std::string>();
+    // Files written before points recorded their transport do not say it.
+    if (j.contains("transport")) {
+      ASSIGN_OR_RETURN(p.transport, ParseTransport(Text(j, "transport"), FieldError("transport")));
+    }
     // PointToJson writes the GPU axes of GPU points only.
     if (!j.at("stream").is_null()) {
       p.device = DeviceKind::kGpu;

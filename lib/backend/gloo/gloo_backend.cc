@@ -202,6 +202,7 @@ class GlooBackend : public Backend {
     caps.dtypes = {DataType::kF32, DataType::kF64, DataType::kI32, DataType::kF16};
     caps.in_place_ops = {Collective::kAllreduce, Collective::kReduceScatter};
     caps.out_of_place_ops = {Collective::kAllgather};
+    caps.transport = Transport::kTcp;
     return caps;
   }
 

@@ -54,7 +54,11 @@ class NativeBackend : public Backend {
     return out;
   }
 
-  BackendCapabilities Capabilities() const override { return {}; }
+  BackendCapabilities Capabilities() const override {
+    BackendCapabilities caps;
+    caps.transport = tcp_only_ ? Transport::kTcp : Transport::kSharedMemory;
+    return caps;
+  }
 
   Status Supports(const OpRequest& r, int /*group_size*/) const override {
     RETURN_IF_ERROR(CheckCapabilities("native", Capabilities(), r));

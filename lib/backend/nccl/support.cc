@@ -18,6 +18,7 @@ std::vector<AlgorithmInfo> NcclAlgorithms() {
 BackendCapabilities NcclCapabilities() {
   BackendCapabilities caps;
   caps.device = DeviceKind::kGpu;
+  caps.transport = Transport::kDevice;
   return caps;
 }
 

@@ -97,11 +97,8 @@ std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,
 }
 
 double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which) {
-  auto get = [&s](const char* k) {
-    auto it = s.axes.find(k);
-    return it == s.axes.end() ? std::string() : it->second;
-  };
-  bool tcp = get("backend") == "gloo" || get("transport") == "tcp" || get("algo").find("tcp") != std::string::npos;
+  // The backend's declared transport, recorded in every point.
+  const bool tcp = in.First(s).point.transport == Transport::kTcp;
   double peak = tcp ? in.tcp_loopback_gbps : in.memcpy_gbps;
   *which = tcp ? "loopback TCP peak" : "memory copy peak";
   if (peak <= 0) {
