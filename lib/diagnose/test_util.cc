@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/diagnose/diagnose.h"
+#include "lib/sweep/point_json.h"
 
 namespace commbench {
 namespace diagnose {
@@ -107,7 +108,7 @@ json MakeResult(const std::vector<std::vector<json>>& series, const std::string&
   r["command"] = command;
   r["started_at"] = "2026-11-23T00:00:00Z";
   r["duration_s"] = 1.0;
-  r["spec"] = json::object();
+  r["spec"] = SpecToJson(SweepSpec());
   r["environment"] = {{"host", "test"},
                       {"cpu_model", "test"},
                       {"cores_online", 2},

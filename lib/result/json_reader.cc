@@ -184,6 +184,22 @@ std::vector<double> ObjectReader::Numbers(const char* key) {
   return out;
 }
 
+std::vector<int64_t> ObjectReader::Ints(const char* key, int64_t min) {
+  std::vector<int64_t> out;
+  const auto items = Array(key);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const json& v = *items[i];
+    const bool whole = v.is_number_integer() || (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()));
+    if (!whole || v.get<double>() < static_cast<double>(min)) {
+      errors_->Add(PathOf(PathOf(key), i), "expected an integer >= " + std::to_string(min) + ", got " +
+                                               (v.is_number() ? v.dump() : KindOf(v)));
+      return {};
+    }
+    out.push_back(v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>()) : v.get<int64_t>());
+  }
+  return out;
+}
+
 ObjectReader ObjectReader::Object(const char* key) {
   const json* v = Field(key);
   // A missing object was reported already: the reader of null records nothing new (only the first error counts).

@@ -48,6 +48,23 @@ class ObjectReader {
   std::string String(const char* key);
   std::vector<std::string> Strings(const char* key);
   std::vector<double> Numbers(const char* key);
+  std::vector<int64_t> Ints(const char* key, int64_t min = INT64_MIN);
+
+  // A list of names, each parsed by `parse(name, what)` (the axis parsers of lib/core/axes.h).
+  template <typename E, typename Parse>
+  std::vector<E> Names(const char* key, Parse parse) {
+    std::vector<E> out;
+    const std::vector<std::string> names = Strings(key);
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto v = parse(names[i], "unknown value");
+      if (!v.ok()) {
+        errors_->Add(PathOf(PathOf(key), i), v.status().message());
+        return {};
+      }
+      out.push_back(*v);
+    }
+    return out;
+  }
 
   template <typename E, size_t N>
   E Enum(const char* key, const NameTable<E, N>& table) {

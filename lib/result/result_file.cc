@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "lib/result/json_reader.h"
+#include "lib/result/spec_reader.h"
+#include "lib/sweep/point_json.h"
 
 namespace commbench::result {
 
@@ -51,7 +53,7 @@ StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   h.started_at = in.String("started_at");
   in.Object("spec");
   RETURN_IF_ERROR(in.errors()->status());
-  h.spec = in.value().at("spec");
+  ASSIGN_OR_RETURN(h.spec, ReadSpec(in.value().at("spec"), in.PathOf("spec")));
   ASSIGN_OR_RETURN(h.environment, ReadEnvironment(in.value().at("environment"), in.PathOf("environment")));
   return h;
 }
@@ -101,7 +103,7 @@ json HeaderToJson(const ResultHeader& h) {
           {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
           {"command", h.command},
           {"started_at", h.started_at},
-          {"spec", h.spec},
+          {"spec", SpecToJson(h.spec)},
           {"environment", h.environment.fingerprint}};
 }
 

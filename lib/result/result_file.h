@@ -14,6 +14,7 @@
 #include "lib/result/diagnosis.h"
 #include "lib/result/point_result.h"
 #include "lib/sweep/planner.h"
+#include "lib/sweep/spec.h"
 
 namespace commbench::result {
 
@@ -49,7 +50,7 @@ struct ResultHeader {
   ToolInfo tool;
   std::string command;     // exact, as typed
   std::string started_at;  // ISO 8601, UTC
-  nlohmann::json spec;     // the sweep spec as SpecToJson writes it
+  SweepSpec spec;          // what was asked (with --explain's additions)
   Environment environment;
 };
 

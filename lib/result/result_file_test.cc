@@ -8,6 +8,8 @@
 
 #include "lib/core/temp_dir.h"
 #include "lib/result/result_writer.h"
+#include "lib/result/spec_reader.h"
+#include "lib/sweep/point_json.h"
 
 namespace commbench::result {
 namespace {
@@ -65,10 +67,12 @@ TEST(ResultFileTest, WritesBackWhatItRead) {
   ASSERT_TRUE(file.ok()) << file.status().message();
   RoundSamples(&original);
   original["schema_version"] = kSchemaVersion;
-  // The one key this file predates.
+  // The keys this file predates.
   for (const char* list : {"points", "fits"}) {
     for (json& p : original[list]) p.emplace("concurrency", "concurrent");
   }
+  original["spec"].emplace("concurrencies", json::array({"concurrent"}));
+  original["spec"].emplace("explain_factors", json::array());
   const json diff = json::diff(original, ResultFileToJson(*file));
   EXPECT_TRUE(diff.empty()) << diff.dump(1).substr(0, 2000);
 }
@@ -147,6 +151,45 @@ TEST(ResultFileTest, LoadNamesTheFileAndTruncation) {
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.status().message().find("looks truncated"), std::string::npos) << file.status().message();
   EXPECT_EQ(file.status().message().rfind(path, 0), 0u);
+}
+
+}  // namespace
+}  // namespace commbench::result
+
+namespace commbench::result {
+namespace {
+
+TEST(SpecReaderTest, ReadsBackEverySetting) {
+  SweepSpec s;
+  s.backends = {"gloo", "native"};
+  s.sizes = {4, 1 << 20};
+  s.groups = {1, 2, 4};
+  s.in_place = InPlace::kNo;
+  s.syncs = {Sync::kNone, Sync::kWorldBarrier};
+  s.concurrencies = {Concurrency::kConcurrent, Concurrency::kSequential};
+  s.pins = {Pin::kNone, Pin::kCompact};
+  s.cpus = {"", "0"};
+  s.streams = {StreamKind::kLegacyDefault};
+  s.h2ds = {H2dKind::kPinned};
+  s.graphs = {false, true};
+  s.iters = 100;
+  s.launcher = Launcher::kMpirun;
+  SweepSpec::ExplainFactor f;
+  f.streams = {StreamKind::kDedicated};
+  f.h2ds = {H2dKind::kPinned};
+  s.explain_factors = {f};
+  const json written = SpecToJson(s);
+  auto back = ReadSpec(written);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(SpecToJson(*back), written);
+}
+
+TEST(SpecReaderTest, NamesTheBadValue) {
+  json j = SpecToJson(SweepSpec());
+  j["syncs"] = {"none", "sometimes"};
+  auto bad = ReadSpec(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("spec.syncs[1]: unknown value 'sometimes'", 0), 0u) << bad.status().message();
 }
 
 }  // namespace

@@ -14,7 +14,6 @@
 #include "lib/measure/host_peak.h"
 #include "lib/report/fingerprint.h"
 #include "lib/result/result_writer.h"
-#include "lib/sweep/point_json.h"
 #include "tools/version.h"
 
 namespace commbench::cli {
@@ -58,7 +57,7 @@ result::ResultHeader MakeHeader(const PipelineRequest& request) {
   header.tool = {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT};
   header.command = request.command;
   header.started_at = Iso8601Now();
-  header.spec = SpecToJson(request.spec);
+  header.spec = request.spec;
   header.environment = MeasuredEnvironment();
   return header;
 }

@@ -1,0 +1,17 @@
+// Reads the sweep spec a result file records (lib/sweep/point_json.h's SpecToJson writes it) back into a
+// SweepSpec, so that a later run can repeat the same sweep (the CI gate) or a reader can see what was asked.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lib/core/status.h"
+#include "lib/sweep/spec.h"
+
+namespace commbench::result {
+
+// The schema's required keys must be there; keys that older files lack take SweepSpec's defaults.
+StatusOr<SweepSpec> ReadSpec(const nlohmann::json& j, const std::string& path = "spec");
+
+}  // namespace commbench::result
