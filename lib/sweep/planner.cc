@@ -55,7 +55,11 @@ Status ValidateSpec(const SweepSpec& spec) {
   }
   if (spec.iters < 0) return InvalidArgument("--iters: invalid value " + std::to_string(spec.iters) + " (accepted: 0 for adaptive, or >= 2)");
   if (spec.iters == 1) return InvalidArgument("--iters: invalid value 1 (accepted: 0 for adaptive, or >= 2: the first and last are both checked)");
-  if (spec.warmup < 0) return InvalidArgument("--warmup: invalid value " + std::to_string(spec.warmup) + " (accepted: >= 0)");
+  // A warm-up longer than the longest timed loop would only look like a hang (the timeout names no progress).
+  if (spec.warmup < 0 || spec.warmup > spec.max_iters) {
+    return InvalidArgument("--warmup: invalid value " + std::to_string(spec.warmup) + " (accepted: 0 to --max-iters, " +
+                           std::to_string(spec.max_iters) + ")");
+  }
   if (!(spec.time_budget_s > 0 && spec.time_budget_s <= 3600)) {
     return InvalidArgument("--time-budget: invalid value " + std::to_string(spec.time_budget_s) + " (accepted: 0 < seconds <= 3600)");
   }

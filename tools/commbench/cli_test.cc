@@ -58,6 +58,13 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
       {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
       {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
+      // Outputs and host resources are checked before any rank starts.
+      {{"sweep", "--out", "/dev/full"}, "cannot write /dev/full: it is a device"},
+      {{"sweep", "--html", "/nonexistent/dir/r.html"}, "cannot write /nonexistent/dir/r.html"},
+      {{"run", "--cpus", "99"}, "--cpus 99: CPU 99 is not available to this process"},
+      {{"run", "--warmup", "99999999999999999999"}, "--warmup"},
+      {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
+      {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
       {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report)"},
   };
   for (const auto& c : cases) {

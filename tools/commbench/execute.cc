@@ -5,6 +5,7 @@
 #include "lib/backend/backend.h"
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
+#include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
 #include "lib/report/console_findings.h"
 #include "lib/report/html.h"
@@ -73,6 +74,8 @@ int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const s
   if (!plan.ok()) return Fail(plan.status(), 2);
   Status writable = CheckOutputs(outputs);
   if (!writable.ok()) return Fail(writable, 2);
+  Status host = CheckHostSettings(spec);
+  if (!host.ok()) return Fail(host, 2);
   for (const auto& s : plan->skipped) std::fprintf(stderr, "commbench: skipped %s: %s\n", s.what.c_str(), s.reason.c_str());
   if (!outputs.quiet) {
     std::fprintf(stderr, "commbench: %zu points in %zu launches\n", plan->point_count(), plan->launches.size());
