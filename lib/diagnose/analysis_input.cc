@@ -304,7 +304,13 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
     in.tcp_loopback_gbps = environment.peaks->tcp_loopback_gbps;
   }
   in.points.reserve(points.size());
-  for (const result::PointResult& p : points) in.points.push_back(FromResult(p));
+  for (const result::PointResult& p : points) {
+    if (p.correct) {
+      in.points.push_back(FromResult(p));
+    } else {
+      in.excluded.push_back(p.id);
+    }
+  }
 
   std::map<std::string, int> index;
   for (size_t i = 0; i < in.points.size(); ++i) {

@@ -77,6 +77,7 @@ inline constexpr double kMinCut = 0.3;
 
 struct AnalysisInput {
   std::vector<PointData> points;
+  std::vector<std::string> excluded;  // points with a wrong result: their times say nothing about the cause
   std::vector<SeriesData> series;
   std::string command;   // the result's command line ("" when absent)
   std::string affinity;  // environment.affinity, e.g. "0-1"

@@ -41,6 +41,7 @@ std::vector<result::Fit> Fits(const AnalysisInput& in) {
 result::Diagnosis Run(const AnalysisInput& in) {
   result::Diagnosis d;
   d.fits = Fits(in);
+  d.excluded = in.excluded;
   bool enough =
       std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.groups.size() >= 2; });
   if (!enough) {

@@ -134,6 +134,20 @@ TEST(Diagnose, MalformedInputIsRefusedByTheReader) {
   EXPECT_EQ(file.status().message(), "points[0].groups: expected an integer, got a string");
 }
 
+// A wrong result says nothing about the cost: the point is left out of the series and named.
+TEST(Diagnose, WrongResultsAreLeftOutAndNamed) {
+  PointSpec base;
+  std::vector<json> pts = MakeSeries(base, OneToEight(), [](int) { return 50.0; });
+  pts.back()["correct"] = false;
+  pts.back()["errors"] = {"rank 3: 2 of 100 elements wrong"};
+  pts.back()["time_us"]["p50"] = 5000.0;  // a broken run's time would read as growth
+  json d = Diagnose(MakeResult({pts}, "commbench sweep"));
+  EXPECT_EQ(d["verdict"], "no growth") << d.dump();
+  ASSERT_EQ(d["fits"].size(), 1u);
+  EXPECT_EQ(d["fits"][0]["groups"].size(), 7u);
+  EXPECT_EQ(d["excluded_points"], json::array({pts.back()["id"]}));
+}
+
 TEST(Diagnose, DeterministicOutput) {
   PointSpec base;
   base.saturation = 0.95;

@@ -145,7 +145,8 @@ json Diagnose(const json& result) {
   return {{"fits", written["fits"]},
           {"findings", written["findings"]},
           {"ruled_out", written["ruled_out"]},
-          {"verdict", written["verdict"]}};
+          {"verdict", written["verdict"]},
+          {"excluded_points", written["excluded_points"]}};
 }
 
 AnalysisInput BuildAnalysisInput(const json& result) {

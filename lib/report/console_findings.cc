@@ -57,6 +57,11 @@ std::string FormatFindings(const result::Diagnosis& d) {
   }
   int i = 0;
   for (const Finding& f : d.findings) WriteFinding(++i, f, out);
+  if (!d.excluded.empty()) {
+    out << "Left out (wrong results, named above as errors):";
+    for (const std::string& id : d.excluded) out << " " << id;
+    out << "\n";
+  }
   if (!d.ruled_out.empty()) {
     out << "Ruled out by an A/B in this sweep:\n";
     for (const Finding& f : d.ruled_out) out << "   - " << f.cause << ": " << f.summary << "\n";

@@ -60,6 +60,7 @@ struct Diagnosis {
   std::vector<Finding> findings;   // confirmed and suspected, highest score first
   std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
   Verdict verdict = Verdict::kInsufficientData;
+  std::vector<std::string> excluded;  // ids of points left out because their result was wrong
 };
 
 nlohmann::json FitToJson(const Fit& f);

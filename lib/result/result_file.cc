@@ -70,6 +70,9 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   RETURN_IF_ERROR(ReadList(in, "findings", ReadFinding, &t.diagnosis.findings));
   // ruled_out[] came after schema_version 1's first files: absent means none were recorded.
   if (in.Has("ruled_out")) RETURN_IF_ERROR(ReadList(in, "ruled_out", ReadFinding, &t.diagnosis.ruled_out));
+  // Absent before wrong results were left out of the diagnosis by name.
+  if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
+  RETURN_IF_ERROR(in.errors()->status());
   return t;
 }
 
@@ -118,6 +121,7 @@ json TrailerToJson(const ResultTrailer& t) {
             {"findings", FindingsToJson(t.diagnosis.findings)},
             {"ruled_out", FindingsToJson(t.diagnosis.ruled_out)},
             {"verdict", NameOf(kVerdictNames, t.diagnosis.verdict)},
+            {"excluded_points", t.diagnosis.excluded},
             {"status", NameOf(kRunStatusNames, t.status)}};
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
   return j;
