@@ -220,7 +220,8 @@ ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<doubl
     double se_growth = std::sqrt(s0 * s0 + s1 * s1);
     bool clear = n >= 3 ? improvement >= options.min_growth_sigmas * options.min_growth_sigmas
                         : std::fabs(out.growth) > options.min_growth_sigmas * se_growth;
-    bool significant = clear && std::fabs(out.growth_fraction) > options.min_growth_fraction;
+    bool significant = clear && std::fabs(out.growth_fraction) > options.min_growth_fraction &&
+                       std::fabs(out.growth) >= options.min_growth_us;
     if (!significant) {
       chosen = GrowthModel::kFlat;  // a shape within the noise is no shape
       out.growth = 0;

@@ -29,6 +29,9 @@ struct ScalingOptions {
   double min_growth_fraction = 0.10;
   // Growth must exceed this many standard errors of the end points' difference.
   double min_growth_sigmas = 3.0;
+  // And this much in absolute terms (us per operation over the series): below it no user's loop would notice,
+  // however significant (0.6 -> 0.7 us is 16 % and many sigmas on a quiet host, and worth nobody's time).
+  double min_growth_us = 1.0;
 };
 
 struct ScalingFit {

@@ -46,6 +46,16 @@ TEST(ScalingTest, UnderstatedNoiseDoesNotReadAsGrowth) {
   }
 }
 
+// `sweep --backends native --groups 1..2 --sizes 4K` once read as growth: 0.6 -> 0.7 us, many sigmas on a quiet
+// host, and below anything a user's loop would notice.
+TEST(ScalingTest, GrowthBelowTheAbsoluteFloorIsNoGrowth) {
+  ScalingFit tiny = FitScaling({1, 2}, {0.6, 0.7}, {0.001, 0.001});
+  EXPECT_FALSE(tiny.grows);
+  EXPECT_EQ(tiny.model, GrowthModel::kFlat);
+  // The same shape a hundred times larger is growth.
+  EXPECT_TRUE(FitScaling({1, 2}, {60, 70}, {0.1, 0.1}).grows);
+}
+
 TEST(ScalingTest, LinearIsLinear) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     std::vector<double> y, se;

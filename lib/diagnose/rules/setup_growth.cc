@@ -44,6 +44,7 @@ class SetupGrowthRule : public Rule {
     ScalingOptions opt;
     opt.relative_noise_floor = 0.1;
     opt.min_growth_fraction = 0.5;
+    opt.min_growth_us = 0;  // these are seconds: kMinAddedSeconds is the floor
     ScalingFit fit = FitScaling(g, setup, std::vector<double>(g.size(), 0), opt);
     if (!fit.grows || setup.back() - setup.front() < kMinAddedSeconds) return std::nullopt;
 
