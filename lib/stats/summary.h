@@ -18,7 +18,8 @@ struct Summary {
 // Linear interpolation between closest ranks (numpy's default); `sorted` must be ascending and non-empty.
 double PercentileSorted(const std::vector<double>& sorted, double q);
 
-// Percentile bootstrap of the median with a fixed seed, so that the same samples give the same interval.
+// Percentile bootstrap of the median with a fixed seed, so that the same samples give the same interval. Resamples
+// m = min(n, 2000) points; for n > m the interval is rescaled around the sample median by sqrt(m/n).
 void BootstrapMedianCI(const std::vector<double>& samples, int resamples, uint64_t seed, double* lo, double* hi);
 
 Summary Summarize(const std::vector<double>& samples);
