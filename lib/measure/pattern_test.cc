@@ -139,7 +139,8 @@ Values FromBuffer(DataType dtype, const std::vector<char>& b) {
 // What every rank sends and what every rank should receive, computed from the inputs alone.
 struct Reference {
   std::vector<Values> inputs;   // [rank][send index]
-  std::vector<Values> outputs;  // [rank][recv index]
+  std::vector<Values> outputs;  // [rank][recv index]; one shared entry where all ranks receive the same
+  const Values& Output(int rank) const { return outputs.size() == 1 ? outputs[0] : outputs[rank]; }
 };
 
 Reference Compute(const OpRequest& req, int n, uint64_t iter) {
@@ -155,7 +156,7 @@ Reference Compute(const OpRequest& req, int n, uint64_t iter) {
   if (req.op == Collective::kAllgather) {
     Values all;
     for (int r = 0; r < n; ++r) all.insert(all.end(), ref.inputs[r].begin(), ref.inputs[r].end());
-    ref.outputs.assign(n, all);
+    ref.outputs.push_back(all);
     return ref;
   }
   const size_t len = ref.inputs[0].size();
@@ -170,13 +171,14 @@ Reference Compute(const OpRequest& req, int n, uint64_t iter) {
       seq = Round(req.dtype, Combine(req.reduce, seq, v));
       exact = Combine(req.reduce, exact, v);
     }
-    double tree = TreeReduce(req.dtype, req.reduce, column, 0, n);
     EXPECT_EQ(seq, exact) << "inexact in rank order at " << i;
-    EXPECT_EQ(tree, exact) << "inexact as a tree at " << i;
+    if (n <= 64) {
+      EXPECT_EQ(TreeReduce(req.dtype, req.reduce, column, 0, n), exact) << "inexact as a tree at " << i;
+    }
     reduced[i] = exact;
   }
   if (req.op == Collective::kAllreduce) {
-    ref.outputs.assign(n, reduced);
+    ref.outputs.push_back(reduced);
   } else {
     ref.outputs.resize(n);
     for (int r = 0; r < n; ++r) ref.outputs[r].assign(reduced.begin() + r * c, reduced.begin() + (r + 1) * c);
@@ -238,19 +240,19 @@ void EnumerateCorruptions(const OpRequest& req, int n, Tally* tally) {
     if (req.op != Collective::kAllreduce) {
       std::set<Values> blocks;
       for (int r = 0; r < n; ++r) {
-        blocks.insert(req.op == Collective::kAllgather ? ref.inputs[r] : ref.outputs[r]);
+        blocks.insert(req.op == Collective::kAllgather ? ref.inputs[r] : ref.Output(r));
       }
       EXPECT_EQ(blocks.size(), static_cast<size_t>(n)) << Name(req.op) << " blocks of two ranks are equal, n=" << n
                                                        << " count=" << c << " " << Name(req.dtype);
     }
     for (int k : CheckedRanks(n)) {
-      const Values& want = ref.outputs[k];
+      const Values& want = ref.Output(k);
       ASSERT_TRUE(CheckOutput(req, k, n, t, ToBuffer(req.dtype, want)).ok())
           << "correct result rejected: " << Name(req.op) << " " << Name(req.reduce) << " " << Name(req.dtype)
           << " n=" << n << " count=" << c << " rank=" << k;
       for (size_t other = 0; other < 3; ++other) {
         if (other == ti) continue;
-        ExpectCaught(req, k, n, t, want, refs[other].outputs[k], false, "stale result", tally);
+        ExpectCaught(req, k, n, t, want, refs[other].Output(k), false, "stale result", tally);
         ExpectCaught(req, k, n, t, want, refs[other].inputs[k], single && req.op != Collective::kReduceScatter,
                      "stale input", tally);
       }
@@ -273,7 +275,7 @@ void EnumerateCorruptions(const OpRequest& req, int n, Tally* tally) {
         if (req.op == Collective::kAllreduce) {
           ExpectCaught(req, k, n, t, want, ref.inputs[j], picks, "another rank's input", tally);
         } else if (req.op == Collective::kReduceScatter) {
-          ExpectCaught(req, k, n, t, want, ref.outputs[j], false, "another rank's slice", tally);
+          ExpectCaught(req, k, n, t, want, ref.Output(j), false, "another rank's slice", tally);
           Values unreduced(ref.inputs[j].begin() + k * c, ref.inputs[j].begin() + (k + 1) * c);
           ExpectCaught(req, k, n, t, want, unreduced, picks, "another rank's unreduced slice", tally);
         } else {
@@ -290,7 +292,7 @@ void EnumerateCorruptions(const OpRequest& req, int n, Tally* tally) {
       }
       if (req.op == Collective::kReduceScatter) {
         Values reduced;
-        for (int r = 0; r < n; ++r) reduced.insert(reduced.end(), ref.outputs[r].begin(), ref.outputs[r].end());
+        for (int r = 0; r < n; ++r) reduced.insert(reduced.end(), ref.Output(r).begin(), ref.Output(r).end());
         for (size_t s : {size_t{1}, reduced.size() - 1}) {
           Values shifted(c);
           for (size_t i = 0; i < c; ++i) shifted[i] = reduced[(k * c + i + s) % reduced.size()];
@@ -312,10 +314,12 @@ TEST(PatternTest, EveryCorruptionIsCaught) {
       for (DataType dtype : AllDataTypes()) {
         for (int n : groups) {
           for (size_t count : counts) {
-            // 4096 ranks: reduce-scatter (n * n * count inputs) at one element per rank, the rest at <= 9.
+            // 4096 ranks: reduce-scatter (n * n * count inputs) at one element per rank, sum and prod in bf16 (the
+            // tightest dtype; max/min share their codes), the others at <= 9 elements; rounding is checked in rank
+            // order, and as a tree up to 64 ranks.
             if (n == 4096 && (op == Collective::kReduceScatter ? count > 1 : count > 9)) continue;
-            if (n == 4096 && op == Collective::kReduceScatter && dtype != DataType::kBF16 &&
-                dtype != DataType::kI32) {
+            if (n == 4096 && op == Collective::kReduceScatter &&
+                (dtype != DataType::kBF16 || reduce == ReduceOp::kMax || reduce == ReduceOp::kMin)) {
               continue;
             }
             EnumerateCorruptions(Request(op, dtype, reduce, count), n, &tally);
