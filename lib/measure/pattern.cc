@@ -63,47 +63,125 @@ void StoreElement(DataType dtype, void* base, size_t index, double value) {
   }
 }
 
-double PatternValue(const OpRequest& request, int rank, int group_size, size_t index, uint64_t iter) {
-  const uint64_t r = static_cast<uint64_t>(rank);
-  if (request.op == Collective::kAllgather) {
-    // Distinct per rank so that a block landing at the wrong offset shows.
-    return static_cast<double>((r * 31 + index * 7 + iter * 3) % 61) - 30.0;
-  }
-  if (request.reduce == ReduceOp::kProd) {
-    // +-1 everywhere except one rank per element contributes +-2: the product stays within +-2.
-    double sign = ((r * 3 + index + iter) % 2) ? -1.0 : 1.0;
-    bool doubled = static_cast<uint64_t>(rank) == (index + iter) % static_cast<uint64_t>(group_size);
-    return sign * (doubled ? 2.0 : 1.0);
-  }
-  return static_cast<double>((r * 7 + index * 13 + iter * 5) % 9) - 4.0;
+namespace {
+
+// Every expected output element is Encode(code) for a code in [0, kCodes): a sign, a mantissa in [128, 256) and an
+// exponent, so distinct codes give distinct values. kCodes covers the largest group, so codes that differ in the
+// rank term alone (A odd) never collide; the index and iteration terms (B, C odd) make shifts and stale buffers show.
+constexpr uint64_t kCodes = 4096;
+constexpr uint64_t kRankStep = 1;     // A
+constexpr uint64_t kIndexStep = 3;    // B
+constexpr uint64_t kIterStep = 5;     // C
+constexpr uint64_t kCodeOffset = 11;  // D
+// At most this many ranks shape one element of a reduction; the rest contribute the identity (0 or 1) or, for
+// max/min, a value that never wins. It bounds partial sums (255 units) and products (a few factors of 2).
+constexpr int kWindow = 8;
+
+// Exponent of the unit of Encode: integers (prod divides by 2) for i32, otherwise values that are normal and exact
+// in f16 and bf16 with no result above 255 * 2^6 = 16320.
+int ExponentOffset(DataType dtype) { return dtype == DataType::kI32 ? 1 : -9; }
+
+uint64_t Code(uint64_t rank_term, size_t index, uint64_t iter) {
+  return (kRankStep * rank_term + kIndexStep * (index % kCodes) + kIterStep * (iter % kCodes) + kCodeOffset) %
+         kCodes;
 }
 
-double ExpectedValue(const OpRequest& request, int rank, int group_size, size_t index, uint64_t iter) {
+// Decodes a code: value = sign * mantissa * 2^exponent.
+struct Parts {
+  double sign;
+  int mantissa;
+  int exponent;
+};
+Parts Decode(uint64_t code, DataType dtype) {
+  return Parts{(code & 1) ? -1.0 : 1.0, 128 + static_cast<int>((code >> 1) & 127),
+               static_cast<int>(code >> 8) + ExponentOffset(dtype)};
+}
+double Encode(uint64_t code, DataType dtype) {
+  Parts p = Decode(code, dtype);
+  return p.sign * std::ldexp(p.mantissa, p.exponent);
+}
+
+// A small deterministic mix of rank, element and iteration for the shape of the contributions.
+uint64_t Mix(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E5Dull) * 0xBF58476D1CE4E5B9ull ^
+               (c + 0x1234567ull) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86677B8B7ull;
+  return x ^ (x >> 29);
+}
+
+// The code of the reduced element at send-buffer index `index` (reduce-scatter: the owner's slice, by owner).
+uint64_t ReductionCode(const OpRequest& request, size_t index, uint64_t iter) {
+  if (request.op == Collective::kReduceScatter) {
+    return Code(index / request.count, index % request.count, iter);
+  }
+  return Code(0, index, iter);
+}
+
+}  // namespace
+
+double PatternValue(const OpRequest& request, int rank, int group_size, size_t index, uint64_t iter) {
+  const uint64_t r = static_cast<uint64_t>(rank);
+  const DataType dtype = request.dtype;
+  if (request.op == Collective::kAllgather) return Encode(Code(r, index, iter), dtype);
+  const Parts want = Decode(ReductionCode(request, index, iter), dtype);
+  const uint64_t n = static_cast<uint64_t>(group_size);
+  const int window = std::min(group_size, kWindow);
+  // The element's window of ranks starts at a rank that moves with the element and the iteration; position 0 leads.
+  const uint64_t start = (index % n + 3 * (iter % n)) % n;
+  const int pos = static_cast<int>((r + n - start) % n);
+  const uint64_t mix = Mix(r, index, iter);
+  if (request.reduce == ReduceOp::kMax || request.reduce == ReduceOp::kMin) {
+    // The leader holds the result; everyone else holds a value beyond every result (below for max, above for min).
+    if (pos == 0) return want.sign * std::ldexp(want.mantissa, want.exponent);
+    const int top = ExponentOffset(dtype) + 15 + 8;  // 2^top > 255 * 2^(largest exponent)
+    double beyond = std::ldexp(8 + static_cast<double>(mix % 8), top - 3);  // in [2^top, 2^(top+1))
+    return request.reduce == ReduceOp::kMax ? -beyond : beyond;
+  }
+  if (pos >= window) return request.reduce == ReduceOp::kSum ? 0.0 : 1.0;
+  if (request.reduce == ReduceOp::kSum) {
+    // Units of 2^exponent, all of the result's sign: followers 1..4 units each, the leader the rest (>= 100), so
+    // every partial sum in any order is at most 255 units (exact in bf16) and no single input equals the result.
+    auto units = [&](int p) {
+      uint64_t rp = (start + static_cast<uint64_t>(p)) % n;
+      return 1 + static_cast<int>(Mix(rp, index, iter) % 4);
+    };
+    int k = 0;
+    if (pos == 0) {
+      k = want.mantissa;
+      for (int p = 1; p < window; ++p) k -= units(p);
+    } else {
+      k = units(pos);
+    }
+    return want.sign * std::ldexp(k, want.exponent);
+  }
+  // Prod: follower 1 gives +-2, the other followers +-1, the leader the result divided by their product (so
+  // mantissa * 2^(exponent-1), with the sign that makes the product right); every partial product stays exact.
+  auto factor = [&](int p) {
+    uint64_t rp = (start + static_cast<uint64_t>(p)) % n;
+    double sign = (Mix(rp, index, iter) & 1) ? -1.0 : 1.0;
+    return p == 1 ? 2.0 * sign : sign;
+  };
+  if (pos > 0) return factor(pos);
+  double sign = want.sign;
+  int exponent = want.exponent;
+  for (int p = 1; p < window; ++p) {
+    double f = factor(p);
+    if (f < 0) sign = -sign;
+    if (std::fabs(f) == 2.0) --exponent;
+  }
+  return sign * std::ldexp(want.mantissa, exponent);
+}
+
+double ExpectedValue(const OpRequest& request, int rank, int /*group_size*/, size_t index, uint64_t iter) {
   if (request.op == Collective::kAllgather) {
     size_t owner = index / request.count;
-    return PatternValue(request, static_cast<int>(owner), group_size, index % request.count, iter);
+    return Encode(Code(owner, index % request.count, iter), request.dtype);
   }
+  // Computed from the code alone, not by reducing the inputs again; pattern_test proves the inputs reduce to it.
   size_t source_index = request.op == Collective::kReduceScatter ? static_cast<size_t>(rank) * request.count + index
                                                                  : index;
-  double acc = PatternValue(request, 0, group_size, source_index, iter);
-  for (int r = 1; r < group_size; ++r) {
-    double v = PatternValue(request, r, group_size, source_index, iter);
-    switch (request.reduce) {
-      case ReduceOp::kSum:
-        acc += v;
-        break;
-      case ReduceOp::kProd:
-        acc *= v;
-        break;
-      case ReduceOp::kMax:
-        acc = std::max(acc, v);
-        break;
-      case ReduceOp::kMin:
-        acc = std::min(acc, v);
-        break;
-    }
-  }
-  return acc;
+  return Encode(ReductionCode(request, source_index, iter), request.dtype);
 }
 
 void FillInput(const OpRequest& request, int rank, int group_size, uint64_t iter, std::vector<char>* buffer) {

@@ -1,7 +1,10 @@
-// Data patterns that make every collective checkable: the input depends on rank, element index and iteration,
-// so a wrong offset or a stale buffer shows, and the expected output is computed independently (in double,
-// rank by rank) rather than by a second reduction. Values are small integers, exact in every dtype for groups
-// of up to 64 ranks.
+// Data patterns that make every collective checkable. Every expected element is a distinct value chosen by a code
+// that depends on the owning rank (allgather, reduce-scatter), the element and the iteration, so a stale buffer, a
+// block from the wrong rank, a shifted block or an untouched buffer shows, for groups of up to 4096 ranks. For
+// reductions at most 8 ranks per element (a window that moves with element and iteration) shape the result (the
+// others give the identity, or for max/min a value that never wins), so sums and products stay exact in every
+// dtype (f16/bf16 included) in any reduction order. The expected output is computed from the code alone, not by a
+// second reduction; pattern_test reduces the ranks' inputs independently and proves they give it.
 #pragma once
 
 #include <cstddef>
