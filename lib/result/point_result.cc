@@ -187,7 +187,7 @@ StatusOr<Point> ReadPoint(const json& j, const std::string& path) {
   return point;
 }
 
-json PointResultToJson(const PointResult& p, const std::string& samples_file) {
+json PointResultToJson(const PointResult& p) {
   json out = PointAxesToJson(p.point);
   out["id"] = p.id;
   out["iters"] = p.iters;
@@ -212,8 +212,7 @@ json PointResultToJson(const PointResult& p, const std::string& samples_file) {
   json per_rank = json::array();
   for (const RankTime& r : p.per_rank) per_rank.push_back(RankToJson(r));
   out["per_rank"] = std::move(per_rank);
-  out["samples_us"] = samples_file.empty() ? SamplesToJson(p.samples_us)
-                                           : json{{"cap", p.samples_us.cap}, {"file", samples_file}};
+  out["samples_us"] = SamplesToJson(p.samples_us);
   return out;
 }
 

@@ -70,8 +70,7 @@ struct PointResult {
 };
 
 nlohmann::json SummaryToJson(const Summary& s);
-// With `samples_file`, samples_us names that sidecar instead of holding the samples (ResultFileWriter).
-nlohmann::json PointResultToJson(const PointResult& p, const std::string& samples_file = "");
+nlohmann::json PointResultToJson(const PointResult& p);
 // The sidecar line of a point's samples, and back.
 std::string SamplesLine(const PointResult& p);
 Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples);

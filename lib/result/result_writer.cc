@@ -39,9 +39,11 @@ StatusOr<std::unique_ptr<ResultFileWriter>> ResultFileWriter::Open(const std::st
       new ResultFileWriter(std::move(file), std::move(samples), BaseName(samples_path)));
 }
 
-Status ResultFileWriter::AppendPoint(const PointResult& point) {
-  RETURN_IF_ERROR(samples_.Write(SamplesLine(point) + "\n"));
-  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + PointResultToJson(point, samples_name_).dump()));
+Status ResultFileWriter::AppendPoint(PointResult* point) {
+  RETURN_IF_ERROR(samples_.Write(SamplesLine(*point) + "\n"));
+  point->samples_us.per_rank = {};  // frees the memory, unlike clear()
+  point->samples_us.file = samples_name_;
+  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + PointResultToJson(*point).dump()));
   ++points_;
   return OkStatus();
 }

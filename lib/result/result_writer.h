@@ -16,8 +16,9 @@ class ResultFileWriter {
  public:
   static StatusOr<std::unique_ptr<ResultFileWriter>> Open(const std::string& path, const ResultHeader& header);
 
-  // One point per line: the file stays readable with line tools and a point's samples stay compact.
-  Status AppendPoint(const PointResult& point);
+  // One point per line: the file stays readable with line tools. The point's samples go to the sidecar and
+  // leave memory; `point` names the sidecar afterwards, as the file does.
+  Status AppendPoint(PointResult* point);
   Status Finish(const ResultTrailer& trailer);
 
   size_t points_written() const { return points_; }

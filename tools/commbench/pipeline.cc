@@ -86,8 +86,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   options.on_point = [&](FinishedPoint&& finished) {
     aggregate.cores_available = finished.cores_available;
     result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
-    RETURN_IF_ERROR((*writer)->AppendPoint(point));
-    point.samples_us.per_rank.clear();  // on disk now; the summaries are what the rest reads
+    RETURN_IF_ERROR((*writer)->AppendPoint(&point));  // the samples go to disk; the summaries stay
     file.points.push_back(std::move(point));
     return OkStatus();
   };
