@@ -1,6 +1,9 @@
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/file_store.h>
 
+#include <cstdlib>
+
+#include "lib/rendezvous/redis_store.h"
 #include "lib/rendezvous/store.h"
 
 namespace commbench {
@@ -45,7 +48,13 @@ std::unique_ptr<Store> NewFileStore(const std::string& directory) { return std::
 
 StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url) {
   if (url.rfind("file:", 0) == 0) return NewFileStore(url.substr(5));
-  return InvalidArgument("--store: unsupported store '" + url + "' (accepted: file:/path)");
+  if (url.rfind("redis://", 0) == 0) {
+    ASSIGN_OR_RETURN(RedisAddress address, ParseRedisUrl(url, std::getenv(kRedisPasswordVariable)));
+    ASSIGN_OR_RETURN(std::unique_ptr<RedisStore> store, RedisStore::Connect(address, std::chrono::seconds(10)));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+  return InvalidArgument("--rendezvous: unsupported store '" + RedactSecrets(url) +
+                         "' (accepted: file:/shared/dir, redis://[:PASSWORD@]HOST[:PORT][/DB])");
 }
 
 }  // namespace commbench
