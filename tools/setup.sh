@@ -1,13 +1,14 @@
 #!/bin/bash
 # Installs what commbench needs on Debian 12, only what is missing, quietly when everything is there:
 # Bazel 4.2.3 (bazel-bootstrap) and the system libraries the build links (see third_party/system.BUILD), the
-# test tools (JSON Schema validator, Redis, OpenMPI), and the browser the HTML report's test drives.
+# test tools (JSON Schema validator, Redis, OpenMPI, Slurm and munge for the virtual cluster), and the browser
+# the HTML report's test drives.
 # CUDA/NCCL are not Debian packages: the build uses /usr/local/cuda (or $CUDA_HOME) when present.
 set -euo pipefail
 
 packages=(
   bazel-bootstrap g++ libgloo-dev libcli11-dev nlohmann-json3-dev libfmt-dev libhiredis-dev libgtest-dev
-  libgmock-dev libbenchmark-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev redis-server
+  libgmock-dev libbenchmark-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev redis-server slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,14 +4,15 @@
 # Needs root (CAP_NET_ADMIN). Everything it makes is named after the cluster's id and recorded in its state
 # directory, so that `down` removes exactly that, also after a failed `up` (DESIGN.md §9 has the facts).
 #
-#   tools/vcluster.sh up DIR --hosts K [--cap-host I:RATE]... [--cap-link I-J:RATE]... [--redis]
+#   tools/vcluster.sh up DIR --hosts K [--cap-host I:RATE]... [--cap-link I-J:RATE]... [--redis] [--slurm]
 #   tools/vcluster.sh exec DIR I CMD [ARGS...]     run CMD in host I's namespace
 #   tools/vcluster.sh addr DIR I                   host I's address
 #   tools/vcluster.sh down DIR                     stop what `up` started (by pid), delete what it made, and DIR
 #
 # RATE is tc's syntax (200mbit, 1gbit). `up` writes DIR/env (shell assignments: VC_ID, VC_HOSTS, VC_ADDR_<i>,
-# VC_NS_<i>, VC_REDIS=redis://ADDR:PORT) and prints the hosts. There is no netem on these kernels: a cap adds
-# serialisation delay only.
+# VC_NS_<i>, VC_REDIS=redis://ADDR:PORT, SLURM_CONF) and prints the hosts. --slurm starts a real Slurm (munged,
+# slurmctld on the bridge address, one slurmd per host inside its namespace): `SLURM_CONF=... srun -N K ...` then
+# places tasks on the hosts' addresses. There is no netem on these kernels: a cap adds serialisation delay only.
 set -euo pipefail
 
 die() {
@@ -88,17 +89,86 @@ start_redis() {
   die "redis-server on $addr:$port did not answer (log: $dir/redis.log)"
 }
 
+# Slurm 22.05 across the hosts (DESIGN.md §9): a private munged (its own socket, the packaged key), slurmctld in
+# the root namespace on the bridge address, and `slurmd -N hI` in each host's namespace (nsenter: `ip netns exec`
+# remounts /sys, which slurmd cannot live with). Ports are random so that two clusters can coexist.
+start_slurm() {
+  local hosts="$1" s="$dir/slurm" i
+  command -v slurmctld >/dev/null && command -v munged >/dev/null || die "--slurm needs slurm-wlm and munge"
+  mkdir -p "$s/state" "$s/log"
+  for ((i = 0; i < hosts; i++)); do mkdir -p "$s/spool/h$i"; done
+  # munged runs as user munge, which cannot enter a private temporary directory: its own directory under /run.
+  local m="/run/$id-munge"
+  mkdir -m 755 "$m"  # munged wants its socket directory searchable by all
+  record "VC_MUNGE_DIR=$m"
+  chown munge:munge "$m"
+  runuser -u munge -- munged --socket="$m/munge.socket" --pid-file="$m/munged.pid" --log-file="$m/munged.log" \
+    --seed-file="$m/munged.seed"
+  for _ in $(seq 1 100); do [[ -s "$m/munged.pid" ]] && break; sleep 0.05; done
+  [[ -s "$m/munged.pid" ]] || die "munged did not start (log: $m/munged.log)"
+  record "VC_MUNGE_PID=$(cat "$m/munged.pid")"
+  local cpus last=$((hosts - 1)) ctl_port=$((7000 + RANDOM % 20000))
+  cpus=$(nproc)
+  cat >"$s/slurm.conf" <<CONF
+ClusterName=$id
+SlurmctldHost=$(hostname)(10.77.$subnet.254)
+SlurmctldPort=$ctl_port
+SlurmdPort=$((ctl_port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$m/munge.socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MailProg=/bin/true
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$s/state
+SlurmdSpoolDir=$s/spool/%n
+SlurmctldPidFile=$s/slurmctld.pid
+SlurmdPidFile=$s/slurmd-%n.pid
+SlurmctldLogFile=$s/log/slurmctld.log
+SlurmdLogFile=$s/log/slurmd-%n.log
+NodeName=h[0-$last] NodeAddr=10.77.$subnet.[1-$hosts] CPUs=$cpus State=UNKNOWN
+PartitionName=vc Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+  record "SLURM_CONF=$s/slurm.conf"
+  export SLURM_CONF="$s/slurm.conf"
+  slurmctld -D -f "$SLURM_CONF" >"$s/log/slurmctld.out" 2>&1 &
+  record "VC_SLURMCTLD_PID=$!"
+  for ((i = 0; i < hosts; i++)); do
+    nsenter --net="/run/netns/${id}h$i" slurmd -D -N "h$i" -f "$SLURM_CONF" >"$s/log/slurmd-h$i.out" 2>&1 &
+    record "VC_SLURMD_PID_$i=$!"
+  done
+  # Ready when every node is idle.
+  for _ in $(seq 1 300); do
+    [[ $(sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle') -eq $hosts ]] && return
+    sleep 0.2
+  done
+  die "Slurm did not bring $hosts nodes up within 60 s (logs: $s/log)"
+}
+
+stop_pid() {  # PID: TERM, then KILL after 5 s
+  [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null || return 0
+  kill "$1" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  kill -9 "$1" 2>/dev/null || true
+}
+
 up() {
   dir="$1"
   shift
-  local hosts=0 redis=0 caps=() links=()
+  local hosts=0 redis=0 slurm=0 caps=() links=()
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --hosts) hosts="${2:-}"; shift 2 ;;
       --cap-host) caps+=("${2:-}"); shift 2 ;;
       --cap-link) links+=("${2:-}"); shift 2 ;;
       --redis) redis=1; shift ;;
-      *) die "unknown argument '$1' (accepted: --hosts, --cap-host, --cap-link, --redis)" ;;
+      --slurm) slurm=1; shift ;;
+      *) die "unknown argument '$1' (accepted: --hosts, --cap-host, --cap-link, --redis, --slurm)" ;;
     esac
   done
   [[ "$hosts" =~ ^[0-9]+$ && "$hosts" -ge 1 && "$hosts" -le 64 ]] || die "--hosts '$hosts': accepted 1..64"
@@ -151,9 +221,11 @@ up() {
     cap_link "$a" "$b" "$pair"
   done
   [[ $redis -eq 1 ]] && start_redis
+  [[ $slurm -eq 1 ]] && start_slurm "$hosts"
   up_ok=1
   for ((i = 0; i < hosts; i++)); do echo "host $i: ${id}h$i 10.77.$subnet.$((i + 1))"; done
   [[ $redis -eq 1 ]] && grep '^VC_REDIS=' "$dir/env" | sed 's/^VC_REDIS=/redis: /'
+  [[ $slurm -eq 1 ]] && echo "slurm: SLURM_CONF=$dir/slurm/slurm.conf"
   return 0
 }
 
@@ -162,12 +234,16 @@ down() {
   [[ -f "$dir/env" ]] || { rm -rf "$dir"; return 0; }
   # shellcheck disable=SC1091
   source "$dir/env"
-  if [[ -n "${VC_REDIS_PID:-}" ]] && kill -0 "$VC_REDIS_PID" 2>/dev/null; then
-    kill "$VC_REDIS_PID"
-    for _ in $(seq 1 50); do kill -0 "$VC_REDIS_PID" 2>/dev/null || break; sleep 0.05; done
-    kill -9 "$VC_REDIS_PID" 2>/dev/null || true
-  fi
-  local i ns pids
+  local i pid
+  for ((i = 0; i < ${VC_HOSTS:-0}; i++)); do
+    pid="VC_SLURMD_PID_$i"
+    stop_pid "${!pid:-}"
+  done
+  stop_pid "${VC_SLURMCTLD_PID:-}"
+  stop_pid "${VC_MUNGE_PID:-}"
+  stop_pid "${VC_REDIS_PID:-}"
+  [[ -n "${VC_MUNGE_DIR:-}" ]] && rm -rf "$VC_MUNGE_DIR"
+  local ns pids
   for ((i = 0; i < ${VC_HOSTS:-0}; i++)); do
     ns="${VC_ID}h$i"
     ip netns list | grep -qw "$ns" || continue

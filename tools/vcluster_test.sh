@@ -1,7 +1,8 @@
 #!/bin/bash
 # tools/vcluster.sh: a 4-host cluster with host 3's link and the 0-1 link capped moves data at full speed where
-# nothing is capped and at the cap where something is; Redis on host 0 answers from another host; `down` leaves
-# no namespace, interface, process or file. Without root the test records a skip (tools/test.sh lists it).
+# nothing is capped and at the cap where something is; Redis on host 0 answers from another host; a real Slurm
+# places `srun -N 4 -n 8` tasks on the four hosts' addresses; `down` leaves no namespace, interface, process or
+# file. Without root the test records a skip (tools/test.sh lists it).
 set -uo pipefail
 VC="$1"
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
@@ -19,8 +20,9 @@ XML
 fi
 T=$(mktemp -d)
 C="$T/cluster"
+S="$T/slurm-cluster"
 namespaces_before=$(ip netns list | wc -l)
-trap '"$VC" down "$C" >/dev/null 2>&1; rm -rf "$T"' EXIT
+trap '"$VC" down "$C" >/dev/null 2>&1; "$VC" down "$S" >/dev/null 2>&1; rm -rf "$T"' EXIT
 failed=0
 fail() {
   echo "FAIL: $*"
@@ -79,6 +81,24 @@ ip netns list | grep -q "$VC_ID" && fail "namespaces left: $(ip netns list | gre
 ip -o link | grep -q "$VC_ID" && fail "interfaces left: $(ip -o link | grep "$VC_ID" | cut -d: -f2)"
 kill -0 "$redis_pid" 2>/dev/null && fail "redis-server $redis_pid still runs"
 [[ -e "$C" ]] && fail "$C still exists"
+[[ $(ip netns list | wc -l) -eq $namespaces_before ]] || fail "namespaces left: $(ip netns list)"
+
+# Slurm: one slurmd per host, each in its namespace; tasks land on four distinct addresses, two per host.
+S="$T/slurm-cluster"
+if "$VC" up "$S" --hosts 4 --slurm; then
+  tasks=$(SLURM_CONF="$S/slurm/slurm.conf" timeout 60 srun -N 4 -n 8 --overcommit \
+    bash -c 'echo "$SLURM_PROCID $(ip -4 -o addr show eth0 | awk "{print \$4}")"' 2>&1)
+  echo "$tasks"
+  [[ $(echo "$tasks" | awk '{print $1}' | sort -un | wc -l) -eq 8 ]] || fail "srun did not run 8 tasks"
+  [[ $(echo "$tasks" | awk '{print $2}' | sort -u | wc -l) -eq 4 ]] || fail "srun's tasks did not span 4 addresses"
+  daemons=$(grep -E '^VC_(SLURMD_PID_[0-9]+|SLURMCTLD_PID|MUNGE_PID)=' "$S/env" | cut -d= -f2 | tr '\n' ' ')
+  [[ $(echo $daemons | wc -w) -eq 6 ]] || fail "expected 6 daemons (munged, slurmctld, 4 slurmd), recorded: $daemons"
+  "$VC" down "$S"
+  for pid in $daemons; do kill -0 "$pid" 2>/dev/null && fail "daemon $pid still runs after down"; done
+  [[ -e "$S" ]] && fail "$S still exists"
+else
+  fail "up --slurm"
+fi
 [[ $(ip netns list | wc -l) -eq $namespaces_before ]] || fail "namespaces left: $(ip netns list)"
 
 echo "$((failed == 0 ? 1 : 0)) passed, $failed failed"
