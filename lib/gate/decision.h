@@ -1,0 +1,78 @@
+// The gate's decision for one point: did the new side get slower, faster, stay
+// the same, or can this data not tell? The evidence is one median per
+// independent repeat (a fresh launch) on each side, never the iterations of one
+// launch: those share the launch's placement and neighbours, so thousands of
+// them make a 1 % drift between launches look significant (DESIGN.md §7). Pure
+// functions, fixed seeds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/core/name_table.h"
+
+namespace commbench::gate {
+
+enum class Change { kFaster, kSlower, kUnchanged, kInconclusive };
+
+inline constexpr NameTable<Change, 4> kChangeNames = {{
+    {Change::kFaster, "faster"},
+    {Change::kSlower, "slower"},
+    {Change::kUnchanged, "unchanged"},
+    {Change::kInconclusive, "inconclusive"},
+}};
+
+struct DecisionOptions {
+  double min_effect = 0.05; // relative change below which nobody cares (5 %)
+  double alpha = 0.01;      // two-sided significance of the rank test
+  double power = 0.8;       // for the smallest detectable change
+  int resamples = 2000;     // bootstrap of the ratio of medians
+  uint64_t seed = 1;
+};
+
+struct RankTest {
+  double u = 0; // Mann-Whitney U of the new side
+  double p = 1; // two-sided
+  bool exact = false;
+};
+
+struct Decision {
+  Change change = Change::kInconclusive;
+  double ratio = 0; // median(new repeats) / median(base repeats); > 1 is slower
+  double ratio_lo = 0, ratio_hi = 0; // its 95 % bootstrap interval
+  RankTest test;
+  // The smallest relative change these repeats could have detected (at `alpha`,
+  // with `power`), from their spread; infinity when there are too few repeats
+  // for the test ever to reach `alpha`.
+  double detectable = 0;
+  std::string reason; // one sentence: why this verdict, with the figures
+};
+
+// Mann-Whitney U of `b` against `a`: exact (all rank arrangements) when there
+// are no ties and at most 20 values a side, the normal approximation with tie
+// correction otherwise.
+RankTest MannWhitney(const std::vector<double> &a,
+                     const std::vector<double> &b);
+
+// The smallest two-sided p an exact rank test can give with these side sizes: 2
+// / C(na + nb, na).
+double SmallestAttainableP(int na, int nb);
+
+// Percentile bootstrap (each side resampled on its own) of median(b*) /
+// median(a*).
+void BootstrapRatioCI(const std::vector<double> &a,
+                      const std::vector<double> &b, int resamples,
+                      uint64_t seed, double *lo, double *hi);
+
+// `base` and `now`: one median time per repeat on each side.
+//   slower: the rank test is significant, the interval lies above 1 and the
+//   ratio is at least 1 + min_effect; faster: the same below; unchanged: the
+//   interval lies within 1 +- min_effect and the detectable change is at most
+//   min_effect; otherwise inconclusive (too few repeats, noise above the floor,
+//   or an effect that is significant but whose size the interval cannot place
+//   against the floor).
+Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
+                const DecisionOptions &options = {});
+
+} // namespace commbench::gate
