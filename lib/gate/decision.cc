@@ -19,8 +19,7 @@ double Median(std::vector<double> v) {
 double RobustSd(const std::vector<double> &v) {
   const double m = Median(v);
   std::vector<double> dev;
-  for (double x : v)
-    dev.push_back(std::fabs(x - m));
+  for (double x : v) dev.push_back(std::fabs(x - m));
   return 1.4826 * Median(dev);
 }
 
@@ -42,8 +41,7 @@ std::vector<double> ExactUDistribution(int na, int nb) {
   // count[i][j][u]: arrangements of i values of A and j of B with U = u, built
   // one smallest value at a time.
   std::vector<std::vector<std::vector<double>>> count(
-      na + 1, std::vector<std::vector<double>>(
-                  nb + 1, std::vector<double>(na * nb + 1, 0)));
+      na + 1, std::vector<std::vector<double>>(nb + 1, std::vector<double>(na * nb + 1, 0)));
   for (int i = 0; i <= na; ++i) {
     for (int j = 0; j <= nb; ++j) {
       if (i == 0 || j == 0) {
@@ -68,23 +66,19 @@ std::string Percent(double ratio) {
   return buf;
 }
 
-} // namespace
+}  // namespace
 
 double SmallestAttainableP(int na, int nb) {
-  if (na < 1 || nb < 1)
-    return 1;
-  double combinations = 1; // C(na + nb, na)
-  for (int k = 1; k <= na; ++k)
-    combinations = combinations * (nb + k) / k;
+  if (na < 1 || nb < 1) return 1;
+  double combinations = 1;  // C(na + nb, na)
+  for (int k = 1; k <= na; ++k) combinations = combinations * (nb + k) / k;
   return std::min(1.0, 2.0 / combinations);
 }
 
-RankTest MannWhitney(const std::vector<double> &a,
-                     const std::vector<double> &b) {
+RankTest MannWhitney(const std::vector<double> &a, const std::vector<double> &b) {
   RankTest t;
   const size_t na = a.size(), nb = b.size();
-  if (na == 0 || nb == 0)
-    return t;
+  if (na == 0 || nb == 0) return t;
   // U of b: pairs where b is above a, ties counting one half.
   bool ties = false;
   for (double x : a) {
@@ -99,15 +93,12 @@ RankTest MannWhitney(const std::vector<double> &a,
   ties = ties || std::adjacent_find(all.begin(), all.end()) != all.end();
   const double mean = 0.5 * static_cast<double>(na * nb);
   if (!ties && na <= 20 && nb <= 20) {
-    std::vector<double> dist =
-        ExactUDistribution(static_cast<int>(na), static_cast<int>(nb));
+    std::vector<double> dist = ExactUDistribution(static_cast<int>(na), static_cast<int>(nb));
     double total = 0, tail = 0;
-    for (double c : dist)
-      total += c;
+    for (double c : dist) total += c;
     const double extreme = std::fabs(t.u - mean);
     for (size_t u = 0; u < dist.size(); ++u) {
-      if (std::fabs(static_cast<double>(u) - mean) >= extreme - 1e-9)
-        tail += dist[u];
+      if (std::fabs(static_cast<double>(u) - mean) >= extreme - 1e-9) tail += dist[u];
     }
     t.p = std::min(1.0, tail / total);
     t.exact = true;
@@ -119,108 +110,86 @@ RankTest MannWhitney(const std::vector<double> &a,
   double tie_term = 0;
   for (size_t i = 0; i < all.size();) {
     size_t j = i;
-    while (j < all.size() && all[j] == all[i])
-      ++j;
+    while (j < all.size() && all[j] == all[i]) ++j;
     const double k = static_cast<double>(j - i);
     tie_term += k * k * k - k;
     i = j;
   }
-  const double var = static_cast<double>(na * nb) / 12.0 *
-                     ((n + 1) - tie_term / (n * (n - 1)));
-  if (var <= 0)
-    return t; // every value equal: no evidence of a difference
+  const double var = static_cast<double>(na * nb) / 12.0 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (var <= 0) return t;  // every value equal: no evidence of a difference
   const double z = std::max(std::fabs(t.u - mean) - 0.5, 0.0) / std::sqrt(var);
   t.p = std::min(1.0, 2 * NormalUpperTail(z));
   return t;
 }
 
-void BootstrapRatioCI(const std::vector<double> &a,
-                      const std::vector<double> &b, int resamples,
-                      uint64_t seed, double *lo, double *hi) {
+void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,
+                      double *lo, double *hi) {
   std::mt19937_64 rng(seed);
   std::vector<double> ratios, ra(a.size()), rb(b.size());
   ratios.reserve(static_cast<size_t>(resamples));
-  std::uniform_int_distribution<size_t> pick_a(0, a.size() - 1),
-      pick_b(0, b.size() - 1);
+  std::uniform_int_distribution<size_t> pick_a(0, a.size() - 1), pick_b(0, b.size() - 1);
   for (int r = 0; r < resamples; ++r) {
-    for (double &x : ra)
-      x = a[pick_a(rng)];
-    for (double &y : rb)
-      y = b[pick_b(rng)];
+    for (double &x : ra) x = a[pick_a(rng)];
+    for (double &y : rb) y = b[pick_b(rng)];
     const double m = Median(ra);
-    if (m > 0)
-      ratios.push_back(Median(rb) / m);
+    if (m > 0) ratios.push_back(Median(rb) / m);
   }
   std::sort(ratios.begin(), ratios.end());
   if (ratios.empty()) {
     *lo = *hi = std::numeric_limits<double>::quiet_NaN();
     return;
   }
-  auto at = [&ratios](double q) {
-    return ratios[static_cast<size_t>(q *
-                                      static_cast<double>(ratios.size() - 1))];
-  };
+  auto at = [&ratios](double q) { return ratios[static_cast<size_t>(q * static_cast<double>(ratios.size() - 1))]; };
   *lo = at(0.025);
   *hi = at(0.975);
 }
 
-Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
-                const DecisionOptions &options) {
+Decision Decide(const std::vector<double> &base, const std::vector<double> &now, const DecisionOptions &options) {
   Decision d;
-  const int nb = static_cast<int>(base.size()),
-            nn = static_cast<int>(now.size());
+  const int nb = static_cast<int>(base.size()), nn = static_cast<int>(now.size());
   if (nb == 0 || nn == 0) {
-    d.reason =
-        "no repeats on the " + std::string(nb == 0 ? "base" : "new") + " side";
+    d.reason = "no repeats on the " + std::string(nb == 0 ? "base" : "new") + " side";
     d.detectable = std::numeric_limits<double>::infinity();
     return d;
   }
   const double mb = Median(base), mn = Median(now);
   d.ratio = mb > 0 ? mn / mb : std::numeric_limits<double>::quiet_NaN();
-  BootstrapRatioCI(base, now, options.resamples, options.seed, &d.ratio_lo,
-                   &d.ratio_hi);
+  BootstrapRatioCI(base, now, options.resamples, options.seed, &d.ratio_lo, &d.ratio_hi);
   d.test = MannWhitney(base, now);
 
   if (SmallestAttainableP(nb, nn) > options.alpha) {
     d.detectable = std::numeric_limits<double>::infinity();
-    d.reason = std::to_string(nb) + " base and " + std::to_string(nn) +
-               " new repeats: a rank test cannot reach p < " +
-               std::to_string(options.alpha).substr(0, 5) +
-               " with so few (5 a side are needed at 0.01)";
+    d.reason = std::to_string(nb) + " base and " + std::to_string(nn) + " new repeats: a rank test cannot reach p < " +
+               std::to_string(options.alpha).substr(0, 5) + " with so few (5 a side are needed at 0.01)";
     return d;
   }
   // Relative spread of one repeat, pooled over both sides; the change a test at
   // alpha detects with `power`.
   const double spread = std::max(RobustSd(base) / mb, RobustSd(now) / mn);
-  const double z = NormalQuantileUpper(options.alpha / 2) +
-                   NormalQuantileUpper(1 - options.power);
+  const double z = NormalQuantileUpper(options.alpha / 2) + NormalQuantileUpper(1 - options.power);
   d.detectable = z * spread * std::sqrt(1.0 / nb + 1.0 / nn);
 
   const double up = 1 + options.min_effect, down = 1 - options.min_effect;
   const bool significant = d.test.p < options.alpha;
   char figures[160];
-  std::snprintf(figures, sizeof(figures),
-                "ratio %.3f (95%% CI %.3f-%.3f), p = %.2g, detectable %.1f%%",
-                d.ratio, d.ratio_lo, d.ratio_hi, d.test.p, 100 * d.detectable);
+  std::snprintf(figures, sizeof(figures), "ratio %.3f (95%% CI %.3f-%.3f), p = %.2g, detectable %.1f%%", d.ratio,
+                d.ratio_lo, d.ratio_hi, d.test.p, 100 * d.detectable);
   if (significant && d.ratio_lo > 1 && d.ratio >= up) {
     d.change = Change::kSlower;
     d.reason = "slower by " + Percent(d.ratio) + ": " + figures;
   } else if (significant && d.ratio_hi < 1 && d.ratio <= down) {
     d.change = Change::kFaster;
     d.reason = "faster by " + Percent(d.ratio) + ": " + figures;
-  } else if (d.detectable <= options.min_effect && d.ratio_lo >= down &&
-             d.ratio_hi <= up) {
+  } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
     d.change = Change::kUnchanged;
     d.reason = "within +-" + Percent(up).substr(1) + ": " + figures;
   } else if (d.detectable > options.min_effect) {
-    d.reason = "noise above the floor: these repeats could only detect " +
-               Percent(1 + d.detectable).substr(1) + " or more; " + figures;
+    d.reason = "noise above the floor: these repeats could only detect " + Percent(1 + d.detectable).substr(1) +
+               " or more; " + figures;
   } else {
-    d.reason =
-        "the interval reaches past the floor without a significant change: " +
-        std::string(figures);
+    d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);
   }
   return d;
 }
 
-} // namespace commbench::gate
+}  // namespace commbench::gate

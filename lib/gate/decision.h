@@ -24,36 +24,35 @@ inline constexpr NameTable<Change, 4> kChangeNames = {{
 }};
 
 struct DecisionOptions {
-  double min_effect = 0.05; // relative change below which nobody cares (5 %)
-  double alpha = 0.01;      // two-sided significance of the rank test
-  double power = 0.8;       // for the smallest detectable change
-  int resamples = 2000;     // bootstrap of the ratio of medians
+  double min_effect = 0.05;  // relative change below which nobody cares (5 %)
+  double alpha = 0.01;       // two-sided significance of the rank test
+  double power = 0.8;        // for the smallest detectable change
+  int resamples = 2000;      // bootstrap of the ratio of medians
   uint64_t seed = 1;
 };
 
 struct RankTest {
-  double u = 0; // Mann-Whitney U of the new side
-  double p = 1; // two-sided
+  double u = 0;  // Mann-Whitney U of the new side
+  double p = 1;  // two-sided
   bool exact = false;
 };
 
 struct Decision {
   Change change = Change::kInconclusive;
-  double ratio = 0; // median(new repeats) / median(base repeats); > 1 is slower
-  double ratio_lo = 0, ratio_hi = 0; // its 95 % bootstrap interval
+  double ratio = 0;                   // median(new repeats) / median(base repeats); > 1 is slower
+  double ratio_lo = 0, ratio_hi = 0;  // its 95 % bootstrap interval
   RankTest test;
   // The smallest relative change these repeats could have detected (at `alpha`,
   // with `power`), from their spread; infinity when there are too few repeats
   // for the test ever to reach `alpha`.
   double detectable = 0;
-  std::string reason; // one sentence: why this verdict, with the figures
+  std::string reason;  // one sentence: why this verdict, with the figures
 };
 
 // Mann-Whitney U of `b` against `a`: exact (all rank arrangements) when there
 // are no ties and at most 20 values a side, the normal approximation with tie
 // correction otherwise.
-RankTest MannWhitney(const std::vector<double> &a,
-                     const std::vector<double> &b);
+RankTest MannWhitney(const std::vector<double> &a, const std::vector<double> &b);
 
 // The smallest two-sided p an exact rank test can give with these side sizes: 2
 // / C(na + nb, na).
@@ -61,9 +60,8 @@ double SmallestAttainableP(int na, int nb);
 
 // Percentile bootstrap (each side resampled on its own) of median(b*) /
 // median(a*).
-void BootstrapRatioCI(const std::vector<double> &a,
-                      const std::vector<double> &b, int resamples,
-                      uint64_t seed, double *lo, double *hi);
+void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,
+                      double *lo, double *hi);
 
 // `base` and `now`: one median time per repeat on each side.
 //   slower: the rank test is significant, the interval lies above 1 and the
@@ -72,7 +70,6 @@ void BootstrapRatioCI(const std::vector<double> &a,
 //   min_effect; otherwise inconclusive (too few repeats, noise above the floor,
 //   or an effect that is significant but whose size the interval cannot place
 //   against the floor).
-Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
-                const DecisionOptions &options = {});
+Decision Decide(const std::vector<double> &base, const std::vector<double> &now, const DecisionOptions &options = {});
 
-} // namespace commbench::gate
+}  // namespace commbench::gate

@@ -13,10 +13,10 @@ TEST(MannWhitneyTest, ExactWithoutTies) {
   EXPECT_TRUE(t.exact);
   EXPECT_DOUBLE_EQ(t.u, 9);
   EXPECT_NEAR(t.p, 2.0 / 20,
-              1e-12); // the two most extreme of C(6,3) = 20 arrangements
+              1e-12);  // the two most extreme of C(6,3) = 20 arrangements
   t = MannWhitney({1, 3, 5}, {2, 4, 6});
   EXPECT_DOUBLE_EQ(t.u, 6);
-  EXPECT_NEAR(t.p, 0.7, 1e-12); // |U - 4.5| >= 1.5: 14 of 20 arrangements
+  EXPECT_NEAR(t.p, 0.7, 1e-12);  // |U - 4.5| >= 1.5: 14 of 20 arrangements
   EXPECT_NEAR(SmallestAttainableP(5, 5), 2.0 / 252, 1e-12);
   EXPECT_NEAR(SmallestAttainableP(3, 3), 0.1, 1e-12);
 }
@@ -30,26 +30,21 @@ TEST(MannWhitneyTest, TiesUseTheNormalApproximation) {
   EXPECT_DOUBLE_EQ(MannWhitney({5, 5, 5}, {5, 5, 5}).p, 1);
 }
 
-std::vector<double> Repeats(double median, double rel_noise, int n,
-                            std::mt19937_64 *rng) {
+std::vector<double> Repeats(double median, double rel_noise, int n, std::mt19937_64 *rng) {
   std::normal_distribution<double> noise(0, rel_noise);
   std::vector<double> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(median * std::exp(noise(*rng)));
+  for (int i = 0; i < n; ++i) v.push_back(median * std::exp(noise(*rng)));
   return v;
 }
 
 TEST(DecideTest, ClearCases) {
   std::mt19937_64 rng(7);
-  Decision slower =
-      Decide(Repeats(100, 0.01, 6, &rng), Repeats(110, 0.01, 6, &rng));
+  Decision slower = Decide(Repeats(100, 0.01, 6, &rng), Repeats(110, 0.01, 6, &rng));
   EXPECT_EQ(slower.change, Change::kSlower) << slower.reason;
   EXPECT_GT(slower.ratio_lo, 1);
-  Decision faster =
-      Decide(Repeats(100, 0.01, 6, &rng), Repeats(88, 0.01, 6, &rng));
+  Decision faster = Decide(Repeats(100, 0.01, 6, &rng), Repeats(88, 0.01, 6, &rng));
   EXPECT_EQ(faster.change, Change::kFaster) << faster.reason;
-  Decision same =
-      Decide(Repeats(100, 0.01, 8, &rng), Repeats(100, 0.01, 8, &rng));
+  Decision same = Decide(Repeats(100, 0.01, 8, &rng), Repeats(100, 0.01, 8, &rng));
   EXPECT_EQ(same.change, Change::kUnchanged) << same.reason;
   EXPECT_LE(same.detectable, 0.05);
 }
@@ -69,16 +64,14 @@ TEST(DecideTest, NoiseAboveTheFloorIsInconclusive) {
   Decision d = Decide(Repeats(100, 0.2, 6, &rng), Repeats(105, 0.2, 6, &rng));
   EXPECT_EQ(d.change, Change::kInconclusive) << d.reason;
   EXPECT_GT(d.detectable, 0.05);
-  EXPECT_NE(d.reason.find("noise above the floor"), std::string::npos)
-      << d.reason;
+  EXPECT_NE(d.reason.find("noise above the floor"), std::string::npos) << d.reason;
 }
 
 // A real but small change (1 %) with little noise: significant, yet below what
 // anyone asked to be told about.
 TEST(DecideTest, SignificantButBelowTheFloorIsUnchanged) {
   std::mt19937_64 rng(11);
-  Decision d =
-      Decide(Repeats(100, 0.002, 8, &rng), Repeats(101, 0.002, 8, &rng));
+  Decision d = Decide(Repeats(100, 0.002, 8, &rng), Repeats(101, 0.002, 8, &rng));
   EXPECT_LT(d.test.p, 0.01);
   EXPECT_EQ(d.change, Change::kUnchanged) << d.reason;
 }
@@ -93,16 +86,12 @@ TEST(DecideTest, FalseAlarmsAndPowerOnSimulatedRepeats) {
   for (int t = 0; t < trials; ++t) {
     DecisionOptions o;
     o.seed = static_cast<uint64_t>(t);
-    if (Decide(Repeats(100, 0.03, 6, &rng), Repeats(100, 0.03, 6, &rng), o)
-            .change == Change::kSlower)
-      ++false_alarms;
-    if (Decide(Repeats(100, 0.03, 6, &rng), Repeats(110, 0.03, 6, &rng), o)
-            .change == Change::kSlower)
-      ++detected;
+    if (Decide(Repeats(100, 0.03, 6, &rng), Repeats(100, 0.03, 6, &rng), o).change == Change::kSlower) ++false_alarms;
+    if (Decide(Repeats(100, 0.03, 6, &rng), Repeats(110, 0.03, 6, &rng), o).change == Change::kSlower) ++detected;
   }
   EXPECT_LE(false_alarms, 3) << "of " << trials;
   EXPECT_GE(detected, trials * 9 / 10) << "of " << trials;
 }
 
-} // namespace
-} // namespace commbench::gate
+}  // namespace
+}  // namespace commbench::gate

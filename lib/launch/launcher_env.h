@@ -15,10 +15,10 @@ namespace commbench {
 struct LaunchPlace {
   int rank = 0;
   int world = 1;
-  int local_rank = -1; // -1: the launcher does not say
+  int local_rank = -1;  // -1: the launcher does not say
   int local_world = -1;
-  std::string source; // which convention it came from: "flags", "torchrun",
-                      // "openmpi", "mpich", "slurm"
+  std::string source;  // which convention it came from: "flags", "torchrun",
+                       // "openmpi", "mpich", "slurm"
 };
 
 // Returns the value of a variable, or nullptr when unset (getenv's contract).
@@ -42,8 +42,7 @@ struct PlaceOverrides {
 // name a rank and a world (not a launched rank); InvalidArgument, naming the
 // variable and its value, when one is not a number, a convention is half set (a
 // rank without a world), or the rank is outside the world.
-StatusOr<LaunchPlace> DetectLaunchPlace(const EnvLookup &env,
-                                        const PlaceOverrides &overrides = {});
+StatusOr<LaunchPlace> DetectLaunchPlace(const EnvLookup &env, const PlaceOverrides &overrides = {});
 
 // The real environment.
 EnvLookup ProcessEnv();
@@ -53,4 +52,4 @@ EnvLookup ProcessEnv();
 // names the --rendezvous choices. Empty otherwise.
 std::string TorchStoreNote(const EnvLookup &env, bool rendezvous_given);
 
-} // namespace commbench
+}  // namespace commbench

@@ -23,15 +23,7 @@ TEST(LauncherEnvTest, EachLaunchersConvention) {
     int rank, world, local_rank, local_world;
   };
   const Case cases[] = {
-      {{{"RANK", "5"},
-        {"WORLD_SIZE", "16"},
-        {"LOCAL_RANK", "1"},
-        {"LOCAL_WORLD_SIZE", "4"}},
-       "torchrun",
-       5,
-       16,
-       1,
-       4},
+      {{{"RANK", "5"}, {"WORLD_SIZE", "16"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}}, "torchrun", 5, 16, 1, 4},
       {{{"OMPI_COMM_WORLD_RANK", "3"},
         {"OMPI_COMM_WORLD_SIZE", "8"},
         {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
@@ -41,21 +33,8 @@ TEST(LauncherEnvTest, EachLaunchersConvention) {
        8,
        1,
        2},
-      {{{"PMI_RANK", "7"},
-        {"PMI_SIZE", "8"},
-        {"MPI_LOCALRANKID", "3"},
-        {"MPI_LOCALNRANKS", "4"}},
-       "mpich",
-       7,
-       8,
-       3,
-       4},
-      {{{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "0"}},
-       "slurm",
-       2,
-       4,
-       0,
-       -1},
+      {{{"PMI_RANK", "7"}, {"PMI_SIZE", "8"}, {"MPI_LOCALRANKID", "3"}, {"MPI_LOCALNRANKS", "4"}}, "mpich", 7, 8, 3, 4},
+      {{{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "0"}}, "slurm", 2, 4, 0, -1},
       {{{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}}, "slurm", 2, 4, -1, -1},
   };
   for (const Case &c : cases) {
@@ -72,26 +51,20 @@ TEST(LauncherEnvTest, EachLaunchersConvention) {
 // mpirun or torchrun inside a Slurm allocation: the inner launcher's variables
 // describe this process.
 TEST(LauncherEnvTest, InnermostLauncherWins) {
-  auto p = DetectLaunchPlace(Env({{"SLURM_PROCID", "0"},
-                                  {"SLURM_NTASKS", "2"},
-                                  {"OMPI_COMM_WORLD_RANK", "6"},
-                                  {"OMPI_COMM_WORLD_SIZE", "16"}}));
+  auto p = DetectLaunchPlace(Env(
+      {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"OMPI_COMM_WORLD_RANK", "6"}, {"OMPI_COMM_WORLD_SIZE", "16"}}));
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->source, "openmpi");
   EXPECT_EQ(p->rank, 6);
-  p = DetectLaunchPlace(Env({{"SLURM_PROCID", "1"},
-                             {"SLURM_NTASKS", "2"},
-                             {"RANK", "9"},
-                             {"WORLD_SIZE", "16"},
-                             {"LOCAL_RANK", "1"}}));
+  p = DetectLaunchPlace(
+      Env({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"RANK", "9"}, {"WORLD_SIZE", "16"}, {"LOCAL_RANK", "1"}}));
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->source, "torchrun");
   EXPECT_EQ(p->rank, 9);
 }
 
 TEST(LauncherEnvTest, FlagsOverrideOrStandAlone) {
-  auto p = DetectLaunchPlace(
-      Env({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}}), {3, std::nullopt});
+  auto p = DetectLaunchPlace(Env({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}}), {3, std::nullopt});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->rank, 3);
   EXPECT_EQ(p->world, 4);
@@ -105,8 +78,7 @@ TEST(LauncherEnvTest, FlagsOverrideOrStandAlone) {
 TEST(LauncherEnvTest, NoLauncherIsNotFound) {
   auto p = DetectLaunchPlace(Env({{"MASTER_ADDR", "10.0.0.1"}}));
   EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
-  p = DetectLaunchPlace(
-      Env({}), {1, std::nullopt}); // a rank without a world says nothing
+  p = DetectLaunchPlace(Env({}), {1, std::nullopt});  // a rank without a world says nothing
   EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
 }
 
@@ -117,33 +89,20 @@ TEST(LauncherEnvTest, BadValuesNameTheVariable) {
     std::string fragment;
   };
   const Case cases[] = {
-      {{{"RANK", "x1"}, {"WORLD_SIZE", "4"}},
-       {},
-       "RANK='x1' is not a rank or size"},
+      {{{"RANK", "x1"}, {"WORLD_SIZE", "4"}}, {}, "RANK='x1' is not a rank or size"},
       {{{"RANK", "1"}, {"WORLD_SIZE", "-4"}}, {}, "WORLD_SIZE='-4'"},
-      {{{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "1.5"}},
-       {},
-       "SLURM_LOCALID='1.5'"},
+      {{{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "1.5"}}, {}, "SLURM_LOCALID='1.5'"},
       {{{"RANK", "1"}}, {}, "RANK is set but WORLD_SIZE is not"},
-      {{{"OMPI_COMM_WORLD_SIZE", "4"}},
-       {},
-       "OMPI_COMM_WORLD_SIZE is set but OMPI_COMM_WORLD_RANK is not"},
-      {{{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}},
-       {},
-       "rank 4 is outside a world of 4 (from mpich"},
-      {{{"RANK", "99999999999999999999"}, {"WORLD_SIZE", "4"}},
-       {},
-       "RANK='99999999999999999999'"},
+      {{{"OMPI_COMM_WORLD_SIZE", "4"}}, {}, "OMPI_COMM_WORLD_SIZE is set but OMPI_COMM_WORLD_RANK is not"},
+      {{{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}}, {}, "rank 4 is outside a world of 4 (from mpich"},
+      {{{"RANK", "99999999999999999999"}, {"WORLD_SIZE", "4"}}, {}, "RANK='99999999999999999999'"},
       {{}, {0, 0}, "world size 0"},
-      {{{"RANK", "1"}, {"WORLD_SIZE", "4"}},
-       {7, std::nullopt},
-       "rank 7 is outside a world of 4 (from torchrun+flags"},
+      {{{"RANK", "1"}, {"WORLD_SIZE", "4"}}, {7, std::nullopt}, "rank 7 is outside a world of 4 (from torchrun+flags"},
   };
   for (const Case &c : cases) {
     auto p = DetectLaunchPlace(Env(c.vars), c.flags);
     ASSERT_EQ(p.status().code(), StatusCode::kInvalidArgument) << c.fragment;
-    EXPECT_NE(p.status().message().find(c.fragment), std::string::npos)
-        << p.status().message();
+    EXPECT_NE(p.status().message().find(c.fragment), std::string::npos) << p.status().message();
   }
 }
 
@@ -157,5 +116,5 @@ TEST(LauncherEnvTest, TorchStoreNoteOnlyWithoutRendezvous) {
   EXPECT_NE(note.find("--rendezvous file:"), std::string::npos) << note;
 }
 
-} // namespace
-} // namespace commbench
+}  // namespace
+}  // namespace commbench

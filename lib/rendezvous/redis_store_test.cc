@@ -2,6 +2,7 @@
 // (one with a password, one without), stopped by its pid at the end.
 #include "lib/rendezvous/redis_store.h"
 
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,8 +12,6 @@
 
 #include <chrono>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 extern char **environ;
 
@@ -35,44 +34,37 @@ int FreePort() {
 
 // A redis-server child on 127.0.0.1; ready when it answers.
 class RedisServer {
-public:
+ public:
   explicit RedisServer(const std::string &password) : port_(FreePort()) {
-    std::vector<std::string> args = {
-        "redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
-        "--save",       "",       "--appendonly",        "no",     "--loglevel",
-        "warning"};
-    if (!password.empty())
-      args.insert(args.end(), {"--requirepass", password});
+    std::vector<std::string> args = {"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                                     "--save",       "",       "--appendonly",        "no",     "--loglevel",
+                                     "warning"};
+    if (!password.empty()) args.insert(args.end(), {"--requirepass", password});
     std::vector<char *> argv;
-    for (auto &a : args)
-      argv.push_back(a.data());
+    for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(),
-                     environ) != 0)
-      pid_ = -1;
+    if (posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
     for (int i = 0; i < 200 && pid_ > 0; ++i) {
       RedisAddress probe{"127.0.0.1", port_, 0, "", password};
-      if (RedisStore::Connect(probe, milliseconds(100)).ok())
-        return;
+      if (RedisStore::Connect(probe, milliseconds(100)).ok()) return;
       std::this_thread::sleep_for(milliseconds(25));
     }
   }
   ~RedisServer() {
-    if (pid_ <= 0)
-      return;
+    if (pid_ <= 0) return;
     kill(pid_, SIGTERM);
     waitpid(pid_, nullptr, 0);
   }
   int port() const { return port_; }
   bool started() const { return pid_ > 0; }
 
-private:
+ private:
   int port_;
   pid_t pid_ = -1;
 };
 
 class RedisStoreTest : public ::testing::Test {
-protected:
+ protected:
   static void SetUpTestSuite() {
     open_ = new RedisServer("");
     locked_ = new RedisServer("s3cret-pw");
@@ -82,8 +74,7 @@ protected:
     delete locked_;
   }
   void SetUp() override {
-    ASSERT_TRUE(open_->started() && locked_->started())
-        << "redis-server could not be started (tools/setup.sh)";
+    ASSERT_TRUE(open_->started() && locked_->started()) << "redis-server could not be started (tools/setup.sh)";
   }
   static std::unique_ptr<RedisStore> Connect(const std::string &url) {
     auto a = ParseRedisUrl(url, nullptr);
@@ -92,8 +83,7 @@ protected:
     EXPECT_TRUE(s.ok()) << s.status().message();
     return s.ok() ? std::move(*s) : nullptr;
   }
-  static std::string Url(const RedisServer *s,
-                         const std::string &credentials = "") {
+  static std::string Url(const RedisServer *s, const std::string &credentials = "") {
     return "redis://" + credentials + "127.0.0.1:" + std::to_string(s->port());
   }
   static RedisServer *open_;
@@ -109,13 +99,10 @@ TEST_F(RedisStoreTest, SetThenGetAcrossConnectionsAndPrefixes) {
   PrefixStore a("run1/group0", writer.get()), b("run2/group0", writer.get());
   ASSERT_TRUE(a.Set("k", {'x', '\0', 'y'}).ok());
   ASSERT_TRUE(b.Set("k", {'z'}).ok());
-  auto got =
-      PrefixStore("run1/group0", reader.get()).Get("k", milliseconds(1000));
+  auto got = PrefixStore("run1/group0", reader.get()).Get("k", milliseconds(1000));
   ASSERT_TRUE(got.ok()) << got.status().message();
-  EXPECT_EQ(*got, std::vector<char>({'x', '\0', 'y'})); // binary-safe
-  EXPECT_EQ(
-      *PrefixStore("run2/group0", reader.get()).Get("k", milliseconds(1000)),
-      std::vector<char>({'z'}));
+  EXPECT_EQ(*got, std::vector<char>({'x', '\0', 'y'}));  // binary-safe
+  EXPECT_EQ(*PrefixStore("run2/group0", reader.get()).Get("k", milliseconds(1000)), std::vector<char>({'z'}));
   EXPECT_EQ(*reader->RemoveKeys("run1/"), 1);
   EXPECT_EQ(*reader->RemoveKeys("run2/"), 1);
 }
@@ -133,13 +120,9 @@ TEST_F(RedisStoreTest, GetWaitsForALateWriterAndTimesOutNamingTheKey) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   auto t0 = std::chrono::steady_clock::now();
   auto missing = store->Get("never/there", milliseconds(300));
-  double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(missing.status().code(), StatusCode::kDeadlineExceeded);
-  EXPECT_NE(missing.status().message().find(
-                "'never/there' did not appear within 300 ms"),
-            std::string::npos);
+  EXPECT_NE(missing.status().message().find("'never/there' did not appear within 300 ms"), std::string::npos);
   EXPECT_GE(waited, 0.3);
   EXPECT_LT(waited, 2.0);
   ASSERT_TRUE(store->RemoveKeys("late/").ok());
@@ -150,15 +133,13 @@ TEST_F(RedisStoreTest, GetWaitsForALateWriterAndTimesOutNamingTheKey) {
 TEST_F(RedisStoreTest, RemoveKeysTakesOnlyTheLiteralPrefix) {
   auto store = Connect(Url(open_));
   ASSERT_TRUE(store);
-  for (const char *k :
-       {"cb/run[1]*/a", "cb/run[1]*/b", "cb/run11/a", "cb/run1/a", "other"}) {
+  for (const char *k : {"cb/run[1]*/a", "cb/run[1]*/b", "cb/run11/a", "cb/run1/a", "other"}) {
     ASSERT_TRUE(store->Set(k, {'v'}).ok());
   }
   auto removed = store->RemoveKeys("cb/run[1]*/");
   ASSERT_TRUE(removed.ok()) << removed.status().message();
   EXPECT_EQ(*removed, 2);
-  for (const char *k : {"cb/run11/a", "cb/run1/a", "other"})
-    EXPECT_TRUE(store->Get(k, milliseconds(0)).ok()) << k;
+  for (const char *k : {"cb/run11/a", "cb/run1/a", "other"}) EXPECT_TRUE(store->Get(k, milliseconds(0)).ok()) << k;
   EXPECT_EQ(*store->RemoveKeys("cb/"), 2);
   EXPECT_EQ(*store->RemoveKeys("other"), 1);
 }
@@ -175,30 +156,21 @@ TEST_F(RedisStoreTest, PasswordFromUrlOrEnvironmentAndNeverInMessages) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(*(*s)->RemoveKeys("k"), 1);
 
-  auto none = RedisStore::Connect(*ParseRedisUrl(Url(locked_), nullptr),
-                                  milliseconds(2000));
+  auto none = RedisStore::Connect(*ParseRedisUrl(Url(locked_), nullptr), milliseconds(2000));
   ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.status().message().find("needs a password"), std::string::npos)
-      << none.status().message();
+  EXPECT_NE(none.status().message().find("needs a password"), std::string::npos) << none.status().message();
 
-  auto wrong = RedisStore::Connect(
-      *ParseRedisUrl(Url(locked_, ":wrong-pw@"), nullptr), milliseconds(2000));
+  auto wrong = RedisStore::Connect(*ParseRedisUrl(Url(locked_, ":wrong-pw@"), nullptr), milliseconds(2000));
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.status().message().find("authentication failed"),
-            std::string::npos)
-      << wrong.status().message();
-  EXPECT_EQ(wrong.status().message().find("wrong-pw"), std::string::npos)
-      << wrong.status().message();
+  EXPECT_NE(wrong.status().message().find("authentication failed"), std::string::npos) << wrong.status().message();
+  EXPECT_EQ(wrong.status().message().find("wrong-pw"), std::string::npos) << wrong.status().message();
 }
 
 TEST_F(RedisStoreTest, UnreachableServerIsNamed) {
-  auto s = RedisStore::Connect(
-      *ParseRedisUrl("redis://:pw@127.0.0.1:" + std::to_string(FreePort()),
-                     nullptr),
-      milliseconds(500));
+  auto s = RedisStore::Connect(*ParseRedisUrl("redis://:pw@127.0.0.1:" + std::to_string(FreePort()), nullptr),
+                               milliseconds(500));
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("cannot connect"), std::string::npos)
-      << s.status().message();
+  EXPECT_NE(s.status().message().find("cannot connect"), std::string::npos) << s.status().message();
   EXPECT_EQ(s.status().message().find(":pw@"), std::string::npos);
 }
 
@@ -221,9 +193,8 @@ TEST(RedisUrlTest, Parses) {
 }
 
 TEST(RedisUrlTest, RejectsWithThePasswordMasked) {
-  for (const char *url : {"redis://:topsecret@h:99999", "redis://:topsecret@",
-                          "redis://:topsecret@h:1/x", "http://:topsecret@h",
-                          "redis://topsecret@h", "redis://:topsecret@[::1"}) {
+  for (const char *url : {"redis://:topsecret@h:99999", "redis://:topsecret@", "redis://:topsecret@h:1/x",
+                          "http://:topsecret@h", "redis://topsecret@h", "redis://:topsecret@[::1"}) {
     auto a = ParseRedisUrl(url, nullptr);
     ASSERT_EQ(a.status().code(), StatusCode::kInvalidArgument) << url;
     const std::string &m = a.status().message();
@@ -239,9 +210,8 @@ TEST(RedisUrlTest, RedactsEveryUrlInACommandLine) {
                           "redis://bob:pw2@g/3 redis://h:2"),
             "commbench sweep --rendezvous redis://:***@h:1 --x "
             "redis://bob:***@g/3 redis://h:2");
-  EXPECT_EQ(RedactSecrets("--rendezvous=redis://:a:b@c@h"),
-            "--rendezvous=redis://:***@h");
+  EXPECT_EQ(RedactSecrets("--rendezvous=redis://:a:b@c@h"), "--rendezvous=redis://:***@h");
 }
 
-} // namespace
-} // namespace commbench
+}  // namespace
+}  // namespace commbench
