@@ -1,0 +1,227 @@
+#include "lib/config/config_file.h"
+
+#include <sys/stat.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace commbench::config {
+namespace {
+
+using nlohmann::json;
+
+// A plain scalar as YAML 1.2's core schema reads it.
+json PlainScalar(const std::string& s) {
+  static const std::regex kInt(R"([-+]?[0-9]+)");
+  static const std::regex kNumber(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (std::regex_match(s, kInt)) {
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno == 0) return v;
+  }
+  if (std::regex_match(s, kNumber)) return std::strtod(s.c_str(), nullptr);
+  return s;
+}
+
+Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file, json* out) {
+  file->lines[path] = node.Mark().line + 1;
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      *out = nullptr;
+      return OkStatus();
+    case YAML::NodeType::Scalar:
+      *out = node.Tag() == "?" ? PlainScalar(node.Scalar()) : json(node.Scalar());
+      return OkStatus();
+    case YAML::NodeType::Sequence: {
+      *out = json::array();
+      for (size_t i = 0; i < node.size(); ++i) {
+        json v;
+        RETURN_IF_ERROR(ToJson(node[i], path + "[" + std::to_string(i) + "]", file, &v));
+        out->push_back(std::move(v));
+      }
+      return OkStatus();
+    }
+    case YAML::NodeType::Map: {
+      *out = json::object();
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) {
+          return InvalidArgument(file->path + ":" + std::to_string(kv.first.Mark().line + 1) +
+                                 ": a key must be a plain name");
+        }
+        const std::string key = kv.first.Scalar();
+        const std::string child = path.empty() ? key : path + "." + key;
+        if (out->contains(key)) {
+          return InvalidArgument(file->path + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + child +
+                                 ": given twice");
+        }
+        json v;
+        RETURN_IF_ERROR(ToJson(kv.second, child, file, &v));
+        (*out)[key] = std::move(v);
+      }
+      return OkStatus();
+    }
+  }
+  return OkStatus();
+}
+
+bool HasType(const json& v, ValueType t) {
+  switch (t) {
+    case ValueType::kBool:
+      return v.is_boolean();
+    case ValueType::kInteger:
+      return v.is_number_integer();
+    case ValueType::kNumber:
+      return v.is_number();
+    case ValueType::kString:
+      return v.is_string();
+    case ValueType::kStringList:
+      if (!v.is_array()) return false;
+      for (const json& e : v) {
+        if (!e.is_string() && !e.is_number()) return false;
+      }
+      return true;
+    case ValueType::kObject:
+      return v.is_object();
+    case ValueType::kObjectList:
+      if (!v.is_array()) return false;
+      for (const json& e : v) {
+        if (!e.is_object()) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+std::string TypeOf(const json& v) {
+  if (v.is_null()) return "nothing";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "a list";
+  return "a mapping";
+}
+
+std::string Names(const std::vector<KeySpec>& keys) {
+  std::string s;
+  for (const KeySpec& k : keys) s += (s.empty() ? "" : ", ") + k.name;
+  return s;
+}
+
+void CheckObject(const ConfigFile& file, const json& object, const std::string& path, const std::vector<KeySpec>& keys,
+                 std::vector<std::string>* problems) {
+  auto where = [&file](const std::string& key) { return file.path + ":" + std::to_string(file.LineOf(key)) + ": "; };
+  for (const auto& [name, value] : object.items()) {
+    const std::string key = path.empty() ? name : path + "." + name;
+    auto spec = std::find_if(keys.begin(), keys.end(), [&name](const KeySpec& k) { return k.name == name; });
+    if (spec == keys.end()) {
+      problems->push_back(where(key) + key + ": unknown key (accepted: " + Names(keys) + ")");
+      continue;
+    }
+    if (!HasType(value, spec->type)) {
+      problems->push_back(where(key) + key + ": expected " + Describe(spec->type) + ", got " + TypeOf(value) +
+                          (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
+      continue;
+    }
+    if (spec->check) {
+      std::string why = spec->check(value);
+      if (!why.empty()) {
+        problems->push_back(where(key) + key + ": " + why +
+                            (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
+      }
+    }
+    if (spec->type == ValueType::kObject) CheckObject(file, value, key, spec->children, problems);
+    if (spec->type == ValueType::kObjectList) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        CheckObject(file, value[i], key + "[" + std::to_string(i) + "]", spec->children, problems);
+      }
+    }
+  }
+  for (const KeySpec& k : keys) {
+    if (k.required && !object.contains(k.name)) {
+      const std::string key = path.empty() ? k.name : path + "." + k.name;
+      problems->push_back(where(path) + key + ": missing (" + Describe(k.type) +
+                          (k.accepted.empty() ? "" : ": " + k.accepted) + ")");
+    }
+  }
+}
+
+}  // namespace
+
+KeySpec Key(std::string name, ValueType type, std::string accepted) {
+  KeySpec k;
+  k.name = std::move(name);
+  k.type = type;
+  k.accepted = std::move(accepted);
+  return k;
+}
+
+int ConfigFile::LineOf(const std::string& key) const {
+  auto it = lines.find(key);
+  return it == lines.end() ? 1 : it->second;
+}
+
+const char* Describe(ValueType type) {
+  switch (type) {
+    case ValueType::kBool:
+      return "true or false";
+    case ValueType::kInteger:
+      return "a whole number";
+    case ValueType::kNumber:
+      return "a number";
+    case ValueType::kString:
+      return "a string";
+    case ValueType::kStringList:
+      return "a list";
+    case ValueType::kObject:
+      return "a mapping";
+    case ValueType::kObjectList:
+      return "a list of mappings";
+  }
+  return "?";
+}
+
+StatusOr<ConfigFile> ParseConfigText(const std::string& text, const std::string& path) {
+  ConfigFile file;
+  file.path = path;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML or JSON: " + e.msg);
+  }
+  if (!root.IsMap()) {
+    return InvalidArgument(path + ":1: expected a mapping of keys at the top (key: value lines, or a JSON object)");
+  }
+  RETURN_IF_ERROR(ToJson(root, "", &file, &file.values));
+  return file;
+}
+
+StatusOr<ConfigFile> ReadConfigFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return InvalidArgument(path + ": cannot read: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file (a config is a YAML or JSON file)");
+  std::ifstream in(path);
+  if (!in) return InvalidArgument(path + ": cannot read: " + std::string(std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseConfigText(ss.str(), path);
+}
+
+std::vector<std::string> CheckConfig(const ConfigFile& file, const std::vector<KeySpec>& keys) {
+  std::vector<std::string> problems;
+  CheckObject(file, file.values, "", keys, &problems);
+  return problems;
+}
+
+}  // namespace commbench::config

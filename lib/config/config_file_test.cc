@@ -1,0 +1,105 @@
+#include "lib/config/config_file.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace commbench::config {
+namespace {
+
+using nlohmann::json;
+
+std::vector<KeySpec> MakeKeys() {
+  KeySpec iters = Key("iters", ValueType::kInteger, "0 or more");
+  iters.check = [](const json& v) { return v.get<long long>() < 0 ? "negative" : ""; };
+  KeySpec size = Key("size", ValueType::kString), busbw = Key("busbw_gbps", ValueType::kNumber);
+  size.required = busbw.required = true;
+  KeySpec floors = Key("floors", ValueType::kObjectList);
+  floors.children = {size, busbw};
+  return {Key("groups", ValueType::kString, "a range like 1..8"),
+          Key("sizes", ValueType::kStringList, "sizes like 400, 64K"),
+          iters,
+          Key("target_ci", ValueType::kNumber),
+          Key("explain", ValueType::kBool),
+          floors};
+}
+
+const std::vector<KeySpec>& Keys() {
+  static const std::vector<KeySpec> keys = MakeKeys();
+  return keys;
+}
+
+TEST(ConfigFileTest, YamlScalarsReadAsTheyLook) {
+  auto f = ParseConfigText(
+      "groups: 1..8\nsizes: [400, 64K]\niters: 100\ntarget_ci: 0.05\nexplain: true\nname: \"100\"\nnothing:\n",
+      "c.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->values["groups"], "1..8");
+  EXPECT_EQ(f->values["sizes"], json::array({400, "64K"}));
+  EXPECT_EQ(f->values["iters"], 100);
+  EXPECT_DOUBLE_EQ(f->values["target_ci"].get<double>(), 0.05);
+  EXPECT_EQ(f->values["explain"], true);
+  EXPECT_EQ(f->values["name"], "100");  // quoted: a string
+  EXPECT_TRUE(f->values["nothing"].is_null());
+  EXPECT_EQ(f->LineOf("target_ci"), 4);
+  EXPECT_EQ(f->LineOf("sizes[1]"), 2);
+}
+
+TEST(ConfigFileTest, JsonIsYaml) {
+  auto f =
+      ParseConfigText(R"({"groups": "1..4", "iters": 5, "floors": [{"size": "1M", "busbw_gbps": 1.5}]})", "c.json");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_TRUE(CheckConfig(*f, Keys()).empty());
+  EXPECT_EQ(f->values["floors"][0]["busbw_gbps"], 1.5);
+}
+
+TEST(ConfigFileTest, EveryProblemOneLineWithItsLine) {
+  auto f = ParseConfigText(
+      "groups: 1..8\n"
+      "sizez: [400]\n"
+      "iters: -3\n"
+      "explain: maybe\n"
+      "floors:\n"
+      "  - size: 1M\n"
+      "    busbw: 3\n",
+      "ci.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  std::vector<std::string> p = CheckConfig(*f, Keys());
+  ASSERT_EQ(p.size(), 5u) << ::testing::PrintToString(p);
+  EXPECT_EQ(p[0], "ci.yaml:4: explain: expected true or false, got a string");
+  EXPECT_EQ(p[1], "ci.yaml:7: floors[0].busbw: unknown key (accepted: size, busbw_gbps)");
+  EXPECT_EQ(p[2], "ci.yaml:6: floors[0].busbw_gbps: missing (a number)");
+  EXPECT_EQ(p[3], "ci.yaml:3: iters: negative (accepted: 0 or more)");
+  EXPECT_EQ(p[4], "ci.yaml:2: sizez: unknown key (accepted: groups, sizes, iters, target_ci, explain, floors)");
+}
+
+TEST(ConfigFileTest, SyntaxAndShapeErrorsNameFileAndLine) {
+  auto bad = ParseConfigText("groups: 1..8\nsizes: [400, 64K\n", "x.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message().rfind("x.yaml:", 0), 0u) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("not valid YAML or JSON"), std::string::npos);
+  auto list = ParseConfigText("- a\n- b\n", "l.yaml");
+  EXPECT_NE(list.status().message().find("l.yaml:1: expected a mapping"), std::string::npos);
+  auto twice = ParseConfigText("iters: 1\niters: 2\n", "t.yaml");
+  EXPECT_NE(twice.status().message().find("t.yaml:2: iters: given twice"), std::string::npos)
+      << twice.status().message();
+}
+
+TEST(ConfigFileTest, ReadsFilesAndRefusesWhatIsNotOne) {
+  char name[] = "/tmp/commbench-config-test-XXXXXX";
+  int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(name) << "iters: 7\n";
+  auto f = ReadConfigFile(name);
+  std::remove(name);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->values["iters"], 7);
+  EXPECT_NE(ReadConfigFile("/nonexistent/c.yaml").status().message().find("cannot read"), std::string::npos);
+  EXPECT_NE(ReadConfigFile("/tmp").status().message().find("not a regular file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commbench::config
