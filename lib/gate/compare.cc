@@ -1,0 +1,151 @@
+#include "lib/gate/compare.h"
+
+#include <map>
+#include <set>
+
+namespace commbench::gate {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(const json* v) {
+  if (v == nullptr || v->is_null()) return "";
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
+const json* Find(const json& j, const std::string& key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+void Differ(const std::string& key, const json* a, const json* b, std::vector<EnvDifference>* out) {
+  const std::string ta = Text(a), tb = Text(b);
+  if (ta != tb) out->push_back({key, ta, tb});
+}
+
+// Every key of object `field` on either side, compared one level down (optionally at `leaf` inside each).
+void DifferByKey(const json& base, const json& now, const std::string& field, const std::string& leaf,
+                 std::vector<EnvDifference>* out) {
+  const json empty = json::object();
+  const json* a = Find(base, field);
+  const json* b = Find(now, field);
+  const json& ja = a && a->is_object() ? *a : empty;
+  const json& jb = b && b->is_object() ? *b : empty;
+  std::set<std::string> keys;
+  for (const auto& [k, v] : ja.items()) keys.insert(k);
+  for (const auto& [k, v] : jb.items()) keys.insert(k);
+  for (const std::string& k : keys) {
+    const json* va = Find(ja, k);
+    const json* vb = Find(jb, k);
+    if (!leaf.empty()) {
+      va = va && va->is_object() ? Find(*va, leaf) : nullptr;
+      vb = vb && vb->is_object() ? Find(*vb, leaf) : nullptr;
+    }
+    Differ(field + "." + k + (leaf.empty() ? "" : "." + leaf), va, vb, out);
+  }
+}
+
+// Points by id, in first-seen order; each repeat is one entry.
+std::map<std::string, std::vector<const result::PointResult*>> ById(const std::vector<result::PointResult>& points,
+                                                                    std::vector<std::string>* order) {
+  std::map<std::string, std::vector<const result::PointResult*>> by;
+  for (const result::PointResult& p : points) {
+    if (by[p.id].empty() && order) order->push_back(p.id);
+    by[p.id].push_back(&p);
+  }
+  return by;
+}
+
+}  // namespace
+
+int Comparison::ExitCode() const {
+  switch (outcome) {
+    case Outcome::kPass:
+      return 0;
+    case Outcome::kRegression:
+      return 1;
+    default:
+      return 3;
+  }
+}
+
+std::vector<EnvDifference> TimingRelevantDifferences(const json& base, const json& now) {
+  std::vector<EnvDifference> out;
+  for (const char* key : {"cpu_model", "cores_online", "cores_available", "affinity", "os", "gloo_version"}) {
+    Differ(key, Find(base, key), Find(now, key), &out);
+  }
+  DifferByKey(base, now, "backends", "version", &out);
+  DifferByKey(base, now, "variables", "", &out);
+  for (const char* gpu_key : {"name", "driver", "cuda_runtime", "nccl"}) {
+    const json* a = Find(base, "gpu");
+    const json* b = Find(now, "gpu");
+    Differ(std::string("gpu.") + gpu_key, a && a->is_object() ? Find(*a, gpu_key) : nullptr,
+           b && b->is_object() ? Find(*b, gpu_key) : nullptr, &out);
+  }
+  return out;
+}
+
+Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options) {
+  Comparison c;
+  c.environment = TimingRelevantDifferences(base.header.environment.fingerprint, now.header.environment.fingerprint);
+  for (const auto* side : {&base, &now}) {
+    if (side->trailer.status == result::RunStatus::kPartial) {
+      c.problems.push_back(std::string(side == &base ? "the baseline" : "the new result") +
+                           " ended early: " + side->trailer.failure);
+    }
+  }
+  std::vector<std::string> order;
+  auto base_points = ById(base.points, &order);
+  auto now_points = ById(now.points, nullptr);
+  for (const auto& [id, points] : now_points) {
+    if (!base_points.count(id)) order.push_back(id);
+  }
+  bool wrong = false, slower = false, undecided = false;
+  for (const std::string& id : order) {
+    PointComparison pc;
+    pc.id = id;
+    auto b = base_points.find(id);
+    auto n = now_points.find(id);
+    pc.point = (b != base_points.end() ? b->second : n->second).front()->point;
+    if (b != base_points.end()) {
+      for (const auto* p : b->second) pc.base_us.push_back(p->time_us.p50);
+    }
+    if (n != now_points.end()) {
+      for (const auto* p : n->second) {
+        pc.now_us.push_back(p->time_us.p50);
+        pc.wrong_result = pc.wrong_result || !p->correct;
+      }
+    }
+    if (b == base_points.end()) pc.problem = "only in the new result";
+    if (n == now_points.end()) pc.problem = "only in the baseline";
+    DecisionOptions d = options.decision;
+    d.seed = options.decision.seed + std::hash<std::string>()(id);
+    if (pc.problem.empty()) pc.decision = Decide(pc.base_us, pc.now_us, d);
+    if (pc.wrong_result) {
+      wrong = true;
+      pc.problem = "the new side computed a wrong result";
+    } else if (!pc.problem.empty() || pc.decision.change == Change::kInconclusive) {
+      undecided = true;
+    } else if (pc.decision.change == Change::kSlower) {
+      slower = true;
+    }
+    c.points.push_back(std::move(pc));
+  }
+  if (c.points.empty()) c.problems.push_back("no points to compare");
+  const bool drift = !c.environment.empty() && !options.allow_env_drift;
+  // A wrong result fails whatever else is true; a slowdown counts only between like environments.
+  if (wrong) {
+    c.outcome = Outcome::kRegression;
+  } else if (drift) {
+    c.outcome = Outcome::kIncomparable;
+  } else if (slower) {
+    c.outcome = Outcome::kRegression;
+  } else if (undecided || !c.problems.empty()) {
+    c.outcome = Outcome::kInconclusive;
+  } else {
+    c.outcome = Outcome::kPass;
+  }
+  return c;
+}
+
+}  // namespace commbench::gate

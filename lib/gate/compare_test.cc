@@ -1,0 +1,107 @@
+#include "lib/gate/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace commbench::gate {
+namespace {
+
+using nlohmann::json;
+using result::PointResult;
+using result::ResultFile;
+
+json Env() {
+  return {{"host", "runner-1"},
+          {"cpu_model", "Xeon"},
+          {"cores_online", 2},
+          {"affinity", "0-1"},
+          {"backends", {{"gloo", {{"version", "0.0~git20220518"}, {"available", true}}}}},
+          {"variables", json::object()}};
+}
+
+// `repeats` entries per point id, p50 = median * noise.
+ResultFile File(const std::map<std::string, double>& medians, int repeats, uint64_t seed, json env = Env()) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.01);
+  ResultFile f;
+  f.header.environment.fingerprint = std::move(env);
+  for (int r = 0; r < repeats; ++r) {
+    for (const auto& [id, m] : medians) {
+      PointResult p;
+      p.id = id;
+      p.time_us.p50 = m * std::exp(noise(rng));
+      f.points.push_back(p);
+    }
+  }
+  return f;
+}
+
+TEST(CompareTest, SameBuildPasses) {
+  Comparison c = Compare(File({{"a", 100}, {"b", 50}}, 6, 1), File({{"a", 100}, {"b", 50}}, 6, 2));
+  EXPECT_EQ(c.outcome, Outcome::kPass) << c.points[0].decision.reason;
+  EXPECT_EQ(c.ExitCode(), 0);
+  ASSERT_EQ(c.points.size(), 2u);
+  EXPECT_EQ(c.points[0].base_us.size(), 6u);
+}
+
+TEST(CompareTest, OneSlowerPointIsARegression) {
+  Comparison c = Compare(File({{"a", 100}, {"b", 50}}, 6, 1), File({{"a", 100}, {"b", 60}}, 6, 2));
+  EXPECT_EQ(c.outcome, Outcome::kRegression);
+  EXPECT_EQ(c.ExitCode(), 1);
+  EXPECT_EQ(c.points[1].decision.change, Change::kSlower) << c.points[1].decision.reason;
+  EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged);
+}
+
+TEST(CompareTest, FailsClosed) {
+  // A point on one side only.
+  Comparison c = Compare(File({{"a", 100}, {"b", 50}}, 6, 1), File({{"a", 100}}, 6, 2));
+  EXPECT_EQ(c.outcome, Outcome::kInconclusive);
+  EXPECT_EQ(c.ExitCode(), 3);
+  EXPECT_EQ(c.points[1].problem, "only in the baseline");
+  // Too few repeats.
+  c = Compare(File({{"a", 100}}, 2, 1), File({{"a", 100}}, 2, 2));
+  EXPECT_EQ(c.outcome, Outcome::kInconclusive);
+  // A file that ended early.
+  ResultFile partial = File({{"a", 100}}, 6, 2);
+  partial.trailer.status = result::RunStatus::kPartial;
+  partial.trailer.failure = "rank 3 timed out";
+  c = Compare(File({{"a", 100}}, 6, 1), partial);
+  EXPECT_EQ(c.outcome, Outcome::kInconclusive);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_NE(c.problems[0].find("rank 3 timed out"), std::string::npos);
+  // Nothing at all.
+  EXPECT_EQ(Compare(ResultFile{}, ResultFile{}).outcome, Outcome::kInconclusive);
+}
+
+TEST(CompareTest, WrongResultFailsWhateverTheTime) {
+  ResultFile now = File({{"a", 100}}, 6, 2);
+  now.points[3].correct = false;
+  Comparison c = Compare(File({{"a", 100}}, 6, 1), now);
+  EXPECT_EQ(c.outcome, Outcome::kRegression);
+  EXPECT_TRUE(c.points[0].wrong_result);
+}
+
+TEST(CompareTest, EnvironmentDriftIsIncomparableUnlessAllowed) {
+  json env = Env();
+  env["variables"]["NCCL_ALGO"] = "Tree";
+  env["host"] = "runner-7";  // a different runner of the same type is not drift
+  ResultFile base = File({{"a", 100}}, 6, 1), now = File({{"a", 100}}, 6, 2, env);
+  Comparison c = Compare(base, now);
+  EXPECT_EQ(c.outcome, Outcome::kIncomparable);
+  ASSERT_EQ(c.environment.size(), 1u);
+  EXPECT_EQ(c.environment[0].key, "variables.NCCL_ALGO");
+  EXPECT_EQ(c.environment[0].now, "Tree");
+  CompareOptions allow;
+  allow.allow_env_drift = true;
+  EXPECT_EQ(Compare(base, now, allow).outcome, Outcome::kPass);
+
+  json newer = Env();
+  newer["backends"]["gloo"]["version"] = "0.0~git20240101";
+  auto diffs = TimingRelevantDifferences(Env(), newer);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].key, "backends.gloo.version");
+}
+
+}  // namespace
+}  // namespace commbench::gate
