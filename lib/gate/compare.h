@@ -40,6 +40,8 @@ inline constexpr NameTable<Outcome, 4> kOutcomeNames = {{
     {Outcome::kIncomparable, "incomparable"},
 }};
 
+inline std::string Name(Outcome o) { return std::string(NameOf(kOutcomeNames, o)); }
+
 struct Comparison {
   std::vector<PointComparison> points;
   std::vector<std::string> problems;  // file-level: a partial file, missing points, ...

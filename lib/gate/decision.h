@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ inline constexpr NameTable<Change, 4> kChangeNames = {{
     {Change::kUnchanged, "unchanged"},
     {Change::kInconclusive, "inconclusive"},
 }};
+
+inline std::string Name(Change c) { return std::string(NameOf(kChangeNames, c)); }
 
 struct DecisionOptions {
   double min_effect = 0.05;  // relative change below which nobody cares (5 %)
@@ -39,8 +42,10 @@ struct RankTest {
 
 struct Decision {
   Change change = Change::kInconclusive;
-  double ratio = 0;                   // median(new repeats) / median(base repeats); > 1 is slower
-  double ratio_lo = 0, ratio_hi = 0;  // its 95 % bootstrap interval
+  // median(new repeats) / median(base repeats), > 1 is slower, and its 95 % bootstrap interval; NaN when not
+  // computed (a side without repeats).
+  double ratio = std::numeric_limits<double>::quiet_NaN();
+  double ratio_lo = std::numeric_limits<double>::quiet_NaN(), ratio_hi = std::numeric_limits<double>::quiet_NaN();
   RankTest test;
   // The smallest relative change these repeats could have detected (at `alpha`,
   // with `power`), from their spread; infinity when there are too few repeats

@@ -1,0 +1,153 @@
+#include "lib/gate/outputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace commbench::gate {
+namespace {
+
+using nlohmann::json;
+
+std::string Fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string Verdict(const PointComparison& p) {
+  if (p.wrong_result) return "wrong result";
+  if (!p.problem.empty()) return "inconclusive";
+  return Name(p.decision.change);
+}
+
+// What a reader needs to check the verdict: both medians, the ratio and its interval, the test.
+std::string Figures(const PointComparison& p) {
+  return "base " + Fixed(MedianOf(p.base_us), 2) + " us (" + std::to_string(p.base_us.size()) + " repeats), new " +
+         Fixed(MedianOf(p.now_us), 2) + " us (" + std::to_string(p.now_us.size()) + " repeats), ratio " +
+         Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " + Fixed(p.decision.ratio_hi, 3) +
+         "], p = " + Fixed(p.decision.test.p, 4);
+}
+
+std::string Why(const PointComparison& p) { return p.problem.empty() ? p.decision.reason : p.problem; }
+
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+bool Fails(const PointComparison& p) {
+  return p.wrong_result || (p.problem.empty() && p.decision.change == Change::kSlower);
+}
+bool Undecided(const PointComparison& p) {
+  return !p.wrong_result && (!p.problem.empty() || p.decision.change == Change::kInconclusive);
+}
+
+}  // namespace
+
+json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path) {
+  json j = {{"kind", "commbench comparison"}, {"schema_version", 1},       {"base", base_path},     {"new", new_path},
+            {"outcome", Name(c.outcome)},     {"exit_code", c.ExitCode()}, {"problems", c.problems}};
+  j["environment_differences"] = json::array();
+  for (const EnvDifference& d : c.environment) {
+    j["environment_differences"].push_back({{"key", d.key}, {"base", d.base}, {"new", d.now}});
+  }
+  j["points"] = json::array();
+  for (const PointComparison& p : c.points) {
+    j["points"].push_back({{"id", p.id},
+                           {"verdict", Verdict(p)},
+                           {"base_us", p.base_us},
+                           {"new_us", p.now_us},
+                           {"ratio", Number(p.decision.ratio)},
+                           {"ratio_ci95", {Number(p.decision.ratio_lo), Number(p.decision.ratio_hi)}},
+                           {"p_value", p.problem.empty() ? Number(p.decision.test.p) : json(nullptr)},
+                           {"detectable", Number(p.decision.detectable)},
+                           {"reason", Why(p)}});
+  }
+  return j;
+}
+
+std::string ComparisonToJunit(const Comparison& c) {
+  int failures = 0, skipped = 0;
+  for (const PointComparison& p : c.points) {
+    failures += Fails(p);
+    skipped += Undecided(p);
+  }
+  std::string x =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.compare\" tests=\"" +
+      std::to_string(c.points.size() + c.problems.size()) + "\" failures=\"" +
+      std::to_string(failures + c.problems.size()) + "\" skipped=\"" + std::to_string(skipped) + "\">\n";
+  for (const PointComparison& p : c.points) {
+    x += "<testcase classname=\"commbench.compare\" name=\"" + XmlEscape(p.id) + "\">";
+    if (Fails(p)) {
+      x += "<failure message=\"" + XmlEscape(Verdict(p) + ": " + Figures(p)) + "\">" + XmlEscape(Why(p)) + "</failure>";
+    } else if (Undecided(p)) {
+      // Inconclusive is not a pass: a skip names it so that a green check never hides it.
+      x += "<skipped message=\"" + XmlEscape("inconclusive: " + Why(p)) + "\"/>";
+    }
+    x += "</testcase>\n";
+  }
+  for (const std::string& problem : c.problems) {
+    x += "<testcase classname=\"commbench.compare\" name=\"file\"><failure message=\"" + XmlEscape(problem) +
+         "\"/></testcase>\n";
+  }
+  x += "</testsuite></testsuites>\n";
+  return x;
+}
+
+std::string ComparisonToMarkdown(const Comparison& c) {
+  std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
+  for (const std::string& p : c.problems) m += "- **" + p + "**\n";
+  if (!c.environment.empty()) {
+    m += "\nEnvironment differences:\n\n| key | base | new |\n|---|---|---|\n";
+    for (const EnvDifference& d : c.environment) m += "| " + d.key + " | " + d.base + " | " + d.now + " |\n";
+  }
+  m += "\n| point | verdict | base us | new us | ratio [95% CI] | p |\n|---|---|---|---|---|---|\n";
+  for (const PointComparison& p : c.points) {
+    m += "| `" + p.id + "` | " + Verdict(p) + " | " + Fixed(MedianOf(p.base_us), 2) + " | " +
+         Fixed(MedianOf(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) +
+         ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + Fixed(p.decision.test.p, 4) + " |\n";
+  }
+  return m;
+}
+
+std::string ComparisonToText(const Comparison& c) {
+  std::string t;
+  for (const PointComparison& p : c.points) t += Verdict(p) + "  " + p.id + ": " + Why(p) + "\n";
+  for (const EnvDifference& d : c.environment) {
+    t += "environment differs: " + d.key + ": '" + d.base + "' -> '" + d.now + "'\n";
+  }
+  for (const std::string& p : c.problems) t += "problem: " + p + "\n";
+  t += "outcome: " + Name(c.outcome) + " (exit " + std::to_string(c.ExitCode()) + ")\n";
+  return t;
+}
+
+}  // namespace commbench::gate
