@@ -159,8 +159,12 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
 
   if (SmallestAttainableP(nb, nn) > options.alpha) {
     d.detectable = std::numeric_limits<double>::infinity();
+    int needed = 1;
+    while (SmallestAttainableP(needed, needed) > options.alpha) ++needed;
+    char alpha[16];
+    std::snprintf(alpha, sizeof(alpha), "%g", options.alpha);
     d.reason = std::to_string(nb) + " base and " + std::to_string(nn) + " new repeats: a rank test cannot reach p < " +
-               std::to_string(options.alpha).substr(0, 5) + " with so few (5 a side are needed at 0.01)";
+               alpha + " with so few (" + std::to_string(needed) + " a side are needed; sweep --repeats)";
     return d;
   }
   // Relative spread of one repeat, pooled over both sides; the change a test at

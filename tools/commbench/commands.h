@@ -12,5 +12,6 @@ void SetupRun(CLI::App& app, int* exit_code);
 void SetupEnv(CLI::App& app, int* exit_code);
 void SetupWorker(CLI::App& app, int* exit_code);
 void SetupReport(CLI::App& app, int* exit_code);
+void SetupCompare(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

@@ -1,0 +1,70 @@
+#!/bin/bash
+# `commbench compare` end to end on result files built from a real sweep's file: its points repeated 6 times with
+# 1 % noise (a stand-in for `sweep --repeats 6`), one side slowed. Checks exit codes 0/1/2/3 and the outputs.
+set -uo pipefail
+COMMBENCH="$1"
+REAL="$2"
+T="${TEST_TMPDIR:-$(mktemp -d)}"
+failed=0
+passed=0
+check() {  # name expected-rc actual-rc
+  if [[ "$2" == "$3" ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1: exit $3, expected $2"; fi
+}
+python3 - "$REAL" "$T" <<'PY'
+import copy, json, random, sys
+real, t = sys.argv[1], sys.argv[2]
+doc = json.load(open(real))
+def repeated(seed, slow_id=None, factor=1.0, env=None):
+    rng = random.Random(seed)
+    d = copy.deepcopy(doc)
+    pts = []
+    for r in range(6):
+        for p in doc["points"]:
+            q = copy.deepcopy(p)
+            f = factor if q["id"] == slow_id else 1.0
+            q["time_us"]["p50"] = p["time_us"]["p50"] * f * (1 + rng.gauss(0, 0.01))
+            pts.append(q)
+    d["points"] = pts
+    if env: d["environment"]["variables"].update(env)
+    return d
+slow = doc["points"][0]["id"]
+for name, d in {"base": repeated(1), "same": repeated(2), "slow": repeated(3, slow, 1.2),
+                "drift": repeated(4, env={"NCCL_ALGO": "Tree"})}.items():
+    json.dump(d, open(f"{t}/{name}.json", "w"))
+d = repeated(5); d["points"] = [p for p in d["points"] if p["id"] != slow]
+json.dump(d, open(f"{t}/missing.json", "w"))
+PY
+"$COMMBENCH" compare "$T/base.json" "$T/same.json" --junit "$T/same.xml" >"$T/out" 2>&1
+check same 0 $?
+grep -q "outcome: pass" "$T/out" || { failed=$((failed + 1)); echo "FAIL same: $(tail -1 "$T/out")"; }
+"$COMMBENCH" compare "$T/base.json" "$T/slow.json" --json "$T/slow-cmp.json" --junit "$T/slow.xml" \
+  --summary "$T/summary.md" >"$T/out" 2>&1
+check slow 1 $?
+python3 -c "
+import json, sys
+c = json.load(open('$T/slow-cmp.json'))
+assert c['outcome'] == 'regression', c['outcome']
+assert [p['verdict'] for p in c['points']].count('slower') == 1, [p['verdict'] for p in c['points']]
+" || { failed=$((failed + 1)); echo "FAIL slow: JSON"; }
+grep -q '<failure message="slower: base' "$T/slow.xml" || { failed=$((failed + 1)); echo "FAIL slow: JUnit"; }
+grep -q '### commbench compare: regression' "$T/summary.md" || { failed=$((failed + 1)); echo "FAIL slow: summary"; }
+"$COMMBENCH" compare "$T/base.json" "$T/drift.json" >"$T/out" 2>&1
+check drift 3 $?
+grep -q "environment differs: variables.NCCL_ALGO" "$T/out" || { failed=$((failed + 1)); echo "FAIL drift: not named"; }
+"$COMMBENCH" compare "$T/base.json" "$T/drift.json" --allow-env-drift >/dev/null 2>&1
+check drift-allowed 0 $?
+"$COMMBENCH" compare "$T/base.json" "$T/missing.json" >"$T/out" 2>&1
+check missing 3 $?
+grep -q "only in the baseline" "$T/out" || { failed=$((failed + 1)); echo "FAIL missing: not named"; }
+"$COMMBENCH" compare "$REAL" "$REAL" >"$T/out" 2>&1
+check one-repeat 3 $?
+grep -q "5 a side are needed" "$T/out" || { failed=$((failed + 1)); echo "FAIL one-repeat: $(head -1 "$T/out")"; }
+"$COMMBENCH" compare "$T/base.json" "$T/nosuch.json" 2>"$T/err" >/dev/null
+check unreadable 2 $?
+[[ $(wc -l <"$T/err") -eq 1 ]] || { failed=$((failed + 1)); echo "FAIL unreadable: $(cat "$T/err")"; }
+"$COMMBENCH" compare "$T/base.json" "$T/same.json" --junit /dev/full 2>"$T/err" >/dev/null
+check device-output 2 $?
+"$COMMBENCH" compare "$T/base.json" "$T/same.json" --min-effect 2 2>"$T/err" >/dev/null
+check min-effect 2 $?
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
