@@ -168,11 +168,23 @@ class SharedBandwidthRule : public Rule {
     }
     f.evidence.push_back({"ranks per core at G=" + std::to_string(last.groups), RanksPerCore(in, s), "x"});
     f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
-    f.fix = resource.kind == ResourceReading::kCpu
-                ? "The groups share too few cores: fewer ranks per core (fewer groups per host, one thread per rank); "
-                  "`--cpus` A/Bs confirm oversubscription itself."
-                : "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
-                  "shrink the buffers, or place groups on links and memory they do not share.";
+    switch (resource.kind) {
+      case ResourceReading::kCpu:
+        f.fix =
+            "The groups share too few cores: fewer ranks per core (fewer groups per host, one thread per rank); a "
+            "`--cpus` A/B confirms oversubscription itself.";
+        break;
+      case ResourceReading::kBandwidth:
+        f.fix =
+            "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
+            "shrink the buffers, or place groups on links and memory they do not share.";
+        break;
+      case ResourceReading::kCannotTell:
+        f.fix =
+            "Overlap fewer groups; to find what they share, sweep several sizes (--sizes: does the slope scale with "
+            "bytes?) and core counts (--cpus: does it follow ranks per core?).";
+        break;
+    }
     ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
     return f;
   }
