@@ -106,6 +106,7 @@ std::vector<std::string> DifferingAxes(const SeriesData& a, const SeriesData& b)
 std::string PartnerLabel(const std::string& axis, const std::string& value) {
   if (axis == "cpus" && value.empty()) return "all cores";
   if (axis == "graph") return value == "true" ? "--graph" : "no --graph";
+  if (axis == "concurrency" && value == "sequential") return "groups one after another (--concurrency sequential)";
   std::string flag = "--" + axis;
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag + " " + value;

@@ -337,11 +337,11 @@ TEST(SharedBandwidthRule, ConfirmedBySequentialGroupsAndNamesBandwidth) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
   EXPECT_EQ(f->cause, "groups contend for memory or link bandwidth");
-  EXPECT_NE(f->summary.find("The shared resource is memory or link bandwidth: the slope scales with bytes"),
+  EXPECT_NE(f->summary.find("The shared resource is memory or link bandwidth (bytes term"),
             std::string::npos)
       << f->summary;
   ASSERT_EQ(f->ab.size(), 1u);
-  EXPECT_EQ(f->ab[0].partner, "--concurrency sequential");
+  EXPECT_EQ(f->ab[0].partner, "groups one after another (--concurrency sequential)");
 }
 
 // Oversubscribed, saturated, and the slope the same at every size: the groups contend for CPU.

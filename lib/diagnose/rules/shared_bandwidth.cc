@@ -82,8 +82,9 @@ class SharedBandwidthRule : public Rule {
     ResourceReading r;
     if ((by_size || near_peak) && (!cpu_bound || near_peak)) {
       r.kind = ResourceReading::kBandwidth;
-      r.sentence = "The shared resource is memory or link bandwidth: " + (by_size ? bytes_text : peak_text) +
-                   (by_size && fraction > 0 ? "; " + peak_text : "") + ".";
+      std::string why = by_size ? "bytes term " + Fmt(100 * s.bytes_share, 0) + "% of the slope" : "";
+      if (fraction > 0) why += (why.empty() ? "" : ", ") + ("aggregate " + Fmt(100 * fraction, 0) + "% of the " + peak_name);
+      r.sentence = "The shared resource is memory or link bandwidth (" + why + ").";
     } else if (cpu_bound && !by_size) {
       r.kind = ResourceReading::kCpu;
       r.sentence = "The shared resource is CPU: " + cpu_text + ", and " + bytes_text + ".";
@@ -146,6 +147,10 @@ class SharedBandwidthRule : public Rule {
           " GB/s together, " + Fmt(100 * fraction, 0) + "% of the " + peak_name + " (" + Fmt(peak, 2) +
           " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s" +
           (far_below ? ": far below the peak, so the bytes more likely cost CPU time than link bandwidth." : ".");
+    }
+    if (by_size) {
+      f.summary += " The slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) +
+                   "% of it is the bytes term at this size), so it is bandwidth, not per-operation overhead.";
     }
     f.summary += " " + resource.sentence;
     AddGrowthEvidence(in, s, &f);
