@@ -104,6 +104,29 @@
   const p50 = (p) => get(p, 'time_us.p50');
 
   // ---------- verdict ----------
+  // Every A/B measured for a finding, with the cut and its 95% interval: the reader sees what the status rests
+  // on, including the pairs that were inconclusive or ruled the cause out. Older files list only ab_points.
+  const pct = (v) => (isNum(v) ? Math.round(100 * v) + '%' : 'n/a');
+  function abText(a) {
+    const ci = Array.isArray(a.cut_ci95) && a.cut_ci95.length === 2 ? ' (95% interval ' + pct(a.cut_ci95[0]) +
+      ' to ' + pct(a.cut_ci95[1]) + ')' : '';
+    const verdict = a.supports_cause ? 'confirms ' + a.supports_cause + ' instead' :
+      a.outcome === 'rules out' ? 'rules it out' : a.outcome === 'supports' ? 'supports it' : 'inconclusive';
+    return (a.partner || a.factor || 'A/B') + (isNum(a.g_lo) && isNum(a.g_hi) ? ' over G=' + a.g_lo + '..' + a.g_hi : '') +
+      ': growth ' + fmtTime(a.growth_a_us) + ' → ' + fmtTime(a.growth_b_us) + ', cut ' + pct(a.cut) + ci + ', ' + verdict;
+  }
+  function abDetail(f, status) {
+    if (Array.isArray(f.ab) && f.ab.length) {
+      return el('span', {class: 'detail ab'}, 'A/B in this sweep: ' + f.ab.map(abText).join('; ') + '.');
+    }
+    if (status === 'confirmed' && Array.isArray(f.ab_points) && f.ab_points.length) {
+      return el('span', {class: 'detail'}, 'Confirmed by the A/B points ' + f.ab_points.slice(0, 3).join(', ') +
+        (f.ab_points.length > 3 ? ' …' : '') + ' in this sweep' +
+        (isNum(f.growth_cut) ? ' (cut ' + pct(f.growth_cut) + ')' : '') + '.');
+    }
+    return null;
+  }
+
   function evidenceText(e) {
     const unit = !e.unit || e.unit === 'ratio' ? '' : e.unit === 'x' ? '×' : e.unit === '%' ? ' %' : ' ' + e.unit;
     return (e.label || '') + ' ' + fmtNum(e.value) + unit;
@@ -219,9 +242,7 @@
           f.summary || '',
           evidence ? el('span', {class: 'detail'}, 'Evidence: ' + evidence + (more ? '; ' : '.'), more) : null,
           f.fix ? el('span', {class: 'detail'}, 'Fix: ' + f.fix) : null,
-          status === 'confirmed' && Array.isArray(f.ab_points) && f.ab_points.length ?
-            el('span', {class: 'detail'}, 'Confirmed by the A/B points ' + f.ab_points.slice(0, 3).join(', ') +
-              (f.ab_points.length > 3 ? ' …' : '') + ' in this sweep.') : null,
+          abDetail(f, status),
           f.confirm_command ? el('span', {class: 'detail'}, 'Confirm with: ', el('code', {}, f.confirm_command)) : null);
         list.appendChild(item);
       }

@@ -220,6 +220,7 @@ AbComparison AnalysisInput::Compare(int a, int b) const {
       c.growth_b_us = std::max(ls_b, 0.0);
     }
   }
+  c.a_grows = a_grows;
   c.removed = a_grows && c.cut >= kMinCut;
   return c;
 }

@@ -71,6 +71,12 @@ struct AbComparison {
   double growth_a_us = 0, growth_b_us = 0;  // each side's fitted growth over [g_lo, g_hi]; 0 when within noise
   double cut = 0;                           // 1 - growth_b / growth_a (the more conservative of model and line)
   bool removed = false;                     // A grows there and B cut it by at least kMinCut
+  bool a_grows = false;                     // A grows over [g_lo, g_hi] (else the pair tests nothing)
+};
+
+// The rule an A/B pair confirms, when more than one rule claimed it (lib/diagnose/ab.h: CreditSharedAbs).
+struct AbCredit {
+  std::string rule, cause;
 };
 
 inline constexpr double kMinCut = 0.3;
@@ -84,6 +90,8 @@ struct AnalysisInput {
   double cores_online = 0;
   double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
   ScalingOptions options;
+  // Pairs (A series, B series) that confirm one rule's cause only: set by the diagnosis, read by EvaluateAbs.
+  std::map<std::pair<int, int>, AbCredit> ab_credit;
 
   const PointData& Point(const SeriesData& s, size_t i) const { return points[static_cast<size_t>(s.points[i])]; }
   const PointData& Last(const SeriesData& s) const { return Point(s, s.points.size() - 1); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "lib/diagnose/rule.h"
 
@@ -36,9 +37,53 @@ std::vector<result::Fit> Fits(const AnalysisInput& in) {
   return fits;
 }
 
+// The rules in `todo` over `in` (the others give nullopt). One A/B confirms at most one cause: a pair that
+// several findings claim goes to the rule whose factor it varies (CreditSharedAbs), and the other claimants are
+// evaluated again with the credit in `in`, so that their findings say which cause the pair supports.
+std::vector<std::optional<Finding>> EvaluateRules(const std::vector<const Rule*>& rules, const std::vector<bool>& todo,
+                                                  AnalysisInput* in) {
+  std::map<std::string, AbFactor> factors;
+  for (const Rule* r : rules) factors[r->name()] = r->ab_factor();
+  auto factor_of = [&factors](const std::string& rule) -> const AbFactor* {
+    auto it = factors.find(rule);
+    return it == factors.end() ? nullptr : &it->second;
+  };
+  std::vector<std::optional<Finding>> out(rules.size());
+  for (size_t r = 0; r < rules.size(); ++r) {
+    if (todo[r]) out[r] = rules[r]->Evaluate(*in);
+  }
+  // Each round settles the pairs claimed so far; a finding evaluated again may move to other pairs.
+  for (size_t round = 0; round < rules.size(); ++round) {
+    std::vector<Finding> present;
+    for (const auto& f : out) {
+      if (f) present.push_back(*f);
+    }
+    std::vector<size_t> again;
+    for (const auto& [pair, credit] : CreditSharedAbs(*in, present, factor_of)) {
+      in->ab_credit[pair] = credit;
+      for (size_t r = 0; r < rules.size(); ++r) {
+        if (!out[r] || out[r]->rule == credit.rule) continue;
+        for (const result::AbRecord& ab : out[r]->ab) {
+          if (ab.a_series == pair.first && ab.b_series == pair.second) again.push_back(r);
+        }
+      }
+    }
+    if (again.empty()) break;
+    for (size_t r : again) out[r] = rules[r]->Evaluate(*in);
+  }
+  return out;
+}
+
 }  // namespace
 
 result::Diagnosis Run(const AnalysisInput& in) {
+  std::vector<const Rule*> rules;
+  for (const auto& r : Rules()) rules.push_back(r.get());
+  return Run(in, rules);
+}
+
+result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>& rules) {
+  AnalysisInput in = input;
   result::Diagnosis d;
   d.fits = Fits(in);
   d.excluded = in.excluded;
@@ -50,8 +95,7 @@ result::Diagnosis Run(const AnalysisInput& in) {
   }
   // Pass 1: every rule on every series. A confirmed finding explains its series; pass 2 lets the other rules
   // look for their causes in what is left, so that one planted cause is not echoed by every rule.
-  std::vector<std::optional<Finding>> first;
-  for (const auto& rule : Rules()) first.push_back(rule->Evaluate(in));
+  std::vector<std::optional<Finding>> first = EvaluateRules(rules, std::vector<bool>(rules.size(), true), &in);
   AnalysisInput rest = in;
   bool any_confirmed = false;
   for (const auto& f : first) {
@@ -60,9 +104,18 @@ result::Diagnosis Run(const AnalysisInput& in) {
       any_confirmed = true;
     }
   }
-  for (size_t r = 0; r < Rules().size(); ++r) {
-    std::optional<Finding> f = first[r];
-    if (any_confirmed && !(f && f->status == FindingStatus::kConfirmed)) f = Rules()[r]->Evaluate(rest);
+  std::vector<bool> again(rules.size(), false);
+  for (size_t r = 0; r < rules.size(); ++r) {
+    again[r] = any_confirmed && !(first[r] && first[r]->status == FindingStatus::kConfirmed);
+  }
+  std::vector<std::optional<Finding>> second = EvaluateRules(rules, again, &rest);
+  for (size_t r = 0; r < rules.size(); ++r) {
+    std::optional<Finding> f = again[r] ? second[r] : first[r];
+    // A finding whose A/B went to another cause stays, saying so, even when that cause explains its series.
+    if (!f && first[r] && std::any_of(first[r]->ab.begin(), first[r]->ab.end(),
+                                      [](const result::AbRecord& ab) { return !ab.supports_cause.empty(); })) {
+      f = first[r];
+    }
     if (!f) continue;
     (f->status == FindingStatus::kRuledOut ? d.ruled_out : d.findings).push_back(*f);
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/rule.h"
 #include "lib/result/diagnosis.h"
 #include "lib/result/point_result.h"
 #include "lib/result/result_file.h"
@@ -15,6 +16,8 @@ namespace diagnose {
 
 // Runs every rule over the series of `input` (BuildAnalysisInput).
 result::Diagnosis Run(const AnalysisInput& input);
+// The same over the given rules (in this order) instead of the registry's.
+result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>& rules);
 
 // BuildAnalysisInput + Run: `command` is the sweep's command line (confirming commands are built from it).
 result::Diagnosis Diagnose(const std::vector<result::PointResult>& points, const std::string& command,

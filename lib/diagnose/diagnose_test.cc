@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "lib/diagnose/ab.h"
 #include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/rule.h"
 #include "lib/diagnose/test_util.h"
 
 namespace commbench {
@@ -146,6 +148,73 @@ TEST(Diagnose, WrongResultsAreLeftOutAndNamed) {
   ASSERT_EQ(d["fits"].size(), 1u);
   EXPECT_EQ(d["fits"][0]["groups"].size(), 7u);
   EXPECT_EQ(d["excluded_points"], json::array({pts.back()["id"]}));
+}
+
+// Two causes whose A/B is the same pin pair (as wake-ups and placement are): a rule that finds its signature
+// in series 0 and judges the pin A/Bs there.
+class PinRule : public Rule {
+ public:
+  PinRule(std::string name, double strength) : name_(std::move(name)), strength_(strength) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return "test rule confirmed by pinning"; }
+  AbFactor ab_factor() const override {
+    AbFactor f;
+    f.name = "pinning";
+    f.axes = {"pin"};
+    f.removes = [](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
+      return b.axes.at("pin") != "none";
+    };
+    return f;
+  }
+  std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
+    if (in.series.empty() || in.series[0].explained) return std::nullopt;
+    Finding f;
+    f.rule = name_;
+    f.cause = name_ + " cause";
+    f.series = 0;
+    f.strength = strength_;
+    f.summary = name_ + ".";
+    f.evidence.push_back({"x", 1, ""});
+    f.fix = "fix";
+    f.ab = EvaluateAbs(in, 0, ab_factor(), name_);
+    AbJudgement j = JudgeAbs(f.ab);
+    f.status = j.status;
+    if (j.decisive >= 0) f.cut = f.ab[static_cast<size_t>(j.decisive)].cut;
+    return f;
+  }
+
+ private:
+  std::string name_;
+  double strength_;
+};
+
+TEST(Diagnose, OneAbConfirmsOneCause) {
+  PointSpec none, compact;
+  compact.axes["pin"] = "compact";
+  AnalysisInput in = BuildAnalysisInput(MakeResult({MakeSeries(none, OneToEight(), [](int g) { return 40.0 + 20 * g; }),
+                                                    MakeSeries(compact, OneToEight(), [](int) { return 60.0; })},
+                                                   "commbench sweep --pin none,compact"));
+  PinRule weak("placement", 0.4), strong("wakeup", 0.7);
+  // Each alone is confirmed by the pair.
+  for (const PinRule* r : {&weak, &strong}) {
+    std::optional<Finding> f = r->Evaluate(in);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->status, FindingStatus::kConfirmed) << r->name();
+  }
+  // Together, in either order: the pair confirms the stronger signature only; the other says whose it is.
+  for (const std::vector<const Rule*>& rules : {std::vector<const Rule*>{&weak, &strong},
+                                                std::vector<const Rule*>{&strong, &weak}}) {
+    result::Diagnosis d = diagnose::Run(in, rules);
+    ASSERT_EQ(d.findings.size(), 2u);
+    EXPECT_EQ(d.findings[0].rule, "wakeup");
+    EXPECT_EQ(d.findings[0].status, FindingStatus::kConfirmed);
+    const Finding& other = d.findings[1];
+    EXPECT_EQ(other.rule, "placement");
+    EXPECT_EQ(other.status, FindingStatus::kSuspected);
+    ASSERT_EQ(other.ab.size(), 1u);
+    EXPECT_EQ(other.ab[0].supports_cause, "wakeup cause");
+    EXPECT_NE(other.ab[0].note.find("one A/B confirms one cause"), std::string::npos) << other.ab[0].note;
+  }
 }
 
 TEST(Diagnose, DeterministicOutput) {

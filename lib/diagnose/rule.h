@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/diagnose/ab.h"
 #include "lib/diagnose/analysis_input.h"
 #include "lib/result/finding.h"
 
@@ -26,6 +27,9 @@ class Rule {
   // A finding when the rule's signature is present in a growing series, nullopt otherwise. A rule whose A/B is
   // in the result and did not cut the growth returns a kRuledOut finding.
   virtual std::optional<Finding> Evaluate(const AnalysisInput& input) const = 0;
+  // The one factor this rule's A/B varies (ab.h); no axes when no A/B can confirm the cause. The diagnosis
+  // reads it to give an A/B that several rules claim to the rule whose factor it is.
+  virtual AbFactor ab_factor() const { return {}; }
 };
 
 // Every rule, in a fixed order.

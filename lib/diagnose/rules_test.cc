@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "lib/diagnose/ab.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/test_util.h"
@@ -110,6 +111,116 @@ TEST(CpuOversubscriptionRule, RuledOutWhenMoreCoresDoNotHelp) {
   ASSERT_EQ(d["ruled_out"].size(), 0u);  // the suspected candidate is more telling than the ruled-out one
 }
 
+// The case: `sweep --groups 1..6 --sizes 64K --pin none,compact` at 6 ranks per core on both sides.
+// Pinning leaves ranks per core unchanged, so however much it cut, it does not confirm oversubscription.
+TEST(CpuOversubscriptionRule, PinningAloneDoesNotConfirmIt) {
+  PointSpec none = Oversubscribed("", 2);
+  none.bytes = 65536;
+  none.group_size = 2;
+  PointSpec compact = none;
+  compact.axes["pin"] = "compact";
+  const std::vector<int> g = {1, 2, 3, 4, 5, 6};
+  json r = MakeResult({MakeSeries(none, g, [](int n) { return 60.0 + 40 * (n - 1); }),
+                       MakeSeries(compact, g, [](int n) { return 60.0 + 5 * (n - 1); })},
+                      "commbench sweep --groups 1..6 --sizes 64K --pin none,compact");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(f->ab.empty());
+  EXPECT_TRUE(f->ab_points.empty());
+  EXPECT_NE(f->confirm_command.find("--cpus"), std::string::npos) << f->confirm_command;
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  for (const json& x : d["findings"]) {
+    if (x["rule"] == "cpu_oversubscription") {
+      EXPECT_EQ(x["status"], "suspected") << x.dump(1);
+    }
+  }
+}
+
+// More cores per rank at the same group count is the factor; the record says so with its interval.
+TEST(CpuOversubscriptionRule, TheCpusAbIsRecordedWithItsInterval) {
+  json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 4)},
+                      "commbench sweep --groups 1..8 --cpus '0;0-1'");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  ASSERT_EQ(f->ab.size(), 1u);
+  EXPECT_EQ(f->ab[0].factor, "cpus");
+  EXPECT_EQ(f->ab[0].partner, "--cpus 0-1");
+  EXPECT_EQ(f->ab[0].outcome, result::AbOutcome::kSupports);
+  ASSERT_TRUE(f->cut_ci95);
+  EXPECT_GE(f->cut, 0.5);
+  EXPECT_GE(f->cut_ci95->lo, 0.3);
+  EXPECT_LE(f->cut_ci95->lo, f->cut);
+  EXPECT_GE(f->cut_ci95->hi, f->cut);
+  json d = Diagnose(r);
+  ASSERT_TRUE(d["findings"][0].contains("cut_ci95")) << d["findings"][0].dump(1);
+  EXPECT_EQ(d["findings"][0]["ab"][0]["outcome"], "supports");
+}
+
+// A cut of 0.45, measured tightly: too small to confirm, too large to rule out.
+TEST(CpuOversubscriptionRule, ACutOfFortyFivePercentIsInconclusive) {
+  json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 22)}, "commbench sweep");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_NEAR(f->cut, 0.45, 0.03);
+  ASSERT_EQ(f->ab.size(), 1u);
+  EXPECT_EQ(f->ab[0].outcome, result::AbOutcome::kInconclusive);
+  EXPECT_NE(f->summary.find("A/B inconclusive"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("cut 45%"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("95% interval"), std::string::npos) << f->summary;
+  EXPECT_FALSE(f->confirm_command.empty());
+}
+
+// A large cut from noisy points: its interval reaches below 0.3, so it is not confirmed.
+TEST(CpuOversubscriptionRule, ALargeCutWithAWideIntervalIsNotConfirmed) {
+  const std::vector<int> g = {1, 2, 3, 4};
+  const double wobble[] = {0, 0.5, -0.5, 0.5, -0.5};  // per G, in units of the point's standard error
+  const double rel_se = 0.18;
+  auto series = [&](const std::string& cpus, double cores, double slope) {
+    PointSpec s = Oversubscribed(cpus, cores);
+    s.rel_se = rel_se;
+    return MakeSeries(s, g, [&](int n) { return (60 + slope * (n - 1)) * (1 + rel_se * wobble[n]); });
+  };
+  json r = MakeResult({series("0", 1, 80), series("0-1", 2, 16)}, "commbench sweep");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->ab.size(), 1u) << f->summary;
+  EXPECT_GE(f->cut, 0.5) << f->summary;
+  EXPECT_LT(f->ab[0].cut_ci95.lo, 0.3) << f->summary;
+  EXPECT_NE(f->status, FindingStatus::kConfirmed) << f->summary;
+  EXPECT_NE(f->summary.find("A/B inconclusive"), std::string::npos) << f->summary;
+}
+
+// Every A/B is reported: more cores supports it, fewer ranks per process rules it out; the A/Bs disagree.
+TEST(CpuOversubscriptionRule, EveryAbIsReportedAndConflictingOnesKeepItSuspected) {
+  auto with_rpp = [](std::vector<json> pts, int rpp) {
+    for (json& p : pts) p["ranks_per_process"] = rpp;
+    return pts;
+  };
+  json r = MakeResult({with_rpp(OversubscribedSeries("0", 1, 40), 2), with_rpp(OversubscribedSeries("0-1", 2, 3), 2),
+                       with_rpp(OversubscribedSeries("0", 1, 40), 1)},
+                      "commbench sweep");
+  AnalysisInput in = BuildAnalysisInput(r);
+  ASSERT_EQ(in.series.size(), 3u);
+  const Rule* rule = FindRule("cpu_oversubscription");
+  std::vector<result::AbRecord> abs = EvaluateAbs(in, 0, rule->ab_factor(), rule->name());
+  ASSERT_EQ(abs.size(), 2u);
+  EXPECT_EQ(abs[0].partner, "--cpus 0-1");
+  EXPECT_EQ(abs[0].outcome, result::AbOutcome::kSupports);
+  EXPECT_EQ(abs[1].partner, "--ranks-per-process 1");
+  EXPECT_EQ(abs[1].outcome, result::AbOutcome::kRulesOut);
+  AbJudgement j = JudgeAbs(abs);
+  EXPECT_EQ(j.status, FindingStatus::kSuspected);
+  EXPECT_TRUE(j.conflicting);
+  // Through the rule: the finding carries both, and says they disagree.
+  std::optional<Finding> f = rule->Evaluate(in);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->status, FindingStatus::kConfirmed);
+}
+
 TEST(CpuOversubscriptionRule, QuietWhenFlatOrUndersubscribed) {
   // Oversubscribed but flat: no growth, no finding.
   json flat =
@@ -166,6 +277,15 @@ TEST(WorldBarrierRule, RuledOutWhenSyncNoneGrowsAlike) {
   EXPECT_EQ(CountConfirmed(d), 0);
   ASSERT_EQ(d["ruled_out"].size(), 1u);
   EXPECT_EQ(d["ruled_out"][0]["rule"], "world_barrier");
+  // ruled_out[] carries the A/B that rules it out, with an interval entirely below 0.3.
+  const json& ab = d["ruled_out"][0]["ab"];
+  ASSERT_EQ(ab.size(), 1u) << d["ruled_out"][0].dump(1);
+  EXPECT_EQ(ab[0]["outcome"], "rules out");
+  EXPECT_EQ(ab[0]["partner"], "--sync none");
+  EXPECT_EQ(ab[0]["factor"], "sync");
+  EXPECT_LT(ab[0]["cut_ci95"][1].get<double>(), 0.3);
+  EXPECT_EQ(d["ruled_out"][0]["cut_ci95"], ab[0]["cut_ci95"]);
+  EXPECT_FALSE(ab[0]["points"].empty());
 }
 
 TEST(WorldBarrierRule, QuietWithoutBarrier) {
@@ -207,13 +327,62 @@ TEST(SharedBandwidthRule, SuspectedAndRankedFirstAtLargeSizes) {
   }
 }
 
-TEST(SharedBandwidthRule, ConfirmedBySequentialGroups) {
+// Sequential groups confirm that the groups contend; the bytes-scaled slope and the aggregate near the peak say
+// for bandwidth.
+TEST(SharedBandwidthRule, ConfirmedBySequentialGroupsAndNamesBandwidth) {
   auto a = BandwidthSweep("concurrent");
   auto b = BandwidthSweep("sequential");
   json r = MakeResult({a[0], a[1], b[0], b[1]}, "commbench sweep");
   std::optional<Finding> f = Eval("shared_bandwidth", r);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  EXPECT_EQ(f->cause, "groups contend for memory or link bandwidth");
+  EXPECT_NE(f->summary.find("The shared resource is memory or link bandwidth (bytes term"),
+            std::string::npos)
+      << f->summary;
+  ASSERT_EQ(f->ab.size(), 1u);
+  EXPECT_EQ(f->ab[0].partner, "groups one after another (--concurrency sequential)");
+}
+
+// Oversubscribed, saturated, and the slope the same at every size: the groups contend for CPU.
+TEST(SharedBandwidthRule, SequentialAbOnCpuBoundGroupsNamesCpu) {
+  std::vector<std::vector<json>> series;
+  for (const char* concurrency : {"concurrent", "sequential"}) {
+    for (int64_t bytes : {400LL, 4000000LL}) {
+      PointSpec s = Oversubscribed("", 2);
+      s.axes["concurrency"] = concurrency;
+      s.bytes = bytes;
+      const bool seq = std::string(concurrency) == "sequential";
+      const double base = bytes > 1000 ? 500 : 60;
+      series.push_back(MakeSeries(s, OneToEight(), [seq, base](int g) { return seq ? base : base + 30.0 * (g - 1); }));
+    }
+  }
+  std::optional<Finding> f = Eval("shared_bandwidth", MakeResult(series, "commbench sweep", 1000, 1000));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed) << f->summary;
+  EXPECT_EQ(f->cause, "groups contend for CPU");
+  EXPECT_NE(f->summary.find("The shared resource is CPU: 8.0 ranks per core and CPU saturation 0.97"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("the slope does not scale with bytes"), std::string::npos) << f->summary;
+}
+
+// An idle CPU and a per-operation slope: the A/B confirms contention, and the finding says it cannot tell for what.
+TEST(SharedBandwidthRule, SequentialAbWithoutEitherSignatureCannotTell) {
+  std::vector<std::vector<json>> series;
+  for (const char* concurrency : {"concurrent", "sequential"}) {
+    PointSpec s;
+    s.cores = 64;
+    s.saturation = 0.2;
+    s.axes["concurrency"] = concurrency;
+    const bool seq = std::string(concurrency) == "sequential";
+    series.push_back(MakeSeries(s, OneToEight(), [seq](int g) { return seq ? 60.0 : 60.0 + 30 * (g - 1); }));
+  }
+  std::optional<Finding> f = Eval("shared_bandwidth", MakeResult(series, "commbench sweep", 1000, 1000));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  EXPECT_EQ(f->cause, "groups contend for a shared resource (which one: cannot tell)");
+  EXPECT_NE(f->summary.find("cannot be told: one size only"), std::string::npos) << f->summary;
 }
 
 TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeakWithABusyCpu) {
@@ -515,6 +684,21 @@ TEST(LegacyDefaultStreamRule, ConfirmedByDedicatedStream) {
   EXPECT_EQ(d["findings"][0]["rule"], "legacy_default_stream");
   EXPECT_EQ(d["findings"][0]["status"], "confirmed");
   EXPECT_EQ(CountConfirmed(d), 1);
+}
+
+// The stream A/B varies the stream only: a dedicated-stream partner that also pinned the copy is not used.
+TEST(LegacyDefaultStreamRule, APartnerThatAlsoChangedTheCopyIsNotUsed) {
+  PointSpec pinned = Gpu("dedicated", "event");
+  pinned.axes["h2d"] = "pinned";
+  json r = MakeResult({MakeSeries(Gpu("legacy-default", "event"), OneToEight(), [](int g) { return 100.0 * g; }),
+                       MakeSeries(pinned, OneToEight(), [](int g) { return 100.0 + 3 * g; })},
+                      "commbench sweep --backends nccl --stream legacy-default,dedicated --h2d pinned");
+  std::optional<Finding> f = Eval("legacy_default_stream", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(f->ab.empty());
+  json d = Diagnose(r);
+  EXPECT_EQ(CountConfirmed(d), 0) << d["findings"].dump(1);
 }
 
 TEST(LegacyDefaultStreamRule, SuspectedAloneQuietOnDedicated) {

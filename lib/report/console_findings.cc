@@ -27,6 +27,21 @@ std::string Number(double d) {
   return buf;
 }
 
+std::string Percent(double v) { return std::isfinite(v) ? Number(std::round(100 * v)) + "%" : "n/a"; }
+
+// Every A/B measured for the finding, one line each: what the status rests on, the inconclusive and the
+// ruling-out ones included.
+void WriteAbs(const Finding& f, std::ostringstream& out) {
+  for (const result::AbRecord& a : f.ab) {
+    out << "   A/B " << a.partner << " (G=" << Number(a.g_lo) << ".." << Number(a.g_hi) << "): growth "
+        << Number(a.growth_a_us) << " -> " << Number(a.growth_b_us) << " us, cut " << Percent(a.cut)
+        << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << "): "
+        << (a.supports_cause.empty() ? NameOf(result::kAbOutcomeNames, a.outcome)
+                                     : "confirms " + a.supports_cause + " instead")
+        << "\n";
+  }
+}
+
 void WriteFinding(int index, const Finding& f, std::ostringstream& out) {
   // The score as the result file records it (three decimals).
   out << index << ". [" << result::FindingStatusName(f.status) << "] " << f.cause << "  (score "
@@ -35,6 +50,7 @@ void WriteFinding(int index, const Finding& f, std::ostringstream& out) {
   for (const result::Evidence& e : f.evidence) {
     out << "     - " << e.label << ": " << Number(e.value) << (e.unit.empty() ? "" : " " + e.unit) << "\n";
   }
+  WriteAbs(f, out);
   if (!f.fix.empty()) out << "   Fix: " << f.fix << "\n";
   if (f.status == FindingStatus::kSuspected && !f.confirm_command.empty()) {
     out << "   Confirm with: " << f.confirm_command << "\n";

@@ -70,5 +70,13 @@ TEST(ConsoleFindings, RuledOutCausesAreListed) {
   EXPECT_TRUE(Has(text, "world-wide barrier per iteration: ")) << text;
 }
 
+TEST(ConsoleFindings, EveryAbIsPrintedWithItsInterval) {
+  result::Diagnosis d = DiagnoseTyped(diagnose::testing::PlantedBarrierOnTwoCores());
+  std::string text = FormatFindings(d);
+  EXPECT_TRUE(Has(text, "   A/B --sync none (G=1..8): growth ")) << text;
+  EXPECT_TRUE(Has(text, "% (95% interval ")) << text;
+  EXPECT_TRUE(Has(text, "): supports\n")) << text;
+}
+
 }  // namespace
 }  // namespace commbench

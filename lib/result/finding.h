@@ -2,6 +2,7 @@
 // findings[] and ruled_out[]).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,38 @@ inline constexpr NameTable<FindingStatus, 3> kFindingStatusNames = {{
 
 const char* FindingStatusName(FindingStatus s);
 
+// What one A/B pair says about a cause: the cut (share of the growth the B side removed) and its 95% interval.
+enum class AbOutcome {
+  kSupports,      // cut >= 0.5 and the interval's lower end >= 0.3
+  kInconclusive,  // anything between: too small or too uncertain to confirm or rule out
+  kRulesOut,      // the interval's upper end < 0.3: the factor removes little of the growth
+};
+
+inline constexpr NameTable<AbOutcome, 3> kAbOutcomeNames = {{
+    {AbOutcome::kSupports, "supports"},
+    {AbOutcome::kInconclusive, "inconclusive"},
+    {AbOutcome::kRulesOut, "rules out"},
+}};
+
+struct CutInterval {
+  double lo = 0, hi = 0;
+};
+
+// One A/B pair measured for a finding: A is the finding's series, B the same points with the factor changed.
+struct AbRecord {
+  std::string factor;               // the axis the pair varies, e.g. "cpus"
+  std::string partner;              // the B side as the user's flag, e.g. "--cpus 0-1"
+  std::vector<std::string> points;  // B's point ids
+  double g_lo = 0, g_hi = 0;        // the group counts both sides share
+  double growth_a_us = 0, growth_b_us = 0;
+  double cut = 0;
+  CutInterval cut_ci95;
+  AbOutcome outcome = AbOutcome::kInconclusive;
+  std::string note;            // why it is inconclusive, when that is not the figures alone
+  std::string supports_cause;  // set when this A/B confirms another cause (one A/B confirms one cause)
+  int a_series = -1, b_series = -1;  // the diagnosis's series indices; not written to JSON
+};
+
 struct Finding {
   std::string rule;
   std::string cause;
@@ -43,7 +76,9 @@ struct Finding {
   std::string confirm_command;  // for suspected
   std::vector<std::string> points;
   std::vector<std::string> ab_points;
-  double cut = 0;   // confirmed / ruled out: fraction of the growth the B side removed
+  double cut = 0;   // the decisive A/B's share of the growth the B side removed (0 without an A/B)
+  std::optional<CutInterval> cut_ci95;  // its 95% interval; absent without an A/B (and in older files)
+  std::vector<AbRecord> ab;             // every A/B pair measured for this finding, decisive or not
   int series = -1;  // the diagnosis's series index the finding is about; not written to JSON
 
   double Score() const { return strength + (status == FindingStatus::kConfirmed ? 1.0 : 0.0); }

@@ -34,11 +34,8 @@ void AddSyncs(const SweepSpec& spec, bool gpu, Factors* f) {
 void AddStreams(const SweepSpec& spec, bool gpu, Factors* f) {
   if (!gpu || !Has(spec.streams, StreamKind::kLegacyDefault) || Has(spec.streams, StreamKind::kDedicated)) return;
   f->stream.streams.push_back(StreamKind::kDedicated);
+  // The stream alone: a partner that also changed the copy (h2d) would confirm the combination, not the stream.
   f->reasons.push_back("--stream dedicated: the A/B for legacy-default-stream serialisation");
-  if (Has(spec.h2ds, H2dKind::kPageable) && !Has(spec.h2ds, H2dKind::kPinned)) {
-    f->stream.h2ds.push_back(H2dKind::kPinned);
-    f->reasons.push_back("--h2d pinned: an asynchronous copy needs pinned memory");
-  }
 }
 
 // Oversubscription: the same points with fewer cores shows whether the slope depends on cores; with all cores

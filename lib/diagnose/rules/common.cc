@@ -43,28 +43,108 @@ void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::
   for (int p : s.points) ids->push_back(in.points[static_cast<size_t>(p)].id);
 }
 
+namespace {
+
+std::string Pct(double v) { return Fmt(100 * v, 0) + "%"; }
+
+std::string Interval(const result::AbRecord& r) {
+  return "95% interval " + Pct(r.cut_ci95.lo) + " to " + Pct(r.cut_ci95.hi);
+}
+
+std::string Range(const result::AbRecord& r) { return "G=" + Fmt(r.g_lo, 0) + ".." + Fmt(r.g_hi, 0); }
+
+// "--pin compact: cut 12% (95% interval -3% to 25%), rules it out".
+std::string Brief(const result::AbRecord& r) {
+  std::string s = r.partner + ": cut " + Pct(r.cut) + " (" + Interval(r) + "), ";
+  if (!r.supports_cause.empty()) return s + "confirms " + r.supports_cause + " instead";
+  switch (r.outcome) {
+    case result::AbOutcome::kSupports:
+      return s + "supports it";
+    case result::AbOutcome::kRulesOut:
+      return s + "rules it out";
+    case result::AbOutcome::kInconclusive:
+      break;
+  }
+  return s + "inconclusive";
+}
+
+// The summary's A/B sentences for the judged status.
+std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgement& j) {
+  const result::AbRecord& d = abs[static_cast<size_t>(j.decisive)];
+  const std::string fell = "the growth over " + Range(d) + " went from " + Fmt(d.growth_a_us) + " us to " +
+                           Fmt(d.growth_b_us) + " us";
+  std::string s;
+  if (j.status == FindingStatus::kConfirmed) {
+    s = " A/B: with " + d.partner + " " + fell + " (cut by " + Pct(d.cut) + ", " + Interval(d) + ").";
+  } else if (j.status == FindingStatus::kRuledOut) {
+    s = " A/B: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) +
+        "), so this is not the cause.";
+  } else if (j.conflicting) {
+    s = " The A/Bs disagree, so it stays suspected:";
+    for (const result::AbRecord& r : abs) s += " " + Brief(r) + ";";
+    s.back() = '.';
+    return s;
+  } else if (!d.supports_cause.empty()) {
+    s = " A/B: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + "), but " + d.note + ".";
+  } else {
+    s = " A/B inconclusive: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "); " +
+        (d.note.rfind("A does not grow", 0) == 0 ? d.note : "confirming needs a cut of at least 50% with the "
+                                                           "interval's lower end at least 30%") +
+        ". Repeat it with more iterations or group counts.";
+  }
+  if (abs.size() > 1) {
+    s += " Other A/Bs:";
+    for (size_t i = 0; i < abs.size(); ++i) {
+      if (static_cast<int>(i) != j.decisive) s += " " + Brief(abs[i]) + ";";
+    }
+    s.back() = '.';
+  }
+  return s;
+}
+
+void Judge(const std::string& confirm_command, Finding* f) {
+  const AbJudgement j = JudgeAbs(f->ab);
+  f->status = j.status;
+  if (j.status == FindingStatus::kSuspected) f->confirm_command = confirm_command;
+  if (j.decisive < 0) return;
+  const result::AbRecord& d = f->ab[static_cast<size_t>(j.decisive)];
+  f->cut = d.cut;
+  f->cut_ci95 = d.cut_ci95;
+  f->ab_points = d.points;
+  f->evidence.push_back({"growth over " + Range(d) + " without the cause (" + d.partner + ")", d.growth_b_us, "us"});
+  f->evidence.push_back({"growth cut by the A/B", 100 * d.cut, "%"});
+  f->evidence.push_back({"lower end of the cut's 95% interval", 100 * d.cut_ci95.lo, "%"});
+  f->evidence.push_back({"upper end of the cut's 95% interval", 100 * d.cut_ci95.hi, "%"});
+  f->summary += AbSentences(f->ab, j);
+}
+
+}  // namespace
+
+void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command,
+              Finding* f) {
+  f->ab = EvaluateAbs(in, a, factor, f->rule);
+  Judge(confirm_command, f);
+}
+
 void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, const std::string& b_label,
              const std::string& confirm_command, Finding* f) {
-  if (!ab) {
-    f->status = FindingStatus::kSuspected;
-    f->confirm_command = confirm_command;
-    return;
+  f->ab.clear();
+  if (ab) {
+    // The single partner as a factor of its own: every axis on which it differs, this partner only.
+    const SeriesData& sb = in.series[static_cast<size_t>(ab->b)];
+    AbFactor only;
+    only.axes = DifferingAxes(in.series[static_cast<size_t>(ab->a)], sb);
+    only.removes = [&sb](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
+      return &b == &sb;
+    };
+    for (result::AbRecord& r : EvaluateAbs(in, ab->a, only, f->rule)) {
+      if (r.b_series != ab->b) continue;
+      r.partner = b_label;
+      f->ab.push_back(std::move(r));
+      break;
+    }
   }
-  const SeriesData& b = in.series[static_cast<size_t>(ab->b)];
-  AddPointIds(in, b, &f->ab_points);
-  f->cut = ab->cut;
-  std::string range = "G=" + Fmt(ab->g_lo, 0) + ".." + Fmt(ab->g_hi, 0);
-  f->evidence.push_back({"growth over " + range + " without the cause (" + b_label + ")", ab->growth_b_us, "us"});
-  f->evidence.push_back({"growth cut by the A/B", 100 * ab->cut, "%"});
-  if (ab->removed) {
-    f->status = FindingStatus::kConfirmed;
-    f->summary += " A/B: with " + b_label + " the growth over " + range + " fell from " + Fmt(ab->growth_a_us) +
-                  " us to " + Fmt(ab->growth_b_us) + " us (cut by " + Fmt(100 * ab->cut, 0) + "%).";
-  } else {
-    f->status = FindingStatus::kRuledOut;
-    f->summary += " A/B: with " + b_label + " the growth over " + range + " stayed (" + Fmt(ab->growth_a_us) +
-                  " us vs " + Fmt(ab->growth_b_us) + " us), so this is not the cause.";
-  }
+  Judge(confirm_command, f);
 }
 
 }  // namespace diagnose

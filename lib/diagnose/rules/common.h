@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/diagnose/ab.h"
 #include "lib/diagnose/analysis_input.h"
 #include "lib/diagnose/rule.h"
 #include "lib/result/finding.h"
@@ -26,8 +27,12 @@ std::string Describe(const SeriesData& s);
 // Adds the series' point ids to finding->points (or ab_points).
 void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::string>* ids);
 
-// Sets status, cut, ab_points and a sentence about the A/B: confirmed when it removed the growth, ruled out
-// when it ran and did not, suspected (with `confirm_command`) when there is none.
+// Every A/B of series `a` along `factor` (ab.h: EvaluateAbs), recorded in f->ab, and the status all of them
+// give (JudgeAbs); the decisive one sets cut, cut_ci95, ab_points and the summary's A/B sentences. Suspected
+// findings carry `confirm_command`.
+void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command, Finding* f);
+
+// One A/B pair judged as ApplyAbs judges each (kept for rules that compare a single partner; nullopt: none).
 void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, const std::string& b_label,
              const std::string& confirm_command, Finding* f);
 

@@ -1,7 +1,10 @@
 // CPU oversubscription / saturation: more rank threads than cores, so every added group adds time slices that
-// all ranks wait for. Proven by the same points with more cores (--cpus) or pinned ranks (--pin).
+// all ranks wait for. Proven only by an A/B that changes ranks per core at the same group count: more cores
+// (--cpus) or fewer rank threads per process (--ranks-per-process). Pinning leaves ranks per core as they are:
+// it is the placement / wake-up A/B, never this one.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
@@ -22,7 +25,21 @@ class CpuOversubscriptionRule : public Rule {
     return BestOverGrowingSeries(in, [&in](const SeriesData& s) { return Oversubscribed(in, s); }, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  // B has the cause removed when it gives each rank more of a core: more cores, or fewer ranks per process.
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "ranks per core";
+    f.axes = {"cpus", "ranks_per_process"};
+    f.removes = [](const AnalysisInput& in, const SeriesData& a, const SeriesData& b, const std::string& axis) {
+      if (axis == "cpus") return Cores(in, b) > Cores(in, a);
+      return std::atoi(b.axes.at(axis).c_str()) < std::atoi(a.axes.at(axis).c_str());
+    };
+    return f;
+  }
+
   // Cores the ranks may use: the --cpus list when it restricts them (the sweep may report the host's cores).
   static double Cores(const AnalysisInput& in, const SeriesData& s) {
     double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
@@ -84,32 +101,11 @@ class CpuOversubscriptionRule : public Rule {
         "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "
         "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
 
-    // A/B: the same points with more cores available, or with ranks pinned.
-    std::vector<int> partners = in.Partners(a, "cpus");
-    std::optional<AbComparison> ab =
-        in.BestAb(a, partners, [&in, cores](const SeriesData& b) { return Cores(in, b) > cores; });
-    std::string b_label;
-    if (ab) {
-      const std::string& v = in.series[static_cast<size_t>(ab->b)].axes.at("cpus");
-      b_label = v.empty() ? "all cores" : "--cpus " + v;
-    }
-    if (!ab || !ab->removed) {
-      std::string a_pin = s.axes.count("pin") ? s.axes.at("pin") : "";
-      if (a_pin.empty() || a_pin == "none") {
-        std::optional<AbComparison> pin = in.BestAb(a, in.Partners(a, "pin"), [](const SeriesData& b) {
-          return b.axes.count("pin") && b.axes.at("pin") != "none" && !b.axes.at("pin").empty();
-        });
-        if (pin && (!ab || pin->cut > ab->cut)) {
-          ab = pin;
-          b_label = "--pin " + in.series[static_cast<size_t>(pin->b)].axes.at("pin");
-        }
-      }
-    }
     std::string all =
         in.affinity.empty() ? "0-" + std::to_string(std::max(1, static_cast<int>(in.cores_online) - 1)) : in.affinity;
     std::string a_cpus = s.axes.count("cpus") ? s.axes.at("cpus") : "";
     std::vector<std::string> cpus = {a_cpus.empty() || a_cpus == all ? "0" : a_cpus, all};
-    ApplyAb(in, ab, b_label, in.ConfirmCommand({{"cpus", cpus}}), &f);
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"cpus", cpus}}), &f);
     return f;
   }
 };

@@ -27,7 +27,21 @@ class HostSyncRule : public Rule {
     return BestOverGrowingSeries(in, HostSyncs, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  // How often the host waits: per iteration on an event or not at all, or the loop captured in a CUDA graph.
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "host synchronisation";
+    f.axes = {"sync", "graph"};
+    f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string& axis) {
+      if (axis == "graph") return a.axes.at("graph") != "true" && b.axes.at("graph") == "true";
+      return b.axes.at("sync") == "event" || b.axes.at("sync") == "none";
+    };
+    return f;
+  }
+
   static Finding Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const std::string sync = s.axes.at("sync");
@@ -44,22 +58,17 @@ class HostSyncRule : public Rule {
     f.fix =
         "Do not synchronise the host every iteration: wait on an event the next iteration consumes (or every N "
         "iterations), or capture the loop in a CUDA graph.";
-    std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "sync"), [](const SeriesData& b) {
-      return b.axes.at("sync") == "event" || b.axes.at("sync") == "none";
-    });
-    std::string label = ab ? "--sync " + in.series[static_cast<size_t>(ab->b)].axes.at("sync") : "";
-    std::optional<AbComparison> graph =
-        in.BestAb(a, in.Partners(a, "graph"), [](const SeriesData& b) { return b.axes.at("graph") == "true"; });
-    if (graph && (!ab || graph->cut > ab->cut)) {
-      ab = graph;
-      label = "--graph";
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"sync", {sync, "event", "none"}}}), &f);
+    if (!f.ab.empty()) {
+      // The decisive A/B's floor: how much the per-iteration sync multiplies the smallest time.
+      const std::string& first_b = f.ab_points.empty() ? f.ab.front().points.front() : f.ab_points.front();
+      for (const PointData& p : in.points) {
+        if (p.id == first_b && p.p50_us > 0) {
+          f.evidence.push_back({"floor multiplied (A/B p50 at the first G)", in.First(s).p50_us / p.p50_us, "x"});
+          break;
+        }
+      }
     }
-    if (ab) {
-      double floor_b = in.First(in.series[static_cast<size_t>(ab->b)]).p50_us;
-      if (floor_b > 0)
-        f.evidence.push_back({"floor multiplied (A/B p50 at the first G)", in.First(s).p50_us / floor_b, "x"});
-    }
-    ApplyAb(in, ab, label, in.ConfirmCommand({{"sync", {sync, "event", "none"}}}), &f);
     return f;
   }
 };

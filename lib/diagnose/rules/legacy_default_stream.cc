@@ -1,6 +1,7 @@
 // Legacy-default-stream serialisation (reference scenario B): the input copy on the legacy default stream
 // synchronises with every other stream, so the groups' kernels never overlap and time(G) ~ G * time(1) at
-// every size. Proven by the same points on a dedicated non-blocking stream.
+// every size. Proven by the same points on a dedicated non-blocking stream, equal on every other axis (the copy's
+// memory included): a B that also changed the copy would prove the combination, not the stream.
 #include <algorithm>
 #include <cmath>
 
@@ -33,7 +34,19 @@ class LegacyDefaultStreamRule : public Rule {
     return BestOverGrowingSeries(in, OnLegacyStream, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "the stream";
+    f.axes = {"stream"};
+    f.removes = [](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
+      return !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";
+    };
+    return f;
+  }
+
   static Finding Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     double ratio = SerialisationRatio(in, s);
@@ -58,12 +71,7 @@ class LegacyDefaultStreamRule : public Rule {
     f.fix =
         "Run the input copy and the collective on a dedicated non-blocking stream with pinned host memory and "
         "cudaMemcpyAsync, so the groups' work can overlap.";
-    // The B side may also switch the copy to pinned memory or the sync mode: the fix is the combination.
-    std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "stream", {"h2d", "sync"}), [](const SeriesData& b) {
-      return !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";
-    });
-    std::string label = ab ? "--stream " + in.series[static_cast<size_t>(ab->b)].axes.at("stream") : "";
-    ApplyAb(in, ab, label, in.ConfirmCommand({{"stream", {"legacy-default", "dedicated"}}}), &f);
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"stream", {"legacy-default", "dedicated"}}}), &f);
     return f;
   }
 };

@@ -1,6 +1,9 @@
-// Shared memory or link bandwidth: concurrent groups split one bandwidth, so the slope appears only at large
-// sizes (it scales with bytes) and the aggregate bandwidth sits near the host's peak while each group gets
-// about peak/G. Proven by the same points run one group after another (--concurrency sequential).
+// Contention between concurrent groups for a shared resource. Proven by the same points with the groups run one
+// after another (--concurrency sequential), which removes every kind of contention between them at once: it
+// confirms that the groups contend, not for what. A second measurement names the resource: memory or link
+// bandwidth when the slope scales with bytes or the groups together move near the host's peak (each group about
+// peak/G); CPU when ranks outnumber cores, the CPU is saturated and the slope does not scale with bytes;
+// otherwise the finding says it cannot tell, and why. (The rule id stays shared_bandwidth for older files.)
 #include <algorithm>
 
 #include "lib/diagnose/rule.h"
@@ -15,33 +18,101 @@ constexpr double kNearPeak = 0.5;       // aggregate at or above half the measur
 constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
 constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 for "it stays put"
 
+constexpr double kSaturated = 0.85;     // CPU saturation at which the CPU is the likely shared resource
+
+bool Sequential(const SeriesData& s) { return s.axes.count("concurrency") && s.axes.at("concurrency") == "sequential"; }
+
+// What the groups share, read from a measurement other than the A/B: the slope against bytes, the aggregate
+// bandwidth against the host's peak, and ranks per core with the CPU's saturation.
+struct ResourceReading {
+  enum Kind { kBandwidth, kCpu, kCannotTell } kind = kCannotTell;
+  std::string sentence;  // the reading with its figures
+};
+
 class SharedBandwidthRule : public Rule {
  public:
   std::string name() const override { return "shared_bandwidth"; }
   std::string description() const override {
-    return "concurrent groups share one memory or link bandwidth: slope only at large sizes, aggregate near peak";
+    return "concurrent groups contend for a shared resource (memory or link bandwidth, or CPU): gone when they "
+           "take turns";
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    return BestOverGrowingSeries(in, [](const SeriesData&) { return true; }, Build);
+    return BestOverGrowingSeries(in, [](const SeriesData& s) { return !Sequential(s); }, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "concurrency between groups";
+    f.axes = {"concurrency"};
+    f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
+      return !Sequential(a) && Sequential(b);
+    };
+    return f;
+  }
+
+  // Ranks per core at the last point: the --cpus list when it restricts them, else the cores the sweep saw.
+  static double RanksPerCore(const AnalysisInput& in, const SeriesData& s) {
+    const PointData& last = in.Last(s);
+    double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
+    double reported = last.cores_available > 0 ? last.cores_available : in.cores_online;
+    double cores = listed > 0 && (reported <= 0 || listed < reported) ? listed : reported;
+    return std::max(last.threads_per_core, cores > 0 ? last.world / cores : 0.0);
+  }
+
+  static ResourceReading ReadResource(const AnalysisInput& in, const SeriesData& s, bool by_size, bool near_peak,
+                                      double fraction, const std::string& peak_name) {
+    const PointData& last = in.Last(s);
+    const double rpc = RanksPerCore(in, s);
+    const bool cpu_bound = rpc > 1.0 && last.saturation >= kSaturated;
+    const std::string at = " at G=" + std::to_string(last.groups);
+    const std::string bytes_text =
+        s.slope_vs_bytes == result::SlopeKind::kUnknown
+            ? "one size only, so whether the slope scales with bytes is not measured"
+            : by_size ? "the slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) + "% of it is the bytes term)"
+                      : "the slope does not scale with bytes (" + Fmt(100 * s.bytes_share, 0) + "% bytes term)";
+    const std::string peak_text = fraction > 0 ? "the groups together move " + Fmt(100 * fraction, 0) + "% of the " +
+                                                     peak_name + at
+                                               : "no host peak was measured";
+    const std::string cpu_text =
+        Fmt(rpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + at;
+    ResourceReading r;
+    if ((by_size || near_peak) && (!cpu_bound || near_peak)) {
+      r.kind = ResourceReading::kBandwidth;
+      std::string why = by_size ? "bytes term " + Fmt(100 * s.bytes_share, 0) + "% of the slope" : "";
+      if (fraction > 0) why += (why.empty() ? "" : ", ") + ("aggregate " + Fmt(100 * fraction, 0) + "% of the " + peak_name);
+      r.sentence = "The shared resource is memory or link bandwidth (" + why + ").";
+    } else if (cpu_bound && !by_size) {
+      r.kind = ResourceReading::kCpu;
+      r.sentence = "The shared resource is CPU: " + cpu_text + ", and " + bytes_text + ".";
+    } else if (cpu_bound) {
+      r.sentence = "Which resource they share cannot be told: " + bytes_text + ", but with " + cpu_text + " and " +
+                   peak_text + " the bytes may as well cost CPU time (copies, the reduction).";
+    } else {
+      r.sentence = "Which resource they share cannot be told: " + bytes_text + ", " + peak_text + ", and " +
+                   cpu_text + " (neither bandwidth nor CPU shows its signature).";
+    }
+    return r;
+  }
+
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const PointData& last = in.Last(s);
     // A group of one working in place sends nothing and copies nothing: its bytes per second measure no
     // bandwidth (Gloo's allreduce of one rank is a no-op; the control sweep once read "813% of the peak").
-    if (last.group_size == 1 && last.Axis("in_place") == "true") return std::nullopt;
+    const bool moves_bytes = !(last.group_size == 1 && last.Axis("in_place") == "true");
     std::string peak_name;
     double peak = PeakFor(in, s, &peak_name);
-    double fraction = peak > 0 ? last.aggregate_busbw_gbps / peak : 0;
-    bool by_size = s.slope_vs_bytes == result::SlopeKind::kBandwidthBound;
+    double fraction = peak > 0 && moves_bytes ? last.aggregate_busbw_gbps / peak : 0;
+    bool by_size = moves_bytes && s.slope_vs_bytes == result::SlopeKind::kBandwidthBound;
     bool near_peak = fraction >= kNearPeak;
     // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
     double agg_lo = 0, agg_hi = 0;
     int shared_points = 0;
-    for (size_t i = 0; i < s.points.size(); ++i) {
+    for (size_t i = 0; moves_bytes && i < s.points.size(); ++i) {
       const PointData& p = in.Point(s, i);
       if (p.groups < 2 || p.aggregate_busbw_gbps <= 0) continue;
       agg_lo = shared_points == 0 ? p.aggregate_busbw_gbps : std::min(agg_lo, p.aggregate_busbw_gbps);
@@ -49,32 +120,39 @@ class SharedBandwidthRule : public Rule {
       ++shared_points;
     }
     bool flat_aggregate = shared_points >= 3 && agg_hi <= kFlatAggregate * agg_lo;
-    if (!by_size && !near_peak) return std::nullopt;
+    // Without a bandwidth signature the rule speaks only where the sequential A/B was measured: it must be reported.
+    std::vector<result::AbRecord> abs = EvaluateAbs(in, a, Factor(), "shared_bandwidth");
+    if (!by_size && !near_peak && abs.empty()) return std::nullopt;
+    const ResourceReading resource = ReadResource(in, s, by_size, near_peak, fraction, peak_name);
     Finding f;
     f.rule = "shared_bandwidth";
     f.series = a;
-    f.cause = "shared memory or link bandwidth";
+    f.cause = resource.kind == ResourceReading::kBandwidth ? "groups contend for memory or link bandwidth"
+              : resource.kind == ResourceReading::kCpu     ? "groups contend for CPU"
+                                                           : "groups contend for a shared resource (which one: cannot tell)";
     // Far below a measured peak with the CPU busy, the bytes cost CPU time (copies through the kernel, the
     // reduction) rather than a saturated link.
     bool far_below = peak > 0 && fraction < kFarBelowPeak && last.saturation >= 0.85;
-    f.strength =
-        0.45 + (by_size ? 0.25 : 0) + (flat_aggregate ? 0.15 : 0) + (near_peak ? 0.15 : 0) - (far_below ? 0.25 : 0);
+    f.strength = by_size || near_peak ? 0.45 + (by_size ? 0.25 : 0) + (flat_aggregate ? 0.15 : 0) +
+                                            (near_peak ? 0.15 : 0) - (far_below ? 0.25 : 0)
+                                      : 0.35 + (resource.kind == ResourceReading::kCpu ? 0.1 : 0);
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + ".";
     if (flat_aggregate) {
       f.summary += " From G=2 the groups together stay between " + Fmt(agg_lo, 3) + " and " + Fmt(agg_hi, 3) +
                    " GB/s: they split one capacity.";
     }
-    if (by_size) {
-      f.summary += " The slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) +
-                   "% of it is the bytes term at this size), so it is bandwidth, not per-operation overhead.";
-    }
-    if (peak > 0) {
+    if (peak > 0 && moves_bytes) {
       f.summary +=
           " At G=" + std::to_string(last.groups) + " the groups move " + Fmt(last.aggregate_busbw_gbps, 2) +
           " GB/s together, " + Fmt(100 * fraction, 0) + "% of the " + peak_name + " (" + Fmt(peak, 2) +
           " GB/s); each group gets " + Fmt(last.busbw_gbps, 2) + " GB/s" +
           (far_below ? ": far below the peak, so the bytes more likely cost CPU time than link bandwidth." : ".");
     }
+    if (by_size) {
+      f.summary += " The slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) +
+                   "% of it is the bytes term at this size), so it is bandwidth, not per-operation overhead.";
+    }
+    f.summary += " " + resource.sentence;
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"share of the slope from bytes at this size", s.bytes_share, "ratio"});
     std::vector<int> sibs = in.SizeSiblings(a);
@@ -93,12 +171,26 @@ class SharedBandwidthRule : public Rule {
       f.evidence.push_back({peak_name, peak, "GB/s"});
       f.evidence.push_back({"aggregate as a fraction of peak", fraction, "ratio"});
     }
-    f.fix =
-        "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
-        "shrink the buffers, or place groups on links and memory they do not share.";
-    std::optional<AbComparison> ab = in.BestAb(
-        a, in.Partners(a, "concurrency"), [](const SeriesData& b) { return b.axes.at("concurrency") == "sequential"; });
-    ApplyAb(in, ab, "groups one after another", in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
+    f.evidence.push_back({"ranks per core at G=" + std::to_string(last.groups), RanksPerCore(in, s), "x"});
+    f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
+    switch (resource.kind) {
+      case ResourceReading::kCpu:
+        f.fix =
+            "The groups share too few cores: fewer ranks per core (fewer groups per host, one thread per rank); a "
+            "`--cpus` A/B confirms oversubscription itself.";
+        break;
+      case ResourceReading::kBandwidth:
+        f.fix =
+            "The groups split one bandwidth (per-group about peak/G): overlap fewer large collectives, fuse or "
+            "shrink the buffers, or place groups on links and memory they do not share.";
+        break;
+      case ResourceReading::kCannotTell:
+        f.fix =
+            "Overlap fewer groups; to find what they share, sweep several sizes (--sizes: does the slope scale with "
+            "bytes?) and core counts (--cpus: does it follow ranks per core?).";
+        break;
+    }
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
     return f;
   }
 };

@@ -29,7 +29,20 @@ class WakeupLatencyRule : public Rule {
     return BestOverGrowingSeries(in, blocked, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  // Unpinned A, pinned B: the same ranks per core, placed.
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "pinning";
+    f.axes = {"pin"};
+    f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
+      return !Pinned(a) && Pinned(b);
+    };
+    return f;
+  }
+
   static bool Pinned(const SeriesData& s) {
     auto it = s.axes.find("pin");
     return it != s.axes.end() && !it->second.empty() && it->second != "none";
@@ -67,14 +80,7 @@ class WakeupLatencyRule : public Rule {
     f.fix =
         "Poll briefly before blocking (busy-wait for small messages), pin ranks to cores, or keep cores out "
         "of deep idle states.";
-    std::optional<AbComparison> ab;
-    std::string a_pin = s.axes.count("pin") ? s.axes.at("pin") : "";
-    if (a_pin.empty() || a_pin == "none") {
-      ab = in.BestAb(a, in.Partners(a, "pin"),
-                     [](const SeriesData& b) { return !b.axes.at("pin").empty() && b.axes.at("pin") != "none"; });
-    }
-    std::string label = ab ? "--pin " + in.series[static_cast<size_t>(ab->b)].axes.at("pin") : "";
-    ApplyAb(in, ab, label, in.ConfirmCommand({{"pin", {"none", "compact"}}}), &f);
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"pin", {"none", "compact"}}}), &f);
     return f;
   }
 };

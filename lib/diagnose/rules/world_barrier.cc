@@ -24,7 +24,19 @@ class WorldBarrierRule : public Rule {
     return BestOverGrowingSeries(in, IsWorldBarrier, Build);
   }
 
+  AbFactor ab_factor() const override { return Factor(); }
+
  private:
+  static AbFactor Factor() {
+    AbFactor f;
+    f.name = "the world-wide barrier";
+    f.axes = {"sync"};
+    f.removes = [](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
+      return b.axes.at("sync") == "none" || b.axes.at("sync") == "group-barrier";
+    };
+    return f;
+  }
+
   static Finding Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const PointData& last = in.Last(s);
@@ -45,11 +57,7 @@ class WorldBarrierRule : public Rule {
           {"iteration minus slowest group at G=" + std::to_string(last.groups), last.p50_us - slowest, "us"});
     }
     f.fix = "Synchronise within each group only (or not every iteration): drop the world-wide barrier from the loop.";
-    std::optional<AbComparison> ab = in.BestAb(a, in.Partners(a, "sync"), [](const SeriesData& b) {
-      return b.axes.at("sync") == "none" || b.axes.at("sync") == "group-barrier";
-    });
-    std::string label = ab ? "--sync " + in.series[static_cast<size_t>(ab->b)].axes.at("sync") : "";
-    ApplyAb(in, ab, label, in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), &f);
+    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), &f);
     return f;
   }
 };

@@ -1,0 +1,233 @@
+#include "lib/diagnose/ab.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "lib/stats/fit.h"
+
+namespace commbench {
+namespace diagnose {
+
+using result::AbOutcome;
+using result::AbRecord;
+using result::CutInterval;
+using result::FindingStatus;
+
+bool AbFactor::Varies(const std::string& axis) const {
+  return std::find(axes.begin(), axes.end(), axis) != axes.end();
+}
+
+namespace {
+
+std::string AxisOf(const SeriesData& s, const std::string& axis) {
+  auto it = s.axes.find(axis);
+  return it == s.axes.end() ? "" : it->second;
+}
+
+// A standard normal draw from the generator's bits (Box-Muller): std::normal_distribution differs between
+// standard libraries, and the interval must not.
+double Normal(std::mt19937_64& rng) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+  const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * kPi * u2);
+}
+
+double Percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::string Percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", 100 * v);
+  return buf;
+}
+
+}  // namespace
+
+CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, uint64_t seed) {
+  const SeriesData& sa = in.series[static_cast<size_t>(a)];
+  const SeriesData& sb = in.series[static_cast<size_t>(b)];
+  // The group counts both sides measured, with each point's noise as the fits see it.
+  std::vector<double> g, ya, na, yb, nb;
+  const double floor = in.options.relative_noise_floor;
+  for (size_t i = 0; i < sa.groups.size(); ++i) {
+    auto it = std::find(sb.groups.begin(), sb.groups.end(), sa.groups[i]);
+    if (it == sb.groups.end()) continue;
+    const size_t j = static_cast<size_t>(it - sb.groups.begin());
+    g.push_back(sa.groups[i]);
+    ya.push_back(sa.p50_us[i]);
+    na.push_back(std::max(sa.se_us[i], floor * std::fabs(sa.p50_us[i])));
+    yb.push_back(sb.p50_us[j]);
+    nb.push_back(std::max(sb.se_us[j], floor * std::fabs(sb.p50_us[j])));
+  }
+  const size_t n = g.size();
+  if (n < 2 || resamples < 1) return {};
+  std::mt19937_64 rng(seed);
+  std::vector<double> cuts;
+  cuts.reserve(static_cast<size_t>(resamples));
+  std::vector<double> ra(n), rb(n), xs(n), as(n), bs(n);
+  for (int r = 0; r < resamples; ++r) {
+    // Over iterations: every point's value redrawn from its own uncertainty, once per resample.
+    for (size_t i = 0; i < n; ++i) {
+      ra[i] = ya[i] + na[i] * Normal(rng);
+      rb[i] = yb[i] + nb[i] * Normal(rng);
+    }
+    // Over points: group counts drawn with replacement; a draw of one group count has no slope, so draw again.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t k = static_cast<size_t>(rng() % n);
+        xs[i] = g[k];
+        as[i] = ra[k];
+        bs[i] = rb[k];
+      }
+      if (std::any_of(xs.begin(), xs.end(), [&xs](double x) { return x != xs[0]; })) break;
+    }
+    const double slope_a = FitLine(xs, as).slope, slope_b = FitLine(xs, bs).slope;
+    cuts.push_back(slope_a > 0 ? 1 - std::max(slope_b, 0.0) / slope_a : 0.0);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  return {Percentile(cuts, 0.025), Percentile(cuts, 0.975)};
+}
+
+std::vector<std::string> DifferingAxes(const SeriesData& a, const SeriesData& b) {
+  std::vector<std::string> out;
+  for (const std::string& axis : SeriesAxes()) {
+    if (AxisOf(a, axis) != AxisOf(b, axis)) out.push_back(axis);
+  }
+  return out;
+}
+
+std::string PartnerLabel(const std::string& axis, const std::string& value) {
+  if (axis == "cpus" && value.empty()) return "all cores";
+  if (axis == "graph") return value == "true" ? "--graph" : "no --graph";
+  if (axis == "concurrency" && value == "sequential") return "groups one after another (--concurrency sequential)";
+  std::string flag = "--" + axis;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag + " " + value;
+}
+
+std::vector<AbRecord> EvaluateAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& rule) {
+  std::vector<AbRecord> out;
+  const SeriesData& sa = in.series[static_cast<size_t>(a)];
+  for (const std::string& axis : factor.axes) {
+    // Partners() keeps every other axis equal: a B that changed something else as well proves nothing alone.
+    for (int b : in.Partners(a, axis)) {
+      const SeriesData& sb = in.series[static_cast<size_t>(b)];
+      if (!factor.removes || !factor.removes(in, sa, sb, axis)) continue;
+      const AbComparison c = in.Compare(a, b);
+      if (c.g_hi <= c.g_lo) continue;  // fewer than two shared group counts: no growth to compare
+      AbRecord r;
+      r.factor = axis;
+      r.partner = PartnerLabel(axis, AxisOf(sb, axis));
+      for (int p : sb.points) r.points.push_back(in.points[static_cast<size_t>(p)].id);
+      r.g_lo = c.g_lo;
+      r.g_hi = c.g_hi;
+      r.growth_a_us = c.growth_a_us;
+      r.growth_b_us = c.growth_b_us;
+      r.cut = c.cut;
+      r.a_series = a;
+      r.b_series = b;
+      if (!c.a_grows) {
+        r.outcome = AbOutcome::kInconclusive;
+        r.note = "A does not grow over the group counts both sides share, so the pair tests nothing";
+      } else {
+        r.cut_ci95 = BootstrapCut(in, a, b);
+        // The reported cut is the more conservative of model and line; the interval must contain it.
+        r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
+        r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
+        if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
+          r.outcome = AbOutcome::kSupports;
+        } else if (r.cut_ci95.hi < kRuleOutCutHigh) {
+          r.outcome = AbOutcome::kRulesOut;
+        } else {
+          r.outcome = AbOutcome::kInconclusive;
+          r.note = "cut " + Percent(r.cut) + ", 95% interval " + Percent(r.cut_ci95.lo) + " to " +
+                   Percent(r.cut_ci95.hi) + ": confirming needs a cut of at least " + Percent(kConfirmCut) +
+                   " with the interval's lower end at least " + Percent(kConfirmCutLow) +
+                   ", ruling out an upper end below " + Percent(kRuleOutCutHigh);
+        }
+      }
+      auto credit = in.ab_credit.find({a, b});
+      if (credit != in.ab_credit.end() && credit->second.rule != rule) {
+        r.supports_cause = credit->second.cause;
+        r.note = "this A/B confirms " + credit->second.cause + ", whose factor it varies: one A/B confirms one cause";
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+AbJudgement JudgeAbs(const std::vector<AbRecord>& abs) {
+  AbJudgement j;
+  int supports = -1, rules_out = -1, best = -1;
+  for (size_t i = 0; i < abs.size(); ++i) {
+    const AbRecord& r = abs[i];
+    const int k = static_cast<int>(i);
+    if (r.outcome == AbOutcome::kSupports && r.supports_cause.empty()) {
+      if (supports < 0 || r.cut_ci95.lo > abs[static_cast<size_t>(supports)].cut_ci95.lo) supports = k;
+    } else if (r.outcome == AbOutcome::kRulesOut) {
+      if (rules_out < 0 || r.cut_ci95.hi < abs[static_cast<size_t>(rules_out)].cut_ci95.hi) rules_out = k;
+    }
+    if (r.supports_cause.empty() && (best < 0 || r.cut > abs[static_cast<size_t>(best)].cut)) best = k;
+  }
+  if (supports >= 0 && rules_out < 0) {
+    j.status = FindingStatus::kConfirmed;
+    j.decisive = supports;
+  } else if (rules_out >= 0 && supports < 0) {
+    j.status = FindingStatus::kRuledOut;
+    j.decisive = rules_out;
+  } else {
+    j.status = FindingStatus::kSuspected;
+    j.conflicting = supports >= 0 && rules_out >= 0;
+    j.decisive = j.conflicting ? supports : best >= 0 ? best : abs.empty() ? -1 : 0;
+  }
+  return j;
+}
+
+std::map<std::pair<int, int>, AbCredit> CreditSharedAbs(
+    const AnalysisInput& in, const std::vector<result::Finding>& findings,
+    const std::function<const AbFactor*(const std::string&)>& factor_of) {
+  std::map<std::pair<int, int>, std::vector<size_t>> claims;
+  for (size_t f = 0; f < findings.size(); ++f) {
+    for (const AbRecord& r : findings[f].ab) {
+      if (r.outcome != AbOutcome::kSupports || !r.supports_cause.empty() || r.a_series < 0 || r.b_series < 0)
+        continue;
+      std::vector<size_t>& c = claims[{r.a_series, r.b_series}];
+      if (std::find(c.begin(), c.end(), f) == c.end()) c.push_back(f);
+    }
+  }
+  std::map<std::pair<int, int>, AbCredit> credit;
+  for (const auto& [pair, claimants] : claims) {
+    if (claimants.size() < 2) continue;
+    const std::vector<std::string> varied =
+        DifferingAxes(in.series[static_cast<size_t>(pair.first)], in.series[static_cast<size_t>(pair.second)]);
+    auto owns = [&](size_t f) {
+      const AbFactor* factor = factor_of(findings[f].rule);
+      return factor != nullptr && !varied.empty() &&
+             std::all_of(varied.begin(), varied.end(), [factor](const std::string& ax) { return factor->Varies(ax); });
+    };
+    // The owner: the rule whose factor the pair varies; among several, the strongest signature (then the first).
+    int winner = -1;
+    for (bool need_owner : {true, false}) {
+      for (size_t f : claimants) {
+        if (need_owner && !owns(f)) continue;
+        if (winner < 0 || findings[f].strength > findings[static_cast<size_t>(winner)].strength)
+          winner = static_cast<int>(f);
+      }
+      if (winner >= 0) break;
+    }
+    const result::Finding& w = findings[static_cast<size_t>(winner)];
+    credit[pair] = {w.rule, w.cause};
+  }
+  return credit;
+}
+
+}  // namespace diagnose
+}  // namespace commbench
