@@ -26,20 +26,53 @@ std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vect
   return series;
 }
 
-// What the job feels: the slowest rank, iteration by iteration. Groups taking turns run their iterations at
-// different times, so pairing group A's iteration i with group B's would compare unrelated moments (and
-// compound their tails): there the samples are each group's own per-iteration times, pooled.
-std::vector<double> JobSamples(const Point& point, const std::vector<RankSamples>& ranks,
-                               const std::vector<std::vector<double>>& group_series) {
+// The headline series and the group it belongs to. Concurrent groups are not synchronised with each other
+// (iteration k of group 0 and of group 5 run at different moments), so a max across groups per iteration index
+// would pick each index's worst group and behave like a high percentile of one group's times, a wait nobody has.
+// The headline is therefore one group's own series: the slowest group's by mean, whose loop ends last. Groups
+// taking turns are pooled (-1): each group's series is what that group's loop felt in its turn.
+struct Headline {
+  std::vector<double> samples;
+  int group = -1;
+};
+
+Headline HeadlineSeries(const Point& point, const std::vector<std::vector<double>>& group_series) {
+  Headline h;
   if (point.concurrency == Concurrency::kSequential) {
-    std::vector<double> pooled;
-    for (const auto& g : group_series) pooled.insert(pooled.end(), g.begin(), g.end());
-    return pooled;
+    for (const auto& g : group_series) h.samples.insert(h.samples.end(), g.begin(), g.end());
+    return h;
   }
-  std::vector<std::vector<double>> all;
-  all.reserve(ranks.size());
-  for (const RankSamples& r : ranks) all.push_back(r.samples_us);
-  return ElementwiseMax(all);
+  double slowest_mean = -1;
+  for (size_t g = 0; g < group_series.size(); ++g) {
+    const Summary s = Summarize(group_series[g]);
+    if (s.n > 0 && s.mean > slowest_mean) {
+      slowest_mean = s.mean;
+      h.group = static_cast<int>(g);
+    }
+  }
+  if (h.group >= 0) h.samples = group_series[static_cast<size_t>(h.group)];
+  return h;
+}
+
+// A group's timed loop per iteration: from its first rank's start to its last rank's end, over the iterations.
+double GroupLoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, int group) {
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  size_t iters = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (static_cast<int>(r) / point.group_size != group) continue;
+    start = std::min(start, ranks[r].start_ns);
+    end = std::max(end, ranks[r].end_ns);
+    iters = std::max(iters, ranks[r].samples_us.size());
+  }
+  if (iters == 0 || end < start) return 0;
+  return static_cast<double>(end - start) * 1e-3 / static_cast<double>(iters);
+}
+
+double LoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, int headline_group) {
+  if (headline_group >= 0) return GroupLoopUsPerOp(point, ranks, headline_group);
+  double sum = 0;
+  for (int g = 0; g < point.groups; ++g) sum += GroupLoopUsPerOp(point, ranks, g);
+  return point.groups > 0 ? sum / point.groups : 0;
 }
 
 void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& options, PointResult* out) {
@@ -132,13 +165,17 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   AddRanks(ranks, options, &out);
 
   const std::vector<std::vector<double>> group_series = GroupSeries(point, ranks);
-  out.time_us = Summarize(JobSamples(point, ranks, group_series));
+  const Headline headline = HeadlineSeries(point, group_series);
+  out.time_us = Summarize(headline.samples);
+  out.headline_group = headline.group;
+  out.loop_us_per_op = LoopUsPerOp(point, ranks, headline.group);
   std::vector<std::vector<double>> host, device;
   for (const RankSamples& r : ranks) {
     host.push_back(r.samples_us);
     if (!r.device_samples_us.empty()) device.push_back(r.device_samples_us);
   }
   out.time_us_rank_mean = Summarize(ElementwiseMean(host));
+  if (point.sync == Sync::kWorldBarrier) out.time_us_world_max = Summarize(ElementwiseMax(host));
   if (!device.empty()) out.device_time_us = Summarize(ElementwiseMax(device));
 
   const Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, out.time_us.p50);

@@ -27,7 +27,7 @@ RankSamples Rank(int rank, int group, std::vector<double> samples, double cpu_s,
   return r;
 }
 
-TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
+TEST(AggregateTest, HeadlineIsTheSlowestGroupsOwnPerIterationMax) {
   Point p;
   p.backend = "gloo";
   p.groups = 2;
@@ -35,26 +35,64 @@ TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
   p.bytes = 1000000;
   p.count = 250000;
   std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10, 10}, 0.5, 1.0, 2.0), Rank(1, 0, {10, 30, 10}, 0.5, 1.0, 2.0),
-                             Rank(2, 1, {20, 10, 10}, 0.5, 1.0, 2.0), Rank(3, 1, {10, 10, 40}, 0.5, 1.0, 2.0)};
+                                    Rank(2, 1, {20, 10, 10}, 0.5, 1.0, 2.0), Rank(3, 1, {10, 10, 40}, 0.5, 1.0, 2.0)};
   AggregateOptions options;
   options.cores_available = 2;
   PointResult out = AggregatePoint(p, ranks, options);
-  // Per-iteration max: {20, 30, 40}; mean across ranks: {12.5, 15, 17.5}.
-  EXPECT_DOUBLE_EQ(out.time_us.p50, 30);
+  // Group 0 per iteration {10, 30, 10} (mean 16.7), group 1 {20, 10, 40} (mean 23.3): group 1 is the headline.
+  // Mean across ranks: {12.5, 15, 17.5}.
+  EXPECT_EQ(out.headline_group, 1);
+  EXPECT_DOUBLE_EQ(out.time_us.p50, 20);
   EXPECT_DOUBLE_EQ(out.time_us.max, 40);
+  EXPECT_NEAR(out.time_us.mean, 70.0 / 3, 1e-12);
   EXPECT_DOUBLE_EQ(out.time_us_rank_mean.p50, 15);
-  // 1 MB in 30 us over groups of 2: algbw 33.33 GB/s, busbw x 2(n-1)/n = x1; two groups in aggregate.
-  EXPECT_NEAR(out.algbw_gbps, 1e6 / 30e-6 / 1e9, 1e-9);
-  EXPECT_NEAR(out.aggregate_busbw_gbps, 2 * 1e6 / 30e-6 / 1e9, 1e-9);
+  EXPECT_FALSE(out.time_us_world_max.has_value());  // no world barrier aligns the groups' iterations
+  // Group 1's loop ran from 1 s to 2 s over 3 iterations.
+  EXPECT_NEAR(*out.loop_us_per_op, 1e6 / 3, 1e-6);
+  // 1 MB in 20 us over groups of 2: algbw 50 GB/s, busbw x 2(n-1)/n = x1; two groups in aggregate.
+  EXPECT_NEAR(out.algbw_gbps, 1e6 / 20e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(out.aggregate_busbw_gbps, 2 * 1e6 / 20e-6 / 1e9, 1e-9);
   // 4 ranks x 0.5 CPU s over 2 cores x 1 s wall: saturated.
   EXPECT_DOUBLE_EQ(out.cpu.saturation, 1.0);
   EXPECT_DOUBLE_EQ(out.cpu.threads_per_core, 2.0);
   EXPECT_DOUBLE_EQ(out.cpu.vol_ctx_per_iter, 10.0);
-  EXPECT_EQ(out.per_group[1].p50_us, 20);  // group 1: max per iteration {20, 10, 40}
+  EXPECT_EQ(out.per_group[1].p50_us, 20);
   EXPECT_EQ(out.skew.slowest_group, 1);
   EXPECT_EQ(out.iters, 3);
   EXPECT_TRUE(out.correct);
   EXPECT_EQ(out.samples_us.per_rank.size(), 4u);
+}
+
+// Scenario A's trap: concurrent groups are not synchronised, so each group's occasional slow iteration falls at
+// its own index. A max per index across groups would make nearly every iteration slow (p50 1000 us here, 3x the
+// mean of any group's loop); the headline is the slowest group's own series, whose mean is its loop's cost.
+TEST(AggregateTest, SlowIterationsOfConcurrentGroupsDoNotCompound) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 4;
+  p.group_size = 2;
+  p.bytes = 400;
+  p.count = 100;
+  std::vector<RankSamples> ranks;
+  for (int g = 0; g < 4; ++g) {
+    // Group g is slow (1000 us) at iterations 4k + g and 100 us otherwise: a quarter of its iterations.
+    std::vector<double> slow_at_g(16, 100);
+    for (size_t i = static_cast<size_t>(g); i < slow_at_g.size(); i += 4) slow_at_g[i] = 1000;
+    // Group 3's loop is the slowest (mean 340 us against 325 us): one more slow-ish iteration.
+    if (g == 3) slow_at_g[0] = 340;
+    ranks.push_back(Rank(2 * g, g, slow_at_g, 0.1, 1.0, 1.0 + 16 * 330e-6));
+    ranks.push_back(Rank(2 * g + 1, g, std::vector<double>(16, 90), 0.1, 1.0, 1.0 + 16 * 330e-6));
+  }
+  PointResult out = AggregatePoint(p, ranks, AggregateOptions());
+  EXPECT_EQ(out.headline_group, 3);
+  EXPECT_DOUBLE_EQ(out.time_us.p50, 100);
+  EXPECT_DOUBLE_EQ(out.time_us.mean, (12 * 100 + 4 * 1000 + 240) / 16.0);
+  EXPECT_NEAR(*out.loop_us_per_op, 330, 1e-6);
+  // With a world barrier every group's iteration k happens together: there the world-wide max is kept too.
+  p.sync = Sync::kWorldBarrier;
+  PointResult barrier = AggregatePoint(p, ranks, AggregateOptions());
+  ASSERT_TRUE(barrier.time_us_world_max.has_value());
+  EXPECT_DOUBLE_EQ(barrier.time_us_world_max->p50, 1000);
 }
 
 // Groups taking turns: iteration i of group 0 and of group 1 happened at different times, so the job time is
@@ -78,8 +116,12 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   EXPECT_EQ(out.iters, 3);
   // One group moves at a time: the aggregate is one group's bandwidth.
   EXPECT_DOUBLE_EQ(out.aggregate_busbw_gbps, out.busbw_gbps);
+  EXPECT_EQ(out.headline_group, -1);
+  // Group 0's loop took 1 s, group 1's 1 s: 1/3 s per iteration each.
+  EXPECT_NEAR(*out.loop_us_per_op, 1e6 / 3, 1e-6);
+  // At once, the slowest group's own series (group 1, mean 38 us), not the per-index max {90, 12, 90}.
   p.concurrency = Concurrency::kConcurrent;
-  EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions()).time_us.p50, 90);
+  EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions()).time_us.p50, 14);
 }
 
 TEST(AggregateTest, WrongRanksAndSampleCap) {

@@ -56,9 +56,19 @@ struct PointResult {
   int64_t iters = 0, warmup = 0;
   bool correct = true;
   std::vector<std::string> errors;
-  Summary time_us;            // the headline per-iteration time (see docs/result-format.md)
+  // The headline per-iteration time (docs/result-format.md): the slowest group's own per-iteration max (slowest
+  // by mean); time_us.mean is what a loop of such operations costs per op.
+  Summary time_us;
   Summary time_us_rank_mean;  // per iteration, the mean across ranks (what nccl-tests prints)
   std::optional<Summary> device_time_us;
+  // The group time_us summarises; -1 when it pools every group's own series (groups taking turns). Both are
+  // absent from files written before the headline was one group's own series.
+  std::optional<int> headline_group;
+  // That group's timed loop, wall / iterations (the mean of the groups' when pooled).
+  std::optional<double> loop_us_per_op;
+  // With --sync world-barrier only: the per-iteration max across all ranks, meaningful there because the barrier
+  // aligns every group's iteration k in time.
+  std::optional<Summary> time_us_world_max;
   double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.p50
   double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;  // over the groups that run at once
   double wall_s = 0;
