@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/summary.h"
@@ -13,7 +14,8 @@ using result::RankSamples;
 
 namespace {
 
-// Each group's own per-iteration max (its ranks' times, iteration by iteration).
+// Each group's own per-iteration max (its ranks' times, iteration by iteration): per_group's figures, which compare
+// groups op by op (their means overstate the loop's cost, see HeadlineSeries).
 std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vector<RankSamples>& ranks) {
   std::vector<std::vector<double>> series;
   for (int g = 0; g < point.groups; ++g) {
@@ -26,31 +28,51 @@ std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vect
   return series;
 }
 
-// The headline series and the group it belongs to. Concurrent groups are not synchronised with each other
-// (iteration k of group 0 and of group 5 run at different moments), so a max across groups per iteration index
-// would pick each index's worst group and behave like a high percentile of one group's times, a wait nobody has.
-// The headline is therefore one group's own series: the slowest group's by mean, whose loop ends last. Groups
-// taking turns are pooled (-1): each group's series is what that group's loop felt in its turn.
+// The headline series: what a loop of these operations feels, op by op, so that its mean is the loop's cost
+// per op. Two sums of per-iteration times would overstate it, both measured on scenario A (docs/result-format.md):
+// - a max per iteration index across concurrent groups: the groups are not synchronised (iteration k of group 0
+//   and of group 5 run at different moments), so it picks each index's worst group and behaves like a high
+//   percentile of one group's times, a wait nobody has;
+// - a max per index across the ranks of one group: a rank descheduled in iteration k shows in its own iteration k
+//   and in its peer's next one, which waits for it, so one stall counts twice.
+// A rank's own times sum to its loop's time. The headline is the series of the rank whose loop took longest (the
+// largest mean), in the group that therefore finishes last. Groups taking turns (-1) pool each group's slowest
+// rank: each is what that group's loop felt in its turn.
 struct Headline {
   std::vector<double> samples;
-  int group = -1;
+  int group = -1, rank = -1;
 };
 
-Headline HeadlineSeries(const Point& point, const std::vector<std::vector<double>>& group_series) {
-  Headline h;
-  if (point.concurrency == Concurrency::kSequential) {
-    for (const auto& g : group_series) h.samples.insert(h.samples.end(), g.begin(), g.end());
-    return h;
-  }
+// Index of the rank with the largest mean time among ranks[begin, end); -1 when none has samples.
+int SlowestRankByMean(const std::vector<RankSamples>& ranks, size_t begin, size_t end) {
+  int slowest = -1;
   double slowest_mean = -1;
-  for (size_t g = 0; g < group_series.size(); ++g) {
-    const Summary s = Summarize(group_series[g]);
-    if (s.n > 0 && s.mean > slowest_mean) {
-      slowest_mean = s.mean;
-      h.group = static_cast<int>(g);
+  for (size_t r = begin; r < end && r < ranks.size(); ++r) {
+    const std::vector<double>& t = ranks[r].samples_us;
+    if (t.empty()) continue;
+    const double mean = std::accumulate(t.begin(), t.end(), 0.0) / static_cast<double>(t.size());
+    if (mean > slowest_mean) {
+      slowest_mean = mean;
+      slowest = static_cast<int>(r);
     }
   }
-  if (h.group >= 0) h.samples = group_series[static_cast<size_t>(h.group)];
+  return slowest;
+}
+
+Headline HeadlineSeries(const Point& point, const std::vector<RankSamples>& ranks) {
+  Headline h;
+  if (point.concurrency == Concurrency::kSequential) {
+    const size_t k = static_cast<size_t>(std::max(point.group_size, 1));
+    for (size_t begin = 0; begin < ranks.size(); begin += k) {
+      const int r = SlowestRankByMean(ranks, begin, begin + k);
+      if (r >= 0) h.samples.insert(h.samples.end(), ranks[r].samples_us.begin(), ranks[r].samples_us.end());
+    }
+    return h;
+  }
+  h.rank = SlowestRankByMean(ranks, 0, ranks.size());
+  if (h.rank < 0) return h;
+  h.group = h.rank / std::max(point.group_size, 1);
+  h.samples = ranks[static_cast<size_t>(h.rank)].samples_us;
   return h;
 }
 
@@ -165,9 +187,10 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   AddRanks(ranks, options, &out);
 
   const std::vector<std::vector<double>> group_series = GroupSeries(point, ranks);
-  const Headline headline = HeadlineSeries(point, group_series);
+  const Headline headline = HeadlineSeries(point, ranks);
   out.time_us = Summarize(headline.samples);
   out.headline_group = headline.group;
+  out.headline_rank = headline.rank;
   out.loop_us_per_op = LoopUsPerOp(point, ranks, headline.group);
   std::vector<std::vector<double>> host, device;
   for (const RankSamples& r : ranks) {

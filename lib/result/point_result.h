@@ -56,15 +56,16 @@ struct PointResult {
   int64_t iters = 0, warmup = 0;
   bool correct = true;
   std::vector<std::string> errors;
-  // The headline per-iteration time (docs/result-format.md): the slowest group's own per-iteration max (slowest
-  // by mean); time_us.mean is what a loop of such operations costs per op.
+  // The headline per-iteration time (docs/result-format.md): the own times of the rank whose loop took longest,
+  // so time_us.mean is what a loop of such operations costs per op.
   Summary time_us;
   Summary time_us_rank_mean;  // per iteration, the mean across ranks (what nccl-tests prints)
   std::optional<Summary> device_time_us;
-  // The group time_us summarises; -1 when it pools every group's own series (groups taking turns). Both are
-  // absent from files written before the headline was one group's own series.
-  std::optional<int> headline_group;
-  // That group's timed loop, wall / iterations (the mean of the groups' when pooled).
+  // The rank time_us summarises and its group; -1 when it pools each group's slowest rank (groups taking turns).
+  // Absent from files written before the headline was one rank's own series.
+  std::optional<int> headline_group, headline_rank;
+  // That group's timed loop, wall / iterations (the mean of the groups' when pooled): time_us.mean plus what the
+  // harness does between operations.
   std::optional<double> loop_us_per_op;
   // With --sync world-barrier only: the per-iteration max across all ranks, meaningful there because the barrier
   // aligns every group's iteration k in time.
