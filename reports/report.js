@@ -102,6 +102,7 @@
   const groupCounts = uniq(points.map((p) => p.groups).filter(isNum)).sort((a, b) => a - b);
   const sizes = uniq(points.map((p) => p.bytes).filter(isNum)).sort((a, b) => a - b);
   const p50 = (p) => get(p, 'time_us.p50');
+  const loopCost = (p) => get(p, 'time_us.mean');
 
   // ---------- verdict ----------
   function evidenceText(e) {
@@ -303,9 +304,10 @@
     if (groupCounts.length < 2) return {skip: 'the sweep has one group count (' + (groupCounts[0] || '?') + '), so there is no growth to draw; see time vs size.'};
     const facet = sizes.length > 1 && varying.includes('bytes');
     const label = facet ? labelNoSize : seriesLabel;
-    const rows = points.filter((p) => isNum(p.groups) && isNum(p50(p))).map((p) => ({
+    // The y value is the loop's cost per op (time_us.mean), the statistic the growth fits use.
+    const rows = points.filter((p) => isNum(p.groups) && isNum(loopCost(p))).map((p) => ({
       series: label(p), size: fmtBytes(p.bytes), bytes: p.bytes, groups: p.groups, world: p.world,
-      p50_us: p50(p), p95_us: get(p, 'time_us.p95'), p99_us: get(p, 'time_us.p99'),
+      loop_us: loopCost(p), p50_us: p50(p), p95_us: get(p, 'time_us.p95'), p99_us: get(p, 'time_us.p99'),
       rank_mean_p50_us: get(p, 'time_us_rank_mean.p50'), cv: get(p, 'time_us.cv'), n: get(p, 'time_us.n'), id: p.id,
     }));
     const model = [];
@@ -318,7 +320,7 @@
       }));
     }
     const series = uniq(rows.map((r) => r.series));
-    const yScale = scaleFor(rows.map((r) => r.p50_us));
+    const yScale = scaleFor(rows.map((r) => r.loop_us));
     if (yScale.type === 'log') {
       for (let i = model.length - 1; i >= 0; i--) if (!(model[i].model_us > 0)) model.splice(i, 1);
     }
@@ -326,7 +328,7 @@
       return {skip: 'no configuration was measured at two or more group counts.'};
     }
     const colorField = {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)};
-    const y = {field: 'p50_us', type: 'quantitative', title: 'time per op, p50 (µs)', scale: yScale};
+    const y = {field: 'loop_us', type: 'quantitative', title: 'loop cost per op, mean (µs)', scale: yScale};
     const layers = [
       {
         data: {values: rows},
@@ -336,6 +338,7 @@
           y, color: colorField,
           tooltip: [
             {field: 'series', title: 'configuration'}, {field: 'groups', title: 'G'}, {field: 'world', title: 'ranks'},
+            {field: 'loop_us', title: 'loop cost per op, mean (µs)', format: '.4~g'},
             {field: 'p50_us', title: 'p50 (µs)', format: '.4~g'}, {field: 'p95_us', title: 'p95 (µs)', format: '.4~g'},
             {field: 'p99_us', title: 'p99 (µs)', format: '.4~g'},
             {field: 'rank_mean_p50_us', title: 'p50, mean across ranks (µs)', format: '.4~g'},
