@@ -37,13 +37,13 @@ run_commbench() {  # G REPEAT
     >/dev/null 2>"$work/cb_g$1_r$2.err" || { cat "$work/cb_g$1_r$2.err" >&2; exit 1; }
 }
 
-echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') repeats $repeats, G in: $group_counts" >&2
+echo "# start $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/'), repeats $repeats, G in: $group_counts"
 for ((r = 1; r <= repeats; r++)); do
   for g in $group_counts; do
     if ((r % 2)); then run_bare "$g" "$r"; run_commbench "$g" "$r"; else run_commbench "$g" "$r"; run_bare "$g" "$r"; fi
   done
 done
-echo "# done $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/')" >&2
+echo "# end   $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/')"
 
 python3 - "$work" <<'EOF'
 import json, statistics, sys
