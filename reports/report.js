@@ -147,7 +147,7 @@
     let best = null;
     const bySeries = new Map();
     for (const p of points) {
-      if (!isNum(p50(p)) || !isNum(p.groups)) continue;
+      if (!isNum(loopCost(p)) || !isNum(p.groups)) continue;
       const k = seriesKey(p);
       if (!bySeries.has(k)) bySeries.set(k, []);
       bySeries.get(k).push(p);
@@ -156,7 +156,7 @@
       if (ps.length < 2) continue;
       ps.sort((a, b) => a.groups - b.groups);
       const first = ps[0], last = ps[ps.length - 1];
-      const ratio = p50(last) / p50(first);
+      const ratio = loopCost(last) / loopCost(first);
       if (!best || ratio > best.ratio) {
         best = {ratio, first, last, fit: fits.find((f) => sameSeries(f, first))};
       }
@@ -188,7 +188,7 @@
     const g = largestGrowth();
     let headline;
     const growthText = g ? labelOf(g.first, varying.length ? varying : ['backend', 'op', 'algo', 'bytes']) + ': ' +
-      fmtTime(p50(g.first)) + ' at G=' + g.first.groups + ' → ' + fmtTime(p50(g.last)) + ' at G=' + g.last.groups +
+      fmtTime(loopCost(g.first)) + ' per op at G=' + g.first.groups + ' → ' + fmtTime(loopCost(g.last)) + ' at G=' + g.last.groups +
       ' (' + g.ratio.toFixed(1) + '×' + (g.fit && isNum(g.fit.slope_us_per_group) ?
         ', ' + (g.fit.slope_us_per_group >= 0 ? '+' : '') + fmtTime(g.fit.slope_us_per_group) + ' per added group' : '') +
       (g.fit && g.fit.model ? ', model: ' + modelText(g.fit) : '') + ')' : '';

@@ -62,6 +62,7 @@ PointData FromResult(const result::PointResult& r) {
   // error: growth in what a loop of N operations costs, which a median misses when the time is in stalls.
   d.p50_us = r.time_us.mean;
   d.p99_us = r.time_us.p99;
+  d.median_us = r.time_us.p50;
   d.se_us = StandardErrorOfMean(r.time_us);
   d.wall_s = r.wall_s;
   d.has_cpu = true;
