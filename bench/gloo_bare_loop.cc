@@ -97,8 +97,9 @@ int RunRank(const Options& o, const std::string& dir, int pair, int rank, int re
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, &o)) return 2;
-  char dir_template[] = "/tmp/gloo_bare_loop.XXXXXX";
-  const char* dir = mkdtemp(dir_template);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir_template = std::string(tmp && *tmp ? tmp : "/tmp") + "/gloo_bare_loop.XXXXXX";
+  const char* dir = mkdtemp(dir_template.data());
   if (!dir) {
     std::perror("gloo_bare_loop: mkdtemp");
     return 1;
