@@ -55,11 +55,15 @@ bool ParsePositive(const char* flag, const char* text, int* out) {
 bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    int* target = flag == "--groups" ? &o->groups : flag == "--iters" ? &o->iters : flag == "--count" ? &o->count
-                                                                                                        : nullptr;
+    int* target = flag == "--groups"  ? &o->groups
+                  : flag == "--iters" ? &o->iters
+                  : flag == "--count" ? &o->count
+                                      : nullptr;
     if (!target || i + 1 >= argc) {
-      std::fprintf(stderr, "gloo_bare_loop: error: unknown or incomplete argument '%s'; accepted: --groups G "
-                           "--iters N --count C\n", argv[i]);
+      std::fprintf(stderr,
+                   "gloo_bare_loop: error: unknown or incomplete argument '%s'; accepted: --groups G "
+                   "--iters N --count C\n",
+                   argv[i]);
       return false;
     }
     if (!ParsePositive(argv[i], argv[i + 1], target)) return false;

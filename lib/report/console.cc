@@ -58,8 +58,7 @@ std::string FormatTables(const std::vector<result::PointResult>& points) {
       out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n",
                     FormatBytes(p.bytes).c_str(), p.count, std::string(Name(p.dtype)).c_str(),
                     p.op == Collective::kAllgather ? "-" : std::string(Name(p.reduce)).c_str(), r->time_us.mean,
-                    r->time_us.p50,
-                    r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
+                    r->time_us.p50, r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
                     static_cast<int>(r->iters), static_cast<int>(r->errors.size()));
     }
     out << "\n";
