@@ -63,6 +63,7 @@ PointData FromResult(const result::PointResult& r) {
   d.p50_us = r.time_us.mean;
   d.p99_us = r.time_us.p99;
   d.median_us = r.time_us.p50;
+  if (r.time_us_world_max) d.world_max_p50_us = r.time_us_world_max->p50;
   d.se_us = StandardErrorOfMean(r.time_us);
   d.wall_s = r.wall_s;
   d.has_cpu = true;
