@@ -85,6 +85,9 @@ int RunRank(const Options& o, const std::string& dir, int pair, int rank, int re
   context->connectFullMesh(store, device);
   std::vector<float> data(static_cast<size_t>(o.count), 1.0f);
   gloo::AllreduceRing<float> allreduce(context, {data.data()}, o.count);
+  // Built before the loop so that its receive buffers are posted before the peer can send (a message that arrives
+  // for no buffer, then the peer's exit, aborts this rank with "Connection closed by peer").
+  gloo::BarrierAllToAll leave_together(context);
 
   const char ready = 1;
   if (write(ready_fd, &ready, 1) != 1) return 1;
@@ -94,9 +97,7 @@ int RunRank(const Options& o, const std::string& dir, int pair, int rank, int re
   t.start_ns = MonotonicNs();
   for (int i = 0; i < o.iters; ++i) allreduce.run();
   t.end_ns = MonotonicNs();
-  // Untimed: a rank that exits while its peer still reads the last messages aborts the peer ("Connection closed by
-  // peer"), so both leave together.
-  gloo::BarrierAllToAll(context).run();
+  leave_together.run();  // untimed: a rank that exits while its peer still reads would abort the peer
   return write(report_fd, &t, sizeof(t)) == static_cast<ssize_t>(sizeof(t)) ? 0 : 1;
 }
 
