@@ -11,4 +11,14 @@ if [[ -n "$(ls -A "$TMPDIR")" ]]; then
   echo "shm_bench left behind: $(ls -A "$TMPDIR")" >&2
   exit 1
 fi
+# The bare Gloo loop of scenario A: two pairs, a short loop; one line with a positive time, nothing left behind.
+line=$("$dir/gloo_bare_loop" --groups 2 --iters 20)
+if ! [[ $line =~ ^groups\ 2\ iters\ 20\ count\ 100\ makespan_us_per_iter\ [0-9]+\.[0-9]+$ ]] || [[ -n "$(ls -A "$TMPDIR")" ]]; then
+  echo "gloo_bare_loop: unexpected output '$line' or left behind: $(ls -A "$TMPDIR")" >&2
+  exit 1
+fi
+if "$dir/gloo_bare_loop" --groups 0 2>/dev/null; then
+  echo "gloo_bare_loop accepted --groups 0" >&2
+  exit 1
+fi
 echo "bench smoke: ok"

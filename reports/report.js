@@ -102,6 +102,7 @@
   const groupCounts = uniq(points.map((p) => p.groups).filter(isNum)).sort((a, b) => a - b);
   const sizes = uniq(points.map((p) => p.bytes).filter(isNum)).sort((a, b) => a - b);
   const p50 = (p) => get(p, 'time_us.p50');
+  const loopCost = (p) => get(p, 'time_us.mean');
 
   // ---------- verdict ----------
   // Every A/B measured for a finding, with the cut and its 95% interval: the reader sees what the status rests
@@ -169,7 +170,7 @@
     let best = null;
     const bySeries = new Map();
     for (const p of points) {
-      if (!isNum(p50(p)) || !isNum(p.groups)) continue;
+      if (!isNum(loopCost(p)) || !isNum(p.groups)) continue;
       const k = seriesKey(p);
       if (!bySeries.has(k)) bySeries.set(k, []);
       bySeries.get(k).push(p);
@@ -178,7 +179,7 @@
       if (ps.length < 2) continue;
       ps.sort((a, b) => a.groups - b.groups);
       const first = ps[0], last = ps[ps.length - 1];
-      const ratio = p50(last) / p50(first);
+      const ratio = loopCost(last) / loopCost(first);
       if (!best || ratio > best.ratio) {
         best = {ratio, first, last, fit: fits.find((f) => sameSeries(f, first))};
       }
@@ -210,7 +211,7 @@
     const g = largestGrowth();
     let headline;
     const growthText = g ? labelOf(g.first, varying.length ? varying : ['backend', 'op', 'algo', 'bytes']) + ': ' +
-      fmtTime(p50(g.first)) + ' at G=' + g.first.groups + ' → ' + fmtTime(p50(g.last)) + ' at G=' + g.last.groups +
+      fmtTime(loopCost(g.first)) + ' per op at G=' + g.first.groups + ' → ' + fmtTime(loopCost(g.last)) + ' at G=' + g.last.groups +
       ' (' + g.ratio.toFixed(1) + '×' + (g.fit && isNum(g.fit.slope_us_per_group) ?
         ', ' + (g.fit.slope_us_per_group >= 0 ? '+' : '') + fmtTime(g.fit.slope_us_per_group) + ' per added group' : '') +
       (g.fit && g.fit.model ? ', model: ' + modelText(g.fit) : '') + ')' : '';
@@ -324,9 +325,10 @@
     if (groupCounts.length < 2) return {skip: 'the sweep has one group count (' + (groupCounts[0] || '?') + '), so there is no growth to draw; see time vs size.'};
     const facet = sizes.length > 1 && varying.includes('bytes');
     const label = facet ? labelNoSize : seriesLabel;
-    const rows = points.filter((p) => isNum(p.groups) && isNum(p50(p))).map((p) => ({
+    // The y value is the loop's cost per op (time_us.mean), the statistic the growth fits use.
+    const rows = points.filter((p) => isNum(p.groups) && isNum(loopCost(p))).map((p) => ({
       series: label(p), size: fmtBytes(p.bytes), bytes: p.bytes, groups: p.groups, world: p.world,
-      p50_us: p50(p), p95_us: get(p, 'time_us.p95'), p99_us: get(p, 'time_us.p99'),
+      loop_us: loopCost(p), p50_us: p50(p), p95_us: get(p, 'time_us.p95'), p99_us: get(p, 'time_us.p99'),
       rank_mean_p50_us: get(p, 'time_us_rank_mean.p50'), cv: get(p, 'time_us.cv'), n: get(p, 'time_us.n'), id: p.id,
     }));
     const model = [];
@@ -339,7 +341,7 @@
       }));
     }
     const series = uniq(rows.map((r) => r.series));
-    const yScale = scaleFor(rows.map((r) => r.p50_us));
+    const yScale = scaleFor(rows.map((r) => r.loop_us));
     if (yScale.type === 'log') {
       for (let i = model.length - 1; i >= 0; i--) if (!(model[i].model_us > 0)) model.splice(i, 1);
     }
@@ -347,7 +349,7 @@
       return {skip: 'no configuration was measured at two or more group counts.'};
     }
     const colorField = {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)};
-    const y = {field: 'p50_us', type: 'quantitative', title: 'time per op, p50 (µs)', scale: yScale};
+    const y = {field: 'loop_us', type: 'quantitative', title: 'loop cost per op, mean (µs)', scale: yScale};
     const layers = [
       {
         data: {values: rows},
@@ -357,6 +359,7 @@
           y, color: colorField,
           tooltip: [
             {field: 'series', title: 'configuration'}, {field: 'groups', title: 'G'}, {field: 'world', title: 'ranks'},
+            {field: 'loop_us', title: 'loop cost per op, mean (µs)', format: '.4~g'},
             {field: 'p50_us', title: 'p50 (µs)', format: '.4~g'}, {field: 'p95_us', title: 'p95 (µs)', format: '.4~g'},
             {field: 'p99_us', title: 'p99 (µs)', format: '.4~g'},
             {field: 'rank_mean_p50_us', title: 'p50, mean across ranks (µs)', format: '.4~g'},

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lib/stats/fit.h"
+#include "lib/stats/summary.h"
 
 namespace commbench {
 namespace diagnose {
@@ -57,9 +58,13 @@ PointData FromResult(const result::PointResult& r) {
   d.world = r.point.world();
   d.bytes = static_cast<int64_t>(r.point.bytes);
   d.iters = static_cast<double>(r.iters);
-  d.p50_us = r.time_us.p50;
+  // The fits and rules read the loop's cost per op (the headline's mean; docs/result-format.md) with its standard
+  // error: growth in what a loop of N operations costs, which a median misses when the time is in stalls.
+  d.p50_us = r.time_us.mean;
   d.p99_us = r.time_us.p99;
-  d.se_us = StandardErrorFromCI95(r.time_us.ci95_lo, r.time_us.ci95_hi);
+  d.median_us = r.time_us.p50;
+  if (r.time_us_world_max) d.world_max_p50_us = r.time_us_world_max->p50;
+  d.se_us = StandardErrorOfMean(r.time_us);
   d.wall_s = r.wall_s;
   d.has_cpu = true;
   d.cpu_s_total = r.cpu.cpu_s_total;

@@ -1,5 +1,8 @@
 #include "lib/diagnose/test_util.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "lib/diagnose/diagnose.h"
@@ -41,7 +44,8 @@ json MakePoint(const PointSpec& s) {
             {"p99", s.p50_us * s.p99_factor},
             {"max", s.p50_us * 2},
             {"mean", s.p50_us},
-            {"stddev", se * 10},
+            // The fits read the mean's standard error, stddev / sqrt(n): make it `se` whatever the iterations.
+            {"stddev", se * std::sqrt(std::max(s.iters, 1.0))},
             {"cv", 0.1},
             {"ci95_lo", s.p50_us - 1.96 * se},
             {"ci95_hi", s.p50_us + 1.96 * se},

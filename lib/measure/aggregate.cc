@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/summary.h"
@@ -13,7 +14,8 @@ using result::RankSamples;
 
 namespace {
 
-// Each group's own per-iteration max (its ranks' times, iteration by iteration).
+// Each group's own per-iteration max (its ranks' times, iteration by iteration): per_group's figures, which compare
+// groups op by op (their means overstate the loop's cost, see HeadlineSeries).
 std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vector<RankSamples>& ranks) {
   std::vector<std::vector<double>> series;
   for (int g = 0; g < point.groups; ++g) {
@@ -26,20 +28,73 @@ std::vector<std::vector<double>> GroupSeries(const Point& point, const std::vect
   return series;
 }
 
-// What the job feels: the slowest rank, iteration by iteration. Groups taking turns run their iterations at
-// different times, so pairing group A's iteration i with group B's would compare unrelated moments (and
-// compound their tails): there the samples are each group's own per-iteration times, pooled.
-std::vector<double> JobSamples(const Point& point, const std::vector<RankSamples>& ranks,
-                               const std::vector<std::vector<double>>& group_series) {
-  if (point.concurrency == Concurrency::kSequential) {
-    std::vector<double> pooled;
-    for (const auto& g : group_series) pooled.insert(pooled.end(), g.begin(), g.end());
-    return pooled;
+// The headline series: what a loop of these operations feels, op by op, so that its mean is the loop's cost
+// per op. Two sums of per-iteration times would overstate it, both measured on scenario A (docs/result-format.md):
+// - a max per iteration index across concurrent groups: the groups are not synchronised (iteration k of group 0
+//   and of group 5 run at different moments), so it picks each index's worst group and behaves like a high
+//   percentile of one group's times, a wait nobody has;
+// - a max per index across the ranks of one group: a rank descheduled in iteration k shows in its own iteration k
+//   and in its peer's next one, which waits for it, so one stall counts twice.
+// A rank's own times sum to its loop's time. The headline is the series of the rank whose loop took longest (the
+// largest mean), in the group that therefore finishes last. Groups taking turns (-1) pool each group's slowest
+// rank: each is what that group's loop felt in its turn.
+struct Headline {
+  std::vector<double> samples;
+  int group = -1, rank = -1;
+};
+
+// Index of the rank with the largest mean time among ranks[begin, end); -1 when none has samples.
+int SlowestRankByMean(const std::vector<RankSamples>& ranks, size_t begin, size_t end) {
+  int slowest = -1;
+  double slowest_mean = -1;
+  for (size_t r = begin; r < end && r < ranks.size(); ++r) {
+    const std::vector<double>& t = ranks[r].samples_us;
+    if (t.empty()) continue;
+    const double mean = std::accumulate(t.begin(), t.end(), 0.0) / static_cast<double>(t.size());
+    if (mean > slowest_mean) {
+      slowest_mean = mean;
+      slowest = static_cast<int>(r);
+    }
   }
-  std::vector<std::vector<double>> all;
-  all.reserve(ranks.size());
-  for (const RankSamples& r : ranks) all.push_back(r.samples_us);
-  return ElementwiseMax(all);
+  return slowest;
+}
+
+Headline HeadlineSeries(const Point& point, const std::vector<RankSamples>& ranks) {
+  Headline h;
+  if (point.concurrency == Concurrency::kSequential) {
+    const size_t k = static_cast<size_t>(std::max(point.group_size, 1));
+    for (size_t begin = 0; begin < ranks.size(); begin += k) {
+      const int r = SlowestRankByMean(ranks, begin, begin + k);
+      if (r >= 0) h.samples.insert(h.samples.end(), ranks[r].samples_us.begin(), ranks[r].samples_us.end());
+    }
+    return h;
+  }
+  h.rank = SlowestRankByMean(ranks, 0, ranks.size());
+  if (h.rank < 0) return h;
+  h.group = h.rank / std::max(point.group_size, 1);
+  h.samples = ranks[static_cast<size_t>(h.rank)].samples_us;
+  return h;
+}
+
+// A group's timed loop per iteration: from its first rank's start to its last rank's end, over the iterations.
+double GroupLoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, int group) {
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  size_t iters = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (static_cast<int>(r) / point.group_size != group) continue;
+    start = std::min(start, ranks[r].start_ns);
+    end = std::max(end, ranks[r].end_ns);
+    iters = std::max(iters, ranks[r].samples_us.size());
+  }
+  if (iters == 0 || end < start) return 0;
+  return static_cast<double>(end - start) * 1e-3 / static_cast<double>(iters);
+}
+
+double LoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, int headline_group) {
+  if (headline_group >= 0) return GroupLoopUsPerOp(point, ranks, headline_group);
+  double sum = 0;
+  for (int g = 0; g < point.groups; ++g) sum += GroupLoopUsPerOp(point, ranks, g);
+  return point.groups > 0 ? sum / point.groups : 0;
 }
 
 void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& options, PointResult* out) {
@@ -132,13 +187,18 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   AddRanks(ranks, options, &out);
 
   const std::vector<std::vector<double>> group_series = GroupSeries(point, ranks);
-  out.time_us = Summarize(JobSamples(point, ranks, group_series));
+  const Headline headline = HeadlineSeries(point, ranks);
+  out.time_us = Summarize(headline.samples);
+  out.headline_group = headline.group;
+  out.headline_rank = headline.rank;
+  out.loop_us_per_op = LoopUsPerOp(point, ranks, headline.group);
   std::vector<std::vector<double>> host, device;
   for (const RankSamples& r : ranks) {
     host.push_back(r.samples_us);
     if (!r.device_samples_us.empty()) device.push_back(r.device_samples_us);
   }
   out.time_us_rank_mean = Summarize(ElementwiseMean(host));
+  if (point.sync == Sync::kWorldBarrier) out.time_us_world_max = Summarize(ElementwiseMax(host));
   if (!device.empty()) out.device_time_us = Summarize(ElementwiseMax(device));
 
   const Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, out.time_us.p50);

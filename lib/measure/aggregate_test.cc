@@ -27,7 +27,7 @@ RankSamples Rank(int rank, int group, std::vector<double> samples, double cpu_s,
   return r;
 }
 
-TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
+TEST(AggregateTest, HeadlineIsTheRankWhoseLoopTookLongest) {
   Point p;
   p.backend = "gloo";
   p.groups = 2;
@@ -35,17 +35,23 @@ TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
   p.bytes = 1000000;
   p.count = 250000;
   std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10, 10}, 0.5, 1.0, 2.0), Rank(1, 0, {10, 30, 10}, 0.5, 1.0, 2.0),
-                             Rank(2, 1, {20, 10, 10}, 0.5, 1.0, 2.0), Rank(3, 1, {10, 10, 40}, 0.5, 1.0, 2.0)};
+                                    Rank(2, 1, {20, 10, 10}, 0.5, 1.0, 2.0), Rank(3, 1, {10, 10, 40}, 0.5, 1.0, 2.0)};
   AggregateOptions options;
   options.cores_available = 2;
   PointResult out = AggregatePoint(p, ranks, options);
-  // Per-iteration max: {20, 30, 40}; mean across ranks: {12.5, 15, 17.5}.
-  EXPECT_DOUBLE_EQ(out.time_us.p50, 30);
+  // Rank means 10, 16.7, 13.3, 20: rank 3 (group 1) is the headline. Mean across ranks: {12.5, 15, 17.5}.
+  EXPECT_EQ(out.headline_rank, 3);
+  EXPECT_EQ(out.headline_group, 1);
+  EXPECT_DOUBLE_EQ(out.time_us.p50, 10);
   EXPECT_DOUBLE_EQ(out.time_us.max, 40);
+  EXPECT_DOUBLE_EQ(out.time_us.mean, 20);
   EXPECT_DOUBLE_EQ(out.time_us_rank_mean.p50, 15);
-  // 1 MB in 30 us over groups of 2: algbw 33.33 GB/s, busbw x 2(n-1)/n = x1; two groups in aggregate.
-  EXPECT_NEAR(out.algbw_gbps, 1e6 / 30e-6 / 1e9, 1e-9);
-  EXPECT_NEAR(out.aggregate_busbw_gbps, 2 * 1e6 / 30e-6 / 1e9, 1e-9);
+  EXPECT_FALSE(out.time_us_world_max.has_value());  // no world barrier aligns the groups' iterations
+  // Group 1's loop ran from 1 s to 2 s over 3 iterations.
+  EXPECT_NEAR(*out.loop_us_per_op, 1e6 / 3, 1e-6);
+  // 1 MB in 10 us over groups of 2: algbw 100 GB/s, busbw x 2(n-1)/n = x1; two groups in aggregate.
+  EXPECT_NEAR(out.algbw_gbps, 1e6 / 10e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(out.aggregate_busbw_gbps, 2 * 1e6 / 10e-6 / 1e9, 1e-9);
   // 4 ranks x 0.5 CPU s over 2 cores x 1 s wall: saturated.
   EXPECT_DOUBLE_EQ(out.cpu.saturation, 1.0);
   EXPECT_DOUBLE_EQ(out.cpu.threads_per_core, 2.0);
@@ -55,6 +61,55 @@ TEST(AggregateTest, JobTimeIsThePerIterationMaxAcrossRanks) {
   EXPECT_EQ(out.iters, 3);
   EXPECT_TRUE(out.correct);
   EXPECT_EQ(out.samples_us.per_rank.size(), 4u);
+}
+
+// Scenario A's trap: concurrent groups are not synchronised, so each group's occasional slow iteration falls at
+// its own index. A max per index across groups would make nearly every iteration slow (p50 1000 us here, 3x the
+// mean of any group's loop); the headline is one loop's own series, whose mean is that loop's cost.
+TEST(AggregateTest, SlowIterationsOfConcurrentGroupsDoNotCompound) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 4;
+  p.group_size = 2;
+  p.bytes = 400;
+  p.count = 100;
+  std::vector<RankSamples> ranks;
+  for (int g = 0; g < 4; ++g) {
+    // Group g is slow (1000 us) at iterations 4k + g and 100 us otherwise: a quarter of its iterations.
+    std::vector<double> slow_at_g(16, 100);
+    for (size_t i = static_cast<size_t>(g); i < slow_at_g.size(); i += 4) slow_at_g[i] = 1000;
+    // Group 3's loop is the slowest (mean 340 us against 325 us): one more slow-ish iteration.
+    if (g == 3) slow_at_g[0] = 340;
+    ranks.push_back(Rank(2 * g, g, slow_at_g, 0.1, 1.0, 1.0 + 16 * 345e-6));
+    ranks.push_back(Rank(2 * g + 1, g, std::vector<double>(16, 90), 0.1, 1.0, 1.0 + 16 * 345e-6));
+  }
+  PointResult out = AggregatePoint(p, ranks, AggregateOptions());
+  EXPECT_EQ(out.headline_group, 3);
+  EXPECT_DOUBLE_EQ(out.time_us.p50, 100);
+  EXPECT_DOUBLE_EQ(out.time_us.mean, 340);
+  EXPECT_NEAR(*out.loop_us_per_op, 345, 1e-6);  // the loop's wall: the ops plus what happens between them
+  // With a world barrier every group's iteration k happens together: there the world-wide max is kept too.
+  p.sync = Sync::kWorldBarrier;
+  PointResult barrier = AggregatePoint(p, ranks, AggregateOptions());
+  ASSERT_TRUE(barrier.time_us_world_max.has_value());
+  EXPECT_DOUBLE_EQ(barrier.time_us_world_max->p50, 1000);
+}
+
+// Within a pair, a rank descheduled in iteration 1 delays its peer's iteration 2, which waits for its data. Both
+// loops took 1300 us; a max per index ({100, 1000, 1000, 100}, mean 550) would count the one stall twice.
+TEST(AggregateTest, AStallCountsOnceNotOncePerRankItDelays) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 1;
+  p.group_size = 2;
+  p.bytes = 400;
+  p.count = 100;
+  PointResult out = AggregatePoint(
+      p, {Rank(0, 0, {100, 1000, 100, 100}, 0.1, 1.0, 1.0013), Rank(1, 0, {100, 100, 1000, 100}, 0.1, 1.0, 1.0013)},
+      AggregateOptions());
+  EXPECT_DOUBLE_EQ(out.time_us.mean, 325);
+  EXPECT_NEAR(*out.loop_us_per_op, 325, 1e-6);
+  EXPECT_DOUBLE_EQ(out.per_group[0].mean_us, 550);  // per_group keeps the per-index max: ops, not the loop
 }
 
 // Groups taking turns: iteration i of group 0 and of group 1 happened at different times, so the job time is
@@ -70,16 +125,22 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10, 90}, 0.1, 1.0, 2.0), Rank(1, 0, {10, 12, 10}, 0.1, 1.0, 2.0),
                              Rank(2, 1, {90, 10, 10}, 0.1, 2.0, 3.0), Rank(3, 1, {10, 10, 14}, 0.1, 2.0, 3.0)};
   PointResult out = AggregatePoint(p, ranks, AggregateOptions());
-  // Group 0: {10, 12, 90}; group 1: {90, 10, 14}; pooled {10, 10, 12, 14, 90, 90}: median 13, six samples.
-  // (Paired across groups it would be {90, 12, 90}: median 90, from two single slow iterations.)
-  EXPECT_DOUBLE_EQ(out.time_us.p50, 13);
+  // Each group's slowest rank by mean: rank 0 {10, 10, 90} and rank 2 {90, 10, 10}; pooled {10, 10, 10, 10, 90,
+  // 90}: median 10, six samples. (Paired across groups per index it would be {90, 12, 90}: median 90, from two
+  // single slow iterations.)
+  EXPECT_DOUBLE_EQ(out.time_us.p50, 10);
   EXPECT_DOUBLE_EQ(out.time_us.max, 90);
+  EXPECT_EQ(out.time_us.n, 6u);
   EXPECT_EQ(out.per_group[0].p50_us, 12);
   EXPECT_EQ(out.iters, 3);
   // One group moves at a time: the aggregate is one group's bandwidth.
   EXPECT_DOUBLE_EQ(out.aggregate_busbw_gbps, out.busbw_gbps);
+  EXPECT_EQ(out.headline_group, -1);
+  // Group 0's loop took 1 s, group 1's 1 s: 1/3 s per iteration each.
+  EXPECT_NEAR(*out.loop_us_per_op, 1e6 / 3, 1e-6);
+  // At once: the one slowest rank's own series (rank 0, the first of two equally slow), not the per-index max.
   p.concurrency = Concurrency::kConcurrent;
-  EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions()).time_us.p50, 90);
+  EXPECT_DOUBLE_EQ(AggregatePoint(p, ranks, AggregateOptions()).time_us.p50, 10);
 }
 
 TEST(AggregateTest, WrongRanksAndSampleCap) {

@@ -51,14 +51,14 @@ std::string FormatTables(const std::vector<result::PointResult>& points) {
   std::ostringstream out;
   for (const auto& title : order) {
     out << "# " << title << "\n";
-    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %9s %9s %8s %6s\n", "size", "count", "type", "redop",
-                  "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong");
+    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %11s %9s %9s %8s %6s\n", "size", "count", "type", "redop",
+                  "loop(us)", "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong");
     for (const result::PointResult* r : tables[title]) {
       const Point& p = r->point;
-      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n", FormatBytes(p.bytes).c_str(),
-                    p.count, std::string(Name(p.dtype)).c_str(),
-                    p.op == Collective::kAllgather ? "-" : std::string(Name(p.reduce)).c_str(), r->time_us.p50,
-                    r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
+      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n",
+                    FormatBytes(p.bytes).c_str(), p.count, std::string(Name(p.dtype)).c_str(),
+                    p.op == Collective::kAllgather ? "-" : std::string(Name(p.reduce)).c_str(), r->time_us.mean,
+                    r->time_us.p50, r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
                     static_cast<int>(r->iters), static_cast<int>(r->errors.size()));
     }
     out << "\n";
@@ -69,7 +69,7 @@ std::string FormatTables(const std::vector<result::PointResult>& points) {
 std::string FormatGrowth(const std::vector<result::Fit>& fits) {
   std::ostringstream out;
   if (fits.empty()) return "";
-  out << "# Growth with the group count (p50 of the per-iteration max across ranks)\n";
+  out << "# Growth with the group count (loop cost per op: the mean of the slowest rank's own times)\n";
   for (const result::Fit& f : fits) {
     const Point& p = f.series;
     std::string axes = "sync " + std::string(Name(p.sync));

@@ -197,6 +197,10 @@ json PointResultToJson(const PointResult& p) {
   out["time_us"] = SummaryToJson(p.time_us);
   out["time_us_rank_mean"] = SummaryToJson(p.time_us_rank_mean);
   out["device_time_us"] = p.device_time_us ? SummaryToJson(*p.device_time_us) : json(nullptr);
+  if (p.headline_group) out["headline_group"] = *p.headline_group;
+  if (p.headline_rank) out["headline_rank"] = *p.headline_rank;
+  if (p.loop_us_per_op) out["loop_us_per_op"] = *p.loop_us_per_op;
+  if (p.time_us_world_max) out["time_us_world_max"] = SummaryToJson(*p.time_us_world_max);
   out["algbw_gbps"] = p.algbw_gbps;
   out["busbw_gbps"] = p.busbw_gbps;
   out["aggregate_algbw_gbps"] = p.aggregate_algbw_gbps;
@@ -244,6 +248,11 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.time_us = ReadSummary(in.Object("time_us"));
   p.time_us_rank_mean = ReadSummary(in.Object("time_us_rank_mean"));
   if (!in.IsNull("device_time_us")) p.device_time_us = ReadSummary(in.Object("device_time_us"));
+  // Files written before the headline was one group's own series lack these.
+  if (in.Has("headline_group")) p.headline_group = static_cast<int>(in.Int("headline_group", -1));
+  if (in.Has("headline_rank")) p.headline_rank = static_cast<int>(in.Int("headline_rank", -1));
+  if (in.Has("loop_us_per_op")) p.loop_us_per_op = in.Number("loop_us_per_op", 0);
+  if (in.Has("time_us_world_max")) p.time_us_world_max = ReadSummary(in.Object("time_us_world_max"));
   p.algbw_gbps = in.Number("algbw_gbps", 0);
   p.busbw_gbps = in.Number("busbw_gbps", 0);
   p.aggregate_algbw_gbps = in.Number("aggregate_algbw_gbps", 0);

@@ -56,9 +56,20 @@ struct PointResult {
   int64_t iters = 0, warmup = 0;
   bool correct = true;
   std::vector<std::string> errors;
-  Summary time_us;            // the headline per-iteration time (see docs/result-format.md)
+  // The headline per-iteration time (docs/result-format.md): the own times of the rank whose loop took longest,
+  // so time_us.mean is what a loop of such operations costs per op.
+  Summary time_us;
   Summary time_us_rank_mean;  // per iteration, the mean across ranks (what nccl-tests prints)
   std::optional<Summary> device_time_us;
+  // The rank time_us summarises and its group; -1 when it pools each group's slowest rank (groups taking turns).
+  // Absent from files written before the headline was one rank's own series.
+  std::optional<int> headline_group, headline_rank;
+  // That group's timed loop, wall / iterations (the mean of the groups' when pooled): time_us.mean plus what the
+  // harness does between operations.
+  std::optional<double> loop_us_per_op;
+  // With --sync world-barrier only: the per-iteration max across all ranks, meaningful there because the barrier
+  // aligns every group's iteration k in time.
+  std::optional<Summary> time_us_world_max;
   double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.p50
   double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;  // over the groups that run at once
   double wall_s = 0;

@@ -31,6 +31,7 @@ TEST(SummaryTest, KnownData) {
   EXPECT_GE(s.ci95_hi, s.p50);
   EXPECT_GT(s.ci95_hi - s.ci95_lo, 5);   // a wide distribution has a wide CI ...
   EXPECT_LT(s.ci95_hi - s.ci95_lo, 40);  // ... but far narrower than its range
+  EXPECT_NEAR(StandardErrorOfMean(s), 29.011491975882016 / 10, 1e-12);
 }
 
 TEST(SummaryTest, ConstantAndSingle) {
@@ -38,6 +39,7 @@ TEST(SummaryTest, ConstantAndSingle) {
   EXPECT_EQ(s.stddev, 0);
   EXPECT_EQ(s.cv, 0);
   EXPECT_EQ(s.ci95_lo, 7);
+  EXPECT_EQ(StandardErrorOfMean(Summarize({7})), 0);
   EXPECT_EQ(s.ci95_hi, 7);
   Summary one = Summarize({3});
   EXPECT_EQ(one.p99, 3);

@@ -93,6 +93,8 @@ Summary Summarize(const std::vector<double>& samples) {
   return s;
 }
 
+double StandardErrorOfMean(const Summary& s) { return s.n > 1 ? s.stddev / std::sqrt(static_cast<double>(s.n)) : 0; }
+
 std::vector<double> ElementwiseMax(const std::vector<std::vector<double>>& series) {
   if (series.empty()) return {};
   size_t n = series[0].size();

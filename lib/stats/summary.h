@@ -24,6 +24,10 @@ void BootstrapMedianCI(const std::vector<double>& samples, int resamples, uint64
 
 Summary Summarize(const std::vector<double>& samples);
 
+// Standard error of the mean, stddev / sqrt(n): the uncertainty of what a loop of n such iterations costs per
+// iteration (0 for fewer than two samples).
+double StandardErrorOfMean(const Summary& s);
+
 // Element-wise reductions across ranks of equally long sample series (per-iteration max / mean).
 std::vector<double> ElementwiseMax(const std::vector<std::vector<double>>& series);
 std::vector<double> ElementwiseMean(const std::vector<std::vector<double>>& series);

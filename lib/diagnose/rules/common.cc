@@ -201,8 +201,8 @@ std::string GrowthSentence(const AnalysisInput& in, const SeriesData& s) {
 void AddGrowthEvidence(const AnalysisInput& in, const SeriesData& s, Finding* f) {
   const PointData& a = in.First(s);
   const PointData& b = in.Last(s);
-  f->evidence.push_back({"p50 at G=" + std::to_string(a.groups), a.p50_us, "us"});
-  f->evidence.push_back({"p50 at G=" + std::to_string(b.groups), b.p50_us, "us"});
+  f->evidence.push_back({"loop cost per op at G=" + std::to_string(a.groups), a.p50_us, "us"});
+  f->evidence.push_back({"loop cost per op at G=" + std::to_string(b.groups), b.p50_us, "us"});
   f->evidence.push_back({"slope per added group", s.fit.line.slope, "us"});
   f->evidence.push_back({"growth over the series", 100 * s.fit.growth_fraction, "%"});
   if (s.fit.model == GrowthModel::kStep || s.fit.model == GrowthModel::kSaturation) {

@@ -93,9 +93,9 @@ class CpuOversubscriptionRule : public Rule {
                           first.invol_ctx_per_iter, "/iter"});
     f.evidence.push_back({"involuntary context switches per iteration at G=" + std::to_string(last.groups),
                           last.invol_ctx_per_iter, "/iter"});
-    if (first.p50_us > 0 && last.p50_us > 0) {
-      f.evidence.push_back({"p99/p50 at G=" + std::to_string(first.groups), first.p99_us / first.p50_us, "x"});
-      f.evidence.push_back({"p99/p50 at G=" + std::to_string(last.groups), last.p99_us / last.p50_us, "x"});
+    if (first.median_us > 0 && last.median_us > 0) {
+      f.evidence.push_back({"p99/p50 at G=" + std::to_string(first.groups), first.p99_us / first.median_us, "x"});
+      f.evidence.push_back({"p99/p50 at G=" + std::to_string(last.groups), last.p99_us / last.median_us, "x"});
     }
     f.fix =
         "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "

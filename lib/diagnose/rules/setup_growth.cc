@@ -68,8 +68,8 @@ class SetupGrowthRule : public Rule {
     f.evidence.push_back({"set-up slope per added group", fit.line.slope, "s"});
     f.evidence.push_back({"timed loop growth", 100 * s.fit.growth_fraction, "%"});
     // The loop's own p50 at the ends of the series, as every finding carries: flat or not, the reader sees it.
-    f.evidence.push_back({"p50 at G=" + std::to_string(in.First(s).groups), in.First(s).p50_us, "us"});
-    f.evidence.push_back({"p50 at G=" + std::to_string(in.Last(s).groups), in.Last(s).p50_us, "us"});
+    f.evidence.push_back({"loop cost per op at G=" + std::to_string(in.First(s).groups), in.First(s).p50_us, "us"});
+    f.evidence.push_back({"loop cost per op at G=" + std::to_string(in.Last(s).groups), in.Last(s).p50_us, "us"});
     AddPointIds(in, s, &f.points);
     f.fix =
         "Create communicators once and reuse them (or split one world communicator), and exclude set-up and "

@@ -52,9 +52,10 @@ class WorldBarrierRule : public Rule {
     // The share of an iteration that is not the slowest group's own collective: barrier and waiting.
     double slowest = 0;
     for (const auto& [g, p50] : last.group_p50) slowest = std::max(slowest, p50);
-    if (slowest > 0 && last.p50_us > slowest) {
+    const double iteration = last.world_max_p50_us > 0 ? last.world_max_p50_us : last.median_us;
+    if (slowest > 0 && iteration > slowest) {
       f.evidence.push_back(
-          {"iteration minus slowest group at G=" + std::to_string(last.groups), last.p50_us - slowest, "us"});
+          {"iteration minus slowest group at G=" + std::to_string(last.groups), iteration - slowest, "us"});
     }
     f.fix = "Synchronise within each group only (or not every iteration): drop the world-wide barrier from the loop.";
     ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"sync", {"world-barrier", "none"}}}), &f);
