@@ -139,7 +139,7 @@ StatusOr<ProgressSnapshot> ReadProgress(const std::string& path) {
 
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late) {
   auto key = [](const ProgressSnapshot& s) {
-    return std::make_tuple(s.point_index, static_cast<int32_t>(s.phase), s.started);
+    return std::make_tuple(s.point_index, static_cast<int32_t>(s.phase), s.completed, s.started);
   };
   std::vector<ProgressSnapshot> first;
   for (const ProgressSnapshot& s : late) {

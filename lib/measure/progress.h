@@ -53,8 +53,9 @@ std::string ProgressPath(const std::string& dir, int rank);
 int64_t MonotonicNowNs();
 
 // The ranks whose progress stopped first among `late` (those that did not finish): the least far in (point,
-// phase, iterations begun); ties (ranks waiting inside the same call) all named. A rank without a page counts as
-// the least far of all.
+// phase, iterations completed, iterations begun), so that of two ranks that completed as many, the one that did
+// not begin the next (its peer waits inside it) comes first; ties (ranks waiting inside the same call) are all
+// named. A rank without a page counts as the least far of all.
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late);
 
 }  // namespace commbench

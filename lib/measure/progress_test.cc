@@ -56,6 +56,14 @@ TEST(ProgressTest, TheRankLeastFarInStoppedFirst) {
   first = StoppedFirst({At(0, 1, ProgressPhase::kTimed, 5), At(1, 1, ProgressPhase::kWarmup, 9)});
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].rank, 1);
+  // Rank 1 sleeps inside iteration 1; rank 0 completed it and waits in the barrier after it.
+  first = StoppedFirst({At(0, 1, ProgressPhase::kTimed, 1), At(1, 1, ProgressPhase::kTimed, 1)});
+  ASSERT_EQ(first.size(), 2u);
+  ProgressSnapshot done = At(0, 1, ProgressPhase::kTimed, 1);
+  done.completed = 1;
+  first = StoppedFirst({done, At(1, 1, ProgressPhase::kTimed, 1)});
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].rank, 1);
   // Ranks stuck inside the same call: all named.
   first = StoppedFirst({At(0, 1, ProgressPhase::kTimed, 5), At(1, 1, ProgressPhase::kTimed, 5)});
   EXPECT_EQ(first.size(), 2u);
