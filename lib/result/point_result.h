@@ -39,6 +39,7 @@ struct RankTime {
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
   std::string affinity;
   double setup_s = 0, wall_s = 0;
+  int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)
 };
 
 // The first `cap` per-iteration times of every rank. A sweep writes them to a sidecar file beside the result
@@ -56,6 +57,9 @@ struct PointResult {
   int64_t iters = 0, warmup = 0;
   bool correct = true;
   std::vector<std::string> errors;
+  // Timed iterations checked against the pattern: first, last and a random sample; the fewest of any rank (0 in
+  // files written before it was recorded).
+  int64_t checked_iters = 0;
   Summary time_us;            // the headline per-iteration time (see docs/result-format.md)
   Summary time_us_rank_mean;  // per iteration, the mean across ranks (what nccl-tests prints)
   std::optional<Summary> device_time_us;
