@@ -39,7 +39,7 @@ struct LoopOptions {
   // Besides the first and last, each timed iteration is checked with this probability, on its own input, outside
   // the clock (a group barrier follows each check). The draws come from check_seed, which must be the same on
   // every rank of a group: they decide together which iterations to check.
-  double check_rate = 1.0 / 16;
+  double check_rate = 1.0 / 64;
   uint64_t check_seed = 0;
   int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)
   // Where this rank publishes its progress (not part of the plan file; none in tests that need none).
