@@ -250,8 +250,8 @@ class LaunchRunner {
       msg << " (pid " << s.pid << ", host " << s.host << ") stopped first: point "
           << (s.point_index < 0 ? "(none yet)" : PointName(static_cast<size_t>(s.point_index)));
       if (s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed) {
-        msg << ", last completed " << Name(s.phase) << " iteration " << s.completed << " (iteration "
-            << s.completed + 1 << (s.started > s.completed ? " begun" : " not begun") << ")";
+        msg << ", last completed " << Name(s.phase) << " iteration " << s.completed << " (iteration " << s.completed + 1
+            << (s.started > s.completed ? " begun" : " not begun") << ")";
       } else {
         msg << (s.phase == ProgressPhase::kSetup ? ", setting up" : ", after its timed loop");
       }

@@ -69,8 +69,7 @@ class PointRunner {
         options_(options),
         sequential_(options.concurrency == Concurrency::kSequential),
         timing_(PlanTiming(options.device, options.sync)),
-        synced_step_(timing_.barrier == IterationBarrier::kNone ? &PointRunner::RunOnly
-                                                                : &PointRunner::RunThenBarrier),
+        synced_step_(timing_.barrier == IterationBarrier::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
         step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
         injected_delay_(options.injected_delay_us),
         sampler_(options.check_rate, options.check_seed) {
@@ -165,7 +164,8 @@ class PointRunner {
     const auto t1 = Clock::now();
     done_ += count;
     if (options_.progress) {
-      options_.progress->Completed(done_, std::chrono::duration_cast<std::chrono::nanoseconds>(t1.time_since_epoch()).count());
+      options_.progress->Completed(done_,
+                                   std::chrono::duration_cast<std::chrono::nanoseconds>(t1.time_since_epoch()).count());
     }
     if (samples) {
       const double per_iteration_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / count;

@@ -142,7 +142,9 @@ LoopOptions Fixed(int64_t iters, double check_rate) {
 }
 
 auto Skip(int64_t run) {
-  return [run](std::unique_ptr<Work> w) -> std::unique_ptr<Work> { return std::make_unique<SkipOneRun>(std::move(w), run); };
+  return [run](std::unique_ptr<Work> w) -> std::unique_ptr<Work> {
+    return std::make_unique<SkipOneRun>(std::move(w), run);
+  };
 }
 
 // Warm-up runs 1-2, so Run 32 is timed iteration 30 of 50.

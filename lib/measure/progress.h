@@ -22,8 +22,8 @@ struct ProgressSnapshot {
   std::string host;
   int point_index = -1;  // -1: no point started yet
   ProgressPhase phase = ProgressPhase::kSetup;
-  int64_t started = 0;    // iterations of this phase begun
-  int64_t completed = 0;  // iterations of this phase completed
+  int64_t started = 0;     // iterations of this phase begun
+  int64_t completed = 0;   // iterations of this phase completed
   int64_t updated_ns = 0;  // CLOCK_MONOTONIC of the last change
 };
 

@@ -48,8 +48,8 @@ ProgressSnapshot At(int rank, int point, ProgressPhase phase, int64_t started) {
 
 TEST(ProgressTest, TheRankLeastFarInStoppedFirst) {
   // Rank 1 stopped before its 5th timed iteration; its peer entered that iteration and waits for it.
-  auto first = StoppedFirst({At(0, 1, ProgressPhase::kTimed, 5), At(1, 1, ProgressPhase::kTimed, 4),
-                             At(2, 2, ProgressPhase::kWarmup, 1)});
+  auto first = StoppedFirst(
+      {At(0, 1, ProgressPhase::kTimed, 5), At(1, 1, ProgressPhase::kTimed, 4), At(2, 2, ProgressPhase::kWarmup, 1)});
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].rank, 1);
   // An earlier point or phase comes first whatever the counts.

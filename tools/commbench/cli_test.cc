@@ -143,8 +143,8 @@ TEST(CliTest, TimeoutNamesTheSlowRankNotItsGroup) {
 // iteration) from its progress page, not the whole group.
 TEST(CliTest, TimeoutNamesTheHungRankWithItsPidAndIteration) {
   CliRunner cli;
-  pid_t driver = cli.Start({"sweep", "--groups", "2", "--sizes", "400", "--iters", "50", "--warmup", "2",
-                            "--timeout", "2", "--test-only-hang-rank", "1:5"});
+  pid_t driver = cli.Start({"sweep", "--groups", "2", "--sizes", "400", "--iters", "50", "--warmup", "2", "--timeout",
+                            "2", "--test-only-hang-rank", "1:5"});
   std::vector<pid_t> ranks;
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
        ranks.size() < 4 && std::chrono::steady_clock::now() < deadline;
@@ -157,7 +157,8 @@ TEST(CliTest, TimeoutNamesTheHungRankWithItsPidAndIteration) {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   EXPECT_NE(r.err.find("--timeout 2 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: rank 1 "
-                       "(pid " + std::to_string(ranks[1]) + ", host " + host +
+                       "(pid " +
+                       std::to_string(ranks[1]) + ", host " + host +
                        ") stopped first: point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none, last completed "
                        "timed iteration 4 (iteration 5 not begun), no progress for "),
             std::string::npos)
