@@ -56,6 +56,9 @@ class Work {
   virtual Status SetInput(const void* host, size_t bytes) = 0;
   // One collective; returns when its result is complete as far as this backend's sync strategy says.
   virtual Status Run() = 0;
+  // Waits until every Run so far has completed on the device (GPU backends, whose Run may return once the work
+  // is enqueued); a CPU backend's Run completes its collective, so there is nothing to wait for.
+  virtual Status Wait() { return OkStatus(); }
   // Copies the receive buffer out (RecvCount elements). Untimed; called after the checked iterations.
   virtual Status GetOutput(void* host, size_t bytes) = 0;
   // The algorithm that actually runs (resolves "auto").

@@ -8,7 +8,9 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +22,7 @@
 #include "lib/launch/interrupt.h"
 #include "lib/launch/process_group.h"
 #include "lib/launch/worker_plan.h"
+#include "lib/measure/progress.h"
 
 namespace commbench {
 namespace {
@@ -90,6 +93,7 @@ class LaunchRunner {
     std::error_code ec;
     fs::create_directories(dir_ + "/store", ec);
     fs::create_directories(dir_ + "/results", ec);
+    fs::create_directories(dir_ + "/progress", ec);
     if (ec) return "cannot create " + dir_ + ": " + ec.message();
     WorkerPlan plan;
     plan.launch_index = index_;
@@ -112,6 +116,13 @@ class LaunchRunner {
       plan.slow_rank = std::stoi(s.substr(0, s.find(':')));
       plan.slow_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
     }
+    if (!options_.spec.test_only_hang_rank.empty()) {
+      const std::string& s = options_.spec.test_only_hang_rank;
+      plan.hang_rank = std::stoi(s.substr(0, s.find(':')));
+      plan.hang_at_iter = std::stoll(s.substr(s.find(':') + 1));
+    }
+    plan.progress_dir = dir_ + "/progress";
+    plan.check_seed = std::random_device{}();
     std::string plan_path = dir_ + "/plan.json";
     {
       std::ofstream f(plan_path);
@@ -207,18 +218,54 @@ class LaunchRunner {
         *interrupted = true;
         return "interrupted by signal " + std::to_string(InterruptSignal()) + " during point " + PointName(MinDone());
       }
-      if (clock::now() - last_progress > timeout) {
-        std::vector<int> late;
-        for (size_t r = 0; r < tails_.size(); ++r) {
-          if (tails_[r].finished() == last_done) late.push_back(static_cast<int>(r));
-        }
-        std::ostringstream msg;
-        msg << "--timeout " << options_.spec.timeout_s << " s expired in point " << PointName(last_done)
-            << ": rank" << (late.size() > 1 ? "s " : " ") << FormatCpuList(late) << " did not finish";
-        return msg.str();
-      }
+      if (clock::now() - last_progress > timeout) return TimedOut(last_done);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+  }
+
+  // Names the rank(s) whose progress stopped first among those that did not finish the point, from their
+  // progress pages, then the others that waited.
+  std::string TimedOut(size_t point) const {
+    std::vector<int> late;
+    std::vector<ProgressSnapshot> progress;
+    const int64_t now_ns = MonotonicNowNs();
+    for (size_t r = 0; r < tails_.size(); ++r) {
+      if (tails_[r].finished() != point) continue;
+      late.push_back(static_cast<int>(r));
+      auto page = ReadProgress(ProgressPath(dir_ + "/progress", static_cast<int>(r)));
+      ProgressSnapshot s = page.ok() ? *page : ProgressSnapshot{};
+      s.rank = static_cast<int>(r);
+      progress.push_back(s);
+    }
+    std::ostringstream msg;
+    msg << "--timeout " << options_.spec.timeout_s << " s expired in point " << PointName(point) << ": ";
+    const std::vector<ProgressSnapshot> first = StoppedFirst(progress);
+    for (size_t i = 0; i < first.size(); ++i) {
+      const ProgressSnapshot& s = first[i];
+      msg << (i ? "; " : "") << "rank " << s.rank;
+      if (s.pid == 0) {
+        msg << " never reported progress";
+        continue;
+      }
+      msg << " (pid " << s.pid << ", host " << s.host << ") stopped first: point "
+          << (s.point_index < 0 ? "(none yet)" : PointName(static_cast<size_t>(s.point_index)));
+      if (s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed) {
+        msg << ", last completed " << Name(s.phase) << " iteration " << s.completed << " (iteration " << s.completed + 1
+            << (s.started > s.completed ? " begun" : " not begun") << ")";
+      } else {
+        msg << (s.phase == ProgressPhase::kSetup ? ", setting up" : ", after its timed loop");
+      }
+      msg << ", no progress for " << std::fixed << std::setprecision(1)
+          << static_cast<double>(now_ns - s.updated_ns) * 1e-9 << " s";
+    }
+    std::vector<int> waiting;
+    for (int r : late) {
+      if (std::none_of(first.begin(), first.end(), [r](const ProgressSnapshot& s) { return s.rank == r; })) {
+        waiting.push_back(r);
+      }
+    }
+    if (!waiting.empty()) msg << "; rank" << (waiting.size() > 1 ? "s " : " ") << FormatCpuList(waiting) << " waited";
+    return msg.str();
   }
 
   // Hands every point that all ranks have finished to on_point, in order. Returns a failure ("" when fine).

@@ -17,6 +17,7 @@
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/worker_plan.h"
+#include "lib/measure/progress.h"
 #include "lib/result/rank_samples.h"
 
 namespace commbench {
@@ -49,6 +50,9 @@ class RankRunner {
   Status Run() {
     std::ofstream out(RankResultsPath(plan_.results_dir, rank_), std::ios::app);
     if (!out) return Internal("rank " + std::to_string(rank_) + ": cannot write " + plan_.results_dir);
+    if (!plan_.progress_dir.empty()) {
+      ASSIGN_OR_RETURN(progress_, ProgressPage::Create(ProgressPath(plan_.progress_dir, rank_), rank_));
+    }
     PrefixStore world_store("world", store_);
     GlooConnectOptions options;
     options.rank = rank_;
@@ -61,7 +65,8 @@ class RankRunner {
     ControlPlaneAgreement world(plane.get());
     for (size_t i = 0; i < plan_.points.size(); ++i) {
       const Point& point = plan_.points[i];
-      auto samples = RunPoint(point, &world);
+      progress_.EnterPhase(static_cast<int>(i), ProgressPhase::kSetup);
+      auto samples = RunPoint(point, static_cast<int>(i), &world);
       if (!samples.ok()) {
         return Status(samples.status().code(), "rank " + std::to_string(rank_) + " failed in point " + point.Id() +
                                                    ": " + samples.status().message());
@@ -106,7 +111,7 @@ class RankRunner {
     return &cached;
   }
 
-  StatusOr<result::RankSamples> RunPoint(const Point& point, Agreement* world) {
+  StatusOr<result::RankSamples> RunPoint(const Point& point, int point_index, Agreement* world) {
     RankPlace place;
     place.rank = rank_;
     place.world = plan_.world;
@@ -121,6 +126,11 @@ class RankRunner {
     loop.sync = point.sync;
     loop.concurrency = point.concurrency;
     if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;
+    if (rank_ == plan_.hang_rank) loop.hang_at_iter = plan_.hang_at_iter;
+    loop.device = cached->backend->Capabilities().device;
+    loop.check_seed = plan_.check_seed + static_cast<uint64_t>(point_index);  // the same on every rank
+    loop.progress = &progress_;
+    loop.point_index = point_index;
     ASSIGN_OR_RETURN(RankResult r, RunPointLoop(request, place, work.get(), cached->comm.get(), world, loop));
     // Process counters cover all rank threads of this process, which run the same loop at the same time.
     const double share = 1.0 / plan_.ranks_per_process;
@@ -132,6 +142,7 @@ class RankRunner {
     out.pid = static_cast<int>(getpid());
     out.correct = r.correct;
     out.error = std::move(r.error);
+    out.checked_iters = r.checked_iters;
     out.algo = std::move(r.algo);
     out.warmup = r.warmup;
     out.samples_us = std::move(r.samples_us);
@@ -153,6 +164,7 @@ class RankRunner {
   Store* store_;
   std::map<std::string, CachedCommunicator> comms_;
   std::vector<std::unique_ptr<PrefixStore>> group_stores_;
+  ProgressPage progress_;  // none (writes nothing) when the plan names no progress directory
 };
 
 }  // namespace

@@ -28,7 +28,11 @@ json WorkerPlanToJson(const WorkerPlan& p) {
             {"min_iters", p.loop.min_iters},
             {"max_iters", p.loop.max_iters}}},
           {"slow_rank", p.slow_rank},
-          {"slow_rank_delay_us", p.slow_rank_delay_us}};
+          {"slow_rank_delay_us", p.slow_rank_delay_us},
+          {"hang_rank", p.hang_rank},
+          {"hang_at_iter", p.hang_at_iter},
+          {"progress_dir", p.progress_dir},
+          {"check_seed", p.check_seed}};
 }
 
 StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
@@ -55,6 +59,10 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.loop.max_iters = loop.at("max_iters").get<int64_t>();
     p.slow_rank = j.at("slow_rank").get<int>();
     p.slow_rank_delay_us = j.at("slow_rank_delay_us").get<double>();
+    p.hang_rank = j.at("hang_rank").get<int>();
+    p.hang_at_iter = j.at("hang_at_iter").get<int64_t>();
+    p.progress_dir = j.at("progress_dir").get<std::string>();
+    p.check_seed = j.at("check_seed").get<uint64_t>();
     return p;
   } catch (const json::exception& e) {
     return InvalidArgument(std::string("malformed worker plan: ") + e.what());

@@ -25,6 +25,10 @@ struct WorkerPlan {
   LoopOptions loop;       // sync and injected delay are set per point / rank by the worker
   int slow_rank = -1;     // test-only fault injection
   double slow_rank_delay_us = 0;
+  int hang_rank = -1;  // test-only fault injection: stops before timed iteration hang_at_iter
+  int64_t hang_at_iter = 0;
+  std::string progress_dir;  // each rank's progress page (lib/measure/progress.h)
+  uint64_t check_seed = 0;   // the sampled checks' draws, the same on every rank
 };
 
 nlohmann::json WorkerPlanToJson(const WorkerPlan& plan);

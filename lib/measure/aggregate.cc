@@ -100,6 +100,7 @@ double LoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, in
 void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& options, PointResult* out) {
   for (const RankSamples& r : ranks) {
     out->iters = std::max<int64_t>(out->iters, static_cast<int64_t>(r.samples_us.size()));
+    out->checked_iters = &r == &ranks.front() ? r.checked_iters : std::min(out->checked_iters, r.checked_iters);
     if (!r.correct) {
       out->correct = false;
       out->errors.push_back("rank " + std::to_string(r.rank) + ": " + r.error);
@@ -116,6 +117,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.invol_ctx = r.invol_ctx;
     t.affinity = r.affinity;
     t.setup_s = r.setup_s;
+    t.checked_iters = r.checked_iters;
     t.wall_s = static_cast<double>(r.end_ns - r.start_ns) * 1e-9;
     out->per_rank.push_back(std::move(t));
     const size_t keep = std::min(r.samples_us.size(), static_cast<size_t>(std::max<int64_t>(options.sample_cap, 0)));

@@ -153,10 +153,15 @@ TEST(AggregateTest, WrongRanksAndSampleCap) {
   RankSamples bad = Rank(1, 0, {1, 2, 3, 4}, 0.1, 0, 1);
   bad.correct = false;
   bad.error = "last timed iteration: 1 of 100 elements wrong";
+  bad.checked_iters = 3;
+  RankSamples good = Rank(0, 0, {1, 2, 3, 4}, 0.1, 0, 1);
+  good.checked_iters = 4;
   AggregateOptions options;
   options.sample_cap = 2;
-  PointResult out = AggregatePoint(p, {Rank(0, 0, {1, 2, 3, 4}, 0.1, 0, 1), bad}, options);
+  PointResult out = AggregatePoint(p, {good, bad}, options);
   EXPECT_FALSE(out.correct);
+  EXPECT_EQ(out.checked_iters, 3);  // the fewest of any rank
+  EXPECT_EQ(out.per_rank[0].checked_iters, 4);
   ASSERT_EQ(out.errors.size(), 1u);
   EXPECT_EQ(out.errors[0], "rank 1: last timed iteration: 1 of 100 elements wrong");
   EXPECT_EQ(out.samples_us.per_rank[0], std::vector<double>({1.0, 2.0}));

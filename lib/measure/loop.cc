@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <random>
 #include <thread>
 
 #include "lib/measure/pattern.h"
@@ -12,6 +14,8 @@
 
 namespace commbench {
 namespace {
+
+using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC, as the progress page's timestamps
 
 int64_t MonotonicNs() {
   timespec ts;
@@ -27,11 +31,31 @@ rusage ProcessUsage() {
 
 double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
-// Iteration numbers of the patterns: the first and last timed iterations get their own inputs, so a result
-// left over from another iteration fails the check; unchecked iterations reuse one precomputed input.
+// Iteration numbers of the patterns: the first and last timed iterations get their own inputs, and so does each
+// sampled one (its timed index moved past these), so a result left over from another iteration fails the check;
+// unchecked iterations reuse one precomputed input.
 constexpr uint64_t kFirstIter = 1;
 constexpr uint64_t kMiddleIter = 2;
 constexpr uint64_t kLastIter = 3;
+uint64_t SampledIter(int64_t timed_index) { return 3 + static_cast<uint64_t>(timed_index); }
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// Which middle iterations are checked: gaps drawn from one seed, so that every rank of a group draws the same.
+class CheckSampler {
+ public:
+  CheckSampler(double rate, uint64_t seed) : rate_(std::min(rate, 1.0)), random_(seed) {}
+  // The timed index of the next checked iteration after `index`.
+  int64_t NextAfter(int64_t index) {
+    if (rate_ <= 0) return kNever;
+    if (rate_ >= 1) return index + 1;
+    return index + 1 + std::geometric_distribution<int64_t>(rate_)(random_);
+  }
+
+ private:
+  const double rate_;
+  std::mt19937_64 random_;
+};
 
 class PointRunner {
  public:
@@ -44,9 +68,11 @@ class PointRunner {
         world_(world),
         options_(options),
         sequential_(options.concurrency == Concurrency::kSequential),
-        synced_step_(SyncedStep(options.sync)),
+        timing_(PlanTiming(options.device, options.sync)),
+        synced_step_(timing_.barrier == IterationBarrier::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
         step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
-        injected_delay_(options.injected_delay_us) {
+        injected_delay_(options.injected_delay_us),
+        sampler_(options.check_rate, options.check_seed) {
     FillInput(request_, place_.group_rank, place_.group_size, kFirstIter, &first_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kMiddleIter, &middle_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kLastIter, &last_input_);
@@ -55,7 +81,8 @@ class PointRunner {
 
   StatusOr<RankResult> Run() {
     result_.algo = work_->algo();
-    for (int64_t i = 0; i < options_.warmup; ++i) RETURN_IF_ERROR(Iteration(middle_input_, nullptr));
+    EnterPhase(ProgressPhase::kWarmup);
+    RETURN_IF_ERROR(Repeat(middle_input_, options_.warmup, nullptr));
     result_.warmup = options_.warmup;
     ASSIGN_OR_RETURN(int64_t planned, PlanIterations());
     if (!sequential_) return Timed(planned);
@@ -72,70 +99,100 @@ class PointRunner {
  private:
   StatusOr<RankResult> Timed(int64_t planned) {
     if (!sequential_) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
+    EnterPhase(ProgressPhase::kTimed);
     const rusage before = ProcessUsage();
     result_.start_ns = MonotonicNs();
-    RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter));
+    RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter, "first"));
     // Gloo-style transports write into peers' buffers: nobody starts the next iteration before all have read.
     RETURN_IF_ERROR(group_->Barrier());
-    int64_t done = 1;
+    next_check_ = sampler_.NextAfter(1);
     int64_t batch = std::max<int64_t>(planned - 2, 0);
     while (true) {
-      for (int64_t i = 0; i < batch; ++i) RETURN_IF_ERROR(Iteration(middle_input_, &result_.samples_us));
-      done += batch;
+      RETURN_IF_ERROR(Middle(batch));
       if (options_.iters > 0 || sequential_) break;
-      ASSIGN_OR_RETURN(bool more, NeedMore(done));
+      ASSIGN_OR_RETURN(bool more, NeedMore(done_));
       if (!more) break;
-      batch = std::max<int64_t>(std::min(planned, options_.max_iters - done - 1), 1);
+      batch = std::max<int64_t>(std::min(planned, options_.max_iters - done_ - 1), 1);
     }
-    RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter));
+    RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter, "last"));
     result_.end_ns = MonotonicNs();
     const rusage after = ProcessUsage();
     result_.cpu_user_s = Seconds(after.ru_utime) - Seconds(before.ru_utime);
     result_.cpu_sys_s = Seconds(after.ru_stime) - Seconds(before.ru_stime);
     result_.vol_ctx = after.ru_nvcsw - before.ru_nvcsw;
     result_.invol_ctx = after.ru_nivcsw - before.ru_nivcsw;
+    EnterPhase(ProgressPhase::kPointDone);
     return result_;
   }
 
-  // One timed iteration: the input copy is outside the clock; the collective and the sync strategy inside, and
-  // nothing else (the step was chosen before the loop).
-  Status Iteration(const std::vector<char>& input, std::vector<double>* samples) {
+  // `n` middle timed iterations: on the shared input, except those the sampler picked, which are checked.
+  Status Middle(int64_t n) {
+    const int64_t end = done_ + n;
+    while (done_ < end) {
+      const int64_t index = done_ + 1;  // 1-based timed index
+      if (index == next_check_) {
+        std::vector<char> input;
+        FillInput(request_, place_.group_rank, place_.group_size, SampledIter(index), &input);
+        RETURN_IF_ERROR(CheckedIteration(input, SampledIter(index), "sampled"));
+        RETURN_IF_ERROR(group_->Barrier());
+        next_check_ = sampler_.NextAfter(index);
+        continue;
+      }
+      RETURN_IF_ERROR(Repeat(middle_input_, std::min(end, next_check_ - 1) - done_, &result_.samples_us));
+    }
+    return OkStatus();
+  }
+
+  // `n` iterations on one input, in units of the timing plan's batch.
+  Status Repeat(const std::vector<char>& input, int64_t n, std::vector<double>* samples) {
+    for (int64_t left = n; left > 0;) {
+      const int64_t count = StopBeforeHang(std::min(left, timing_.batch));
+      RETURN_IF_ERROR(Unit(input, count, samples));
+      left -= count;
+    }
+    return OkStatus();
+  }
+
+  // One clocked unit: `count` iterations (1, or a GPU batch). The input copy is outside the clock; the collective,
+  // the barrier and the waits of the timing plan inside, and nothing else (the step was chosen before the loop).
+  Status Unit(const std::vector<char>& input, int64_t count, std::vector<double>* samples) {
     RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
-    auto t0 = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR((this->*step_)());
-    auto t1 = std::chrono::steady_clock::now();
+    if (options_.progress) options_.progress->Started(done_ + count);
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR((this->*step_)());
+    if (timing_.wait_for_batch) RETURN_IF_ERROR(work_->Wait());
+    const auto t1 = Clock::now();
+    done_ += count;
+    if (options_.progress) {
+      options_.progress->Completed(done_,
+                                   std::chrono::duration_cast<std::chrono::nanoseconds>(t1.time_since_epoch()).count());
+    }
     if (samples) {
-      samples->push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-      double device_us = work_->last_device_time_us();
+      const double per_iteration_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / count;
+      samples->insert(samples->end(), static_cast<size_t>(count), per_iteration_us);
+      const double device_us = work_->last_device_time_us();
       if (device_us >= 0) result_.device_samples_us.push_back(device_us);
     }
     return OkStatus();
   }
 
+  // TEST ONLY (--test-only-hang-rank): the iterations of a unit before the one this rank stops at; at that one it
+  // stops for good, outside any collective, as a rank stuck in the application would.
+  int64_t StopBeforeHang(int64_t count) {
+    if (options_.hang_at_iter <= 0 || phase_ != ProgressPhase::kTimed) return count;
+    const int64_t first = done_ + 1;
+    if (options_.hang_at_iter > first + count - 1 || options_.hang_at_iter < first) return count;
+    if (options_.hang_at_iter > first) return options_.hang_at_iter - first;
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+
   // The timed steps: the collective, then what the iteration waits for (GPU syncs are the backend's, inside Run).
   using Step = Status (PointRunner::*)();
-  static Step SyncedStep(Sync sync) {
-    switch (sync) {
-      case Sync::kGroupBarrier:
-        return &PointRunner::RunThenGroupBarrier;
-      case Sync::kWorldBarrier:
-        return &PointRunner::RunThenWorldBarrier;
-      case Sync::kNone:
-      case Sync::kStream:
-      case Sync::kEvent:
-      case Sync::kDevice:
-        break;
-    }
-    return &PointRunner::RunOnly;
-  }
   Status RunOnly() { return work_->Run(); }
-  Status RunThenGroupBarrier() {
+  Status RunThenBarrier() {
     RETURN_IF_ERROR(work_->Run());
-    return group_->Barrier();
-  }
-  Status RunThenWorldBarrier() {
-    RETURN_IF_ERROR(work_->Run());
-    return world_->Barrier();
+    if (timing_.wait_each_run) RETURN_IF_ERROR(work_->Wait());
+    return timing_.barrier == IterationBarrier::kGroup ? group_->Barrier() : world_->Barrier();
   }
   // Test-only fault injection: this rank is slow every iteration.
   Status DelayedStep() {
@@ -144,13 +201,17 @@ class PointRunner {
     return OkStatus();
   }
 
-  Status CheckedIteration(const std::vector<char>& input, uint64_t iter) {
-    RETURN_IF_ERROR(Iteration(input, &result_.samples_us));
+  // A timed iteration on its own input, alone in its clocked unit, whose output is compared with the pattern.
+  Status CheckedIteration(const std::vector<char>& input, uint64_t iter, const char* which) {
+    const int64_t index = done_ + 1;
+    StopBeforeHang(1);
+    RETURN_IF_ERROR(Unit(input, 1, &result_.samples_us));
     RETURN_IF_ERROR(work_->GetOutput(output_.data(), output_.size()));
+    ++result_.checked_iters;
     Status check = CheckOutput(request_, place_.group_rank, place_.group_size, iter, output_);
     if (!check.ok() && result_.correct) {
       result_.correct = false;
-      result_.error = (iter == kFirstIter ? "first timed iteration: " : "last timed iteration: ") + check.message();
+      result_.error = "timed iteration " + std::to_string(index) + " (" + which + "): " + check.message();
     }
     return OkStatus();
   }
@@ -158,10 +219,10 @@ class PointRunner {
   // Fixed --iters, or as many as the time budget allows at the warm-up's pace (the slowest rank's), agreed by all.
   StatusOr<int64_t> PlanIterations() {
     if (options_.iters > 0) return options_.iters;
-    auto t0 = std::chrono::steady_clock::now();
+    auto t0 = Clock::now();
     int64_t probes = std::max<int64_t>(options_.warmup, 3);
-    for (int64_t i = 0; i < probes; ++i) RETURN_IF_ERROR(Iteration(middle_input_, nullptr));
-    std::vector<double> per_iter_s{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+    RETURN_IF_ERROR(Repeat(middle_input_, probes, nullptr));
+    std::vector<double> per_iter_s{std::chrono::duration<double>(Clock::now() - t0).count() /
                                    static_cast<double>(probes)};
     RETURN_IF_ERROR(world_->MaxAll(&per_iter_s));
     double n = options_.time_budget_s / std::max(per_iter_s[0], 1e-9);
@@ -180,6 +241,13 @@ class PointRunner {
            done + 1 < options_.max_iters;
   }
 
+  // Counts restart with each phase (warm-up and probes, then the timed loop).
+  void EnterPhase(ProgressPhase phase) {
+    phase_ = phase;
+    done_ = 0;
+    if (options_.progress) options_.progress->EnterPhase(options_.point_index, phase);
+  }
+
   OpRequest request_;
   RankPlace place_;
   Work* work_;
@@ -187,9 +255,14 @@ class PointRunner {
   Agreement* world_;
   LoopOptions options_;
   const bool sequential_;  // groups take turns
+  const TimingPlan timing_;
   const Step synced_step_;
   const Step step_;
   const std::chrono::duration<double, std::micro> injected_delay_;
+  CheckSampler sampler_;
+  int64_t next_check_ = kNever;  // timed index of the next sampled check
+  ProgressPhase phase_ = ProgressPhase::kSetup;
+  int64_t done_ = 0;  // iterations of the current phase completed
   std::vector<char> first_input_, middle_input_, last_input_, output_;
   RankResult result_;
 };

@@ -1,5 +1,5 @@
-// The per-point loop of one rank: warm-up, timed iterations (adaptive count), correctness check of the first
-// and last timed iterations, resource counters.
+// The per-point loop of one rank: warm-up, timed iterations (adaptive count), correctness check of the first and
+// last timed iterations and of a random sample of the others, resource counters, progress for the driver.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,8 @@
 
 #include "lib/backend/backend.h"
 #include "lib/core/axes.h"
+#include "lib/measure/progress.h"
+#include "lib/measure/timing_plan.h"
 
 namespace commbench {
 
@@ -32,14 +34,28 @@ struct LoopOptions {
   // shows whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
   Concurrency concurrency = Concurrency::kConcurrent;
   double injected_delay_us = 0;  // test-only fault injection for this rank
+  // The backend's device: with the sync axis it decides what the clock covers (timing_plan.h).
+  DeviceKind device = DeviceKind::kCpu;
+  // Besides the first and last, each timed iteration is checked with this probability, on its own input, outside
+  // the clock (a group barrier follows each check). The draws come from check_seed, which must be the same on
+  // every rank of a group: they decide together which iterations to check.
+  double check_rate = 1.0 / 64;
+  uint64_t check_seed = 0;
+  int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)
+  // Where this rank publishes its progress (not part of the plan file; none in tests that need none).
+  ProgressPage* progress = nullptr;
+  int point_index = 0;  // for the progress page
 };
 
 struct RankResult {
   bool correct = true;
-  std::string error;  // the first check failure, if any
+  std::string error;          // the first check failure, naming the timed iteration
+  int64_t checked_iters = 0;  // timed iterations whose output was compared with the pattern
   std::string algo;   // what actually ran
   int64_t warmup = 0;
-  std::vector<double> samples_us;         // host clock, one per timed iteration
+  // Host clock, one per timed iteration; a batch (GPU, --sync none/event) gives each of its iterations the batch's
+  // time divided over it.
+  std::vector<double> samples_us;
   std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty
   int64_t start_ns = 0, end_ns = 0;       // CLOCK_MONOTONIC around the timed loop (comparable across processes)
   // getrusage(RUSAGE_SELF) over the same window: the whole process, all its rank threads and helper threads.

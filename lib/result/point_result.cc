@@ -58,7 +58,8 @@ json RankToJson(const RankTime& r) {
           {"invol_ctx", r.invol_ctx},
           {"affinity", r.affinity},
           {"setup_s", r.setup_s},
-          {"wall_s", r.wall_s}};
+          {"wall_s", r.wall_s},
+          {"checked_iters", r.checked_iters}};
 }
 
 RankTime ReadRank(ObjectReader in) {
@@ -76,6 +77,7 @@ RankTime ReadRank(ObjectReader in) {
   r.setup_s = in.Number("setup_s");
   // Files written before wall_s was recorded per rank do not have it.
   r.wall_s = in.Has("wall_s") ? in.Number("wall_s", 0) : 0;
+  r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;  // likewise
   return r;
 }
 
@@ -194,6 +196,7 @@ json PointResultToJson(const PointResult& p) {
   out["warmup"] = p.warmup;
   out["correct"] = p.correct;
   out["errors"] = p.errors;
+  out["checked_iters"] = p.checked_iters;
   out["time_us"] = SummaryToJson(p.time_us);
   out["time_us_rank_mean"] = SummaryToJson(p.time_us_rank_mean);
   out["device_time_us"] = p.device_time_us ? SummaryToJson(*p.device_time_us) : json(nullptr);
@@ -245,6 +248,7 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.warmup = in.Int("warmup", 0);
   p.correct = in.Bool("correct");
   p.errors = in.Strings("errors");
+  p.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;  // absent before it was recorded
   p.time_us = ReadSummary(in.Object("time_us"));
   p.time_us_rank_mean = ReadSummary(in.Object("time_us_rank_mean"));
   if (!in.IsNull("device_time_us")) p.device_time_us = ReadSummary(in.Object("device_time_us"));

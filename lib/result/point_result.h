@@ -39,6 +39,7 @@ struct RankTime {
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
   std::string affinity;
   double setup_s = 0, wall_s = 0;
+  int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)
 };
 
 // The first `cap` per-iteration times of every rank. A sweep writes them to a sidecar file beside the result
@@ -56,6 +57,9 @@ struct PointResult {
   int64_t iters = 0, warmup = 0;
   bool correct = true;
   std::vector<std::string> errors;
+  // Timed iterations checked against the pattern: first, last and a random sample; the fewest of any rank (0 in
+  // files written before it was recorded).
+  int64_t checked_iters = 0;
   // The headline per-iteration time (docs/result-format.md): the own times of the rank whose loop took longest,
   // so time_us.mean is what a loop of such operations costs per op.
   Summary time_us;

@@ -17,6 +17,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
               {"pid", r.pid},
               {"correct", r.correct},
               {"error", r.error},
+              {"checked_iters", r.checked_iters},
               {"algo", r.algo},
               {"warmup", r.warmup},
               {"samples_us", r.samples_us},
@@ -44,6 +45,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.pid = static_cast<int>(in.Int("pid", 0));
   r.correct = in.Bool("correct");
   r.error = in.String("error");
+  r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;
   r.algo = in.String("algo");
   r.warmup = in.Int("warmup", 0);
   r.samples_us = in.Numbers("samples_us");

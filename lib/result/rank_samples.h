@@ -19,6 +19,7 @@ struct RankSamples {
   int pid = 0;
   bool correct = true;
   std::string error;  // the first check failure, when !correct
+  int64_t checked_iters = 0;  // timed iterations whose output was checked (first, last and a random sample)
   std::string algo;   // what actually ran ("auto" resolved)
   int64_t warmup = 0;
   std::vector<double> samples_us;         // host clock, one per timed iteration

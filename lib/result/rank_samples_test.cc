@@ -25,6 +25,7 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   r.vol_ctx = 7.5;
   r.affinity = "0-1";
   r.setup_s = 0.02;
+  r.checked_iters = 17;
   const std::string line = RankSamplesToJsonLine(r);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   auto back = ParseRankSamplesLine(line);
@@ -36,6 +37,7 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   EXPECT_EQ(back->samples_us, r.samples_us);
   EXPECT_EQ(back->end_ns, 5000);
   EXPECT_DOUBLE_EQ(back->vol_ctx, 7.5);
+  EXPECT_EQ(back->checked_iters, 17);
   EXPECT_EQ(RankSamplesToJsonLine(*back), line);
 }
 

@@ -60,6 +60,7 @@ void ReadSettings(ObjectReader& in, SweepSpec* s) {
   if (in.Has("iface")) s->iface = in.String("iface");
   OptionalName(in, "launcher", ParseLauncher, &s->launcher);
   if (in.Has("test_only_slow_rank")) s->test_only_slow_rank = in.String("test_only_slow_rank");
+  if (in.Has("test_only_hang_rank")) s->test_only_hang_rank = in.String("test_only_hang_rank");
 }
 
 // --explain's factors: [[axis, value], ...] per factor.

@@ -80,15 +80,21 @@ Status ValidateSpec(const SweepSpec& spec) {
       }
     }
   }
-  if (!spec.test_only_slow_rank.empty()) {
-    auto colon = spec.test_only_slow_rank.find(':');
-    bool ok = colon != std::string::npos && colon > 0 &&
-              spec.test_only_slow_rank.find_first_not_of("0123456789:") == std::string::npos &&
-              colon + 1 < spec.test_only_slow_rank.size();
-    if (!ok) {
-      return InvalidArgument("--test-only-slow-rank: invalid value '" + spec.test_only_slow_rank +
-                             "' (accepted: RANK:MICROSECONDS, e.g. 3:200)");
-    }
+  const auto rank_colon_number = [](const std::string& v) {
+    auto colon = v.find(':');
+    return colon != std::string::npos && colon > 0 && v.find(':', colon + 1) == std::string::npos &&
+           v.find_first_not_of("0123456789:") == std::string::npos && colon + 1 < v.size();
+  };
+  if (!spec.test_only_slow_rank.empty() && !rank_colon_number(spec.test_only_slow_rank)) {
+    return InvalidArgument("--test-only-slow-rank: invalid value '" + spec.test_only_slow_rank +
+                           "' (accepted: RANK:MICROSECONDS, e.g. 3:200)");
+  }
+  if (!spec.test_only_hang_rank.empty() &&
+      (!rank_colon_number(spec.test_only_hang_rank) ||
+       spec.test_only_hang_rank.substr(spec.test_only_hang_rank.find(':') + 1).find_first_not_of('0') ==
+           std::string::npos)) {
+    return InvalidArgument("--test-only-hang-rank: invalid value '" + spec.test_only_hang_rank +
+                           "' (accepted: RANK:ITER with ITER >= 1, e.g. 1:5)");
   }
   return OkStatus();
 }

@@ -140,6 +140,17 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   SweepSpec slow;
   slow.test_only_slow_rank = "x";
   EXPECT_FALSE(PlanSweep(slow).ok());
+
+  SweepSpec hang;
+  for (const char* bad : {"x", "1:0", "1:", ":5", "1:2:3"}) {
+    hang.test_only_hang_rank = bad;
+    auto refused = PlanSweep(hang);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(), std::string("--test-only-hang-rank: invalid value '") + bad +
+                                              "' (accepted: RANK:ITER with ITER >= 1, e.g. 1:5)");
+  }
+  hang.test_only_hang_rank = "1:5";
+  EXPECT_TRUE(PlanSweep(hang).ok());
 }
 
 // --explain's additions vary one factor at a time: each added value meets only the requested values of the

@@ -136,6 +136,7 @@ json SpecToJson(const SweepSpec& s) {
           {"iface", s.iface},
           {"launcher", Name(s.launcher)},
           {"test_only_slow_rank", s.test_only_slow_rank},
+          {"test_only_hang_rank", s.test_only_hang_rank},
           {"explain_factors", factors}};
 }
 

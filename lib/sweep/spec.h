@@ -50,6 +50,8 @@ struct SweepSpec {
   Launcher launcher = Launcher::kLocal;
   // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
   std::string test_only_slow_rank;
+  // Test-only fault injection: "RANK:ITER" stops that rank for good before its timed iteration ITER of each point.
+  std::string test_only_hang_rank;
 
   // --explain: the axis values it added, as factors (a factor is a set of axis values that go together, e.g. a
   // dedicated stream with pinned memory). A point takes the values of at most one factor: each A/B varies one

@@ -123,16 +123,47 @@ TEST(CliTest, KilledRankIsNamedAndNothingIsLeftBehind) {
   ExpectNothingLeft(cli);
 }
 
-TEST(CliTest, TimeoutNamesTheRanksThatDidNotFinish) {
+TEST(CliTest, TimeoutNamesTheSlowRankNotItsGroup) {
   CliRunner cli;
-  // Rank 1 sleeps 3 s per iteration: its group (ranks 0-1) cannot finish within the 1 s timeout; group 1 can.
+  // Rank 1 sleeps 3 s inside its first timed iteration; rank 0 completed it and waits in the barrier after it.
+  // Group 1 finishes the point.
   CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "4", "--warmup", "0", "--timeout",
                          "1", "--test-only-slow-rank", "1:3000000"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("--timeout 1 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: ranks "
-                       "0-1 did not finish"),
+  EXPECT_NE(r.err.find("--timeout 1 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: rank 1 "
+                       "(pid "),
             std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("last completed timed iteration 0 (iteration 1 begun)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; rank 0 waited"), std::string::npos) << r.err;
+  ExpectNothingLeft(cli);
+}
+
+// A rank that stops mid-loop, outside any collective: the driver names it (pid, host, point, last completed
+// iteration) from its progress page, not the whole group.
+TEST(CliTest, TimeoutNamesTheHungRankWithItsPidAndIteration) {
+  CliRunner cli;
+  pid_t driver = cli.Start({"sweep", "--groups", "2", "--sizes", "400", "--iters", "50", "--warmup", "2", "--timeout",
+                            "2", "--test-only-hang-rank", "1:5"});
+  std::vector<pid_t> ranks;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       ranks.size() < 4 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
+    ranks = CliRunner::Children(driver);
+  }
+  ASSERT_EQ(ranks.size(), 4u);
+  CliResult r = cli.Wait(driver);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  EXPECT_NE(r.err.find("--timeout 2 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: rank 1 "
+                       "(pid " +
+                       std::to_string(ranks[1]) + ", host " + host +
+                       ") stopped first: point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none, last completed "
+                       "timed iteration 4 (iteration 5 not begun), no progress for "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("; rank 0 waited"), std::string::npos) << r.err;
   ExpectNothingLeft(cli);
 }
 

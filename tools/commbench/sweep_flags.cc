@@ -71,6 +71,9 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
                   "of that rank");
+  app->add_option("--test-only-hang-rank", s.test_only_hang_rank,
+                  "TEST ONLY fault injection, off by default: RANK:ITER stops that rank for good before its timed "
+                  "iteration ITER (1-based) of each point");
 }
 
 void AddOutputFlags(CLI::App* app, OutputFlags* f) {

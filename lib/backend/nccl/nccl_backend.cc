@@ -117,6 +117,15 @@ class NcclWork : public Work {
     return state_->Outcome(RunOnce());
   }
 
+  // The loop's clock ends with this under --sync none/event (lib/measure/timing_plan.h).
+  Status Wait() override {
+    if (state_->watchdog->aborted()) return state_->watchdog->failure();
+    auto scope = state_->watchdog->Guard("waiting for " + call_);
+    Status s = cuda::SetDevice(state_->device);
+    if (s.ok()) s = stream_->Synchronize();
+    return state_->Outcome(s);
+  }
+
   Status GetOutput(void* host, size_t bytes) override {
     if (bytes != recv_bytes_) {
       return InvalidArgument(state_->who + ": GetOutput got " + std::to_string(bytes) + " B, " + call_ + " receives " +
