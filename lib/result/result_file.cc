@@ -58,6 +58,43 @@ StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   return h;
 }
 
+StatusOr<ExplainAb> ReadExplainAb(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  ExplainAb ab;
+  ab.rule = in.String("rule");
+  ab.reason = in.String("reason");
+  ab.series = in.Strings("series");
+  ab.points = in.Strings("points");
+  in.Array("factor");
+  RETURN_IF_ERROR(errors.status());
+  auto factor = ReadExplainFactor(j.at("factor"));
+  if (!factor.ok()) return InvalidArgument(in.PathOf("factor") + ": " + factor.status().message());
+  ab.factor = std::move(*factor);
+  return ab;
+}
+
+StatusOr<ExplainRecord> ReadExplain(ObjectReader& in) {
+  ObjectReader explain = in.Object("explain");
+  ExplainRecord record;
+  record.first_phase_points = explain.Int("first_phase_points", 0);
+  RETURN_IF_ERROR(in.errors()->status());
+  RETURN_IF_ERROR(ReadList(explain, "abs", ReadExplainAb, &record.abs));
+  return record;
+}
+
+json ExplainToJson(const ExplainRecord& record) {
+  json abs = json::array();
+  for (const ExplainAb& ab : record.abs) {
+    abs.push_back({{"rule", ab.rule},
+                   {"factor", ExplainFactorToJson(ab.factor)},
+                   {"reason", ab.reason},
+                   {"series", ab.series},
+                   {"points", ab.points}});
+  }
+  return {{"first_phase_points", record.first_phase_points}, {"abs", abs}};
+}
+
 StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   ResultTrailer t;
   t.duration_s = in.Number("duration_s", 0);
@@ -73,6 +110,9 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   // Absent before wrong results were left out of the diagnosis by name.
   if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
   RETURN_IF_ERROR(in.errors()->status());
+  if (in.Has("explain")) {  // --explain only
+    ASSIGN_OR_RETURN(t.explain, ReadExplain(in));
+  }
   return t;
 }
 
@@ -124,6 +164,7 @@ json TrailerToJson(const ResultTrailer& t) {
             {"excluded_points", t.diagnosis.excluded},
             {"status", NameOf(kRunStatusNames, t.status)}};
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
+  if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   return j;
 }
 

@@ -60,12 +60,29 @@ inline constexpr NameTable<RunStatus, 2> kRunStatusNames = {{
     {RunStatus::kPartial, "partial"},
 }};
 
+// --explain's second phase: one cause the first phase suspected and the A/B points added to test it.
+struct ExplainAb {
+  std::string rule;                 // the suspected finding's rule
+  SweepSpec::ExplainFactor factor;  // the values the B side took (one factor)
+  std::string reason;               // why, as the console said it
+  std::vector<std::string> series;  // the first phase's points the finding named (the A side)
+  std::vector<std::string> points;  // the points added (the B side)
+};
+
+// What --explain added after the first phase: points[0, first_phase_points) are the requested sweep, the rest
+// the A/B points of `abs`. Absent without --explain.
+struct ExplainRecord {
+  int64_t first_phase_points = 0;
+  std::vector<ExplainAb> abs;  // empty: nothing suspected had an A/B to run
+};
+
 struct ResultTrailer {
   double duration_s = 0;
   std::vector<Skip> skipped;
   Diagnosis diagnosis;
   RunStatus status = RunStatus::kComplete;
   std::string failure;  // partial only
+  std::optional<ExplainRecord> explain;
 };
 
 struct ResultFile {

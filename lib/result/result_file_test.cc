@@ -138,6 +138,35 @@ TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
   EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
 }
 
+// --explain's record of what its second phase added, written and read back; a bad factor names its field.
+TEST(ResultFileTest, ExplainRecordRoundTrips) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_FALSE(file->trailer.explain.has_value());
+  EXPECT_FALSE(ResultFileToJson(*file).contains("explain"));  // absent without --explain
+  ExplainAb ab;
+  ab.rule = "world_barrier";
+  ab.factor.syncs = {Sync::kNone};
+  ab.reason = "--sync none: the A/B for a world-wide barrier per iteration";
+  ab.series = {file->points[0].id, file->points[1].id};
+  ab.points = {"gloo/allreduce/auto/f32/sum/g1/k2/400B/in/sync=none"};
+  file->trailer.explain = ExplainRecord{4, {ab}};
+  const json written = ResultFileToJson(*file);
+  EXPECT_EQ(written["explain"]["first_phase_points"], 4);
+  EXPECT_EQ(written["explain"]["abs"][0]["factor"], json::parse(R"([["sync", "none"]])"));
+  auto back = ReadResultFile(written);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->trailer.explain.has_value());
+  EXPECT_EQ(ResultFileToJson(*back), written);
+
+  json bad = written;
+  bad["explain"]["abs"][0]["factor"] = json::parse(R"([["sync", "sometimes"]])");
+  auto error = ReadResultFile(bad);
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.status().message().rfind("explain.abs[0].factor: unknown sync 'sometimes'", 0), 0u)
+      << error.status().message();
+}
+
 TEST(ResultFileTest, AMissingOrForeignSidecarIsNamed) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
   ASSERT_TRUE(file.ok());

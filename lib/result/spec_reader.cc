@@ -69,32 +69,12 @@ void ReadExplainFactors(ObjectReader& in, SweepSpec* s) {
   const auto factors = in.Array("explain_factors");
   for (size_t i = 0; i < factors.size(); ++i) {
     const std::string path = ObjectReader::PathOf(in.PathOf("explain_factors"), i);
-    SweepSpec::ExplainFactor f;
-    Status ok = factors[i]->is_array() ? OkStatus() : InvalidArgument("expected an array");
-    for (size_t k = 0; ok.ok() && k < factors[i]->size(); ++k) {
-      const json& pair = (*factors[i])[k];
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
-        ok = InvalidArgument("expected [axis, value] pairs");
-        break;
-      }
-      const std::string axis = pair[0].get<std::string>(), value = pair[1].get<std::string>();
-      auto add = [&](auto parsed, auto* list) {
-        if (parsed.ok()) list->push_back(*parsed);
-        else ok = parsed.status();
-      };
-      if (axis == "sync") add(ParseSync(value, "unknown sync"), &f.syncs);
-      else if (axis == "pin") add(ParsePin(value, "unknown pin"), &f.pins);
-      else if (axis == "cpus") f.cpus.push_back(value);
-      else if (axis == "stream") add(ParseStreamKind(value, "unknown stream"), &f.streams);
-      else if (axis == "h2d") add(ParseH2dKind(value, "unknown h2d"), &f.h2ds);
-      else if (axis == "concurrency") add(ParseConcurrency(value, "unknown concurrency"), &f.concurrencies);
-      else ok = InvalidArgument("unknown axis '" + axis + "'");
-    }
-    if (!ok.ok()) {
-      in.errors()->Add(path, ok.message());
+    auto f = ReadExplainFactor(*factors[i]);
+    if (!f.ok()) {
+      in.errors()->Add(path, f.status().message());
       return;
     }
-    s->explain_factors.push_back(std::move(f));
+    s->explain_factors.push_back(std::move(*f));
   }
 }
 
@@ -109,6 +89,31 @@ StatusOr<SweepSpec> ReadSpec(const json& j, const std::string& path) {
   ReadExplainFactors(in, &s);
   RETURN_IF_ERROR(errors.status());
   return s;
+}
+
+StatusOr<SweepSpec::ExplainFactor> ReadExplainFactor(const json& j) {
+  SweepSpec::ExplainFactor f;
+  if (!j.is_array()) return InvalidArgument("expected an array");
+  for (const json& pair : j) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
+      return InvalidArgument("expected [axis, value] pairs");
+    }
+    const std::string axis = pair[0].get<std::string>(), value = pair[1].get<std::string>();
+    Status ok;
+    auto add = [&](auto parsed, auto* list) {
+      if (parsed.ok()) list->push_back(*parsed);
+      else ok = parsed.status();
+    };
+    if (axis == "sync") add(ParseSync(value, "unknown sync"), &f.syncs);
+    else if (axis == "pin") add(ParsePin(value, "unknown pin"), &f.pins);
+    else if (axis == "cpus") f.cpus.push_back(value);
+    else if (axis == "stream") add(ParseStreamKind(value, "unknown stream"), &f.streams);
+    else if (axis == "h2d") add(ParseH2dKind(value, "unknown h2d"), &f.h2ds);
+    else if (axis == "concurrency") add(ParseConcurrency(value, "unknown concurrency"), &f.concurrencies);
+    else ok = InvalidArgument("unknown axis '" + axis + "'");
+    if (!ok.ok()) return ok;
+  }
+  return f;
 }
 
 }  // namespace commbench::result

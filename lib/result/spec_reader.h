@@ -14,4 +14,8 @@ namespace commbench::result {
 // The schema's required keys must be there; keys that older files lack take SweepSpec's defaults.
 StatusOr<SweepSpec> ReadSpec(const nlohmann::json& j, const std::string& path = "spec");
 
+// One --explain factor, [[axis, value], ...] (ExplainFactorToJson); the error says what is wrong, the caller
+// where.
+StatusOr<SweepSpec::ExplainFactor> ReadExplainFactor(const nlohmann::json& j);
+
 }  // namespace commbench::result

@@ -1,6 +1,8 @@
 #include "lib/sweep/explain.h"
 
 #include <algorithm>
+#include <iterator>
+#include <numeric>
 
 namespace commbench {
 namespace {
@@ -77,7 +79,100 @@ void Append(std::vector<T>* axis, const std::vector<T>& values) {
   axis->insert(axis->end(), values.begin(), values.end());
 }
 
+// The point with the factor's values (one per axis) in place of its own.
+Point WithFactor(Point p, const SweepSpec::ExplainFactor& f) {
+  if (!f.syncs.empty()) p.sync = f.syncs.front();
+  if (!f.pins.empty()) p.pin = f.pins.front();
+  if (!f.cpus.empty()) p.cpus = f.cpus.front();
+  if (!f.concurrencies.empty()) p.concurrency = f.concurrencies.front();
+  if (p.gpu_backend() && !f.streams.empty()) p.gpu.stream = f.streams.front();
+  if (p.gpu_backend() && !f.h2ds.empty()) p.gpu.h2d = f.h2ds.front();
+  return p;
+}
+
+// A one-series spec: the axis values the series' points take, so that the Add* functions above read it.
+SweepSpec SeriesSpec(const std::vector<Point>& series) {
+  SweepSpec s;
+  const Point& p = series.front();
+  s.syncs = {p.sync};
+  s.pins = {p.pin};
+  s.cpus = {p.cpus};
+  s.streams = {p.gpu.stream};
+  s.h2ds = {p.gpu.h2d};
+  s.concurrencies = {p.concurrency};
+  s.groups.clear();
+  for (const Point& q : series) s.groups.push_back(q.groups);
+  return s;
+}
+
+// Indices of at most `max` of `n` points (all when 0): the first, the last and evenly spaced ones between.
+std::vector<size_t> SpreadIndices(size_t n, size_t max) {
+  std::vector<size_t> all(n);
+  std::iota(all.begin(), all.end(), size_t{0});
+  if (max == 0 || n <= max) return all;
+  if (max == 1) return {n - 1};
+  std::vector<size_t> out;
+  for (size_t i = 0; i < max; ++i) {
+    size_t index = (i * (n - 1) + (max - 1) / 2) / (max - 1);  // rounded to the nearest
+    if (out.empty() || out.back() != index) out.push_back(index);
+  }
+  return out;
+}
+
+struct Context {
+  bool gpu = false;
+  std::string affinity;
+};
+
+// Each cause an A/B can test, the one factor it varies and the function that finds that factor's B values.
+struct CauseFactor {
+  const char* rule;
+  SweepSpec::ExplainFactor Factors::*factor;
+  void (*add)(const SweepSpec&, const Context&, Factors*);
+};
+
+const CauseFactor kCauseFactors[] = {
+    {"world_barrier", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
+    {"host_sync", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
+    {"legacy_default_stream", &Factors::stream,
+     [](const SweepSpec& s, const Context& c, Factors* f) { AddStreams(s, c.gpu, f); }},
+    {"cpu_oversubscription", &Factors::cpus,
+     [](const SweepSpec& s, const Context& c, Factors* f) { AddCpus(s, c.affinity, f); }},
+    {"wakeup_latency", &Factors::pin, [](const SweepSpec& s, const Context&, Factors* f) { AddPin(s, f); }},
+    {"shared_bandwidth", &Factors::concurrency,
+     [](const SweepSpec& s, const Context&, Factors* f) { AddConcurrency(s, f); }},
+};
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : separator) + part;
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> RulesWithAb() {
+  std::vector<std::string> rules;
+  for (const CauseFactor& c : kCauseFactors) rules.push_back(c.rule);
+  return rules;
+}
+
+std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbOptions& options) {
+  if (suspect.series.empty()) return std::nullopt;
+  const auto cause = std::find_if(std::begin(kCauseFactors), std::end(kCauseFactors),
+                                  [&](const CauseFactor& c) { return suspect.rule == c.rule; });
+  if (cause == std::end(kCauseFactors)) return std::nullopt;
+  std::vector<Point> series = suspect.series;
+  std::stable_sort(series.begin(), series.end(), [](const Point& a, const Point& b) { return a.groups < b.groups; });
+  Factors found;
+  cause->add(SeriesSpec(series), Context{series.front().gpu_backend(), options.affinity}, &found);
+  TargetedAb ab{suspect.rule, found.*(cause->factor), Join(found.reasons, "; "), {}};
+  if (ab.factor.empty()) return std::nullopt;
+  for (size_t i : SpreadIndices(series.size(), options.max_group_counts)) {
+    ab.points.push_back(WithFactor(series[i], ab.factor));
+  }
+  return ab;
+}
 
 ExplainExpansion ExpandForExplain(const SweepSpec& spec, const std::vector<BackendCapabilities>& backends,
                                   const std::string& affinity) {

@@ -1,12 +1,13 @@
-// `--explain`: the A/B axis values a sweep needs so that the diagnosis can confirm (or rule out) causes in the
-// same result, one factor at a time. A pure function of the requested spec, what its backends are (their
-// capabilities) and the CPUs the sweep may use.
+// `--explain`: the A/B axis values that let the diagnosis confirm (or rule out) causes, one factor at a time.
+// Pure functions of what was asked or found, what the backends are and the CPUs the sweep may use.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/backend/backend.h"
+#include "lib/sweep/planner.h"
 #include "lib/sweep/spec.h"
 
 namespace commbench {
@@ -18,10 +19,43 @@ struct ExplainExpansion {
   std::vector<std::string> reasons;  // one line per added value, for the console
 };
 
-// `backends`: the capabilities of the spec's backends (GPU additions only when one runs on a GPU); `affinity`:
-// the cores the sweep may use, e.g. "0-1", which is also what an unrestricted --cpus value means. Applied to its
-// own result it adds nothing more.
+// Every A/B for every series (the planner's product, one factor at a time). `backends`: the capabilities of
+// the spec's backends (GPU additions only when one runs on a GPU); `affinity`: the cores the sweep may use,
+// e.g. "0-1", which is also what an unrestricted --cpus value means. Applied to its own result it adds nothing.
 ExplainExpansion ExpandForExplain(const SweepSpec& spec, const std::vector<BackendCapabilities>& backends,
                                   const std::string& affinity);
+
+// ---- Targeted --explain: the A/B of each cause the first phase suspects, for the series it names ----
+
+// A suspected finding of the first phase: its rule and the points of the series it names (as planned).
+struct Suspect {
+  std::string rule;
+  std::vector<Point> series;
+};
+
+// The A/B that tests one suspect: the series' points with that cause's factor changed and nothing else.
+struct TargetedAb {
+  std::string rule;
+  SweepSpec::ExplainFactor factor;  // the values the B side takes
+  std::string reason;               // e.g. "--cpus 0: the A/B for CPU oversubscription (one core vs 0-1)"
+  std::vector<Point> points;        // the B side, ascending groups
+};
+
+struct TargetedAbOptions {
+  std::string affinity;  // as for ExpandForExplain
+  // The B side runs at most this many of the series' group counts (the smallest, the largest and evenly
+  // spaced ones between; 0: all). The A/B compares growth over the range both sides share, so the ends matter
+  // most; the middle one lets a step or a saturation show.
+  size_t max_group_counts = 3;
+};
+
+// The rules an A/B can test, each with the one factor it varies: world_barrier and host_sync the sync,
+// legacy_default_stream the stream, cpu_oversubscription the cores, wakeup_latency the pinning,
+// shared_bandwidth the concurrency.
+std::vector<std::string> RulesWithAb();
+
+// nullopt when no A/B tests the rule (straggler, set-up growth, ...) or the series already spans its factor's
+// values (nothing to add).
+std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbOptions& options);
 
 }  // namespace commbench

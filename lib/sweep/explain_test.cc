@@ -134,5 +134,115 @@ TEST(ExplainTest, OverTheDefaultSpec) {
   EXPECT_EQ(SpecToJson(again.spec), out);
 }
 
+// ---- Targeted --explain ----
+
+// A planned series of `backend` allreduce 400 B points at group counts `groups`.
+std::vector<Point> Series(std::vector<int> groups, DeviceKind device = DeviceKind::kCpu) {
+  std::vector<Point> series;
+  for (int g : groups) {
+    Point p;
+    p.backend = "gloo";
+    p.bytes = 400;
+    p.groups = g;
+    p.device = device;
+    series.push_back(p);
+  }
+  return series;
+}
+
+std::vector<int> Groups(const std::vector<Point>& points) {
+  std::vector<int> out;
+  for (const Point& p : points) out.push_back(p.groups);
+  return out;
+}
+
+TEST(TargetedAbTest, EachCauseVariesItsOwnFactorOnly) {
+  TargetedAbOptions options;
+  options.affinity = "0-1";
+  options.max_group_counts = 0;
+  std::vector<Point> series = Series({1, 2, 3});
+
+  auto cpus = AbForSuspect({"cpu_oversubscription", series}, options);
+  ASSERT_TRUE(cpus.has_value());
+  EXPECT_EQ(cpus->reason, "--cpus 0: the A/B for CPU oversubscription (one core vs 0-1)");
+  EXPECT_EQ(ExplainFactorToJson(cpus->factor), nlohmann::json::parse(R"([["cpus","0"]])"));
+  ASSERT_EQ(cpus->points.size(), 3u);
+  for (size_t i = 0; i < series.size(); ++i) {
+    Point expected = series[i];
+    expected.cpus = "0";
+    EXPECT_EQ(cpus->points[i].Id(), expected.Id());  // nothing else changed
+  }
+
+  auto pin = AbForSuspect({"wakeup_latency", series}, options);
+  ASSERT_TRUE(pin.has_value());
+  EXPECT_EQ(pin->points[0].pin, Pin::kCompact);
+  EXPECT_EQ(pin->points[0].cpus, "");
+
+  auto turns = AbForSuspect({"shared_bandwidth", series}, options);
+  ASSERT_TRUE(turns.has_value());
+  EXPECT_EQ(turns->points[2].concurrency, Concurrency::kSequential);
+  EXPECT_EQ(turns->points[2].pin, Pin::kNone);
+
+  for (Point& p : series) p.sync = Sync::kWorldBarrier;
+  auto barrier = AbForSuspect({"world_barrier", series}, options);
+  ASSERT_TRUE(barrier.has_value());
+  EXPECT_EQ(barrier->points[1].sync, Sync::kNone);
+  EXPECT_EQ(barrier->reason, "--sync none: the A/B for a world-wide barrier per iteration");
+}
+
+TEST(TargetedAbTest, GpuCausesVaryTheirGpuFactor) {
+  std::vector<Point> series = Series({1, 2}, DeviceKind::kGpu);
+  for (Point& p : series) {
+    p.gpu.stream = StreamKind::kLegacyDefault;
+    p.sync = Sync::kStream;
+  }
+  auto stream = AbForSuspect({"legacy_default_stream", series}, {});
+  ASSERT_TRUE(stream.has_value());
+  EXPECT_EQ(stream->points[0].gpu.stream, StreamKind::kDedicated);
+  EXPECT_EQ(stream->points[0].sync, Sync::kStream);
+  auto sync = AbForSuspect({"host_sync", series}, {});
+  ASSERT_TRUE(sync.has_value());
+  EXPECT_EQ(sync->points[0].sync, Sync::kEvent);
+  EXPECT_EQ(sync->points[0].gpu.stream, StreamKind::kLegacyDefault);
+}
+
+TEST(TargetedAbTest, NoAbForCausesWithoutOneOrNothingToAdd) {
+  TargetedAbOptions options;
+  options.affinity = "0-1";
+  EXPECT_FALSE(AbForSuspect({"straggler", Series({1, 2})}, options).has_value());
+  EXPECT_FALSE(AbForSuspect({"setup_growth", Series({1, 2})}, options).has_value());
+  EXPECT_FALSE(AbForSuspect({"no_such_rule", Series({1, 2})}, options).has_value());
+  EXPECT_FALSE(AbForSuspect({"cpu_oversubscription", {}}, options).has_value());
+  // One core: no fewer cores to compare with. Already pinned: the pin A/B is the unpinned twin.
+  options.affinity = "0";
+  EXPECT_FALSE(AbForSuspect({"cpu_oversubscription", Series({1, 2})}, options).has_value());
+  std::vector<Point> pinned = Series({1, 2});
+  for (Point& p : pinned) p.pin = Pin::kCompact;
+  EXPECT_FALSE(AbForSuspect({"wakeup_latency", pinned}, options).has_value());
+  // A barrier A/B needs a barrier.
+  EXPECT_FALSE(AbForSuspect({"world_barrier", Series({1, 2})}, options).has_value());
+  for (const std::string& rule : RulesWithAb()) EXPECT_NE(rule, "straggler");
+  EXPECT_EQ(RulesWithAb().size(), 6u);
+}
+
+// Scenario A's series (G=1..8): the B side at the ends and the middle, so phase 2 costs 3 points per cause.
+TEST(TargetedAbTest, BoundedToTheEndsAndTheMiddle) {
+  TargetedAbOptions options;
+  options.affinity = "0-1";
+  std::vector<Point> shuffled = Series({8, 1, 2, 3, 4, 5, 6, 7});
+  auto ab = AbForSuspect({"cpu_oversubscription", shuffled}, options);
+  ASSERT_TRUE(ab.has_value());
+  EXPECT_EQ(Groups(ab->points), (std::vector<int>{1, 5, 8}));
+  options.max_group_counts = 2;
+  EXPECT_EQ(Groups(AbForSuspect({"cpu_oversubscription", shuffled}, options)->points), (std::vector<int>{1, 8}));
+  options.max_group_counts = 5;
+  EXPECT_EQ(Groups(AbForSuspect({"cpu_oversubscription", shuffled}, options)->points),
+            (std::vector<int>{1, 3, 5, 6, 8}));
+  options.max_group_counts = 0;
+  EXPECT_EQ(AbForSuspect({"cpu_oversubscription", shuffled}, options)->points.size(), 8u);
+  options.max_group_counts = 3;
+  EXPECT_EQ(Groups(AbForSuspect({"cpu_oversubscription", Series({1, 2})}, options)->points), (std::vector<int>{1, 2}));
+}
+
 }  // namespace
 }  // namespace commbench

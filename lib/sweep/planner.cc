@@ -218,6 +218,15 @@ class Planner {
     }
   }
 
+  // Points chosen one by one: each is admitted as in the product, without the one-factor filter.
+  void AddPoints(const BackendDescription& backend, const std::vector<Point>& points) {
+    for (Point p : points) {
+      if (p.backend != backend.name) continue;
+      p.transport = backend.capabilities.transport;
+      if (Admit(backend, &p)) AddPoint(p);
+    }
+  }
+
   StatusOr<Plan> Finish() {
     for (auto& entry : launches_) plan_.launches.push_back(std::move(entry.second));
     if (plan_.point_count() == 0) {
@@ -294,6 +303,19 @@ StatusOr<Plan> PlanSweep(const SweepSpec& spec, const std::vector<BackendDescrip
     if (it == backends.end()) return InvalidArgument("--backends: unknown backend '" + name + "'");
     planner.AddBackend(*it);
   }
+  return planner.Finish();
+}
+
+StatusOr<Plan> PlanPoints(const SweepSpec& spec, const std::vector<Point>& points,
+                          const std::vector<BackendDescription>& backends) {
+  RETURN_IF_ERROR(ValidateSpec(spec));
+  Planner planner(spec);
+  for (const Point& p : points) {
+    auto it = std::find_if(backends.begin(), backends.end(),
+                           [&](const BackendDescription& b) { return b.name == p.backend; });
+    if (it == backends.end()) return InvalidArgument("--backends: unknown backend '" + p.backend + "'");
+  }
+  for (const auto& backend : backends) planner.AddPoints(backend, points);
   return planner.Finish();
 }
 

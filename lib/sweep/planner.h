@@ -64,4 +64,10 @@ struct Plan {
 // host, or need another launcher, are skipped whole, with the reason. Reads nothing but its arguments.
 StatusOr<Plan> PlanSweep(const SweepSpec& spec, const std::vector<BackendDescription>& backends);
 
+// A list of points (e.g. --explain's A/B points) admitted and grouped into launches as PlanSweep does, rather
+// than the spec's product; `spec` gives what they share (placement choice, launcher). Each point's backend must
+// be described in `backends`.
+StatusOr<Plan> PlanPoints(const SweepSpec& spec, const std::vector<Point>& points,
+                          const std::vector<BackendDescription>& backends);
+
 }  // namespace commbench

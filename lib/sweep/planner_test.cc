@@ -183,6 +183,48 @@ TEST(PlannerTest, ExplainFactorsAreVariedOneAtATime) {
 }
 
 // Groups taking turns tell the backend that only their own ranks run at once.
+// --explain's A/B points: a list, admitted and grouped by launch as the product is, never multiplied.
+TEST(PlannerTest, PlanPointsRunsExactlyTheListGroupedByLaunch) {
+  SweepSpec spec;
+  spec.groups = {1, 8};
+  spec.sizes = {400};
+  auto sweep = PlanSweep(spec);
+  ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+  std::vector<Point> points;
+  for (const Launch& l : sweep->launches) {
+    for (Point p : l.points) {
+      p.cpus = "0";
+      points.push_back(p);
+      p.cpus = "";
+      p.pin = Pin::kCompact;
+      points.push_back(p);
+    }
+  }
+  Point unknown = points.front();
+  unknown.algo = "no_such_algo";
+  points.push_back(unknown);
+  auto plan = PlanPoints(spec, points, Fakes());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  // G=1 and G=8, each once with one core and once pinned: four launches of one point; the unknown algorithm
+  // is skipped with its reason.
+  ASSERT_EQ(plan->launches.size(), 4u);
+  EXPECT_EQ(plan->point_count(), 4u);
+  for (const Launch& l : plan->launches) {
+    ASSERT_EQ(l.points.size(), 1u);
+    EXPECT_EQ(l.world, l.points[0].world());
+    EXPECT_EQ(l.cpus, l.points[0].cpus);
+    EXPECT_EQ(l.pin, l.points[0].pin);
+    EXPECT_EQ(l.points[0].transport, GlooLike().capabilities.transport);
+  }
+  ASSERT_EQ(plan->skipped.size(), 1u);
+  EXPECT_NE(plan->skipped[0].reason.find("no_such_algo"), std::string::npos);
+  // Admission is the product's: already rounded sizes stay as they are.
+  EXPECT_EQ(plan->launches[0].points[0].bytes, 400u);
+  EXPECT_EQ(plan->launches[0].points[0].count, 100u);
+  unknown.backend = "nosuch";
+  EXPECT_FALSE(PlanPoints(spec, {unknown}, Fakes()).ok());
+}
+
 TEST(PlannerTest, SequentialPointsRequestTheirGroupSizeAsConcurrentRanks) {
   Point p;
   p.group_size = 4;

@@ -91,18 +91,20 @@ StatusOr<Point> PointFromJson(const json& j) {
   }
 }
 
+json ExplainFactorToJson(const SweepSpec::ExplainFactor& f) {
+  json pairs = json::array();
+  for (Sync v : f.syncs) pairs.push_back({"sync", Name(v)});
+  for (Pin v : f.pins) pairs.push_back({"pin", Name(v)});
+  for (const auto& v : f.cpus) pairs.push_back({"cpus", v});
+  for (StreamKind v : f.streams) pairs.push_back({"stream", Name(v)});
+  for (H2dKind v : f.h2ds) pairs.push_back({"h2d", Name(v)});
+  for (Concurrency v : f.concurrencies) pairs.push_back({"concurrency", Name(v)});
+  return pairs;
+}
+
 json SpecToJson(const SweepSpec& s) {
   json factors = json::array();  // --explain: [[axis, value], ...] per factor
-  for (const auto& f : s.explain_factors) {
-    json pairs = json::array();
-    for (Sync v : f.syncs) pairs.push_back({"sync", Name(v)});
-    for (Pin v : f.pins) pairs.push_back({"pin", Name(v)});
-    for (const auto& v : f.cpus) pairs.push_back({"cpus", v});
-    for (StreamKind v : f.streams) pairs.push_back({"stream", Name(v)});
-    for (H2dKind v : f.h2ds) pairs.push_back({"h2d", Name(v)});
-    for (Concurrency v : f.concurrencies) pairs.push_back({"concurrency", Name(v)});
-    factors.push_back(pairs);
-  }
+  for (const auto& f : s.explain_factors) factors.push_back(ExplainFactorToJson(f));
   json graphs = json::array();
   for (bool g : s.graphs) graphs.push_back(GraphName(g));
   return {{"backends", s.backends},

@@ -11,5 +11,7 @@ namespace commbench {
 nlohmann::json PointToJson(const Point& p);
 StatusOr<Point> PointFromJson(const nlohmann::json& j);
 nlohmann::json SpecToJson(const SweepSpec& spec);
+// One --explain factor: [[axis, value], ...].
+nlohmann::json ExplainFactorToJson(const SweepSpec::ExplainFactor& factor);
 
 }  // namespace commbench

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tools/commbench/testing/cli_runner.h"
 
@@ -65,7 +66,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"run", "--warmup", "99999999999999999999"}, "--warmup"},
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
-      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report)"},
+      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare)"},
   };
   for (const auto& c : cases) {
     CliRunner cli;
@@ -100,6 +101,21 @@ pid_t StartLongSweep(CliRunner* cli, std::vector<std::string> extra, std::vector
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(700));  // into the timed loop
   return driver;
+}
+
+// --explain with nothing suspected (one group count: no growth to diagnose) runs no second phase and says so;
+// the result file records that it ran and added nothing.
+TEST(CliTest, ExplainWithNothingSuspectedRunsNothingMore) {
+  CliRunner cli;
+  const std::string out = cli.dir() + "/r.json";
+  CliResult r = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "--explain",
+                         "--quiet", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("commbench: --explain: nothing suspected: no A/B to run"), std::string::npos) << r.err;
+  const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(result["explain"], nlohmann::json::parse(R"({"first_phase_points": 1, "abs": []})")) << result["explain"];
+  EXPECT_EQ(result["points"].size(), 1u);
+  ExpectNothingLeft(cli);
 }
 
 TEST(CliTest, KilledRankIsNamedAndNothingIsLeftBehind) {

@@ -1,6 +1,9 @@
 #include "tools/commbench/execute.h"
 
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "lib/backend/backend.h"
 #include "lib/core/affinity.h"
@@ -22,14 +25,65 @@ int Fail(const Status& status, int exit_code) {
   return exit_code;
 }
 
-// --explain: the A/B axis values that let the diagnosis confirm or rule out causes within this sweep.
-SweepSpec WithExplainAxes(const SweepSpec& spec, const std::vector<BackendDescription>& backends,
-                          const std::string& affinity) {
-  std::vector<BackendCapabilities> capabilities;
-  for (const auto& b : backends) capabilities.push_back(b.capabilities);
-  ExplainExpansion expansion = ExpandForExplain(spec, capabilities, affinity);
-  for (const auto& reason : expansion.reasons) std::fprintf(stderr, "commbench: --explain: %s\n", reason.c_str());
-  return expansion.spec;
+// "gloo allreduce 400 B": which series a console line is about.
+std::string SeriesName(const Point& p) {
+  return p.backend + " " + std::string(Name(p.op)) + " " + std::to_string(p.bytes) + " B";
+}
+
+std::string GroupList(const std::vector<Point>& points) {
+  std::string out;
+  for (const Point& p : points) out += (out.empty() ? "" : ",") + std::to_string(p.groups);
+  return out;
+}
+
+// --explain's second phase: for each cause the first phase suspects, the A/B points that vary that cause's
+// factor for the series it names (lib/sweep/explain.h), one console line per cause.
+FollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
+                        const std::vector<BackendDescription>& backends) {
+  std::map<std::string, Point> by_id;
+  for (const Launch& l : planned.launches) {
+    for (const Point& p : l.points) by_id[p.Id()] = p;
+  }
+  std::set<std::string> measured;
+  for (const auto& p : first.points) measured.insert(p.id);
+  TargetedAbOptions options;
+  options.affinity = FormatCpuList(AllowedCpus());
+  FollowUp follow_up;
+  std::vector<Point> to_run;
+  bool any_suspected = false;
+  for (const result::Finding& f : first.trailer.diagnosis.findings) {
+    if (f.status != result::FindingStatus::kSuspected) continue;
+    any_suspected = true;
+    Suspect suspect{f.rule, {}};
+    for (const std::string& id : f.points) {
+      if (by_id.count(id)) suspect.series.push_back(by_id.at(id));
+    }
+    std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
+    if (!ab) {
+      std::fprintf(stderr, "commbench: --explain: %s suspected: no A/B varies its factor alone; it stays suspected\n",
+                   f.rule.c_str());
+      continue;
+    }
+    result::ExplainAb record{ab->rule, ab->factor, ab->reason, f.points, {}};
+    for (const Point& p : ab->points) {
+      if (!measured.insert(p.Id()).second) continue;  // already measured (by the sweep or for another cause)
+      record.points.push_back(p.Id());
+      to_run.push_back(p);
+    }
+    std::fprintf(stderr, "commbench: --explain: %s suspected in %s: runs %s, at G=%s (%zu points)\n", f.rule.c_str(),
+                 SeriesName(suspect.series.front()).c_str(), ab->reason.c_str(), GroupList(ab->points).c_str(),
+                 record.points.size());
+    follow_up.record.abs.push_back(std::move(record));
+  }
+  if (!any_suspected) std::fprintf(stderr, "commbench: --explain: nothing suspected: no A/B to run\n");
+  if (to_run.empty()) return follow_up;
+  auto plan = PlanPoints(spec, to_run, backends);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "commbench: warning: --explain: %s\n", plan.status().message().c_str());
+    return follow_up;
+  }
+  follow_up.plan = std::move(*plan);
+  return follow_up;
 }
 
 void PrintConsole(const result::ResultFile& result) {
@@ -68,8 +122,7 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
 int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const std::string& command) {
   auto backends = DescribeRegisteredBackends(requested.backends);
   if (!backends.ok()) return Fail(backends.status(), 2);
-  const SweepSpec spec =
-      outputs.explain ? WithExplainAxes(requested, *backends, FormatCpuList(AllowedCpus())) : requested;
+  const SweepSpec& spec = requested;
   auto plan = PlanSweep(spec, *backends);
   if (!plan.ok()) return Fail(plan.status(), 2);
   Status writable = CheckOutputs(outputs);
@@ -86,6 +139,13 @@ int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const s
   request.command = command;
   request.out = outputs.out;
   request.quiet = outputs.quiet;
+  if (outputs.explain) {  // the first phase is the requested sweep; its diagnosis chooses the second
+    const Plan& planned = *plan;
+    const std::vector<BackendDescription>& described = *backends;
+    request.follow_up = [&planned, &spec, &described](const result::ResultFile& first) {
+      return PlanExplainAbs(first, planned, spec, described);
+    };
+  }
   PipelineOutcome outcome = RunPipeline(request);
   PrintConsole(outcome.result);
   return Report(outcome, outputs);

@@ -1,8 +1,11 @@
 // The measuring pipeline, composed in this one place: plan -> launch -> aggregate -> diagnose -> write. Each
 // point is aggregated and streamed to the result file as soon as its ranks finish; only its summaries stay in
-// memory, for the diagnosis, the console and the HTML report.
+// memory, for the diagnosis, the console and the HTML report. With a follow-up (--explain) a second phase
+// runs the points it chooses from the first phase's diagnosis into the same file, and the whole is diagnosed
+// again.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "lib/result/result_file.h"
@@ -10,12 +13,20 @@
 
 namespace commbench::cli {
 
+// The second phase: from the first phase's result (points and diagnosis), the points to add and why.
+struct FollowUp {
+  Plan plan;  // no launches: nothing to add
+  result::ExplainRecord record;
+};
+using PlanFollowUp = std::function<FollowUp(const result::ResultFile& first_phase)>;
+
 struct PipelineRequest {
   const Plan* plan = nullptr;
-  SweepSpec spec;       // as planned (with --explain's additions)
+  SweepSpec spec;       // as requested
   std::string command;  // as typed, for the result file and the confirming commands
   std::string out;      // the result file
   bool quiet = false;   // no progress lines
+  PlanFollowUp follow_up;  // empty: one phase
 };
 
 struct PipelineOutcome {

@@ -81,8 +81,8 @@ void AddOutputFlags(CLI::App* app, OutputFlags* f) {
   app->add_option("--html", f->html, "Also write the self-contained HTML report here");
   app->add_flag("--quiet,-q", f->quiet, "No progress lines");
   app->add_flag("--explain", f->explain,
-                "Add the A/B points that confirm or rule out each cause (e.g. sync none beside world-barrier, "
-                "one core beside all) to the sweep");
+                "After the sweep, run the A/B points of each cause its diagnosis suspects, for the series it names "
+                "(e.g. sync none beside world-barrier, one core beside all), and diagnose again");
 }
 
 namespace {
