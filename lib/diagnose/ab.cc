@@ -68,6 +68,16 @@ CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, u
   }
   const size_t n = g.size();
   if (n < 2 || resamples < 1) return {};
+  // Residuals from each side's least-squares line, scaled up for the two fitted parameters (none with 2 points:
+  // the line fits them exactly and only their own noise remains).
+  auto residuals = [&g, n](const std::vector<double>& y) {
+    const LinearFit line = FitLine(g, y);
+    const double scale = n > 2 ? std::sqrt(static_cast<double>(n) / static_cast<double>(n - 2)) : 0.0;
+    std::vector<double> r(n);
+    for (size_t i = 0; i < n; ++i) r[i] = scale * (y[i] - (line.intercept + line.slope * g[i]));
+    return r;
+  };
+  const std::vector<double> resid_a = residuals(ya), resid_b = residuals(yb);
   std::mt19937_64 rng(seed);
   std::vector<double> cuts;
   cuts.reserve(static_cast<size_t>(resamples));
@@ -78,15 +88,14 @@ CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, u
       ra[i] = ya[i] + na[i] * Normal(rng);
       rb[i] = yb[i] + nb[i] * Normal(rng);
     }
-    // Over points: group counts drawn with replacement; a draw of one group count has no slope, so draw again.
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      for (size_t i = 0; i < n; ++i) {
-        const size_t k = static_cast<size_t>(rng() % n);
-        xs[i] = g[k];
-        as[i] = ra[k];
-        bs[i] = rb[k];
-      }
-      if (std::any_of(xs.begin(), xs.end(), [&xs](double x) { return x != xs[0]; })) break;
+    // Over points: the group counts stay (they are the design, not a sample) and each side's residuals from its
+    // own line are drawn with replacement, the same draws for A and B. Resampling the group counts themselves
+    // leaves a 3-point series mostly with sub-ranges (G=2..3 alone) where a step's growth is not in view.
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(rng() % n);
+      xs[i] = g[i];
+      as[i] = ra[i] + resid_a[k];
+      bs[i] = rb[i] + resid_b[k];
     }
     const double slope_a = FitLine(xs, as).slope, slope_b = FitLine(xs, bs).slope;
     cuts.push_back(slope_a > 0 ? 1 - std::max(slope_b, 0.0) / slope_a : 0.0);

@@ -36,8 +36,8 @@ inline constexpr int kBootstrapResamples = 1000;
 inline constexpr uint64_t kBootstrapSeed = 0x5eed11;
 
 // 95% percentile interval of the cut of B on A, by bootstrap over iterations (each point's value redrawn from
-// its own standard error, at least the fits' noise floor) and over the series' points (the shared group counts
-// resampled with replacement, the same draws for A and B). Each resample's cut is 1 - slope_B / slope_A from
+// its own standard error, at least the fits' noise floor) and over the series' points (each side's residuals from
+// its least-squares line resampled with replacement at the same group counts, the same draws for A and B). Each resample's cut is 1 - slope_B / slope_A from
 // least-squares slopes (0 where A does not grow in the resample). Fixed seed: the same input gives the same
 // interval. {0, 0} with fewer than two shared group counts.
 result::CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples = kBootstrapResamples,
