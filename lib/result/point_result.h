@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
+#include "lib/result/host_load.h"
 #include "lib/stats/summary.h"
 #include "lib/sweep/planner.h"
 
@@ -67,6 +68,7 @@ struct PointResult {
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
   SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
+  std::optional<HostLoad> host_load;  // absent when not monitored (files before it, other launchers' hosts)
 };
 
 nlohmann::json SummaryToJson(const Summary& s);
