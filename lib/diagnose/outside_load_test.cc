@@ -1,0 +1,138 @@
+// The outside_load rule and its note on the other findings: fires when processes outside the run took CPU time
+// on the ranks' CPUs while a series grew, stays quiet otherwise, ranks first, and keeps a planted A/B from being
+// "confirmed" when it was measured beside that load.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/outside_load.h"
+#include "lib/diagnose/test_util.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+using nlohmann::json;
+using testing::Diagnose;
+using testing::MakeResult;
+using testing::MakeSeries;
+using testing::OneToEight;
+using testing::PointSpec;
+
+// A point's host_load: a spinning process on `cpu` taking `cpus` of a CPU over a 0.2 s window.
+json SpinnerLoad(double cpus, int cpu = 0) {
+  const double window = 0.2, spin = cpus * window;
+  json per_cpu = json::array();
+  for (int c = 0; c < 2; ++c) per_cpu.push_back({{"cpu", c}, {"busy_s", 0.19}, {"outside_s", c == cpu ? spin : 0.0}});
+  return {{"window_s", window},
+          {"cpu_busy_s", 0.38},
+          {"ranks_cpu_s", 0.3},
+          {"own_cpu_s", 0.31},
+          {"outside_cpu_s", spin},
+          {"outside_share", spin / (2 * window)},
+          {"monitor_cpu_s", 0.002},
+          {"per_cpu", per_cpu},
+          {"top", json::array({{{"pid", 4242}, {"comm", "spin"}, {"cpu_s", spin}, {"cpus", {cpu}}}})}};
+}
+
+// Adds `load(G)` (null: none) to every point of the result.
+json WithLoad(json result, const std::function<json(int)>& load) {
+  for (json& p : result["points"]) {
+    json l = load(p["groups"].get<int>());
+    if (!l.is_null()) p["host_load"] = l;
+  }
+  return result;
+}
+
+// A series growing 40 + 20 us per group, unpinned on a 2-core host.
+json Growing(const std::string& cpus = "") {
+  PointSpec base;
+  base.axes["cpus"] = cpus;
+  return MakeResult({MakeSeries(base, OneToEight(), [](int g) { return 40.0 + 20 * g; })},
+                    "commbench sweep --groups 1..8" + (cpus.empty() ? std::string() : " --cpus " + cpus));
+}
+
+std::optional<Finding> Eval(const json& result) {
+  return FindRule("outside_load")->Evaluate(testing::BuildAnalysisInput(result));
+}
+
+TEST(OutsideLoad, NamesTheProcessItsCpuAndThePointsWhenTheLoadFallsOnTheGrowth) {
+  json d = Diagnose(WithLoad(Growing(), [](int) { return SpinnerLoad(0.9); }));
+  ASSERT_FALSE(d["findings"].empty()) << d.dump(1);
+  const json& f = d["findings"][0];
+  EXPECT_EQ(f["rule"], "outside_load") << d.dump(1);
+  EXPECT_EQ(f["status"], "suspected");  // nothing in a sweep can toggle another process
+  EXPECT_EQ(f["cause"], "load from outside the ranks: spin (pid 4242)");
+  const std::string summary = f["summary"];
+  EXPECT_NE(summary.find("another process, spin (pid 4242), used 90% of CPU 0 during points G=1,2,3,4,5,6,7,8"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("may be the outside load's, not the ranks'"), std::string::npos) << summary;
+  EXPECT_DOUBLE_EQ(f["score"].get<double>(), 1.0);
+  EXPECT_EQ(f["confirm_command"].get<std::string>().rfind("commbench sweep --groups 1..8", 0), 0u);
+}
+
+TEST(OutsideLoad, StaysQuietWithoutMeaningfulOutsideLoad) {
+  EXPECT_FALSE(Eval(Growing()));                                                   // not monitored
+  EXPECT_FALSE(Eval(WithLoad(Growing(), [](int) { return SpinnerLoad(0.05); })));  // background only
+  EXPECT_TRUE(Eval(WithLoad(Growing(), [](int) { return SpinnerLoad(kMinOutsideCpus + 0.01); })));
+}
+
+TEST(OutsideLoad, StaysQuietWhenTheLoadMissesTheGrowingPoints) {
+  // Only at G=1, before the series grows.
+  EXPECT_FALSE(Eval(WithLoad(Growing(), [](int g) { return g == 1 ? SpinnerLoad(0.9) : json(); })));
+  // On a CPU the ranks could not use.
+  EXPECT_FALSE(Eval(WithLoad(Growing("1"), [](int) { return SpinnerLoad(0.9, 0); })));
+  EXPECT_TRUE(Eval(WithLoad(Growing("1"), [](int) { return SpinnerLoad(0.9, 1); })));
+}
+
+TEST(OutsideLoad, ScoresByHowManyGrowingPointsItCovers) {
+  auto half = Eval(WithLoad(Growing(), [](int g) { return g % 2 ? json() : SpinnerLoad(0.9); }));
+  ASSERT_TRUE(half);
+  EXPECT_NEAR(half->strength, 0.5 + 0.5 * 4 / 7, 1e-9);  // G=2,4,6,8 of the growing G=2..8
+  EXPECT_NE(half->summary.find("during points G=2,4,6,8"), std::string::npos) << half->summary;
+}
+
+TEST(OutsideLoad, AFlatSweepStaysNoGrowth) {
+  PointSpec base;
+  json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep");
+  json d = Diagnose(WithLoad(flat, [](int) { return SpinnerLoad(0.9); }));
+  EXPECT_EQ(d["verdict"], "no growth");
+  EXPECT_TRUE(d["findings"].empty()) << d.dump(1);
+}
+
+// The planted world barrier is confirmed by its A/B on a quiet host; measured beside a busy process, the A/B
+// compared times that process shared: it is demoted to suspected, says why, and the outside load ranks first.
+TEST(OutsideLoad, DemotesAConfirmedFindingMeasuredBesideIt) {
+  json quiet = Diagnose(testing::PlantedBarrierOnTwoCores());
+  ASSERT_EQ(quiet["findings"][0]["rule"], "world_barrier") << quiet.dump(1);
+  ASSERT_EQ(quiet["findings"][0]["status"], "confirmed");
+
+  json d = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), [](int) { return SpinnerLoad(0.9); }));
+  ASSERT_FALSE(d["findings"].empty());
+  EXPECT_EQ(d["findings"][0]["rule"], "outside_load") << d.dump(1);
+  bool barrier_seen = false;
+  for (const json& f : d["findings"]) {
+    EXPECT_NE(f["status"], "confirmed") << f.dump(1);
+    if (f["rule"] != "world_barrier") continue;
+    barrier_seen = true;
+    EXPECT_NE(f["summary"].get<std::string>().find("Not confirmed: another process, spin (pid 4242)"),
+              std::string::npos)
+        << f.dump(1);
+    EXPECT_FALSE(f["confirm_command"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(barrier_seen) << d.dump(1);
+}
+
+// Load on the A/B's points only where it does not touch a finding leaves that finding as it was.
+TEST(OutsideLoad, LeavesFindingsOnUnloadedPointsAlone) {
+  json d = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), [](int) { return SpinnerLoad(0.05); }));
+  EXPECT_EQ(d["findings"][0]["rule"], "world_barrier") << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed");
+  EXPECT_EQ(d["findings"][0]["summary"].get<std::string>().find("Not confirmed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace diagnose
+}  // namespace commbench

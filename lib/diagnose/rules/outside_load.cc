@@ -1,0 +1,191 @@
+// Load from outside the ranks: on the points of a growing series, processes outside the run took a share of the
+// CPUs the ranks could use (/proc/stat and /proc/[pid]/stat against the run's own processes, recorded per point
+// by the host-load monitor). Nothing in the sweep can toggle another process, so this is always suspected; it is
+// named with the processes, the CPUs and the points, and ranks first when the load falls on the growing points.
+#include "lib/diagnose/rules/outside_load.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lib/core/ranges.h"
+#include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/rules.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+// A point belongs to the growth when it is this much above the series' first point.
+constexpr double kGrowingAbove = 1.1;
+
+// The CPUs the point's ranks could use: its --cpus, else the run's affinity; empty means every CPU.
+std::vector<int> RankCpus(const AnalysisInput& in, const PointData& p) {
+  auto cpus = ParseCpuList(p.point.cpus.empty() ? in.affinity : p.point.cpus, "cpus");
+  return cpus.ok() ? *cpus : std::vector<int>{};
+}
+
+// Outside CPU seconds over the point's window on the CPUs its ranks could use.
+double OutsideOnRankCpus(const AnalysisInput& in, const PointData& p) {
+  if (!p.host_load) return 0;
+  const std::vector<int> cpus = RankCpus(in, p);
+  if (cpus.empty()) return p.host_load->outside_cpu_s;
+  double s = 0;
+  for (const result::CpuLoad& c : p.host_load->per_cpu) {
+    if (std::find(cpus.begin(), cpus.end(), c.cpu) != cpus.end()) s += c.outside_s;
+  }
+  return s;
+}
+
+// The outside load over a set of points: per process, and in all.
+struct OutsideLoad {
+  double window_s = 0, outside_s = 0, busy_s = 0, ranks_s = 0;
+  std::map<int, result::OutsideProcess> processes;  // by pid, summed over the points
+  std::vector<const PointData*> points;
+
+  void Add(const AnalysisInput& in, const PointData& p) {
+    const result::HostLoad& h = *p.host_load;
+    points.push_back(&p);
+    window_s += h.window_s;
+    outside_s += OutsideOnRankCpus(in, p);
+    busy_s += h.cpu_busy_s;
+    ranks_s += h.ranks_cpu_s;
+    for (const result::OutsideProcess& o : h.top) {
+      result::OutsideProcess& sum = processes[o.pid];
+      sum.pid = o.pid;
+      sum.comm = o.comm;
+      sum.cpu_s += o.cpu_s;
+      std::set<int> cpus(sum.cpus.begin(), sum.cpus.end());
+      cpus.insert(o.cpus.begin(), o.cpus.end());
+      sum.cpus.assign(cpus.begin(), cpus.end());
+    }
+  }
+  double Share() const { return window_s > 0 ? outside_s / window_s : 0; }
+  result::OutsideProcess Top() const {
+    result::OutsideProcess top;
+    for (const auto& [pid, p] : processes) {
+      if (p.cpu_s > top.cpu_s) top = p;
+    }
+    return top;
+  }
+  double TopShare() const { return window_s > 0 ? Top().cpu_s / window_s : 0; }
+  // "G=2,3"
+  std::string Groups() const {
+    std::string g;
+    for (const PointData* p : points) g += (g.empty() ? "G=" : ",") + std::to_string(p->groups);
+    return g;
+  }
+};
+
+std::string Percent(double cpus) { return Fmt(100 * cpus, 0) + "%"; }
+
+// "another process, stress (pid 42), used 93% of CPU 0"
+std::string ProcessSentence(const OutsideLoad& load) {
+  const result::OutsideProcess top = load.Top();
+  if (top.pid == 0) return "processes outside the run used " + Percent(load.Share()) + " of a CPU";
+  const std::string where = top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0])
+                                                 : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
+  return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " +
+         Percent(load.TopShare()) + " of " + where;
+}
+
+class OutsideLoadRule : public Rule {
+ public:
+  std::string name() const override { return "outside_load"; }
+  std::string description() const override {
+    return "processes outside the run took CPU time on the ranks' CPUs while the growing points ran";
+  }
+
+  // Every growing series, including those a confirmed finding explains: the load may be what its A/B measured.
+  std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
+    std::vector<Finding> out;
+    for (size_t a = 0; a < in.series.size(); ++a) {
+      if (!in.series[a].fit.grows) continue;
+      std::optional<Finding> f = Build(in, static_cast<int>(a));
+      if (f) out.push_back(std::move(*f));
+    }
+    return PickBest(std::move(out));
+  }
+
+ private:
+  static std::optional<Finding> Build(const AnalysisInput& in, int a) {
+    const SeriesData& s = in.series[static_cast<size_t>(a)];
+    const double base_us = in.First(s).p50_us;
+    OutsideLoad load;
+    int growing = 0, loaded_growing = 0;
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      const PointData& p = in.Point(s, i);
+      const bool grown = i > 0 && p.p50_us > kGrowingAbove * base_us;
+      const bool loaded = HasOutsideLoad(in, p);
+      growing += grown;
+      loaded_growing += grown && loaded;
+      if (loaded) load.Add(in, p);
+    }
+    if (loaded_growing == 0) return std::nullopt;  // the load did not fall where the series grew
+    const double coincidence = static_cast<double>(loaded_growing) / growing;
+
+    Finding f;
+    f.rule = "outside_load";
+    f.series = a;
+    const result::OutsideProcess top = load.Top();
+    f.cause = "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
+    // Ranks first when the load is on every growing point: then nothing else can be told from it.
+    f.strength = 0.5 + 0.5 * coincidence;
+    f.summary = Describe(s) + ": " + ProcessSentence(load) + " during points " + load.Groups() +
+                " (outside processes took " + Percent(load.Share()) + " of a CPU on the ranks' CPUs there, " +
+                std::to_string(loaded_growing) + " of the " + std::to_string(growing) +
+                " points where the series grew). The series grows " + GrowthSentence(in, s) +
+                ": that growth may be the outside load's, not the ranks'.";
+    f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
+    if (top.pid) {
+      f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
+      if (top.cpus.size() == 1) f.evidence.push_back({"CPU it ran on", static_cast<double>(top.cpus[0]), "cpu"});
+    }
+    f.evidence.push_back({"growing points with outside load", coincidence, "ratio"});
+    f.evidence.push_back({"host CPU busy during those points", load.busy_s, "s"});
+    f.evidence.push_back({"ranks' own CPU during those points", load.ranks_s, "s"});
+    AddGrowthEvidence(in, s, &f);
+    f.fix = "Sweep again with " + (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
+            " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
+    ApplyAb(in, std::nullopt, "", in.ConfirmCommand({}), &f);  // no A/B can toggle another process
+    return f;
+  }
+};
+
+}  // namespace
+
+bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
+  return p.host_load && p.host_load->window_s > 0 && OutsideOnRankCpus(in, p) >= kMinOutsideCpus * p.host_load->window_s;
+}
+
+void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
+  std::map<std::string, const PointData*> by_id;
+  for (const PointData& p : in.points) by_id[p.id] = &p;
+  for (Finding& f : *findings) {
+    if (f.rule == "outside_load") continue;
+    OutsideLoad load;
+    std::set<std::string> ids(f.points.begin(), f.points.end());
+    ids.insert(f.ab_points.begin(), f.ab_points.end());
+    for (const std::string& id : ids) {
+      auto it = by_id.find(id);
+      if (it != by_id.end() && HasOutsideLoad(in, *it->second)) load.Add(in, *it->second);
+    }
+    if (load.points.empty()) continue;
+    const std::string what = ProcessSentence(load) + " during " + std::to_string(load.points.size()) + " of the " +
+                             std::to_string(ids.size()) + " points this rests on";
+    if (f.status == FindingStatus::kConfirmed) {
+      f.status = FindingStatus::kSuspected;
+      f.summary += " Not confirmed: " + what + ", so the A/B may have measured that load (see outside_load).";
+      if (f.confirm_command.empty()) f.confirm_command = in.ConfirmCommand({});
+    } else if (f.status == FindingStatus::kRuledOut) {
+      f.summary += " Note: " + what + ", so the A/B may have measured that load (see outside_load).";
+    } else {
+      f.summary += " Note: " + what + ": part of the growth may be theirs (see outside_load).";
+    }
+  }
+}
+
+std::unique_ptr<Rule> MakeOutsideLoadRule() { return std::make_unique<OutsideLoadRule>(); }
+
+}  // namespace diagnose
+}  // namespace commbench
