@@ -1,12 +1,13 @@
 // The outside_load rule and its note on the other findings: fires when processes outside the run took CPU time
 // on the ranks' CPUs while a series grew, stays quiet otherwise, ranks first, and keeps a planted A/B from being
 // "confirmed" when it was measured beside that load.
+#include "lib/diagnose/rules/outside_load.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "lib/diagnose/rule.h"
-#include "lib/diagnose/rules/outside_load.h"
 #include "lib/diagnose/test_util.h"
 
 namespace commbench {

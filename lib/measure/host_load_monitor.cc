@@ -111,8 +111,8 @@ std::optional<ProcessTicks> ParseProcessStat(const std::string& text) {
   return p;
 }
 
-result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std::vector<int>& cpu_ids,
-                          int64_t start_ns, int64_t end_ns, double ranks_cpu_s) {
+result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std::vector<int>& cpu_ids, int64_t start_ns,
+                          int64_t end_ns, double ranks_cpu_s) {
   result::HostLoad h;
   h.window_s = static_cast<double>(std::max<int64_t>(end_ns - start_ns, 0)) * 1e-9;
   h.ranks_cpu_s = ranks_cpu_s;
@@ -237,8 +237,8 @@ std::optional<result::HostLoad> HostLoadMonitor::LoadDuring(int64_t start_ns, in
   if (last_ns_ < end_ns) SampleLocked();
   // Later points start later: what ended long before this window is not asked for again.
   const int64_t keep_from = start_ns - std::chrono::duration_cast<std::chrono::nanoseconds>(options_.keep).count();
-  intervals_.erase(intervals_.begin(),
-                   std::find_if(intervals_.begin(), intervals_.end(), [&](const LoadInterval& i) { return i.t1_ns >= keep_from; }));
+  intervals_.erase(intervals_.begin(), std::find_if(intervals_.begin(), intervals_.end(),
+                                                    [&](const LoadInterval& i) { return i.t1_ns >= keep_from; }));
   return LoadOver(intervals_, cpu_ids_, start_ns, end_ns, ranks_cpu_s);
 }
 

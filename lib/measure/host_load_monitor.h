@@ -49,7 +49,7 @@ struct ProcessUse {
 
 // What the host used between two consecutive samples.
 struct LoadInterval {
-  int64_t t0_ns = 0, t1_ns = 0;  // CLOCK_MONOTONIC, as the ranks' start_ns / end_ns
+  int64_t t0_ns = 0, t1_ns = 0;    // CLOCK_MONOTONIC, as the ranks' start_ns / end_ns
   std::vector<double> cpu_busy_s;  // parallel to the monitor's CPU ids
   double own_s = 0;                // the run's processes
   double monitor_s = 0;            // the sampling itself (part of own_s)
@@ -58,15 +58,15 @@ struct LoadInterval {
 
 // The load over [start_ns, end_ns]: each interval counts in proportion to its overlap with the window (its load
 // is taken as even over the interval). `cpu_ids` names the entries of cpu_busy_s.
-result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std::vector<int>& cpu_ids,
-                          int64_t start_ns, int64_t end_ns, double ranks_cpu_s);
+result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std::vector<int>& cpu_ids, int64_t start_ns,
+                          int64_t end_ns, double ranks_cpu_s);
 
 class HostLoadMonitor {
  public:
   struct Options {
     std::chrono::milliseconds period{100};  // 10 Hz: about 2 % of one CPU with 100 processes (README)
-    pid_t root = 0;                          // the run's root process; 0 = this process
-    std::chrono::seconds keep{120};          // intervals older than this before the last window are dropped
+    pid_t root = 0;                         // the run's root process; 0 = this process
+    std::chrono::seconds keep{120};         // intervals older than this before the last window are dropped
   };
   HostLoadMonitor();  // default options
   explicit HostLoadMonitor(const Options& options);

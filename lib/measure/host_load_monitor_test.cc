@@ -130,10 +130,11 @@ TEST(HostLoadMonitor, NamesASpinningProcessOutsideTheRunAndNotTheRunsOwn) {
   EXPECT_GE(h->own_cpu_s, 0.15 * h->window_s);  // the run's spinning grandchild
   // The monitor's own cost (this process is not in the run here, so only monitor_cpu_s shows it).
   EXPECT_LT(h->monitor_cpu_s, 0.1 * h->window_s);
-  std::printf("window %.3f s: host busy %.3f s, outside %.3f s (spinner %s pid %d %.3f s), run %.3f s, monitor %.4f s "
-              "(%.2f %% of one CPU)\n",
-              h->window_s, h->cpu_busy_s, h->outside_cpu_s, spinner->comm.c_str(), spinner->pid, spinner->cpu_s,
-              h->own_cpu_s, h->monitor_cpu_s, 100 * h->monitor_cpu_s / h->window_s);
+  std::printf(
+      "window %.3f s: host busy %.3f s, outside %.3f s (spinner %s pid %d %.3f s), run %.3f s, monitor %.4f s "
+      "(%.2f %% of one CPU)\n",
+      h->window_s, h->cpu_busy_s, h->outside_cpu_s, spinner->comm.c_str(), spinner->pid, spinner->cpu_s, h->own_cpu_s,
+      h->monitor_cpu_s, 100 * h->monitor_cpu_s / h->window_s);
 }
 
 TEST(HostLoadMonitor, AnEmptyWindowHasNoLoad) {

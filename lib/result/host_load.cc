@@ -12,12 +12,20 @@ double HostLoad::TopShare() const { return top.empty() || window_s <= 0 ? 0 : to
 
 json HostLoadToJson(const HostLoad& h) {
   json per_cpu = json::array();
-  for (const CpuLoad& c : h.per_cpu) per_cpu.push_back({{"cpu", c.cpu}, {"busy_s", c.busy_s}, {"outside_s", c.outside_s}});
+  for (const CpuLoad& c : h.per_cpu)
+    per_cpu.push_back({{"cpu", c.cpu}, {"busy_s", c.busy_s}, {"outside_s", c.outside_s}});
   json top = json::array();
-  for (const OutsideProcess& p : h.top) top.push_back({{"pid", p.pid}, {"comm", p.comm}, {"cpu_s", p.cpu_s}, {"cpus", p.cpus}});
-  return {{"window_s", h.window_s},         {"cpu_busy_s", h.cpu_busy_s},       {"ranks_cpu_s", h.ranks_cpu_s},
-          {"own_cpu_s", h.own_cpu_s},       {"outside_cpu_s", h.outside_cpu_s}, {"outside_share", h.outside_share},
-          {"monitor_cpu_s", h.monitor_cpu_s}, {"per_cpu", per_cpu},             {"top", top}};
+  for (const OutsideProcess& p : h.top)
+    top.push_back({{"pid", p.pid}, {"comm", p.comm}, {"cpu_s", p.cpu_s}, {"cpus", p.cpus}});
+  return {{"window_s", h.window_s},
+          {"cpu_busy_s", h.cpu_busy_s},
+          {"ranks_cpu_s", h.ranks_cpu_s},
+          {"own_cpu_s", h.own_cpu_s},
+          {"outside_cpu_s", h.outside_cpu_s},
+          {"outside_share", h.outside_share},
+          {"monitor_cpu_s", h.monitor_cpu_s},
+          {"per_cpu", per_cpu},
+          {"top", top}};
 }
 
 StatusOr<HostLoad> ReadHostLoad(const json& j, const std::string& path) {

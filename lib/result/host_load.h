@@ -2,10 +2,9 @@
 // the run: the evidence for "load from outside the ranks" (DESIGN §6). The result file's points[].host_load.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
 
@@ -27,10 +26,10 @@ struct OutsideProcess {
 };
 
 struct HostLoad {
-  double window_s = 0;     // [first rank's start, last rank's end] of the timed loop
-  double cpu_busy_s = 0;   // all CPUs, /proc/stat (user + nice + system + irq + softirq + steal)
-  double ranks_cpu_s = 0;  // the ranks' own rusage over their timed loops
-  double own_cpu_s = 0;    // the run's processes (driver, monitor, ranks) as /proc sees them
+  double window_s = 0;       // [first rank's start, last rank's end] of the timed loop
+  double cpu_busy_s = 0;     // all CPUs, /proc/stat (user + nice + system + irq + softirq + steal)
+  double ranks_cpu_s = 0;    // the ranks' own rusage over their timed loops
+  double own_cpu_s = 0;      // the run's processes (driver, monitor, ranks) as /proc sees them
   double outside_cpu_s = 0;  // processes outside the run, summed
   double outside_share = 0;  // outside_cpu_s / (window_s x CPUs online)
   double monitor_cpu_s = 0;  // what sampling /proc cost over the window (part of own_cpu_s)

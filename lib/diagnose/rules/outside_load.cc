@@ -83,10 +83,10 @@ std::string Percent(double cpus) { return Fmt(100 * cpus, 0) + "%"; }
 std::string ProcessSentence(const OutsideLoad& load) {
   const result::OutsideProcess top = load.Top();
   if (top.pid == 0) return "processes outside the run used " + Percent(load.Share()) + " of a CPU";
-  const std::string where = top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0])
-                                                 : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
-  return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " +
-         Percent(load.TopShare()) + " of " + where;
+  const std::string where =
+      top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0]) : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
+  return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " + Percent(load.TopShare()) +
+         " of " + where;
 }
 
 class OutsideLoadRule : public Rule {
@@ -128,7 +128,8 @@ class OutsideLoadRule : public Rule {
     f.rule = "outside_load";
     f.series = a;
     const result::OutsideProcess top = load.Top();
-    f.cause = "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
+    f.cause =
+        "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
     // Ranks first when the load is on every growing point: then nothing else can be told from it.
     f.strength = 0.5 + 0.5 * coincidence;
     f.summary = Describe(s) + ": " + ProcessSentence(load) + " during points " + load.Groups() +
@@ -155,7 +156,8 @@ class OutsideLoadRule : public Rule {
 }  // namespace
 
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
-  return p.host_load && p.host_load->window_s > 0 && OutsideOnRankCpus(in, p) >= kMinOutsideCpus * p.host_load->window_s;
+  return p.host_load && p.host_load->window_s > 0 &&
+         OutsideOnRankCpus(in, p) >= kMinOutsideCpus * p.host_load->window_s;
 }
 
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
