@@ -88,6 +88,18 @@ TEST(OutsideLoad, StaysQuietWhenTheLoadMissesTheGrowingPoints) {
   EXPECT_TRUE(Eval(WithLoad(Growing("1"), [](int) { return SpinnerLoad(0.9, 1); })));
 }
 
+// Ranks on CPU 0: a busier process on CPU 1 took nothing from them; the one on CPU 0 is named.
+TEST(OutsideLoad, NamesTheProcessOnTheRanksCpus) {
+  auto f = Eval(WithLoad(Growing("0"), [](int) {
+    json l = SpinnerLoad(0.5, 0);
+    l["top"].insert(l["top"].begin(), json{{"pid", 9}, {"comm", "cc1plus"}, {"cpu_s", 0.18}, {"cpus", {1}}});
+    l["per_cpu"][1]["outside_s"] = 0.18;
+    return l;
+  }));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("another process, spin (pid 4242), used 50% of CPU 0"), std::string::npos) << f->summary;
+}
+
 TEST(OutsideLoad, ScoresByHowManyGrowingPointsItCovers) {
   auto half = Eval(WithLoad(Growing(), [](int g) { return g % 2 ? json() : SpinnerLoad(0.9); }));
   ASSERT_TRUE(half);

@@ -119,6 +119,7 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
   for (int id : cpu_ids) h.per_cpu.push_back({id, 0, 0});
   std::map<int, result::OutsideProcess> outside;
   std::map<int, std::set<int>> outside_cpus;
+  std::map<int, std::map<int, double>> by_cpu;  // cpu -> pid -> CPU seconds there
   for (const LoadInterval& in : intervals) {
     const int64_t overlap = std::min(in.t1_ns, end_ns) - std::max(in.t0_ns, start_ns);
     if (overlap <= 0 || in.t1_ns <= in.t0_ns) continue;
@@ -137,6 +138,7 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
       h.outside_cpu_s += share * u.cpu_s;
       if (u.cpu < 0) continue;
       outside_cpus[u.pid].insert(u.cpu);
+      by_cpu[u.cpu][u.pid] += share * u.cpu_s;
       for (result::CpuLoad& c : h.per_cpu) {
         if (c.cpu == u.cpu) c.outside_s += share * u.cpu_s;
       }
@@ -147,7 +149,17 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
     h.top.push_back(std::move(p));
   }
   std::sort(h.top.begin(), h.top.end(), [](const auto& a, const auto& b) { return a.cpu_s > b.cpu_s; });
-  if (h.top.size() > result::kMaxTopProcesses) h.top.resize(result::kMaxTopProcesses);
+  // The largest overall, and the largest on each CPU: ranks restricted to one CPU are disturbed by what ran
+  // there, even when busier processes ran elsewhere.
+  std::set<int> keep;
+  for (size_t i = 0; i < h.top.size() && i < result::kMaxTopProcesses; ++i) keep.insert(h.top[i].pid);
+  for (const auto& [cpu, pids] : by_cpu) {
+    keep.insert(std::max_element(pids.begin(), pids.end(), [](const auto& a, const auto& b) {
+                  return a.second < b.second;
+                })->first);
+  }
+  h.top.erase(std::remove_if(h.top.begin(), h.top.end(), [&](const auto& p) { return !keep.count(p.pid); }),
+              h.top.end());
   const double cpus = static_cast<double>(std::max<size_t>(cpu_ids.size(), 1));
   h.outside_share = h.window_s > 0 ? h.outside_cpu_s / (h.window_s * cpus) : 0;
   return h;

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 namespace commbench {
@@ -69,6 +71,17 @@ TEST(LoadOver, CountsEachIntervalByItsOverlapWithTheWindow) {
   EXPECT_NEAR(h.outside_share, h.outside_cpu_s / (150e-9 * 2), 1e-3);
 }
 
+TEST(LoadOver, KeepsTheLargestProcessOfEachCpuBeyondTheTopFive) {
+  LoadInterval busy{0, 100, {0.1, 0.1}, 0, 0, {}};
+  for (int pid = 10; pid < 17; ++pid) busy.outside.push_back({pid, "cc1plus", 0.01 * pid, 1});
+  busy.outside.push_back({99, "spin", 0.05, 0});  // smaller than all seven on CPU 1
+  result::HostLoad h = LoadOver({busy}, {0, 1}, 0, 100, 0);
+  ASSERT_EQ(h.top.size(), result::kMaxTopProcesses + 1);
+  EXPECT_EQ(h.top.front().pid, 16);
+  EXPECT_EQ(h.top.back().pid, 99);
+  EXPECT_EQ(h.top.back().cpus, std::vector<int>{0});
+}
+
 // A child process that spins until killed; killed and reaped by pid when the guard goes, also on failure.
 class Spinner {
  public:
@@ -103,38 +116,76 @@ class Spinner {
 
 // A real spinning process outside the run is named with about the CPU time it took; the run's own processes
 // (the root and what it spawned, here a spinning grandchild) are not.
+int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The process's own CPU seconds, read directly: the truth the monitor's figure is checked against.
+double CpuSecondsOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  auto p = ParseProcessStat(line);
+  return p ? static_cast<double>(p->ticks) / static_cast<double>(sysconf(_SC_CLK_TCK)) : -1;
+}
+
+// The first process whose parent is `parent` (-1 when none).
+pid_t ChildOf(pid_t parent) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    auto p = ParseProcessStat(line);
+    if (p && p->ppid == parent) return p->pid;
+  }
+  return -1;
+}
+
 TEST(HostLoadMonitor, NamesASpinningProcessOutsideTheRunAndNotTheRunsOwn) {
   Spinner run(/*grandchild=*/true);  // stands for the driver and a rank it spawned
   Spinner outside;
   HostLoadMonitor::Options options;
   options.root = run.pid();
   HostLoadMonitor monitor(options);
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  const int64_t start = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  pid_t rank = -1;  // the run's spinning grandchild
+  for (int i = 0; i < 100 && rank < 0; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(10))) {
+    rank = ChildOf(run.pid());
+  }
+  ASSERT_GT(rank, 0);
+  const double spin_before = CpuSecondsOf(outside.pid()), rank_before = CpuSecondsOf(rank);
+  const int64_t start = NowNs();
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  const int64_t end = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  const int64_t end = NowNs();
+  const double spin_s = CpuSecondsOf(outside.pid()) - spin_before, rank_s = CpuSecondsOf(rank) - rank_before;
   auto h = monitor.LoadDuring(start, end, 0);
   ASSERT_TRUE(h.has_value());
-  // Other work on the host (other builds) may take more than the spinner: it must be named, not first.
+  for (const auto& p : h->top) EXPECT_NE(p.pid, run.pid());  // the run's own are never outside
+  for (const auto& p : h->top) EXPECT_NE(p.pid, rank);
+  EXPECT_NEAR(h->own_cpu_s, rank_s, 0.05 + 0.2 * rank_s);  // its spinning grandchild counts as the run's
   const result::OutsideProcess* spinner = nullptr;
   for (const auto& p : h->top) {
     if (p.pid == outside.pid()) spinner = &p;
-    EXPECT_NE(p.pid, run.pid());
   }
-  ASSERT_NE(spinner, nullptr) << "the spinner is not among the top outside processes";
-  EXPECT_GE(spinner->cpu_s, 0.15 * h->window_s);
-  EXPECT_FALSE(spinner->cpus.empty());
-  EXPECT_GE(h->outside_cpu_s, spinner->cpu_s);
-  EXPECT_GE(h->own_cpu_s, 0.15 * h->window_s);  // the run's spinning grandchild
+  // On a host busy with other builds the spinner may get less than they do and drop out of the top; it must be
+  // named whenever it took more than the smallest named one.
+  std::printf("spinner took %.3f s by its own /proc entry; top %zu, smallest %.3f s\n", spin_s, h->top.size(),
+              h->top.empty() ? 0.0 : h->top.back().cpu_s);
+  if (spinner == nullptr) {
+    ASSERT_FALSE(h->top.empty());
+    EXPECT_LE(spin_s, h->top.back().cpu_s + 0.05) << "the spinner took more than a named process but is not named";
+  } else {
+    // The window sits inside the sampled intervals, so the figure is the spinner's own to within a tick or two.
+    EXPECT_NEAR(spinner->cpu_s, spin_s, 0.05 + 0.2 * spin_s);
+    EXPECT_FALSE(spinner->cpus.empty());
+    EXPECT_GE(h->outside_cpu_s, spinner->cpu_s);
+  }
   // The monitor's own cost (this process is not in the run here, so only monitor_cpu_s shows it).
   EXPECT_LT(h->monitor_cpu_s, 0.1 * h->window_s);
-  std::printf(
-      "window %.3f s: host busy %.3f s, outside %.3f s (spinner %s pid %d %.3f s), run %.3f s, monitor %.4f s "
-      "(%.2f %% of one CPU)\n",
-      h->window_s, h->cpu_busy_s, h->outside_cpu_s, spinner->comm.c_str(), spinner->pid, spinner->cpu_s, h->own_cpu_s,
-      h->monitor_cpu_s, 100 * h->monitor_cpu_s / h->window_s);
+  std::printf("window %.3f s: host busy %.3f s, outside %.3f s, run %.3f s, monitor %.4f s (%.2f %% of one CPU)\n",
+              h->window_s, h->cpu_busy_s, h->outside_cpu_s, h->own_cpu_s, h->monitor_cpu_s,
+              100 * h->monitor_cpu_s / h->window_s);
 }
 
 TEST(HostLoadMonitor, AnEmptyWindowHasNoLoad) {

@@ -34,7 +34,7 @@ struct HostLoad {
   double outside_share = 0;  // outside_cpu_s / (window_s x CPUs online)
   double monitor_cpu_s = 0;  // what sampling /proc cost over the window (part of own_cpu_s)
   std::vector<CpuLoad> per_cpu;
-  std::vector<OutsideProcess> top;  // largest first, at most kMaxTopProcesses
+  std::vector<OutsideProcess> top;  // largest first: the kMaxTopProcesses largest and the largest on each CPU
 
   // The top process's CPU time as a share of the window (1.0 = one whole CPU); 0 when none.
   double TopShare() const;

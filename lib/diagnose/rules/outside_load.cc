@@ -50,7 +50,13 @@ struct OutsideLoad {
     outside_s += OutsideOnRankCpus(in, p);
     busy_s += h.cpu_busy_s;
     ranks_s += h.ranks_cpu_s;
+    const std::vector<int> rank_cpus = RankCpus(in, p);
     for (const result::OutsideProcess& o : h.top) {
+      // Only processes seen on a CPU the ranks could use took time from them.
+      const bool on_rank_cpus = rank_cpus.empty() || std::any_of(o.cpus.begin(), o.cpus.end(), [&](int c) {
+                                  return std::find(rank_cpus.begin(), rank_cpus.end(), c) != rank_cpus.end();
+                                });
+      if (!on_rank_cpus) continue;
       result::OutsideProcess& sum = processes[o.pid];
       sum.pid = o.pid;
       sum.comm = o.comm;
