@@ -100,6 +100,22 @@ TEST(OutsideLoad, NamesTheProcessOnTheRanksCpus) {
   EXPECT_NE(f->summary.find("another process, spin (pid 4242), used 50% of CPU 0"), std::string::npos) << f->summary;
 }
 
+// The named process's share and points are its own, not those of every loaded point.
+TEST(OutsideLoad, NamesTheProcessWithItsOwnPoints) {
+  auto f = Eval(WithLoad(Growing(), [](int g) {
+    if (g >= 4) return SpinnerLoad(0.9);
+    json l = SpinnerLoad(0.3);
+    l["top"][0]["pid"] = 9;
+    l["top"][0]["comm"] = "cc1plus";
+    return l;
+  }));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("another process, spin (pid 4242), used 90% of CPU 0 during points G=4,5,6,7,8 ("),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("on the ranks' CPUs during points G=1,2,3,4,5,6,7,8"), std::string::npos) << f->summary;
+}
+
 TEST(OutsideLoad, ScoresByHowManyGrowingPointsItCovers) {
   auto half = Eval(WithLoad(Growing(), [](int g) { return g % 2 ? json() : SpinnerLoad(0.9); }));
   ASSERT_TRUE(half);

@@ -68,7 +68,7 @@ struct PointResult {
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
   SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
-  std::optional<HostLoad> host_load;  // absent when not monitored (files before it, other launchers' hosts)
+  std::optional<HostLoad> host_load;  // absent when the sweep did not monitor the host (older files)
 };
 
 nlohmann::json SummaryToJson(const Summary& s);

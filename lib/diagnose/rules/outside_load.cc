@@ -40,7 +40,8 @@ double OutsideOnRankCpus(const AnalysisInput& in, const PointData& p) {
 // The outside load over a set of points: per process, and in all.
 struct OutsideLoad {
   double window_s = 0, outside_s = 0, busy_s = 0, ranks_s = 0;
-  std::map<int, result::OutsideProcess> processes;  // by pid, summed over the points
+  std::map<int, result::OutsideProcess> processes;       // by pid, summed over the points
+  std::map<int, std::pair<double, std::set<int>>> seen;  // by pid: the windows (s) and group counts it ran in
   std::vector<const PointData*> points;
 
   void Add(const AnalysisInput& in, const PointData& p) {
@@ -64,6 +65,8 @@ struct OutsideLoad {
       std::set<int> cpus(sum.cpus.begin(), sum.cpus.end());
       cpus.insert(o.cpus.begin(), o.cpus.end());
       sum.cpus.assign(cpus.begin(), cpus.end());
+      seen[o.pid].first += h.window_s;
+      seen[o.pid].second.insert(p.groups);
     }
   }
   double Share() const { return window_s > 0 ? outside_s / window_s : 0; }
@@ -74,25 +77,36 @@ struct OutsideLoad {
     }
     return top;
   }
-  double TopShare() const { return window_s > 0 ? Top().cpu_s / window_s : 0; }
-  // "G=2,3"
-  std::string Groups() const {
+  // The top process's CPU time over the windows of the points it ran in.
+  double TopShare() const {
+    auto it = seen.find(Top().pid);
+    return it == seen.end() || it->second.first <= 0 ? 0 : Top().cpu_s / it->second.first;
+  }
+  // "G=2,3": the points' group counts, or those of the top process's points.
+  std::string Groups(bool top_only = false) const {
+    std::set<int> groups;
+    if (top_only && seen.count(Top().pid)) {
+      groups = seen.at(Top().pid).second;
+    } else {
+      for (const PointData* p : points) groups.insert(p->groups);
+    }
     std::string g;
-    for (const PointData* p : points) g += (g.empty() ? "G=" : ",") + std::to_string(p->groups);
+    for (int n : groups) g += (g.empty() ? "G=" : ",") + std::to_string(n);
     return g;
   }
 };
 
 std::string Percent(double cpus) { return Fmt(100 * cpus, 0) + "%"; }
 
-// "another process, stress (pid 42), used 93% of CPU 0"
+// "another process, stress (pid 42), used 93% of CPU 0 during points G=2,3"
 std::string ProcessSentence(const OutsideLoad& load) {
   const result::OutsideProcess top = load.Top();
-  if (top.pid == 0) return "processes outside the run used " + Percent(load.Share()) + " of a CPU";
+  if (top.pid == 0)
+    return "processes outside the run used " + Percent(load.Share()) + " of a CPU during points " + load.Groups();
   const std::string where =
       top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0]) : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
   return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " + Percent(load.TopShare()) +
-         " of " + where;
+         " of " + where + " during points " + load.Groups(/*top_only=*/true);
 }
 
 class OutsideLoadRule : public Rule {
@@ -138,11 +152,10 @@ class OutsideLoadRule : public Rule {
         "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
     // Ranks first when the load is on every growing point: then nothing else can be told from it.
     f.strength = 0.5 + 0.5 * coincidence;
-    f.summary = Describe(s) + ": " + ProcessSentence(load) + " during points " + load.Groups() +
-                " (outside processes took " + Percent(load.Share()) + " of a CPU on the ranks' CPUs there, " +
-                std::to_string(loaded_growing) + " of the " + std::to_string(growing) +
-                " points where the series grew). The series grows " + GrowthSentence(in, s) +
-                ": that growth may be the outside load's, not the ranks'.";
+    f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " + Percent(load.Share()) +
+                " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " + std::to_string(loaded_growing) +
+                " of the " + std::to_string(growing) + " points where the series grew). The series grows " +
+                GrowthSentence(in, s) + ": that growth may be the outside load's, not the ranks'.";
     f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
     if (top.pid) {
       f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
@@ -179,8 +192,8 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
       if (it != by_id.end() && HasOutsideLoad(in, *it->second)) load.Add(in, *it->second);
     }
     if (load.points.empty()) continue;
-    const std::string what = ProcessSentence(load) + " during " + std::to_string(load.points.size()) + " of the " +
-                             std::to_string(ids.size()) + " points this rests on";
+    const std::string what = ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
+                             std::to_string(ids.size()) + " points this rests on had outside load)";
     if (f.status == FindingStatus::kConfirmed) {
       f.status = FindingStatus::kSuspected;
       f.summary += " Not confirmed: " + what + ", so the A/B may have measured that load (see outside_load).";
