@@ -5,6 +5,7 @@
 #include "lib/diagnose/rules/outside_load.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -35,6 +36,20 @@ double OutsideOnRankCpus(const AnalysisInput& in, const PointData& p) {
     if (std::find(cpus.begin(), cpus.end(), c.cpu) != cpus.end()) s += c.outside_s;
   }
   return s;
+}
+
+// Outside CPUs (on the ranks' CPUs) over the point's window.
+double OutsideCpus(const AnalysisInput& in, const PointData& p) {
+  return p.host_load && p.host_load->window_s > 0 ? OutsideOnRankCpus(in, p) / p.host_load->window_s : 0;
+}
+
+// How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
+// them: (C - load at first) / (C - load at p) with C the ranks' CPUs. An upper bound (ranks that only compute).
+double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
+  const std::vector<int> cpus = RankCpus(in, p);
+  const double c = cpus.empty() ? std::max(p.cores_available, 1.0) : static_cast<double>(cpus.size());
+  const double at_first = std::min(OutsideCpus(in, first), c - 0.05), at_p = std::min(OutsideCpus(in, p), c - 0.05);
+  return (c - at_first) / (c - at_p);
 }
 
 // The outside load over a set of points: per process, and in all.
@@ -130,18 +145,24 @@ class OutsideLoadRule : public Rule {
  private:
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
-    const double base_us = in.First(s).p50_us;
     OutsideLoad load;
     int growing = 0, loaded_growing = 0;
+    double worst_slowdown = 1, growth_there = 1;  // at the point where the load explains the most
     for (size_t i = 0; i < s.points.size(); ++i) {
       const PointData& p = in.Point(s, i);
-      const bool grown = i > 0 && p.p50_us > kGrowingAbove * base_us;
-      const bool loaded = HasOutsideLoad(in, p);
+      const bool grown = i > 0 && p.p50_us > kGrowingAbove * in.First(s).p50_us;
       growing += grown;
-      loaded_growing += grown && loaded;
-      if (loaded) load.Add(in, p);
+      if (grown && LoadExplainsGrowth(in, s, i)) {
+        ++loaded_growing;
+        if (LoadSlowdown(in, in.First(s), p) > worst_slowdown) {
+          worst_slowdown = LoadSlowdown(in, in.First(s), p);
+          growth_there = p.p50_us / in.First(s).p50_us;
+        }
+      }
+      if (HasOutsideLoad(in, p)) load.Add(in, p);
     }
-    if (loaded_growing == 0) return std::nullopt;  // the load did not fall where the series grew
+    // Nothing when the load did not rise where the series grew, or by too little to matter next to the growth.
+    if (loaded_growing == 0) return std::nullopt;
     const double coincidence = static_cast<double>(loaded_growing) / growing;
 
     Finding f;
@@ -155,13 +176,17 @@ class OutsideLoadRule : public Rule {
     f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " + Percent(load.Share()) +
                 " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " + std::to_string(loaded_growing) +
                 " of the " + std::to_string(growing) + " points where the series grew). The series grows " +
-                GrowthSentence(in, s) + ": that growth may be the outside load's, not the ranks'.";
+                GrowthSentence(in, s) + "; the CPU time taken from the ranks can slow them up to " +
+                Fmt(worst_slowdown, 1) + "x where they are " + Fmt(growth_there, 1) +
+                "x slower than at the first point: that growth may be the outside load's, not the ranks'.";
     f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
     if (top.pid) {
       f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
       if (top.cpus.size() == 1) f.evidence.push_back({"CPU it ran on", static_cast<double>(top.cpus[0]), "cpu"});
     }
-    f.evidence.push_back({"growing points with outside load", coincidence, "ratio"});
+    f.evidence.push_back({"growing points the outside load can explain", coincidence, "ratio"});
+    f.evidence.push_back({"slowdown the outside load can explain", worst_slowdown, "x"});
+    f.evidence.push_back({"growth observed there", growth_there, "x"});
     f.evidence.push_back({"host CPU busy during those points", load.busy_s, "s"});
     f.evidence.push_back({"ranks' own CPU during those points", load.ranks_s, "s"});
     AddGrowthEvidence(in, s, &f);
@@ -179,6 +204,15 @@ bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
          OutsideOnRankCpus(in, p) >= kMinOutsideCpus * p.host_load->window_s;
 }
 
+bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i) {
+  const PointData& first = in.First(s);
+  const PointData& p = in.Point(s, i);
+  if (i == 0 || first.p50_us <= 0 || !HasOutsideLoad(in, p)) return false;
+  const double growth = p.p50_us / first.p50_us;
+  // The load explains at least half the growth on a log scale (a 4x growth needs a 2x possible slowdown).
+  return growth > 1 && std::log(LoadSlowdown(in, first, p)) >= 0.5 * std::log(growth);
+}
+
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
   std::map<std::string, const PointData*> by_id;
   for (const PointData& p : in.points) by_id[p.id] = &p;
@@ -194,7 +228,14 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
     if (load.points.empty()) continue;
     const std::string what = ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
                              std::to_string(ids.size()) + " points this rests on had outside load)";
-    if (f.status == FindingStatus::kConfirmed) {
+    bool explains = false;  // the load rose enough along the finding's own series to explain its growth
+    if (f.series >= 0 && static_cast<size_t>(f.series) < in.series.size()) {
+      const SeriesData& s = in.series[static_cast<size_t>(f.series)];
+      for (size_t i = 0; i < s.points.size(); ++i) explains = explains || LoadExplainsGrowth(in, s, i);
+    }
+    if (!explains) {
+      f.summary += " Note: " + what + ", about as much where it grew as where it started: too little to explain it.";
+    } else if (f.status == FindingStatus::kConfirmed) {
       f.status = FindingStatus::kSuspected;
       f.summary += " Not confirmed: " + what + ", so the A/B may have measured that load (see outside_load).";
       if (f.confirm_command.empty()) f.confirm_command = in.ConfirmCommand({});

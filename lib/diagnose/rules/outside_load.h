@@ -18,8 +18,13 @@ inline constexpr double kMinOutsideCpus = 0.2;
 // True when processes outside the run took at least kMinOutsideCpus of the point's CPUs during it.
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
 
+// True when at point i of series s outside processes took enough more of the ranks' CPUs than at its first
+// point to explain at least half of its growth there (on a log scale).
+bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
+
 // Every finding (but outside_load's own) that rests on a point with outside load gets a note saying so; a
-// confirmed one becomes suspected: its A/B compared times that another process shared.
+// confirmed one whose own series' growth the load can explain becomes suspected: its A/B compared times that
+// another process shared unevenly. Load about as large at every G leaves it confirmed, with the note.
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings);
 
 }  // namespace diagnose
