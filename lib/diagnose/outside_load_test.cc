@@ -23,13 +23,15 @@ using testing::PointSpec;
 
 // A point's host_load: a spinning process on `cpu` taking `cpus` of a CPU over a 0.2 s window.
 json SpinnerLoad(double cpus, int cpu = 0) {
-  const double window = 0.2, spin = cpus * window;
+  const double window = 0.2, spin = cpus * window, ranks = 0.02;  // the ranks' rusage, on each CPU
   json per_cpu = json::array();
-  for (int c = 0; c < 2; ++c) per_cpu.push_back({{"cpu", c}, {"busy_s", 0.19}, {"outside_s", c == cpu ? spin : 0.0}});
+  for (int c = 0; c < 2; ++c) {
+    per_cpu.push_back({{"cpu", c}, {"busy_s", ranks + (c == cpu ? spin : 0.0)}, {"outside_s", c == cpu ? spin : 0.0}});
+  }
   return {{"window_s", window},
-          {"cpu_busy_s", 0.38},
-          {"ranks_cpu_s", 0.3},
-          {"own_cpu_s", 0.31},
+          {"cpu_busy_s", 2 * ranks + spin},
+          {"ranks_cpu_s", ranks},
+          {"own_cpu_s", ranks},
           {"outside_cpu_s", spin},
           {"outside_share", spin / (2 * window)},
           {"monitor_cpu_s", 0.002},
@@ -127,6 +129,16 @@ TEST(OutsideLoad, NamesTheProcessWithItsOwnPoints) {
             std::string::npos)
       << f->summary;
   EXPECT_NE(f->summary.find("on the ranks' CPUs during points G=2,3,4,5,6,7,8"), std::string::npos) << f->summary;
+}
+
+// Outside time put on the ranks' CPU that /proc/stat says was the ranks' own (busy no more than their rusage) is
+// not outside load: a process last seen there had run elsewhere.
+TEST(OutsideLoad, BusyTimeBeyondTheRanksOwnBoundsIt) {
+  EXPECT_FALSE(Eval(WithLoad(Growing("0"), [](int g) {
+    json l = Rising(0.9)(g);
+    if (!l.is_null()) l["per_cpu"][0]["busy_s"] = l["ranks_cpu_s"];
+    return l;
+  })));
 }
 
 TEST(OutsideLoad, ScoresByHowManyGrowingPointsItCovers) {

@@ -26,16 +26,21 @@ std::vector<int> RankCpus(const AnalysisInput& in, const PointData& p) {
   return cpus.ok() ? *cpus : std::vector<int>{};
 }
 
-// Outside CPU seconds over the point's window on the CPUs its ranks could use.
+// Outside CPU seconds over the point's window on the CPUs its ranks could use. Per process, a sampling interval's
+// time is put on the CPU it was last seen on, which can overstate one CPU; what /proc/stat says those CPUs were
+// busy beyond the ranks' own rusage bounds it.
 double OutsideOnRankCpus(const AnalysisInput& in, const PointData& p) {
   if (!p.host_load) return 0;
   const std::vector<int> cpus = RankCpus(in, p);
-  if (cpus.empty()) return p.host_load->outside_cpu_s;
-  double s = 0;
+  double outside = 0, busy = 0;
   for (const result::CpuLoad& c : p.host_load->per_cpu) {
-    if (std::find(cpus.begin(), cpus.end(), c.cpu) != cpus.end()) s += c.outside_s;
+    if (!cpus.empty() && std::find(cpus.begin(), cpus.end(), c.cpu) == cpus.end()) continue;
+    outside += c.outside_s;
+    busy += c.busy_s;
   }
-  return s;
+  if (cpus.empty() && p.host_load->per_cpu.empty())
+    outside = busy = p.host_load->outside_cpu_s + p.host_load->ranks_cpu_s;
+  return std::max(0.0, std::min(outside, busy - p.host_load->ranks_cpu_s));
 }
 
 // Outside CPUs (on the ranks' CPUs) over the point's window.
