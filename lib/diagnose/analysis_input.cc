@@ -91,6 +91,7 @@ PointData FromResult(const result::PointResult& r) {
   }
   d.busbw_gbps = r.busbw_gbps;
   d.aggregate_busbw_gbps = r.aggregate_busbw_gbps;
+  d.host_load = r.host_load;
   return d;
 }
 

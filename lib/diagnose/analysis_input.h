@@ -49,6 +49,7 @@ struct PointData {
   std::vector<std::pair<int, double>> group_p50;  // (group, p50 us)
   std::vector<RankData> ranks;
   double busbw_gbps = 0, aggregate_busbw_gbps = 0;
+  std::optional<result::HostLoad> host_load;  // CPU taken by processes outside the run (rules/outside_load.cc)
 
   std::string Axis(const std::string& name) const;
   double MaxSetupS() const;  // -1 when no rank reported setup_s

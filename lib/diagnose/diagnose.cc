@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/outside_load.h"
 
 namespace commbench {
 namespace diagnose {
@@ -119,6 +120,8 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
     if (!f) continue;
     (f->status == FindingStatus::kRuledOut ? d.ruled_out : d.findings).push_back(*f);
   }
+  NoteOutsideLoad(in, &d.findings);  // growth measured beside another process is not the ranks' alone
+  NoteOutsideLoad(in, &d.ruled_out);
   std::stable_sort(d.findings.begin(), d.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.Score() > b.Score(); });
   // Set-up growing with groups is a cost growing with groups too, even when the timed loop is flat.

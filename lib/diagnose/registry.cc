@@ -7,6 +7,7 @@ namespace diagnose {
 const std::vector<std::unique_ptr<Rule>>& Rules() {
   static const auto* rules = [] {
     auto* v = new std::vector<std::unique_ptr<Rule>>();
+    v->push_back(MakeOutsideLoadRule());  // first: on a tie it ranks above the causes it may stand behind
     v->push_back(MakeCpuOversubscriptionRule());
     v->push_back(MakeWorldBarrierRule());
     v->push_back(MakeSharedBandwidthRule());

@@ -220,6 +220,7 @@ json PointResultToJson(const PointResult& p) {
   for (const RankTime& r : p.per_rank) per_rank.push_back(RankToJson(r));
   out["per_rank"] = std::move(per_rank);
   out["samples_us"] = SamplesToJson(p.samples_us);
+  if (p.host_load) out["host_load"] = HostLoadToJson(*p.host_load);
   return out;
 }
 
@@ -273,6 +274,9 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
   if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));
   RETURN_IF_ERROR(errors.status());
+  if (in.Has("host_load")) {
+    ASSIGN_OR_RETURN(p.host_load, ReadHostLoad(j["host_load"], in.PathOf("host_load")));
+  }
   return p;
 }
 

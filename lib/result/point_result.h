@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
+#include "lib/result/host_load.h"
 #include "lib/stats/summary.h"
 #include "lib/sweep/planner.h"
 
@@ -82,6 +83,7 @@ struct PointResult {
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
   SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
+  std::optional<HostLoad> host_load;  // absent when the sweep did not monitor the host (older files)
 };
 
 nlohmann::json SummaryToJson(const Summary& s);

@@ -11,6 +11,7 @@
 #include "lib/launch/driver.h"
 #include "lib/launch/interrupt.h"
 #include "lib/measure/aggregate.h"
+#include "lib/measure/host_load_monitor.h"
 #include "lib/measure/host_peak.h"
 #include "lib/report/fingerprint.h"
 #include "lib/result/result_writer.h"
@@ -83,9 +84,11 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   if (!request.quiet) options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   AggregateOptions aggregate;
   aggregate.sample_cap = request.spec.sample_cap;
+  HostLoadMonitor host_load;  // load from outside the ranks, sampled while they run (DESIGN §6)
   options.on_point = [&](FinishedPoint&& finished) {
     aggregate.cores_available = finished.cores_available;
     result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
+    point.host_load = host_load.LoadDuring(finished.ranks);
     RETURN_IF_ERROR((*writer)->AppendPoint(&point));  // the samples go to disk; the summaries stay
     file.points.push_back(std::move(point));
     return OkStatus();

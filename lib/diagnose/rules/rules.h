@@ -16,6 +16,7 @@ std::unique_ptr<Rule> MakeStragglerRule();
 std::unique_ptr<Rule> MakeSetupGrowthRule();
 std::unique_ptr<Rule> MakeLegacyDefaultStreamRule();
 std::unique_ptr<Rule> MakeHostSyncRule();
+std::unique_ptr<Rule> MakeOutsideLoadRule();
 
 }  // namespace diagnose
 }  // namespace commbench

@@ -1,0 +1,198 @@
+// The outside_load rule and its note on the other findings: fires when processes outside the run took CPU time
+// on the ranks' CPUs while a series grew, stays quiet otherwise, ranks first, and keeps a planted A/B from being
+// "confirmed" when it was measured beside that load.
+#include "lib/diagnose/rules/outside_load.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/diagnose/rule.h"
+#include "lib/diagnose/test_util.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+using nlohmann::json;
+using testing::Diagnose;
+using testing::MakeResult;
+using testing::MakeSeries;
+using testing::OneToEight;
+using testing::PointSpec;
+
+// A point's host_load: a spinning process on `cpu` taking `cpus` of a CPU over a 0.2 s window.
+json SpinnerLoad(double cpus, int cpu = 0) {
+  const double window = 0.2, spin = cpus * window, ranks = 0.02;  // the ranks' rusage, on each CPU
+  json per_cpu = json::array();
+  for (int c = 0; c < 2; ++c) {
+    per_cpu.push_back({{"cpu", c}, {"busy_s", ranks + (c == cpu ? spin : 0.0)}, {"outside_s", c == cpu ? spin : 0.0}});
+  }
+  return {{"window_s", window},
+          {"cpu_busy_s", 2 * ranks + spin},
+          {"ranks_cpu_s", ranks},
+          {"own_cpu_s", ranks},
+          {"outside_cpu_s", spin},
+          {"outside_share", spin / (2 * window)},
+          {"monitor_cpu_s", 0.002},
+          {"per_cpu", per_cpu},
+          {"top", json::array({{{"pid", 4242}, {"comm", "spin"}, {"cpu_s", spin}, {"cpus", {cpu}}}})}};
+}
+
+// Adds `load(G)` (null: none) to every point of the result.
+json WithLoad(json result, const std::function<json(int)>& load) {
+  for (json& p : result["points"]) {
+    json l = load(p["groups"].get<int>());
+    if (!l.is_null()) p["host_load"] = l;
+  }
+  return result;
+}
+
+// A series growing 50 + 10 us per group (2.4x at G=8), unpinned on a 2-core host.
+json Growing(const std::string& cpus = "") {
+  PointSpec base;
+  base.axes["cpus"] = cpus;
+  return MakeResult({MakeSeries(base, OneToEight(), [](int g) { return 50.0 + 10 * g; })},
+                    "commbench sweep --groups 1..8" + (cpus.empty() ? std::string() : " --cpus " + cpus));
+}
+
+// Outside load from G=2 on, as when a job starts on the host during the sweep.
+std::function<json(int)> Rising(double cpus, int cpu = 0) {
+  return [cpus, cpu](int g) { return g == 1 ? json() : SpinnerLoad(cpus, cpu); };
+}
+
+std::optional<Finding> Eval(const json& result) {
+  return FindRule("outside_load")->Evaluate(testing::BuildAnalysisInput(result));
+}
+
+TEST(OutsideLoad, NamesTheProcessItsCpuAndThePointsWhenTheLoadFallsOnTheGrowth) {
+  json d = Diagnose(WithLoad(Growing(), Rising(0.9)));
+  ASSERT_FALSE(d["findings"].empty()) << d.dump(1);
+  const json& f = d["findings"][0];
+  EXPECT_EQ(f["rule"], "outside_load") << d.dump(1);
+  EXPECT_EQ(f["status"], "suspected");  // nothing in a sweep can toggle another process
+  EXPECT_EQ(f["cause"], "load from outside the ranks: spin (pid 4242)");
+  const std::string summary = f["summary"];
+  EXPECT_NE(summary.find("another process, spin (pid 4242), used 90% of CPU 0 during points G=2,3,4,5,6,7,8"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("may be the outside load's, not the ranks'"), std::string::npos) << summary;
+  EXPECT_DOUBLE_EQ(f["score"].get<double>(), 1.0);
+  EXPECT_EQ(f["confirm_command"].get<std::string>().rfind("commbench sweep --groups 1..8", 0), 0u);
+}
+
+TEST(OutsideLoad, StaysQuietWithoutMeaningfulOutsideLoad) {
+  EXPECT_FALSE(Eval(Growing()));                          // not monitored
+  EXPECT_FALSE(Eval(WithLoad(Growing(), Rising(0.05))));  // background only
+  EXPECT_TRUE(Eval(WithLoad(Growing(), Rising(kMinOutsideCpus + 0.01))));
+  // As much at G=1 as later: it slows every point alike and explains none of the growth.
+  EXPECT_FALSE(Eval(WithLoad(Growing(), [](int) { return SpinnerLoad(0.9); })));
+  // Rising, but by too little next to a 10x growth.
+  PointSpec base;
+  json steep = MakeResult({MakeSeries(base, OneToEight(), [](int g) { return 50.0 * (g == 1 ? 1 : 10); })}, "c");
+  EXPECT_FALSE(Eval(WithLoad(steep, Rising(0.5))));
+}
+
+TEST(OutsideLoad, StaysQuietWhenTheLoadMissesTheGrowingPoints) {
+  // Only at G=1, before the series grows.
+  EXPECT_FALSE(Eval(WithLoad(Growing(), [](int g) { return g == 1 ? SpinnerLoad(0.9) : json(); })));
+  // On a CPU the ranks could not use.
+  EXPECT_FALSE(Eval(WithLoad(Growing("1"), Rising(0.9, 0))));
+  EXPECT_TRUE(Eval(WithLoad(Growing("1"), Rising(0.9, 1))));
+}
+
+// Ranks on CPU 0: a busier process on CPU 1 took nothing from them; the one on CPU 0 is named.
+TEST(OutsideLoad, NamesTheProcessOnTheRanksCpus) {
+  auto f = Eval(WithLoad(Growing("0"), [](int g) {
+    if (g == 1) return json();
+    json l = SpinnerLoad(0.5, 0);
+    l["top"].insert(l["top"].begin(), json{{"pid", 9}, {"comm", "cc1plus"}, {"cpu_s", 0.18}, {"cpus", {1}}});
+    l["per_cpu"][1]["outside_s"] = 0.18;
+    return l;
+  }));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("another process, spin (pid 4242), used 50% of CPU 0"), std::string::npos) << f->summary;
+}
+
+// The named process's share and points are its own, not those of every loaded point.
+TEST(OutsideLoad, NamesTheProcessWithItsOwnPoints) {
+  auto f = Eval(WithLoad(Growing(), [](int g) {
+    if (g >= 4) return SpinnerLoad(0.9);
+    if (g == 1) return json();
+    json l = SpinnerLoad(0.3);
+    l["top"][0]["pid"] = 9;
+    l["top"][0]["comm"] = "cc1plus";
+    return l;
+  }));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("another process, spin (pid 4242), used 90% of CPU 0 during points G=4,5,6,7,8 ("),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("on the ranks' CPUs during points G=2,3,4,5,6,7,8"), std::string::npos) << f->summary;
+}
+
+// Outside time put on the ranks' CPU that /proc/stat says was the ranks' own (busy no more than their rusage) is
+// not outside load: a process last seen there had run elsewhere.
+TEST(OutsideLoad, BusyTimeBeyondTheRanksOwnBoundsIt) {
+  EXPECT_FALSE(Eval(WithLoad(Growing("0"), [](int g) {
+    json l = Rising(0.9)(g);
+    if (!l.is_null()) l["per_cpu"][0]["busy_s"] = l["ranks_cpu_s"];
+    return l;
+  })));
+}
+
+TEST(OutsideLoad, ScoresByHowManyGrowingPointsItCovers) {
+  auto half = Eval(WithLoad(Growing(), [](int g) { return g % 2 ? json() : SpinnerLoad(0.9); }));
+  ASSERT_TRUE(half);
+  EXPECT_NEAR(half->strength, 0.5 + 0.5 * 4 / 7, 1e-9);  // G=2,4,6,8 of the growing G=2..8
+  EXPECT_NE(half->summary.find("during points G=2,4,6,8"), std::string::npos) << half->summary;
+}
+
+TEST(OutsideLoad, AFlatSweepStaysNoGrowth) {
+  PointSpec base;
+  json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 50.0; })}, "commbench sweep");
+  json d = Diagnose(WithLoad(flat, [](int) { return SpinnerLoad(0.9); }));
+  EXPECT_EQ(d["verdict"], "no growth");
+  EXPECT_TRUE(d["findings"].empty()) << d.dump(1);
+}
+
+// The planted world barrier is confirmed by its A/B on a quiet host. With outside load rising from G=2 on, enough
+// to explain the growth at the first group counts, its A/B compared times that load shared unevenly: it is
+// demoted to suspected and says why. Load as large at every G leaves it confirmed, with a note.
+TEST(OutsideLoad, DemotesAConfirmedFindingWhoseGrowthTheLoadCanExplain) {
+  json quiet = Diagnose(testing::PlantedBarrierOnTwoCores());
+  ASSERT_EQ(quiet["findings"][0]["rule"], "world_barrier") << quiet.dump(1);
+  ASSERT_EQ(quiet["findings"][0]["status"], "confirmed");
+
+  json d = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), Rising(0.9)));
+  bool barrier_seen = false, outside_seen = false;
+  for (const json& f : d["findings"]) {
+    EXPECT_NE(f["status"], "confirmed") << f.dump(1);
+    outside_seen = outside_seen || f["rule"] == "outside_load";
+    if (f["rule"] != "world_barrier") continue;
+    barrier_seen = true;
+    EXPECT_NE(f["summary"].get<std::string>().find("Not confirmed: another process, spin (pid 4242)"),
+              std::string::npos)
+        << f.dump(1);
+    EXPECT_FALSE(f["confirm_command"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(barrier_seen && outside_seen) << d.dump(1);
+
+  json steady = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), [](int) { return SpinnerLoad(0.9); }));
+  EXPECT_EQ(steady["findings"][0]["rule"], "world_barrier") << steady.dump(1);
+  EXPECT_EQ(steady["findings"][0]["status"], "confirmed");
+  EXPECT_NE(steady["findings"][0]["summary"].get<std::string>().find("too little to explain it"), std::string::npos)
+      << steady.dump(1);
+}
+
+// Load on the A/B's points only where it does not touch a finding leaves that finding as it was.
+TEST(OutsideLoad, LeavesFindingsOnUnloadedPointsAlone) {
+  json d = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), [](int) { return SpinnerLoad(0.05); }));
+  EXPECT_EQ(d["findings"][0]["rule"], "world_barrier") << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed");
+  EXPECT_EQ(d["findings"][0]["summary"].get<std::string>().find("Not confirmed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace diagnose
+}  // namespace commbench

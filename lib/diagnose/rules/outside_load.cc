@@ -1,0 +1,261 @@
+// Load from outside the ranks: on the points of a growing series, processes outside the run took a share of the
+// CPUs the ranks could use (/proc/stat and /proc/[pid]/stat against the run's own processes, recorded per point
+// by the host-load monitor). Nothing in the sweep can toggle another process, so this is always suspected; it is
+// named with the processes, the CPUs and the points, and ranks first when the load falls on the growing points.
+#include "lib/diagnose/rules/outside_load.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "lib/core/ranges.h"
+#include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/rules.h"
+
+namespace commbench {
+namespace diagnose {
+namespace {
+
+// A point belongs to the growth when it is this much above the series' first point.
+constexpr double kGrowingAbove = 1.1;
+
+// The CPUs the point's ranks could use: its --cpus, else the run's affinity; empty means every CPU.
+std::vector<int> RankCpus(const AnalysisInput& in, const PointData& p) {
+  auto cpus = ParseCpuList(p.point.cpus.empty() ? in.affinity : p.point.cpus, "cpus");
+  return cpus.ok() ? *cpus : std::vector<int>{};
+}
+
+// Outside CPU seconds over the point's window on the CPUs its ranks could use. Per process, a sampling interval's
+// time is put on the CPU it was last seen on, which can overstate one CPU; what /proc/stat says those CPUs were
+// busy beyond the ranks' own rusage bounds it.
+double OutsideOnRankCpus(const AnalysisInput& in, const PointData& p) {
+  if (!p.host_load) return 0;
+  const std::vector<int> cpus = RankCpus(in, p);
+  double outside = 0, busy = 0;
+  for (const result::CpuLoad& c : p.host_load->per_cpu) {
+    if (!cpus.empty() && std::find(cpus.begin(), cpus.end(), c.cpu) == cpus.end()) continue;
+    outside += c.outside_s;
+    busy += c.busy_s;
+  }
+  if (cpus.empty() && p.host_load->per_cpu.empty())
+    outside = busy = p.host_load->outside_cpu_s + p.host_load->ranks_cpu_s;
+  return std::max(0.0, std::min(outside, busy - p.host_load->ranks_cpu_s));
+}
+
+// Outside CPUs (on the ranks' CPUs) over the point's window.
+double OutsideCpus(const AnalysisInput& in, const PointData& p) {
+  return p.host_load && p.host_load->window_s > 0 ? OutsideOnRankCpus(in, p) / p.host_load->window_s : 0;
+}
+
+// How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
+// them: (C - load at first) / (C - load at p) with C the ranks' CPUs. An upper bound (ranks that only compute).
+double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
+  const std::vector<int> cpus = RankCpus(in, p);
+  const double c = cpus.empty() ? std::max(p.cores_available, 1.0) : static_cast<double>(cpus.size());
+  const double at_first = std::min(OutsideCpus(in, first), c - 0.05), at_p = std::min(OutsideCpus(in, p), c - 0.05);
+  return (c - at_first) / (c - at_p);
+}
+
+// The outside load over a set of points: per process, and in all.
+struct OutsideLoad {
+  double window_s = 0, outside_s = 0, busy_s = 0, ranks_s = 0;
+  std::map<int, result::OutsideProcess> processes;       // by pid, summed over the points
+  std::map<int, std::pair<double, std::set<int>>> seen;  // by pid: the windows (s) and group counts it ran in
+  std::vector<const PointData*> points;
+
+  void Add(const AnalysisInput& in, const PointData& p) {
+    const result::HostLoad& h = *p.host_load;
+    points.push_back(&p);
+    window_s += h.window_s;
+    outside_s += OutsideOnRankCpus(in, p);
+    busy_s += h.cpu_busy_s;
+    ranks_s += h.ranks_cpu_s;
+    const std::vector<int> rank_cpus = RankCpus(in, p);
+    for (const result::OutsideProcess& o : h.top) {
+      // Only processes seen on a CPU the ranks could use took time from them.
+      const bool on_rank_cpus = rank_cpus.empty() || std::any_of(o.cpus.begin(), o.cpus.end(), [&](int c) {
+                                  return std::find(rank_cpus.begin(), rank_cpus.end(), c) != rank_cpus.end();
+                                });
+      if (!on_rank_cpus) continue;
+      result::OutsideProcess& sum = processes[o.pid];
+      sum.pid = o.pid;
+      sum.comm = o.comm;
+      sum.cpu_s += o.cpu_s;
+      std::set<int> cpus(sum.cpus.begin(), sum.cpus.end());
+      cpus.insert(o.cpus.begin(), o.cpus.end());
+      sum.cpus.assign(cpus.begin(), cpus.end());
+      seen[o.pid].first += h.window_s;
+      seen[o.pid].second.insert(p.groups);
+    }
+  }
+  double Share() const { return window_s > 0 ? outside_s / window_s : 0; }
+  result::OutsideProcess Top() const {
+    result::OutsideProcess top;
+    for (const auto& [pid, p] : processes) {
+      if (p.cpu_s > top.cpu_s) top = p;
+    }
+    return top;
+  }
+  // The top process's CPU time over the windows of the points it ran in.
+  double TopShare() const {
+    auto it = seen.find(Top().pid);
+    return it == seen.end() || it->second.first <= 0 ? 0 : Top().cpu_s / it->second.first;
+  }
+  // "G=2,3": the points' group counts, or those of the top process's points.
+  std::string Groups(bool top_only = false) const {
+    std::set<int> groups;
+    if (top_only && seen.count(Top().pid)) {
+      groups = seen.at(Top().pid).second;
+    } else {
+      for (const PointData* p : points) groups.insert(p->groups);
+    }
+    std::string g;
+    for (int n : groups) g += (g.empty() ? "G=" : ",") + std::to_string(n);
+    return g;
+  }
+};
+
+std::string Percent(double cpus) { return Fmt(100 * cpus, 0) + "%"; }
+
+// "another process, stress (pid 42), used 93% of CPU 0 during points G=2,3"
+std::string ProcessSentence(const OutsideLoad& load) {
+  const result::OutsideProcess top = load.Top();
+  if (top.pid == 0)
+    return "processes outside the run used " + Percent(load.Share()) + " of a CPU during points " + load.Groups();
+  const std::string where =
+      top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0]) : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
+  return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " + Percent(load.TopShare()) +
+         " of " + where + " during points " + load.Groups(/*top_only=*/true);
+}
+
+class OutsideLoadRule : public Rule {
+ public:
+  std::string name() const override { return "outside_load"; }
+  std::string description() const override {
+    return "processes outside the run took CPU time on the ranks' CPUs while the growing points ran";
+  }
+
+  // Every growing series, including those a confirmed finding explains: the load may be what its A/B measured.
+  std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
+    std::vector<Finding> out;
+    for (size_t a = 0; a < in.series.size(); ++a) {
+      if (!in.series[a].fit.grows) continue;
+      std::optional<Finding> f = Build(in, static_cast<int>(a));
+      if (f) out.push_back(std::move(*f));
+    }
+    return PickBest(std::move(out));
+  }
+
+ private:
+  static std::optional<Finding> Build(const AnalysisInput& in, int a) {
+    const SeriesData& s = in.series[static_cast<size_t>(a)];
+    OutsideLoad load;
+    int growing = 0, loaded_growing = 0;
+    double worst_slowdown = 1, growth_there = 1;  // at the point where the load explains the most
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      const PointData& p = in.Point(s, i);
+      const bool grown = i > 0 && p.p50_us > kGrowingAbove * in.First(s).p50_us;
+      growing += grown;
+      if (grown && LoadExplainsGrowth(in, s, i)) {
+        ++loaded_growing;
+        if (LoadSlowdown(in, in.First(s), p) > worst_slowdown) {
+          worst_slowdown = LoadSlowdown(in, in.First(s), p);
+          growth_there = p.p50_us / in.First(s).p50_us;
+        }
+      }
+      if (HasOutsideLoad(in, p)) load.Add(in, p);
+    }
+    // Nothing when the load did not rise where the series grew, or by too little to matter next to the growth.
+    if (loaded_growing == 0) return std::nullopt;
+    const double coincidence = static_cast<double>(loaded_growing) / growing;
+
+    Finding f;
+    f.rule = "outside_load";
+    f.series = a;
+    const result::OutsideProcess top = load.Top();
+    f.cause =
+        "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
+    // Ranks first when the load is on every growing point: then nothing else can be told from it.
+    f.strength = 0.5 + 0.5 * coincidence;
+    f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " + Percent(load.Share()) +
+                " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " + std::to_string(loaded_growing) +
+                " of the " + std::to_string(growing) + " points where the series grew). The series grows " +
+                GrowthSentence(in, s) + "; the CPU time taken from the ranks can slow them up to " +
+                Fmt(worst_slowdown, 1) + "x where they are " + Fmt(growth_there, 1) +
+                "x slower than at the first point: that growth may be the outside load's, not the ranks'.";
+    f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
+    if (top.pid) {
+      f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
+      if (top.cpus.size() == 1) f.evidence.push_back({"CPU it ran on", static_cast<double>(top.cpus[0]), "cpu"});
+    }
+    f.evidence.push_back({"growing points the outside load can explain", coincidence, "ratio"});
+    f.evidence.push_back({"slowdown the outside load can explain", worst_slowdown, "x"});
+    f.evidence.push_back({"growth observed there", growth_there, "x"});
+    f.evidence.push_back({"host CPU busy during those points", load.busy_s, "s"});
+    f.evidence.push_back({"ranks' own CPU during those points", load.ranks_s, "s"});
+    AddGrowthEvidence(in, s, &f);
+    f.fix = "Sweep again with " + (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
+            " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
+    ApplyAb(in, std::nullopt, "", in.ConfirmCommand({}), &f);  // no A/B can toggle another process
+    return f;
+  }
+};
+
+}  // namespace
+
+bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
+  return p.host_load && p.host_load->window_s > 0 &&
+         OutsideOnRankCpus(in, p) >= kMinOutsideCpus * p.host_load->window_s;
+}
+
+bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i) {
+  const PointData& first = in.First(s);
+  const PointData& p = in.Point(s, i);
+  if (i == 0 || first.p50_us <= 0 || !HasOutsideLoad(in, p)) return false;
+  const double growth = p.p50_us / first.p50_us;
+  // The load explains at least half the growth on a log scale (a 4x growth needs a 2x possible slowdown), or left
+  // the ranks a third or less of the CPU they had: ranks that block and wake then wait a slice of the busy process
+  // at every wake-up, far more than the bound (plant (c): a 7x bound against 74x growth).
+  const double slowdown = LoadSlowdown(in, first, p);
+  return growth > 1 && (slowdown >= 3 || std::log(slowdown) >= 0.5 * std::log(growth));
+}
+
+void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
+  std::map<std::string, const PointData*> by_id;
+  for (const PointData& p : in.points) by_id[p.id] = &p;
+  for (Finding& f : *findings) {
+    if (f.rule == "outside_load") continue;
+    OutsideLoad load;
+    std::set<std::string> ids(f.points.begin(), f.points.end());
+    ids.insert(f.ab_points.begin(), f.ab_points.end());
+    for (const std::string& id : ids) {
+      auto it = by_id.find(id);
+      if (it != by_id.end() && HasOutsideLoad(in, *it->second)) load.Add(in, *it->second);
+    }
+    if (load.points.empty()) continue;
+    const std::string what = ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
+                             std::to_string(ids.size()) + " points this rests on had outside load)";
+    bool explains = false;  // the load rose enough along the finding's own series to explain its growth
+    if (f.series >= 0 && static_cast<size_t>(f.series) < in.series.size()) {
+      const SeriesData& s = in.series[static_cast<size_t>(f.series)];
+      for (size_t i = 0; i < s.points.size(); ++i) explains = explains || LoadExplainsGrowth(in, s, i);
+    }
+    if (!explains) {
+      f.summary += " Note: " + what + ", about as much where it grew as where it started: too little to explain it.";
+    } else if (f.status == FindingStatus::kConfirmed) {
+      f.status = FindingStatus::kSuspected;
+      f.summary += " Not confirmed: " + what + ", so the A/B may have measured that load (see outside_load).";
+      if (f.confirm_command.empty()) f.confirm_command = in.ConfirmCommand({});
+    } else if (f.status == FindingStatus::kRuledOut) {
+      f.summary += " Note: " + what + ", so the A/B may have measured that load (see outside_load).";
+    } else {
+      f.summary += " Note: " + what + ": part of the growth may be theirs (see outside_load).";
+    }
+  }
+}
+
+std::unique_ptr<Rule> MakeOutsideLoadRule() { return std::make_unique<OutsideLoadRule>(); }
+
+}  // namespace diagnose
+}  // namespace commbench

@@ -1,0 +1,31 @@
+// Load from outside the ranks (DESIGN §6): processes that are not part of the run took CPU time while points
+// were measured (points[].host_load). The outside_load rule (rules.h) names them; NoteOutsideLoad keeps the
+// other findings from attributing that time to the ranks.
+#pragma once
+
+#include <vector>
+
+#include "lib/diagnose/analysis_input.h"
+#include "lib/diagnose/rule.h"
+
+namespace commbench {
+namespace diagnose {
+
+// Outside processes took at least this much CPU time on the ranks' CPUs over a point's window, in CPUs (0.2 =
+// a fifth of one CPU): on an idle 2-core host the background stays below 0.05; one busy process is 0.5-1.
+inline constexpr double kMinOutsideCpus = 0.2;
+
+// True when processes outside the run took at least kMinOutsideCpus of the point's CPUs during it.
+bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
+
+// True when at point i of series s outside processes took enough more of the ranks' CPUs than at its first
+// point to explain at least half of its growth there (on a log scale).
+bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
+
+// Every finding (but outside_load's own) that rests on a point with outside load gets a note saying so; a
+// confirmed one whose own series' growth the load can explain becomes suspected: its A/B compared times that
+// another process shared unevenly. Load about as large at every G leaves it confirmed, with the note.
+void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings);
+
+}  // namespace diagnose
+}  // namespace commbench

@@ -1,0 +1,48 @@
+// CPU time the host spent during a point's timed window, split into the ranks' own and that of processes outside
+// the run: the evidence for "load from outside the ranks" (DESIGN §6). The result file's points[].host_load.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "lib/core/status.h"
+
+namespace commbench::result {
+
+// One CPU over the window: busy time from /proc/stat and the part of it that outside processes took.
+struct CpuLoad {
+  int cpu = 0;
+  double busy_s = 0;
+  double outside_s = 0;
+};
+
+// A process outside the run that took CPU time during the window.
+struct OutsideProcess {
+  int pid = 0;
+  std::string comm;
+  double cpu_s = 0;
+  std::vector<int> cpus;  // CPUs it was seen running on, ascending
+};
+
+struct HostLoad {
+  double window_s = 0;       // [first rank's start, last rank's end] of the timed loop
+  double cpu_busy_s = 0;     // all CPUs, /proc/stat (user + nice + system + irq + softirq + steal)
+  double ranks_cpu_s = 0;    // the ranks' own rusage over their timed loops
+  double own_cpu_s = 0;      // the run's processes (driver, monitor, ranks) as /proc sees them
+  double outside_cpu_s = 0;  // processes outside the run, summed
+  double outside_share = 0;  // outside_cpu_s / (window_s x CPUs online)
+  double monitor_cpu_s = 0;  // what sampling /proc cost over the window (part of own_cpu_s)
+  std::vector<CpuLoad> per_cpu;
+  std::vector<OutsideProcess> top;  // largest first: the kMaxTopProcesses largest and the largest on each CPU
+
+  // The top process's CPU time as a share of the window (1.0 = one whole CPU); 0 when none.
+  double TopShare() const;
+};
+
+inline constexpr size_t kMaxTopProcesses = 5;
+
+nlohmann::json HostLoadToJson(const HostLoad& h);
+StatusOr<HostLoad> ReadHostLoad(const nlohmann::json& j, const std::string& path = "host_load");
+
+}  // namespace commbench::result
