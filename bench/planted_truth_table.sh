@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 # name | planted rule | expected status | sweep arguments
 plants=(
   "1 one core (oversubscription)|cpu_oversubscription|confirmed|--groups 1..3 --sizes 4M --cpus 0;0-1 --time-budget 0.1"
-  "2 world barrier|world_barrier|confirmed|--groups 1..3 --sizes 400 --sync none,world-barrier --time-budget 0.05"
+  "2 world barrier|world_barrier|confirmed|--groups 1..3 --group-size 1 --sizes 400 --sync none,world-barrier --time-budget 0.05"
   "3 shared bandwidth|shared_bandwidth|confirmed|--groups 1..3 --sizes 1M,4M,16M --concurrency concurrent,sequential --time-budget 0.05"
   "4 slow rank|straggler|suspected|--groups 1..3 --sizes 400 --test-only-slow-rank 3:2000 --time-budget 0.05"
   "5 control|-|-|--groups 1,2 --group-size 1 --sizes 64K,1M --time-budget 0.05"
