@@ -36,12 +36,12 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   SchemaErrors errors;
   ObjectReader in(j, "rank line", &errors);
   RankSamples r;
-  r.point_index = static_cast<int>(in.Int("point_index", 0));
+  r.point_index = in.SmallInt("point_index", 0);
   r.point_id = in.String("id");
-  r.rank = static_cast<int>(in.Int("rank", 0));
-  r.group = static_cast<int>(in.Int("group", 0));
-  r.group_rank = static_cast<int>(in.Int("group_rank", 0));
-  r.pid = static_cast<int>(in.Int("pid", 0));
+  r.rank = in.SmallInt("rank", 0);
+  r.group = in.SmallInt("group", 0);
+  r.group_rank = in.SmallInt("group_rank", 0);
+  r.pid = in.SmallInt("pid", 0);
   r.correct = in.Bool("correct");
   r.error = in.String("error");
   r.algo = in.String("algo");

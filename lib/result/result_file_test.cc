@@ -132,6 +132,41 @@ TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
   EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
 }
 
+// Found by the fuzz targets (fuzz/): each was a crash, a silent truncation or a value that could not be written
+// back.
+TEST(ResultFileTest, FuzzFindingsAreSchemaErrors) {
+  EXPECT_EQ(ErrorFor([](json& j) { j.erase("environment"); }), "environment: missing");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 4294967298; }),
+            "schema_version: invalid value 4294967298 (too large)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][0]["per_rank"][0]["pid"] = 42429496729642; }),
+            "points[0].per_rank[0].pid: invalid value 42429496729642 (too large)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["fits"][0]["groups"][0] = 18446744073709551615ull; }),
+            "fits[0].groups[0]: expected an integer >= 1 and <= 2147483647, got 18446744073709551615");
+  EXPECT_EQ(ErrorFor([](json& j) { j["fits"][0]["groups"][0] = 1e300; }),
+            "fits[0].groups[0]: expected an integer >= 1 and <= 2147483647, got 1e+300");
+}
+
+TEST(ResultFileTest, HugeValuesWriteBack) {
+  json j = LoadJson("reports/testdata/real_sweep_g1-4.json");
+  j["points"][0]["samples_us"]["per_rank"][0][0] = 1e306;
+  j["findings"][0]["score"] = 1e306;
+  auto file = ReadResultFile(j);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto again = ReadResultFile(ResultFileToJson(*file));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->points[0].samples_us.per_rank[0][0], 1e306);
+}
+
+TEST(ResultFileTest, LoadRefusesNumbersBeyondDouble) {
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/big.json";
+  std::ofstream(path) << "{\"schema_version\": 1e400}";
+  auto file = LoadResultFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message().rfind(path + " is not valid JSON (number overflow", 0), 0u)
+      << file.status().message();
+}
+
 TEST(ResultFileTest, AMissingOrForeignSidecarIsNamed) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
   ASSERT_TRUE(file.ok());
