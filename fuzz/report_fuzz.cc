@@ -11,6 +11,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "lib/report/html.h"
+#include "lib/result/json_reader.h"
 #include "lib/result/result_file.h"
 
 namespace {
@@ -47,8 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(result.status().code() == StatusCode::kInvalidArgument, result.status().message());
     }
   }
-  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;
+  auto parsed = result::ParseJsonLine(std::string(reinterpret_cast<const char*>(data), size));
+  if (!parsed.ok()) return 0;
+  const nlohmann::json& j = *parsed;
   const std::string script = report::JsonForScript(j);
   FUZZ_CHECK(script.find_first_of("<>&") == std::string::npos, "no markup characters in the embedded JSON");
   const nlohmann::json back = nlohmann::json::parse(script, nullptr, /*allow_exceptions=*/false);

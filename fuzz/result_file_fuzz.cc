@@ -1,19 +1,21 @@
 // The result file's typed reader (lib/result/result_file.h: ReadResultFile, and through it the spec, point,
 // finding, fit and environment readers). Any JSON either fails with InvalidArgument or gives a ResultFile whose
-// serialisation reads again to the same file: writing it back, as text too, is stable.
+// serialisation reads again to the same file: writing it back, as text too, is stable. The JSON is parsed as
+// LoadResultFile parses it (depth-limited).
 #include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz_check.h"
+#include "lib/result/json_reader.h"
 #include "lib/result/result_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace commbench;
-  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;
-  auto file = result::ReadResultFile(j);
+  auto j = result::ParseJsonLine(std::string(reinterpret_cast<const char*>(data), size));
+  if (!j.ok()) return 0;
+  auto file = result::ReadResultFile(*j);
   if (!file.ok()) {
     FUZZ_CHECK(file.status().code() == StatusCode::kInvalidArgument, file.status().message());
     return 0;

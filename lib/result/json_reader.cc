@@ -230,4 +230,20 @@ ObjectReader ObjectReader::Object(const char* key) {
   return ObjectReader(v == nullptr ? NullJson() : *v, PathOf(key), errors_);
 }
 
+json::parser_callback_t DepthLimit(bool* too_deep) {
+  return [too_deep](int depth, json::parse_event_t event, json&) {
+    if (depth <= kMaxJsonDepth) return true;
+    if (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) *too_deep = true;
+    return false;
+  };
+}
+
+StatusOr<json> ParseJsonLine(const std::string& text) {
+  bool too_deep = false;
+  json j = json::parse(text, DepthLimit(&too_deep), /*allow_exceptions=*/false);
+  if (too_deep) return InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (j.is_discarded()) return InvalidArgument("not valid JSON");
+  return j;
+}
+
 }  // namespace commbench::result

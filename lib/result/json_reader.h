@@ -98,6 +98,18 @@ class ObjectReader {
   SchemaErrors* errors_;
 };
 
+// Our documents nest a few levels; deeper input is refused, because copying or writing a JSON value recurses once
+// per level (100000 levels, a 200 KB file, overflow the stack).
+inline constexpr int kMaxJsonDepth = 100;
+
+// A parser callback for json::parse that discards everything nested deeper than kMaxJsonDepth (nothing deep is
+// ever built) and sets *too_deep; the result is then discarded as a whole.
+nlohmann::json::parser_callback_t DepthLimit(bool* too_deep);
+
+// json::parse(text) with DepthLimit, without exceptions: InvalidArgument("not valid JSON" or "JSON nested deeper
+// than 100 levels"), for the caller to prefix with what it read.
+StatusOr<nlohmann::json> ParseJsonLine(const std::string& text);
+
 // "a string", "an array", ... for error messages.
 std::string KindOf(const nlohmann::json& value);
 

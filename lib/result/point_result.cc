@@ -222,10 +222,10 @@ std::string SamplesLine(const PointResult& p) {
 }
 
 Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
+  auto j = ParseJsonLine(line);
+  if (!j.ok()) return InvalidArgument(path + ": " + j.status().message());
   SchemaErrors errors;
-  ObjectReader in(j, path, &errors);
+  ObjectReader in(*j, path, &errors);
   *id = in.String("id");
   samples->per_rank.clear();
   ReadPerRank(in, samples);

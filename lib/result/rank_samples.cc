@@ -61,9 +61,11 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
 }
 
 StatusOr<RankSamples> ParseRankSamplesLine(const std::string& line) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument("rank line: not valid JSON (" + std::to_string(line.size()) + " bytes)");
-  return ReadRankSamples(j);
+  auto j = ParseJsonLine(line);
+  if (!j.ok()) {
+    return InvalidArgument("rank line: " + j.status().message() + " (" + std::to_string(line.size()) + " bytes)");
+  }
+  return ReadRankSamples(*j);
 }
 
 }  // namespace commbench::result

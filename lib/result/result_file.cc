@@ -162,8 +162,9 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
   const std::string content = text.str();
   if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
   json j;
+  bool too_deep = false;
   try {
-    j = json::parse(content);
+    j = json::parse(content, DepthLimit(&too_deep));
   } catch (const json::out_of_range& e) {  // a number beyond double's range, e.g. 1e400
     std::string why = e.what();
     const size_t at = why.find("] ");
@@ -176,6 +177,10 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
     if (at != std::string::npos) why = why.substr(at + 2);
     const bool truncated = e.byte >= content.size();
     return InvalidArgument(path + " is not valid JSON (" + why + ")" + (truncated ? "; the file looks truncated" : ""));
+  }
+  if (too_deep) {
+    return InvalidArgument(path + " is not a results file: its JSON nests deeper than " +
+                           std::to_string(kMaxJsonDepth) + " levels");
   }
   auto file = ReadResultFile(j);
   if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());

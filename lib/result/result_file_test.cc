@@ -167,6 +167,22 @@ TEST(ResultFileTest, LoadRefusesNumbersBeyondDouble) {
       << file.status().message();
 }
 
+// Copying or writing a JSON value recurses per level: 100000 levels (a 200 KB file) overflowed the stack.
+TEST(ResultFileTest, LoadRefusesDeepNesting) {
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/deep.json";
+  const size_t depth = 100000;
+  std::ofstream(path) << "{\"schema_version\": 2, \"environment\": {\"x\": " << std::string(depth, '[')
+                      << std::string(depth, ']') << "}}";
+  auto file = LoadResultFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), path + " is not a results file: its JSON nests deeper than 100 levels");
+  const std::string line = "{\"id\": \"p\", \"per_rank\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
+  SampleSet samples;
+  std::string id;
+  EXPECT_EQ(ReadSamplesLine(line, "s:1", &id, &samples).message(), "s:1: JSON nested deeper than 100 levels");
+}
+
 TEST(ResultFileTest, AMissingOrForeignSidecarIsNamed) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
   ASSERT_TRUE(file.ok());
