@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap g++ libgloo-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libhiredis-dev libgtest-dev
   libgmock-dev libbenchmark-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev redis-server slurm-wlm munge
+  clang-14 libclang-rt-14-dev  # the fuzz targets under libFuzzer (fuzz/README.md)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -48,7 +48,7 @@ bool ParseUnsigned(std::string_view s, uint64_t* out) {
 constexpr std::string_view kIntAccepted =
     "accepted: N, A..B, A..B:xK, A..B:+K, or a comma list of these";
 constexpr std::string_view kSizeAccepted =
-    "accepted: bytes with optional suffix K, M, G (powers of 1024), e.g. 400, 4K, 1M; "
+    "accepted: bytes with optional suffix K, M, G, T (powers of 1024), e.g. 400, 4K, 1M; "
     "ranges A..B[:xK|:+S]; comma lists";
 
 struct RangeItem {
@@ -108,11 +108,17 @@ StatusOr<std::vector<T>> ExpandList(std::string_view text, std::string_view flag
     if ((geometric && amount < 2) || (!geometric && amount < 1)) {
       return Bad(flag, item, "a range step must be x2 or more, or +1 or more");
     }
-    for (T v = lo; v <= hi;) {
+    for (T v = lo;;) {
       values.push_back(v);
-      T next = geometric ? v * amount : v + amount;
-      if (next <= v) break;  // overflow guard
-      v = next;
+      if (values.size() > kMaxListValues) {
+        return InvalidArgument(std::string(flag) + ": '" + std::string(item) + "' gives more than " +
+                               std::to_string(kMaxListValues) + " values");
+      }
+      // The next value only while it stays within hi, checked before computing it: no overflow. hi - v fits in
+      // 64 unsigned bits for any two values of T with v <= hi.
+      const uint64_t room = static_cast<uint64_t>(hi) - static_cast<uint64_t>(v);
+      if (geometric ? (v <= 0 || v > hi / amount) : static_cast<uint64_t>(amount) > room) break;
+      v = geometric ? v * amount : v + amount;
     }
   }
   // Sorted and unique: the planner and the growth fits want each value once, in order.
@@ -145,7 +151,8 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text, std::string_view flag) {
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   uint64_t mult = 0;
   if (suffix.empty() || suffix == "B") mult = 1;
-  for (auto [letter, m] : {std::pair<char, uint64_t>{'K', 1ull << 10}, {'M', 1ull << 20}, {'G', 1ull << 30}}) {
+  for (auto [letter, m] : {std::pair<char, uint64_t>{'K', 1ull << 10}, {'M', 1ull << 20}, {'G', 1ull << 30},
+                           {'T', 1ull << 40}}) {
     std::string l(1, letter);
     if (suffix == l || suffix == l + "B" || suffix == l + "IB") mult = m;
   }

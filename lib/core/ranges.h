@@ -1,10 +1,11 @@
 // Parsing of the list-valued flags every sweep axis uses:
 //   integers  "1..8", "1,2,4,8", "1..16:x2", "2..8:+2"
-//   sizes     "4..64M:x2", "400,4K,1M" (binary suffixes K, M, G; optional trailing B or iB)
+//   sizes     "4..64M:x2", "400,4K,1M" (binary suffixes K, M, G, T; optional trailing B or iB)
 //   names     "allreduce,allgather"
 // Errors name the bad value and what is accepted; they are InvalidArgument (exit code 2 in the CLI).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,10 @@
 #include "lib/core/status.h"
 
 namespace commbench {
+
+// A range expands to at most this many values (a sweep axis with more is a typo, and "0..16G:+1" would not fit in
+// memory).
+inline constexpr size_t kMaxListValues = 100000;
 
 struct IntBounds {
   int64_t min;

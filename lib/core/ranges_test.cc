@@ -59,7 +59,7 @@ TEST(ParseByteSizeTest, BadSuffix) {
   auto r = ParseByteSize("1X", "--sizes");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
-            "--sizes: invalid value '1X' (accepted: bytes with optional suffix K, M, G (powers of 1024), e.g. "
+            "--sizes: invalid value '1X' (accepted: bytes with optional suffix K, M, G, T (powers of 1024), e.g. "
             "400, 4K, 1M; ranges A..B[:xK|:+S]; comma lists)");
   for (const char* bad : {"", "K", "1.5K", "-1", "1KK", "1 K B", "99999999999G"}) {
     EXPECT_FALSE(ParseByteSize(bad, "--sizes").ok()) << bad;
@@ -77,6 +77,30 @@ TEST(ParseSizeListTest, RangesAndLists) {
   auto too_big = ParseSizeList("8G", "--sizes", 1ull << 32);
   ASSERT_FALSE(too_big.ok());
   EXPECT_NE(too_big.status().message().find("out of range"), std::string::npos);
+}
+
+// Found by fuzz/ranges_fuzz: a step that overflows the value type, and a range too long to hold.
+TEST(ParseIntListTest, HugeStepsStopAtTheEnd) {
+  const IntBounds any{INT64_MIN, INT64_MAX};
+  EXPECT_EQ(*ParseIntList("2..4000:x9223372036854775807", "--groups", any), (V{2}));
+  EXPECT_EQ(*ParseIntList("3..9223372036854775807:+9223372036854775807", "--groups", any), (V{3}));
+  EXPECT_EQ(*ParseIntList("-5..-1:+9223372036854775807", "--groups", any), (V{-5}));
+  EXPECT_EQ(*ParseSizeList("1..8:+9999999999999999999", "--sizes", UINT64_MAX), (U{1}));
+  EXPECT_EQ(ParseSizeList("1..16G:x2", "--sizes", UINT64_MAX)->back(), 16ull << 30);
+}
+
+TEST(ParseSizeListTest, TooManyValuesIsAnError) {
+  auto r = ParseSizeList("0..16G:+1", "--sizes", 16ull << 30);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than 100000 values"), std::string::npos) << r.status().message();
+  EXPECT_EQ(ParseSizeList("1..100000:+1", "--sizes", 16ull << 30)->size(), kMaxListValues);
+}
+
+// FormatBytes' exact forms read back (it writes T for tebibytes).
+TEST(ParseByteSizeTest, FormatBytesReadsBack) {
+  for (uint64_t v : {0ull, 1023ull, 4096ull, 1ull << 40, 3ull << 50, 16777215ull << 40}) {
+    EXPECT_EQ(*ParseByteSize(FormatBytes(v), "--sizes"), v) << FormatBytes(v);
+  }
 }
 
 TEST(ParseNameListTest, TrimsAndRejectsEmpty) {

@@ -1,5 +1,6 @@
 #include "lib/result/diagnosis.h"
 
+#include <climits>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +14,11 @@ using nlohmann::json;
 
 namespace {
 
-double Round(double v, double unit) { return std::isfinite(v) ? std::round(v / unit) * unit : 0; }
+// Huge values are whole units already; scaling them would overflow to infinity, which JSON cannot hold.
+double Round(double v, double unit) {
+  if (!std::isfinite(v)) return 0;
+  return std::isfinite(v / unit) ? std::round(v / unit) * unit : v;
+}
 
 // The point keys that are not series axes: a fit covers every group count.
 constexpr const char* kNotSeriesAxes[] = {"id", "groups", "world", "count"};
@@ -46,7 +51,7 @@ StatusOr<Fit> ReadFit(const json& j, const std::string& path) {
   SchemaErrors errors;
   ObjectReader in(j, path, &errors);
   Fit f;
-  for (double g : in.Numbers("groups")) f.groups.push_back(static_cast<int>(g));
+  for (int64_t g : in.Ints("groups", 1, INT_MAX)) f.groups.push_back(static_cast<int>(g));
   f.p50_us = in.Numbers("p50_us");
   f.slope_us_per_group = in.Number("slope_us_per_group");
   f.intercept_us = in.Number("intercept_us");

@@ -13,7 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-double Round3(double v) { return std::round(v * 1000) / 1000; }
+// Huge values need no rounding; scaling them would overflow to infinity, which JSON cannot hold.
+double Round3(double v) { return std::isfinite(v * 1000) ? std::round(v * 1000) / 1000 : v; }
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 #include "lib/result/json_reader.h"
 
+#include <climits>
 #include <cmath>
+#include <optional>
 
 namespace commbench::result {
 namespace {
@@ -92,27 +94,48 @@ std::optional<double> ObjectReader::NullableNumber(const char* key) {
   return Number(key);
 }
 
+namespace {
+
+// The value of an integer, or of a whole number written as a float by another tool (4.0), when it fits in
+// int64_t; nullopt for fractions, non-numbers and values out of range (converting those would be undefined).
+std::optional<int64_t> WholeNumber(const json& v) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (!v.is_number_float()) return std::nullopt;
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) >= 9e15) return std::nullopt;
+  return static_cast<int64_t>(d);
+}
+
+}  // namespace
+
 int64_t ObjectReader::Int(const char* key, int64_t min) {
   const json* v = Field(key);
   if (v == nullptr) return 0;
-  // Integers written by another tool may come as 4.0: accept whole numbers, refuse fractions.
-  const bool whole = v->is_number_integer() || (v->is_number_float() && std::isfinite(v->get<double>()) &&
-                                                v->get<double>() == std::floor(v->get<double>()) &&
-                                                std::fabs(v->get<double>()) < 9e15);
-  if (!whole) {
-    Error(key, "expected an integer, got " + (v->is_number() ? v->dump() : KindOf(*v)));
+  const std::optional<int64_t> i = WholeNumber(*v);
+  if (!i) {
+    Error(key, v->is_number_unsigned() ? "invalid value " + v->dump() + " (too large)"
+                                       : "expected an integer, got " + (v->is_number() ? v->dump() : KindOf(*v)));
     return 0;
   }
-  const int64_t i = v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
-  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-    Error(key, "invalid value " + v->dump() + " (too large)");
-    return 0;
-  }
-  if (i < min) {
+  if (*i < min) {
     Error(key, "invalid value " + v->dump() + " (accepted: an integer >= " + std::to_string(min) + ")");
     return 0;
   }
-  return i;
+  return *i;
+}
+
+int ObjectReader::SmallInt(const char* key, int min) {
+  const int64_t i = Int(key, min);
+  if (i > INT_MAX) {
+    Error(key, "invalid value " + std::to_string(i) + " (too large)");
+    return 0;
+  }
+  return static_cast<int>(i);
 }
 
 uint64_t ObjectReader::Unsigned(const char* key) {
@@ -184,18 +207,19 @@ std::vector<double> ObjectReader::Numbers(const char* key) {
   return out;
 }
 
-std::vector<int64_t> ObjectReader::Ints(const char* key, int64_t min) {
+std::vector<int64_t> ObjectReader::Ints(const char* key, int64_t min, int64_t max) {
   std::vector<int64_t> out;
   const auto items = Array(key);
   for (size_t i = 0; i < items.size(); ++i) {
     const json& v = *items[i];
-    const bool whole = v.is_number_integer() || (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()));
-    if (!whole || v.get<double>() < static_cast<double>(min)) {
-      errors_->Add(PathOf(PathOf(key), i), "expected an integer >= " + std::to_string(min) + ", got " +
+    const std::optional<int64_t> value = WholeNumber(v);
+    if (!value || *value < min || *value > max) {
+      errors_->Add(PathOf(PathOf(key), i), "expected an integer >= " + std::to_string(min) +
+                                               (max == INT64_MAX ? "" : " and <= " + std::to_string(max)) + ", got " +
                                                (v.is_number() ? v.dump() : KindOf(v)));
       return {};
     }
-    out.push_back(v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>()) : v.get<int64_t>());
+    out.push_back(*value);
   }
   return out;
 }
@@ -204,6 +228,22 @@ ObjectReader ObjectReader::Object(const char* key) {
   const json* v = Field(key);
   // A missing object was reported already: the reader of null records nothing new (only the first error counts).
   return ObjectReader(v == nullptr ? NullJson() : *v, PathOf(key), errors_);
+}
+
+json::parser_callback_t DepthLimit(bool* too_deep) {
+  return [too_deep](int depth, json::parse_event_t event, json&) {
+    if (depth <= kMaxJsonDepth) return true;
+    if (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) *too_deep = true;
+    return false;
+  };
+}
+
+StatusOr<json> ParseJsonLine(const std::string& text) {
+  bool too_deep = false;
+  json j = json::parse(text, DepthLimit(&too_deep), /*allow_exceptions=*/false);
+  if (too_deep) return InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (j.is_discarded()) return InvalidArgument("not valid JSON");
+  return j;
 }
 
 }  // namespace commbench::result

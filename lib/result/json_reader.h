@@ -3,6 +3,7 @@
 // file that parses as JSON but breaks the schema is one clear error, never a silent 0.
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -43,12 +44,14 @@ class ObjectReader {
   double NumberOr(const char* key, double fallback) { return Has(key) ? Number(key) : fallback; }
   bool BoolOr(const char* key, bool fallback) { return Has(key) ? Bool(key) : fallback; }    // null for a non-finite value the writer could not write
   int64_t Int(const char* key, int64_t min = INT64_MIN);
+  // An integer the record keeps as int (ranks, groups, pids): a larger one is an error, never truncated.
+  int SmallInt(const char* key, int min = INT_MIN);
   uint64_t Unsigned(const char* key);
   bool Bool(const char* key);
   std::string String(const char* key);
   std::vector<std::string> Strings(const char* key);
   std::vector<double> Numbers(const char* key);
-  std::vector<int64_t> Ints(const char* key, int64_t min = INT64_MIN);
+  std::vector<int64_t> Ints(const char* key, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
 
   // A list of names, each parsed by `parse(name, what)` (the axis parsers of lib/core/axes.h).
   template <typename E, typename Parse>
@@ -94,6 +97,18 @@ class ObjectReader {
   std::string path_;
   SchemaErrors* errors_;
 };
+
+// Our documents nest a few levels; deeper input is refused, because copying or writing a JSON value recurses once
+// per level (100000 levels, a 200 KB file, overflow the stack).
+inline constexpr int kMaxJsonDepth = 100;
+
+// A parser callback for json::parse that discards everything nested deeper than kMaxJsonDepth (nothing deep is
+// ever built) and sets *too_deep; the result is then discarded as a whole.
+nlohmann::json::parser_callback_t DepthLimit(bool* too_deep);
+
+// json::parse(text) with DepthLimit, without exceptions: InvalidArgument("not valid JSON" or "JSON nested deeper
+// than 100 levels"), for the caller to prefix with what it read.
+StatusOr<nlohmann::json> ParseJsonLine(const std::string& text);
 
 // "a string", "an array", ... for error messages.
 std::string KindOf(const nlohmann::json& value);

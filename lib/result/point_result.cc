@@ -38,7 +38,7 @@ json CpuToJson(const CpuUsage& c) {
 CpuUsage ReadCpu(ObjectReader in) {
   CpuUsage c;
   c.cpu_s_total = in.Number("cpu_s_total", 0);
-  c.cores_available = static_cast<int>(in.Int("cores_available", 0));
+  c.cores_available = in.SmallInt("cores_available", 0);
   c.saturation = in.Number("saturation", 0);
   c.threads_per_core = in.Number("threads_per_core", 0);
   c.vol_ctx_per_iter = in.Number("vol_ctx_per_iter", 0);
@@ -64,10 +64,10 @@ json RankToJson(const RankTime& r) {
 
 RankTime ReadRank(ObjectReader in) {
   RankTime r;
-  r.rank = static_cast<int>(in.Int("rank", 0));
-  r.group = static_cast<int>(in.Int("group", 0));
-  r.group_rank = static_cast<int>(in.Int("group_rank", 0));
-  r.pid = static_cast<int>(in.Int("pid", 0));
+  r.rank = in.SmallInt("rank", 0);
+  r.group = in.SmallInt("group", 0);
+  r.group_rank = in.SmallInt("group_rank", 0);
+  r.pid = in.SmallInt("pid", 0);
   r.time_us = ReadSummary(in.Object("time_us"));
   r.cpu_user_s = in.Number("cpu_user_s", 0);
   r.cpu_sys_s = in.Number("cpu_sys_s", 0);
@@ -144,7 +144,8 @@ std::vector<T> ReadEach(ObjectReader& in, const char* key, Read read) {
 
 }  // namespace
 
-double RoundToNanosecond(double us) { return std::isfinite(us) ? std::round(us * 1000) / 1000 : us; }
+// Huge values need no rounding; scaling them would overflow to infinity, which JSON cannot hold.
+double RoundToNanosecond(double us) { return std::isfinite(us * 1000) ? std::round(us * 1000) / 1000 : us; }
 
 json SummaryToJson(const Summary& s) {
   return {{"n", s.n},     {"min", s.min},       {"p50", s.p50},         {"p95", s.p95},
@@ -229,10 +230,10 @@ std::string SamplesLine(const PointResult& p) {
 }
 
 Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
+  auto j = ParseJsonLine(line);
+  if (!j.ok()) return InvalidArgument(path + ": " + j.status().message());
   SchemaErrors errors;
-  ObjectReader in(j, path, &errors);
+  ObjectReader in(*j, path, &errors);
   *id = in.String("id");
   samples->per_rank.clear();
   ReadPerRank(in, samples);
@@ -266,10 +267,10 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.cpu = ReadCpu(in.Object("cpu"));
   ObjectReader skew = in.Object("skew");
   p.skew.start_skew_us = skew.Number("start_skew_us");
-  p.skew.slowest_group = static_cast<int>(skew.Int("slowest_group", 0));
-  p.skew.slowest_rank = static_cast<int>(skew.Int("slowest_rank", 0));
+  p.skew.slowest_group = skew.SmallInt("slowest_group", 0);
+  p.skew.slowest_rank = skew.SmallInt("slowest_rank", 0);
   p.per_group = ReadEach<GroupTime>(in, "per_group", [](ObjectReader g) {
-    return GroupTime{static_cast<int>(g.Int("group", 0)), g.Number("p50_us"), g.Number("mean_us")};
+    return GroupTime{g.SmallInt("group", 0), g.Number("p50_us"), g.Number("mean_us")};
   });
   p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
   if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));

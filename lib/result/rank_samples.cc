@@ -37,12 +37,12 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   SchemaErrors errors;
   ObjectReader in(j, "rank line", &errors);
   RankSamples r;
-  r.point_index = static_cast<int>(in.Int("point_index", 0));
+  r.point_index = in.SmallInt("point_index", 0);
   r.point_id = in.String("id");
-  r.rank = static_cast<int>(in.Int("rank", 0));
-  r.group = static_cast<int>(in.Int("group", 0));
-  r.group_rank = static_cast<int>(in.Int("group_rank", 0));
-  r.pid = static_cast<int>(in.Int("pid", 0));
+  r.rank = in.SmallInt("rank", 0);
+  r.group = in.SmallInt("group", 0);
+  r.group_rank = in.SmallInt("group_rank", 0);
+  r.pid = in.SmallInt("pid", 0);
   r.correct = in.Bool("correct");
   r.error = in.String("error");
   r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;
@@ -63,9 +63,11 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
 }
 
 StatusOr<RankSamples> ParseRankSamplesLine(const std::string& line) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument("rank line: not valid JSON (" + std::to_string(line.size()) + " bytes)");
-  return ReadRankSamples(j);
+  auto j = ParseJsonLine(line);
+  if (!j.ok()) {
+    return InvalidArgument("rank line: " + j.status().message() + " (" + std::to_string(line.size()) + " bytes)");
+  }
+  return ReadRankSamples(*j);
 }
 
 }  // namespace commbench::result

@@ -40,7 +40,7 @@ StatusOr<Skip> ReadSkip(const json& j, const std::string& path) {
 
 StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   ResultHeader h;
-  h.schema_version = static_cast<int>(in.Int("schema_version"));
+  h.schema_version = in.SmallInt("schema_version");
   RETURN_IF_ERROR(in.errors()->status());
   if (h.schema_version < kOldestSchemaVersion || h.schema_version > kSchemaVersion) {
     return InvalidArgument("unsupported schema_version " + std::to_string(h.schema_version) +
@@ -52,6 +52,7 @@ StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   h.command = in.String("command");
   h.started_at = in.String("started_at");
   in.Object("spec");
+  in.Object("environment");
   RETURN_IF_ERROR(in.errors()->status());
   ASSIGN_OR_RETURN(h.spec, ReadSpec(in.value().at("spec"), in.PathOf("spec")));
   ASSIGN_OR_RETURN(h.environment, ReadEnvironment(in.value().at("environment"), in.PathOf("environment")));
@@ -130,7 +131,7 @@ StatusOr<Environment> ReadEnvironment(const json& fingerprint, const std::string
   Environment e;
   e.host = in.String("host");
   e.affinity = in.String("affinity");
-  e.cores_online = static_cast<int>(in.Int("cores_online", 0));
+  e.cores_online = in.SmallInt("cores_online", 0);
   in.Object("variables");
   if (in.Has("peaks") && !in.IsNull("peaks")) {
     ObjectReader peaks = in.Object("peaks");
@@ -202,8 +203,14 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
   const std::string content = text.str();
   if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
   json j;
+  bool too_deep = false;
   try {
-    j = json::parse(content);
+    j = json::parse(content, DepthLimit(&too_deep));
+  } catch (const json::out_of_range& e) {  // a number beyond double's range, e.g. 1e400
+    std::string why = e.what();
+    const size_t at = why.find("] ");
+    if (at != std::string::npos) why = why.substr(at + 2);
+    return InvalidArgument(path + " is not valid JSON (" + why + ")");
   } catch (const json::parse_error& e) {
     // e.what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ...".
     std::string why = e.what();
@@ -211,6 +218,10 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
     if (at != std::string::npos) why = why.substr(at + 2);
     const bool truncated = e.byte >= content.size();
     return InvalidArgument(path + " is not valid JSON (" + why + ")" + (truncated ? "; the file looks truncated" : ""));
+  }
+  if (too_deep) {
+    return InvalidArgument(path + " is not a results file: its JSON nests deeper than " +
+                           std::to_string(kMaxJsonDepth) + " levels");
   }
   auto file = ReadResultFile(j);
   if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());

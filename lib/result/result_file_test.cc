@@ -167,6 +167,57 @@ TEST(ResultFileTest, ExplainRecordRoundTrips) {
       << error.status().message();
 }
 
+// Found by the fuzz targets (fuzz/): each was a crash, a silent truncation or a value that could not be written
+// back.
+TEST(ResultFileTest, FuzzFindingsAreSchemaErrors) {
+  EXPECT_EQ(ErrorFor([](json& j) { j.erase("environment"); }), "environment: missing");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 4294967298; }),
+            "schema_version: invalid value 4294967298 (too large)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["points"][0]["per_rank"][0]["pid"] = 42429496729642; }),
+            "points[0].per_rank[0].pid: invalid value 42429496729642 (too large)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["fits"][0]["groups"][0] = 18446744073709551615ull; }),
+            "fits[0].groups[0]: expected an integer >= 1 and <= 2147483647, got 18446744073709551615");
+  EXPECT_EQ(ErrorFor([](json& j) { j["fits"][0]["groups"][0] = 1e300; }),
+            "fits[0].groups[0]: expected an integer >= 1 and <= 2147483647, got 1e+300");
+}
+
+TEST(ResultFileTest, HugeValuesWriteBack) {
+  json j = LoadJson("reports/testdata/real_sweep_g1-4.json");
+  j["points"][0]["samples_us"]["per_rank"][0][0] = 1e306;
+  j["findings"][0]["score"] = 1e306;
+  auto file = ReadResultFile(j);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto again = ReadResultFile(ResultFileToJson(*file));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->points[0].samples_us.per_rank[0][0], 1e306);
+}
+
+TEST(ResultFileTest, LoadRefusesNumbersBeyondDouble) {
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/big.json";
+  std::ofstream(path) << "{\"schema_version\": 1e400}";
+  auto file = LoadResultFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message().rfind(path + " is not valid JSON (number overflow", 0), 0u)
+      << file.status().message();
+}
+
+// Copying or writing a JSON value recurses per level: 100000 levels (a 200 KB file) overflowed the stack.
+TEST(ResultFileTest, LoadRefusesDeepNesting) {
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/deep.json";
+  const size_t depth = 100000;
+  std::ofstream(path) << "{\"schema_version\": 2, \"environment\": {\"x\": " << std::string(depth, '[')
+                      << std::string(depth, ']') << "}}";
+  auto file = LoadResultFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), path + " is not a results file: its JSON nests deeper than 100 levels");
+  const std::string line = "{\"id\": \"p\", \"per_rank\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
+  SampleSet samples;
+  std::string id;
+  EXPECT_EQ(ReadSamplesLine(line, "s:1", &id, &samples).message(), "s:1: JSON nested deeper than 100 levels");
+}
+
 TEST(ResultFileTest, AMissingOrForeignSidecarIsNamed) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
   ASSERT_TRUE(file.ok());
