@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,22 @@ namespace commbench::config {
 namespace {
 
 using nlohmann::json;
+
+// A key as a message may show it: control characters (a NUL, a newline in a quoted key) escaped, so that every
+// problem stays one line.
+std::string Printable(const std::string& key) {
+  std::string out;
+  for (unsigned char c : key) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 
 // A plain scalar as YAML 1.2's core schema reads it.
 json PlainScalar(const std::string& s) {
@@ -61,7 +78,7 @@ Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file,
         const std::string key = kv.first.Scalar();
         const std::string child = path.empty() ? key : path + "." + key;
         if (out->contains(key)) {
-          return InvalidArgument(file->path + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + child +
+          return InvalidArgument(file->path + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + Printable(child) +
                                  ": given twice");
         }
         json v;
@@ -120,24 +137,25 @@ std::string Names(const std::vector<KeySpec>& keys) {
 
 void CheckObject(const ConfigFile& file, const json& object, const std::string& path, const std::vector<KeySpec>& keys,
                  std::vector<std::string>* problems) {
-  auto where = [&file](const std::string& key) { return file.path + ":" + std::to_string(file.LineOf(key)) + ": "; };
+  auto where = [&file](const std::string& key) {
+    return file.path + ":" + std::to_string(file.LineOf(key)) + ": " + Printable(key) + ": ";
+  };
   for (const auto& [name, value] : object.items()) {
     const std::string key = path.empty() ? name : path + "." + name;
     auto spec = std::find_if(keys.begin(), keys.end(), [&name](const KeySpec& k) { return k.name == name; });
     if (spec == keys.end()) {
-      problems->push_back(where(key) + key + ": unknown key (accepted: " + Names(keys) + ")");
+      problems->push_back(where(key) + "unknown key (accepted: " + Names(keys) + ")");
       continue;
     }
     if (!HasType(value, spec->type)) {
-      problems->push_back(where(key) + key + ": expected " + Describe(spec->type) + ", got " + TypeOf(value) +
+      problems->push_back(where(key) + "expected " + Describe(spec->type) + ", got " + TypeOf(value) +
                           (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
       continue;
     }
     if (spec->check) {
       std::string why = spec->check(value);
       if (!why.empty()) {
-        problems->push_back(where(key) + key + ": " + why +
-                            (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
+        problems->push_back(where(key) + why + (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
       }
     }
     if (spec->type == ValueType::kObject) CheckObject(file, value, key, spec->children, problems);
@@ -150,8 +168,8 @@ void CheckObject(const ConfigFile& file, const json& object, const std::string& 
   for (const KeySpec& k : keys) {
     if (k.required && !object.contains(k.name)) {
       const std::string key = path.empty() ? k.name : path + "." + k.name;
-      problems->push_back(where(path) + key + ": missing (" + Describe(k.type) +
-                          (k.accepted.empty() ? "" : ": " + k.accepted) + ")");
+      problems->push_back(file.path + ":" + std::to_string(file.LineOf(path)) + ": " + Printable(key) + ": missing (" +
+                          Describe(k.type) + (k.accepted.empty() ? "" : ": " + k.accepted) + ")");
     }
   }
 }
