@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string secret = "Zq7secretZq7";
   // The input as the rest of a URL whose password is the secret.
   const std::string url = "redis://:" + secret + "@" + text;
+  if (text.find(secret) != std::string::npos) return 0;  // the secret elsewhere in the URL may well be shown
   auto a = ParseRedisUrl(url, nullptr);
   if (a.ok()) {
     FUZZ_CHECK(!a->host.empty(), "a host");
