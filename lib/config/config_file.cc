@@ -140,7 +140,9 @@ void CheckObject(const ConfigFile& file, const json& object, const std::string& 
   auto where = [&file](const std::string& key) {
     return file.path + ":" + std::to_string(file.LineOf(key)) + ": " + Printable(key) + ": ";
   };
-  for (const auto& [name, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string name = item.key();
+    const json& value = item.value();
     const std::string key = path.empty() ? name : path + "." + name;
     auto spec = std::find_if(keys.begin(), keys.end(), [&name](const KeySpec& k) { return k.name == name; });
     if (spec == keys.end()) {
