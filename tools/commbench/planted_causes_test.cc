@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "tools/commbench/testing/cli_runner.h"
+#include "tools/commbench/testing/planted.h"
 
 namespace commbench::testing {
 namespace {
@@ -49,40 +50,11 @@ std::string Digest(const json& r) {
 
 // One sweep through the real CLI; the parsed result file.
 json Sweep(std::vector<std::string> args) {
-  CliRunner cli;
-  const std::string out = cli.dir() + "/planted.json";
-  std::vector<std::string> full = {"sweep", "--quiet", "-o", out};
-  full.insert(full.end(), args.begin(), args.end());
-  auto t0 = std::chrono::steady_clock::now();
-  CliResult r = cli.Run(full);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  if (r.exit_code != 0) return json::object();
-  json result = json::parse(std::ifstream(out));
-  EXPECT_EQ(result["status"], "complete");
-  for (const json& p : result["points"]) EXPECT_TRUE(p["correct"].get<bool>()) << p["id"];
+  double s = 0;
+  json result = RunSweep(args, &s);
+  for (const json& p : result.value("points", json::array())) EXPECT_TRUE(p["correct"].get<bool>()) << p["id"];
   std::printf("sweep took %.1f s\n%s", s, Digest(result).c_str());
   return result;
-}
-
-// Share of all CPUs busy over `seconds` (from /proc/stat), measured before a sweep: other work on the host.
-double HostBusyFraction(double seconds) {
-  auto sample = [] {
-    std::ifstream stat("/proc/stat");
-    std::string cpu;
-    double v, total = 0, idle = 0;
-    stat >> cpu;
-    for (int i = 0; i < 8 && stat >> v; ++i) {
-      total += v;
-      if (i == 3 || i == 4) idle += v;  // idle, iowait
-    }
-    return std::make_pair(total, idle);
-  };
-  auto a = sample();
-  usleep(static_cast<useconds_t>(seconds * 1e6));
-  auto b = sample();
-  double total = b.first - a.first;
-  return total > 0 ? 1 - (b.second - a.second) / total : 0;
 }
 
 // The A/B of test 1 compares how much CPU the ranks get; on a host already busy with other work the

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "tools/commbench/testing/cli_runner.h"
+#include "tools/commbench/testing/planted.h"
 
 namespace commbench::testing {
 namespace {
@@ -86,37 +87,9 @@ std::string Digest(const json& r) {
 }
 
 json Sweep(std::vector<std::string> args) {
-  CliRunner cli;
-  const std::string out = cli.dir() + "/planted.json";
-  std::vector<std::string> full = {"sweep", "--quiet", "-o", out};
-  full.insert(full.end(), args.begin(), args.end());
-  CliResult r = cli.Run(full);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  if (r.exit_code != 0) return json::object();
-  json result = json::parse(std::ifstream(out));
-  EXPECT_EQ(result["status"], "complete");
+  json result = RunSweep(args);
   std::printf("%s", Digest(result).c_str());
   return result;
-}
-
-// Share of all CPUs busy over `seconds` (/proc/stat), before a sweep: other work on the host.
-double HostBusyFraction(double seconds) {
-  auto sample = [] {
-    std::ifstream stat("/proc/stat");
-    std::string cpu;
-    double v, total = 0, idle = 0;
-    stat >> cpu;
-    for (int i = 0; i < 8 && stat >> v; ++i) {
-      total += v;
-      if (i == 3 || i == 4) idle += v;
-    }
-    return std::make_pair(total, idle);
-  };
-  auto a = sample();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  auto b = sample();
-  double total = b.first - a.first;
-  return total > 0 ? 1 - (b.second - a.second) / total : 0;
 }
 
 // The run's own processes (ranks) are never outside load: every point is monitored and none names a rank.
