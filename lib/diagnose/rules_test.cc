@@ -288,6 +288,27 @@ TEST(WorldBarrierRule, RuledOutWhenSyncNoneGrowsAlike) {
   EXPECT_FALSE(ab[0]["points"].empty());
 }
 
+// Two barrier series grow; only the second has a --sync none twin, and that A/B is inconclusive (cut 0.4), so
+// both are suspected. The finding names the one whose A/B was measured, even though the series without a twin
+// comes first (--explain adds a --cpus 0 barrier series with no twin).
+TEST(WorldBarrierRule, PrefersTheSeriesWhoseAbWasMeasured) {
+  PointSpec one_core = Barrier("world-barrier");
+  one_core.axes["cpus"] = "0";
+  PointSpec all_cores = Barrier("world-barrier");
+  all_cores.axes["cpus"] = "";
+  PointSpec all_none = Barrier("none");
+  all_none.axes["cpus"] = "";
+  json r = MakeResult({MakeSeries(one_core, OneToEight(), [](int g) { return 50.0 + 30 * g; }),
+                       MakeSeries(all_cores, OneToEight(), [](int g) { return 50.0 + 25 * g; }),
+                       MakeSeries(all_none, OneToEight(), [](int g) { return 50.0 + 15 * g; })},
+                      "commbench sweep");
+  std::optional<Finding> f = Eval("world_barrier", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  ASSERT_FALSE(f->ab.empty());
+  EXPECT_EQ(f->ab[0].partner, "--sync none");
+}
+
 TEST(WorldBarrierRule, QuietWithoutBarrier) {
   json r =
       MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 50.0 + 25 * g; })}, "commbench sweep");

@@ -160,6 +160,9 @@ std::optional<Finding> PickBest(std::vector<Finding> candidates) {
   };
   std::stable_sort(candidates.begin(), candidates.end(), [&rank](const Finding& a, const Finding& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
+    // A series whose own A/B was measured says more than one without (e.g. a --cpus partner series that
+    // --explain added, which grows with the barrier too but has no --sync none twin).
+    if (a.ab.empty() != b.ab.empty()) return !a.ab.empty();
     return a.strength > b.strength;
   });
   return candidates.front();
