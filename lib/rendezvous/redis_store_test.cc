@@ -1,6 +1,7 @@
 // RedisStore against a real redis-server started here on a free loopback port
 // (one with a password, one without), stopped by its pid at the end.
 #include "lib/rendezvous/redis_store.h"
+#include "lib/rendezvous/testing/redis_server.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -19,49 +20,7 @@ namespace commbench {
 namespace {
 
 using std::chrono::milliseconds;
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-// A redis-server child on 127.0.0.1; ready when it answers.
-class RedisServer {
- public:
-  explicit RedisServer(const std::string &password) : port_(FreePort()) {
-    std::vector<std::string> args = {"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
-                                     "--save",       "",       "--appendonly",        "no",     "--loglevel",
-                                     "warning"};
-    if (!password.empty()) args.insert(args.end(), {"--requirepass", password});
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    for (int i = 0; i < 200 && pid_ > 0; ++i) {
-      RedisAddress probe{"127.0.0.1", port_, 0, "", password};
-      if (RedisStore::Connect(probe, milliseconds(100)).ok()) return;
-      std::this_thread::sleep_for(milliseconds(25));
-    }
-  }
-  ~RedisServer() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-  }
-  int port() const { return port_; }
-  bool started() const { return pid_ > 0; }
-
- private:
-  int port_;
-  pid_t pid_ = -1;
-};
+using commbench::testing::RedisServer;
 
 class RedisStoreTest : public ::testing::Test {
  protected:
@@ -167,7 +126,7 @@ TEST_F(RedisStoreTest, PasswordFromUrlOrEnvironmentAndNeverInMessages) {
 }
 
 TEST_F(RedisStoreTest, UnreachableServerIsNamed) {
-  auto s = RedisStore::Connect(*ParseRedisUrl("redis://:pw@127.0.0.1:" + std::to_string(FreePort()), nullptr),
+  auto s = RedisStore::Connect(*ParseRedisUrl("redis://:pw@127.0.0.1:" + std::to_string(commbench::testing::FreeLoopbackPort()), nullptr),
                                milliseconds(500));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("cannot connect"), std::string::npos) << s.status().message();
