@@ -48,6 +48,9 @@ StatusOr<std::optional<LaunchPlace>> FromConvention(const EnvLookup &env, const 
   const char *rank = env(c.rank);
   const char *world = env(c.world);
   if (rank == nullptr && world == nullptr) return std::optional<LaunchPlace>();
+  // Inside salloc or a batch script Slurm sets SLURM_NTASKS for the allocation; only srun's tasks get a
+  // SLURM_PROCID. That is not a launched rank (`--launcher srun` runs from there).
+  if (rank == nullptr && std::string(c.source) == "slurm") return std::optional<LaunchPlace>();
   if (rank == nullptr || world == nullptr) {
     const char *set = rank ? c.rank : c.world;
     const char *unset = rank ? c.world : c.rank;
@@ -87,6 +90,37 @@ StatusOr<LaunchPlace> DetectLaunchPlace(const EnvLookup &env, const PlaceOverrid
                            " (from " + p.source + "; accepted: 0 to " + std::to_string(p.world - 1) + ")");
   }
   return p;
+}
+
+std::string RunIdFromEnv(const EnvLookup &env) {
+  auto get = [&env](const char *name) -> std::string {
+    const char *v = env(name);
+    return v ? v : "";
+  };
+  struct Source {
+    const char *prefix;
+    std::vector<const char *> variables;  // all must be set
+  };
+  const Source sources[] = {
+      {"torchrun-", {"TORCHELASTIC_RUN_ID"}},
+      {"slurm-", {"SLURM_JOB_ID", "SLURM_STEP_ID"}},
+      {"ompi-", {"OMPI_MCA_ess_base_jobid"}},
+      {"pmix-", {"PMIX_NAMESPACE"}},
+      {"pmi-", {"PMI_KVSNAME"}},
+      {"master-", {"MASTER_ADDR", "MASTER_PORT"}},
+  };
+  for (const Source &s : sources) {
+    std::string id;
+    for (const char *v : s.variables) {
+      if (get(v).empty()) {
+        id.clear();
+        break;
+      }
+      id += (id.empty() ? "" : ".") + get(v);
+    }
+    if (!id.empty()) return s.prefix + id;
+  }
+  return "";
 }
 
 EnvLookup ProcessEnv() {

@@ -44,6 +44,11 @@ struct PlaceOverrides {
 // rank without a world), or the rank is outside the world.
 StatusOr<LaunchPlace> DetectLaunchPlace(const EnvLookup &env, const PlaceOverrides &overrides = {});
 
+// An id that every rank of one launch sees alike and the next launch does not, from the launcher's job
+// variables (torchrun's run id, Slurm's job and step, Open MPI's job, PMIx's namespace, MPICH's KVS name, then
+// MASTER_ADDR:MASTER_PORT); "" when none is set (then --run-id must say).
+std::string RunIdFromEnv(const EnvLookup &env);
+
 // The real environment.
 EnvLookup ProcessEnv();
 

@@ -106,6 +106,21 @@ TEST(LauncherEnvTest, BadValuesNameTheVariable) {
   }
 }
 
+TEST(LauncherEnvTest, SlurmAllocationWithoutATaskIsNotARank) {
+  EXPECT_EQ(DetectLaunchPlace(Env({{"SLURM_NTASKS", "8"}, {"SLURM_JOB_ID", "41"}})).status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST(LauncherEnvTest, RunIdFromTheLaunchersJob) {
+  EXPECT_EQ(RunIdFromEnv(Env({{"SLURM_JOB_ID", "41"}, {"SLURM_STEP_ID", "3"}, {"MASTER_ADDR", "n1"}})), "slurm-41.3");
+  EXPECT_EQ(RunIdFromEnv(Env({{"TORCHELASTIC_RUN_ID", "abc"}, {"SLURM_JOB_ID", "41"}, {"SLURM_STEP_ID", "3"}})),
+            "torchrun-abc");
+  EXPECT_EQ(RunIdFromEnv(Env({{"OMPI_MCA_ess_base_jobid", "123"}})), "ompi-123");
+  EXPECT_EQ(RunIdFromEnv(Env({{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"}})), "master-10.0.0.1.29500");
+  EXPECT_EQ(RunIdFromEnv(Env({{"SLURM_JOB_ID", "41"}})), "");  // a job without a step: not one launch
+  EXPECT_EQ(RunIdFromEnv(Env({})), "");
+}
+
 TEST(LauncherEnvTest, TorchStoreNoteOnlyWithoutRendezvous) {
   EXPECT_EQ(TorchStoreNote(Env({}), false), "");
   auto env = Env({{"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}});

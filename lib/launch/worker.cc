@@ -8,10 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/backend/gloo/control_plane.h"
 #include "lib/core/affinity.h"
@@ -42,14 +41,27 @@ struct CachedCommunicator {
   double setup_s = 0;
 };
 
+// The driver's way: rank-<r>.jsonl in the launch's results directory, one line per finished point.
+class FileRankOutput : public RankOutput {
+ public:
+  FileRankOutput(const std::string& results_dir, int rank) : out_(RankResultsPath(results_dir, rank), std::ios::app) {}
+  bool ok() const { return static_cast<bool>(out_); }
+  Status Put(const result::RankSamples& samples) override {
+    out_ << result::RankSamplesToJsonLine(samples) << "\n";
+    out_.flush();
+    return out_ ? OkStatus() : Internal("cannot write the results of point " + samples.point_id);
+  }
+
+ private:
+  std::ofstream out_;
+};
+
 class RankRunner {
  public:
-  RankRunner(const WorkerPlan& plan, int rank, int local_rank, Store* store)
-      : plan_(plan), rank_(rank), local_rank_(local_rank), store_(store) {}
+  RankRunner(const WorkerPlan& plan, int rank, int local_rank, Store* store, RankOutput* output)
+      : plan_(plan), rank_(rank), local_rank_(local_rank), store_(store), output_(output) {}
 
   Status Run() {
-    std::ofstream out(RankResultsPath(plan_.results_dir, rank_), std::ios::app);
-    if (!out) return Internal("rank " + std::to_string(rank_) + ": cannot write " + plan_.results_dir);
     if (!plan_.progress_dir.empty()) {
       ASSIGN_OR_RETURN(progress_, ProgressPage::Create(ProgressPath(plan_.progress_dir, rank_), rank_));
     }
@@ -72,8 +84,8 @@ class RankRunner {
                                                    ": " + samples.status().message());
       }
       samples->point_index = static_cast<int>(i);
-      out << result::RankSamplesToJsonLine(*samples) << "\n";
-      out.flush();
+      Status put = output_->Put(*samples);
+      if (!put.ok()) return Status(put.code(), "rank " + std::to_string(rank_) + ": " + put.message());
     }
     return LeaveTogether();
   }
@@ -98,8 +110,7 @@ class RankRunner {
     if (cached.comm) return &cached;
     auto t0 = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(cached.backend, CreateBackend(point.backend));
-    group_stores_.push_back(
-        std::make_unique<PrefixStore>(key + "/group" + std::to_string(place.group), store_));
+    group_stores_.push_back(std::make_unique<PrefixStore>(key + "/group" + std::to_string(place.group), store_));
     ConnectRequest request;
     request.place = place;
     request.store = group_stores_.back().get();
@@ -154,6 +165,8 @@ class RankRunner {
     out.vol_ctx = static_cast<double>(r.vol_ctx) * share;
     out.invol_ctx = static_cast<double>(r.invol_ctx) * share;
     out.affinity = FormatCpuList(AllowedCpus());
+    out.host = plan_.host_name;
+    out.address = plan_.host;
     out.setup_s = cached->setup_s;
     return out;
   }
@@ -162,12 +175,23 @@ class RankRunner {
   int rank_;
   int local_rank_;  // among the ranks on this host
   Store* store_;
+  RankOutput* output_;
   std::map<std::string, CachedCommunicator> comms_;
   std::vector<std::unique_ptr<PrefixStore>> group_stores_;
   ProgressPage progress_;  // none (writes nothing) when the plan names no progress directory
 };
 
 }  // namespace
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+Status RunRank(const WorkerPlan& plan, int rank, int local_rank, Store* store, RankOutput* output) {
+  return RankRunner(plan, rank, local_rank, store, output).Run();
+}
 
 Status RunWorkerProcess(const std::string& plan_path, int process_index, int local_process_index) {
   std::ifstream in(plan_path);
@@ -179,16 +203,20 @@ Status RunWorkerProcess(const std::string& plan_path, int process_index, int loc
     return InvalidArgument("worker: malformed plan " + plan_path + ": " + e.what());
   }
   ASSIGN_OR_RETURN(WorkerPlan plan, WorkerPlanFromJson(j));
+  plan.host_name = HostName();
   auto store = NewFileStore(plan.store_dir);
   const int first = process_index * plan.ranks_per_process;
   const int last = std::min(first + plan.ranks_per_process, plan.world);
-  if (first >= plan.world) return InvalidArgument("worker: process index " + std::to_string(process_index) + " out of range");
+  if (first >= plan.world)
+    return InvalidArgument("worker: process index " + std::to_string(process_index) + " out of range");
   if (local_process_index < 0) local_process_index = process_index;
   std::vector<std::thread> threads;
   for (int rank = first; rank < last; ++rank) {
     const int local_rank = local_process_index * plan.ranks_per_process + (rank - first);
     threads.emplace_back([&, rank, local_rank] {
-      Status s = RankRunner(plan, rank, local_rank, store.get()).Run();
+      FileRankOutput output(plan.results_dir, rank);
+      Status s = output.ok() ? RunRank(plan, rank, local_rank, store.get(), &output)
+                             : Internal("rank " + std::to_string(rank) + ": cannot write " + plan.results_dir);
       if (!s.ok()) {
         // The other rank threads of this process may be blocked on the failed one: the driver needs an exit
         // now, with the reason, rather than a hang.

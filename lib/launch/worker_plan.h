@@ -2,10 +2,9 @@
 // the points in order, where to rendezvous and where to write results.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/measure/loop.h"
 #include "lib/sweep/planner.h"
@@ -17,13 +16,14 @@ struct WorkerPlan {
   int world = 1;
   int ranks_per_process = 1;
   std::vector<Point> points;
-  std::string store_dir;    // Gloo FileStore directory, private to this launch
-  std::string results_dir;  // rank-<r>.jsonl: one line per finished point
-  std::string host = "127.0.0.1";
+  std::string store_dir;           // Gloo FileStore directory, private to this launch
+  std::string results_dir;         // rank-<r>.jsonl: one line per finished point
+  std::string host = "127.0.0.1";  // the address this process's transports bind and advertise
+  std::string host_name;           // not in the file: each process fills in its own (gethostname)
   std::string iface;
   double timeout_s = 60;
-  LoopOptions loop;       // sync and injected delay are set per point / rank by the worker
-  int slow_rank = -1;     // test-only fault injection
+  LoopOptions loop;    // sync and injected delay are set per point / rank by the worker
+  int slow_rank = -1;  // test-only fault injection
   double slow_rank_delay_us = 0;
   int hang_rank = -1;  // test-only fault injection: stops before timed iteration hang_at_iter
   int64_t hang_at_iter = 0;

@@ -110,6 +110,8 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.group = r.group;
     t.group_rank = r.group_rank;
     t.pid = r.pid;
+    t.host = r.host;
+    t.address = r.address;
     t.time_us = Summarize(r.samples_us);
     t.cpu_user_s = r.cpu_user_s;
     t.cpu_sys_s = r.cpu_sys_s;
@@ -154,7 +156,12 @@ void AddGroupsAndSkew(const std::vector<RankSamples>& ranks, const std::vector<s
   double slowest_group_p50 = -1, slowest_rank_p50 = -1;
   for (size_t g = 0; g < group_series.size(); ++g) {
     Summary s = Summarize(group_series[g]);
-    out->per_group.push_back({static_cast<int>(g), s.p50, s.mean});
+    result::GroupTime t{static_cast<int>(g), s.p50, s.mean, {}};
+    for (const RankSamples& r : ranks) {
+      const bool mine = r.group == static_cast<int>(g) && !r.address.empty();
+      if (mine && std::find(t.hosts.begin(), t.hosts.end(), r.address) == t.hosts.end()) t.hosts.push_back(r.address);
+    }
+    out->per_group.push_back(std::move(t));
     if (s.p50 > slowest_group_p50) {
       slowest_group_p50 = s.p50;
       out->skew.slowest_group = static_cast<int>(g);
@@ -169,16 +176,14 @@ void AddGroupsAndSkew(const std::vector<RankSamples>& ranks, const std::vector<s
     }
   }
   if (ranks.empty()) return;
-  auto [first, last] = std::minmax_element(ranks.begin(), ranks.end(), [](const RankSamples& a, const RankSamples& b) {
-    return a.start_ns < b.start_ns;
-  });
+  auto [first, last] = std::minmax_element(
+      ranks.begin(), ranks.end(), [](const RankSamples& a, const RankSamples& b) { return a.start_ns < b.start_ns; });
   out->skew.start_skew_us = static_cast<double>(last->start_ns - first->start_ns) * 1e-3;
 }
 
 }  // namespace
 
-PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& ranks,
-                           const AggregateOptions& options) {
+PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& ranks, const AggregateOptions& options) {
   PointResult out;
   out.id = point.Id();
   out.point = point;

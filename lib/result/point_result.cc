@@ -1,7 +1,6 @@
 #include "lib/result/point_result.h"
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/result/json_reader.h"
@@ -30,9 +29,12 @@ Summary ReadSummary(ObjectReader in) {
 }
 
 json CpuToJson(const CpuUsage& c) {
-  return {{"cpu_s_total", c.cpu_s_total},           {"cores_available", c.cores_available},
-          {"saturation", c.saturation},             {"threads_per_core", c.threads_per_core},
-          {"vol_ctx_per_iter", c.vol_ctx_per_iter}, {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
+  return {{"cpu_s_total", c.cpu_s_total},
+          {"cores_available", c.cores_available},
+          {"saturation", c.saturation},
+          {"threads_per_core", c.threads_per_core},
+          {"vol_ctx_per_iter", c.vol_ctx_per_iter},
+          {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
 }
 
 CpuUsage ReadCpu(ObjectReader in) {
@@ -47,19 +49,22 @@ CpuUsage ReadCpu(ObjectReader in) {
 }
 
 json RankToJson(const RankTime& r) {
-  return {{"rank", r.rank},
-          {"group", r.group},
-          {"group_rank", r.group_rank},
-          {"pid", r.pid},
-          {"time_us", SummaryToJson(r.time_us)},
-          {"cpu_user_s", r.cpu_user_s},
-          {"cpu_sys_s", r.cpu_sys_s},
-          {"vol_ctx", r.vol_ctx},
-          {"invol_ctx", r.invol_ctx},
-          {"affinity", r.affinity},
-          {"setup_s", r.setup_s},
-          {"wall_s", r.wall_s},
-          {"checked_iters", r.checked_iters}};
+  json out = {{"rank", r.rank},
+              {"group", r.group},
+              {"group_rank", r.group_rank},
+              {"pid", r.pid},
+              {"time_us", SummaryToJson(r.time_us)},
+              {"cpu_user_s", r.cpu_user_s},
+              {"cpu_sys_s", r.cpu_sys_s},
+              {"vol_ctx", r.vol_ctx},
+              {"invol_ctx", r.invol_ctx},
+              {"affinity", r.affinity},
+              {"setup_s", r.setup_s},
+              {"wall_s", r.wall_s},
+              {"checked_iters", r.checked_iters}};
+  if (!r.host.empty()) out["host"] = r.host;  // absent where it was not recorded, so older files read back alike
+  if (!r.address.empty()) out["address"] = r.address;
+  return out;
 }
 
 RankTime ReadRank(ObjectReader in) {
@@ -68,6 +73,8 @@ RankTime ReadRank(ObjectReader in) {
   r.group = in.SmallInt("group", 0);
   r.group_rank = in.SmallInt("group_rank", 0);
   r.pid = in.SmallInt("pid", 0);
+  r.host = in.Has("host") ? in.String("host") : "";  // absent before hosts were recorded
+  r.address = in.Has("address") ? in.String("address") : "";
   r.time_us = ReadSummary(in.Object("time_us"));
   r.cpu_user_s = in.Number("cpu_user_s", 0);
   r.cpu_sys_s = in.Number("cpu_sys_s", 0);
@@ -129,7 +136,6 @@ SampleSet ReadSamples(ObjectReader in) {
   return s;
 }
 
-
 // Reads each element of the array `key` with `read`, which gets an ObjectReader at "<key>[i]".
 template <typename T, typename Read>
 std::vector<T> ReadEach(ObjectReader& in, const char* key, Read read) {
@@ -148,8 +154,8 @@ std::vector<T> ReadEach(ObjectReader& in, const char* key, Read read) {
 double RoundToNanosecond(double us) { return std::isfinite(us * 1000) ? std::round(us * 1000) / 1000 : us; }
 
 json SummaryToJson(const Summary& s) {
-  return {{"n", s.n},     {"min", s.min},       {"p50", s.p50},         {"p95", s.p95},
-          {"p99", s.p99}, {"max", s.max},       {"mean", s.mean},       {"stddev", s.stddev},
+  return {{"n", s.n},     {"min", s.min},         {"p50", s.p50},        {"p95", s.p95},
+          {"p99", s.p99}, {"max", s.max},         {"mean", s.mean},      {"stddev", s.stddev},
           {"cv", s.cv},   {"ci95_lo", s.ci95_lo}, {"ci95_hi", s.ci95_hi}};
 }
 
@@ -177,8 +183,8 @@ StatusOr<Point> ReadPoint(const json& j, const std::string& path) {
   }
   RETURN_IF_ERROR(errors.status());
   if (world != groups * group_size) {
-    return InvalidArgument(in.PathOf("world") + ": " + std::to_string(world) + " is not groups x group_size = " +
-                           std::to_string(groups * group_size));
+    return InvalidArgument(in.PathOf("world") + ": " + std::to_string(world) +
+                           " is not groups x group_size = " + std::to_string(groups * group_size));
   }
   json upgraded;
   if (!has_concurrency) {
@@ -215,7 +221,11 @@ json PointResultToJson(const PointResult& p) {
                  {"slowest_group", p.skew.slowest_group},
                  {"slowest_rank", p.skew.slowest_rank}};
   json per_group = json::array();
-  for (const GroupTime& g : p.per_group) per_group.push_back({{"group", g.group}, {"p50_us", g.p50_us}, {"mean_us", g.mean_us}});
+  for (const GroupTime& g : p.per_group) {
+    json group = {{"group", g.group}, {"p50_us", g.p50_us}, {"mean_us", g.mean_us}};
+    if (!g.hosts.empty()) group["hosts"] = g.hosts;
+    per_group.push_back(std::move(group));
+  }
   out["per_group"] = std::move(per_group);
   json per_rank = json::array();
   for (const RankTime& r : p.per_rank) per_rank.push_back(RankToJson(r));
@@ -270,7 +280,9 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.skew.slowest_group = skew.SmallInt("slowest_group", 0);
   p.skew.slowest_rank = skew.SmallInt("slowest_rank", 0);
   p.per_group = ReadEach<GroupTime>(in, "per_group", [](ObjectReader g) {
-    return GroupTime{g.SmallInt("group", 0), g.Number("p50_us"), g.Number("mean_us")};
+    GroupTime t{g.SmallInt("group", 0), g.Number("p50_us"), g.Number("mean_us"), {}};
+    if (g.Has("hosts")) t.hosts = g.Strings("hosts");  // absent before hosts were recorded
+    return t;
   });
   p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
   if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
 #include "lib/result/host_load.h"
@@ -32,10 +31,12 @@ struct Skew {
 struct GroupTime {
   int group = 0;
   double p50_us = 0, mean_us = 0;
+  std::vector<std::string> hosts;  // the addresses its ranks ran on, in rank order, each once ([] in older files)
 };
 
 struct RankTime {
   int rank = 0, group = 0, group_rank = 0, pid = 0;
+  std::string host, address;  // machine name and transport address ("" in older files)
   Summary time_us;
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
   std::string affinity;
@@ -82,7 +83,7 @@ struct PointResult {
   Skew skew;
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
-  SampleSet samples_us;  // absent from a file (the HTML report's embedded copy) reads as none kept
+  SampleSet samples_us;               // absent from a file (the HTML report's embedded copy) reads as none kept
   std::optional<HostLoad> host_load;  // absent when the sweep did not monitor the host (older files)
 };
 

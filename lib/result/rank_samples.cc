@@ -15,6 +15,8 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
               {"group", r.group},
               {"group_rank", r.group_rank},
               {"pid", r.pid},
+              {"host", r.host},
+              {"address", r.address},
               {"correct", r.correct},
               {"error", r.error},
               {"checked_iters", r.checked_iters},
@@ -43,6 +45,8 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.group = in.SmallInt("group", 0);
   r.group_rank = in.SmallInt("group_rank", 0);
   r.pid = in.SmallInt("pid", 0);
+  r.host = in.Has("host") ? in.String("host") : "";
+  r.address = in.Has("address") ? in.String("address") : "";
   r.correct = in.Bool("correct");
   r.error = in.String("error");
   r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;

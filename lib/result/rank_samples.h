@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
 
@@ -17,10 +16,12 @@ struct RankSamples {
   std::string point_id;
   int rank = 0, group = 0, group_rank = 0;
   int pid = 0;
+  std::string host;     // the rank's machine name
+  std::string address;  // the address its transports used
   bool correct = true;
-  std::string error;  // the first check failure, when !correct
+  std::string error;          // the first check failure, when !correct
   int64_t checked_iters = 0;  // timed iterations whose output was checked (first, last and a random sample)
-  std::string algo;   // what actually ran ("auto" resolved)
+  std::string algo;           // what actually ran ("auto" resolved)
   int64_t warmup = 0;
   std::vector<double> samples_us;         // host clock, one per timed iteration
   std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty

@@ -1,6 +1,7 @@
 #include "lib/result/rank_samples.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace commbench::result {
@@ -14,6 +15,8 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   r.group = 1;
   r.group_rank = 1;
   r.pid = 4242;
+  r.host = "node7";
+  r.address = "10.77.0.3";
   r.correct = false;
   r.error = "last timed iteration: 2 of 100 elements wrong";
   r.algo = "ring";
@@ -32,6 +35,8 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->point_id, r.point_id);
   EXPECT_EQ(back->rank, 3);
+  EXPECT_EQ(back->host, "node7");
+  EXPECT_EQ(back->address, "10.77.0.3");
   EXPECT_FALSE(back->correct);
   EXPECT_EQ(back->error, r.error);
   EXPECT_EQ(back->samples_us, r.samples_us);
