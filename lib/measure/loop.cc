@@ -161,7 +161,8 @@ class PointRunner {
     const auto t0 = Clock::now();
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR((this->*step_)());
     if (timing_.wait_for_batch) RETURN_IF_ERROR(work_->Wait());
-    const auto t1 = Clock::now();
+    auto t1 = Clock::now();
+    if (options_.uniform_slowdown > 0) t1 = SpinFor(t1, (t1 - t0) * options_.uniform_slowdown);
     done_ += count;
     if (options_.progress) {
       options_.progress->Completed(done_,
@@ -174,6 +175,15 @@ class PointRunner {
       if (device_us >= 0) result_.device_samples_us.push_back(device_us);
     }
     return OkStatus();
+  }
+
+  // TEST ONLY (--test-only-uniform-slowdown): busy-waits `extra` past `from` (a sleep would overshoot a short
+  // op's few microseconds many times over); returns when it ended.
+  static Clock::time_point SpinFor(Clock::time_point from, std::chrono::duration<double> extra) {
+    const auto until = from + std::chrono::duration_cast<Clock::duration>(extra);
+    Clock::time_point now = Clock::now();
+    while (now < until) now = Clock::now();
+    return now;
   }
 
   // TEST ONLY (--test-only-hang-rank): the iterations of a unit before the one this rank stops at; at that one it
