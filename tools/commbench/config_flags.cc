@@ -40,48 +40,81 @@ config::ValueType TypeOf(const CLI::Option* opt) {
   return config::ValueType::kScalarOrList;
 }
 
+// Keys spelled with '_' as the flags spell them ('-'), with their lines; a key given both ways is a problem.
+json Normalise(const config::ConfigFile& file, const json& values, const std::string& prefix, config::ConfigFile* out,
+               std::vector<std::string>* problems) {
+  json normalised = json::object();
+  for (const auto& [key, value] : values.items()) {
+    const std::string name = KeyName(key);
+    const int line = file.LineOf(prefix + key);
+    if (normalised.contains(name)) {
+      problems->push_back(file.path + ":" + std::to_string(line) + ": " + prefix + key + ": given twice (as " + name +
+                          ")");
+      continue;
+    }
+    normalised[name] = value;
+    out->lines[prefix + name] = line;
+  }
+  return normalised;
+}
+
 }  // namespace
 
-std::vector<std::string> ApplyConfigFile(const std::string& path, CLI::App* app, const std::set<std::string>& exclude) {
+std::vector<std::string> ApplyConfigFile(const std::string& path, CLI::App* app, const ConfigScope& scope) {
   auto file = config::ReadConfigFile(path);
   if (!file.ok()) return {file.status().message()};
-  // The keys: every long flag of the command but --help, --config and the excluded ones.
+  // The keys: every long flag of the command but --help and --config; the section's own under `gate:`.
   std::map<std::string, CLI::Option*> flags;
-  std::vector<config::KeySpec> keys;
+  std::vector<config::KeySpec> keys, section_keys;
   for (CLI::Option* opt : app->get_options()) {
     if (opt->get_lnames().empty()) continue;  // positional
     const std::string name = opt->get_lnames().front();
-    if (name == "help" || name == "config" || exclude.count(name)) continue;
+    if (name == "help" || name == "config") continue;
     flags[name] = opt;
-    keys.push_back(config::Key(name, TypeOf(opt), opt->get_description().substr(0, 80)));
+    (scope.section_flags.count(name) ? section_keys : keys).push_back(config::Key(name, TypeOf(opt)));
   }
-  // Keys are spelled with '-' or '_': check them as the flags spell them.
   config::ConfigFile normalised = *file;
-  normalised.values = json::object();
+  normalised.lines.clear();
+  normalised.lines[""] = 1;
   std::vector<std::string> problems;
-  for (const auto& [key, value] : file->values.items()) {
-    const std::string name = KeyName(key);
-    if (normalised.values.contains(name)) {
-      problems.push_back(path + ":" + std::to_string(file->LineOf(key)) + ": " + key + ": given twice (as " + name +
-                         ")");
-      continue;
+  json top = file->values;
+  const bool has_section = top.contains(kConfigSection);
+  json section = has_section ? top[kConfigSection] : json::object();
+  top.erase(kConfigSection);
+  normalised.values = Normalise(*file, top, "", &normalised, &problems);
+  if (scope.own_section) {
+    config::KeySpec k = config::Key(kConfigSection, config::ValueType::kObject);
+    k.children = section_keys;
+    keys.push_back(k);
+    if (has_section) {
+      normalised.lines[kConfigSection] = file->LineOf(kConfigSection);
+      normalised.values[kConfigSection] =
+          section.is_object() ? Normalise(*file, section, std::string(kConfigSection) + ".", &normalised, &problems)
+                              : section;
     }
-    normalised.values[name] = value;
-    normalised.lines[name] = file->LineOf(key);
+  } else if (has_section && !section.is_object()) {
+    problems.push_back(path + ":" + std::to_string(file->LineOf(kConfigSection)) + ": " + kConfigSection +
+                       ": expected a mapping, got " + section.dump());
   }
-  for (config::KeySpec& k : keys) k.accepted.clear();  // the list of names is what an unknown key needs
   std::vector<std::string> checked = config::CheckConfig(normalised, keys);
   problems.insert(problems.end(), checked.begin(), checked.end());
   if (!problems.empty()) return problems;
-  for (const auto& [name, value] : normalised.values.items()) {
+  auto apply = [&](const std::string& name, const json& value, const std::string& key) {
     CLI::Option* opt = flags.at(name);
-    if (opt->count() > 0) continue;  // the command line wins
+    if (opt->count() > 0) return;  // the command line wins
     const bool repeated = opt->get_items_expected_max() > 1;
     try {
       opt->add_result(Values(value, repeated));
       opt->run_callback();
     } catch (const CLI::Error& e) {
-      problems.push_back(path + ":" + std::to_string(normalised.LineOf(name)) + ": " + name + ": " + e.what());
+      problems.push_back(path + ":" + std::to_string(normalised.LineOf(key)) + ": " + key + ": " + e.what());
+    }
+  };
+  for (const auto& [name, value] : normalised.values.items()) {
+    if (name == kConfigSection) {
+      for (const auto& [inner, v] : value.items()) apply(inner, v, std::string(kConfigSection) + "." + inner);
+    } else {
+      apply(name, value, name);
     }
   }
   return problems;

@@ -12,10 +12,18 @@
 
 namespace commbench::cli {
 
-// Applies `path` to the flags of `app` that the command line did not give, except those in `exclude` (long names
-// without dashes; --help and --config are never keys). Returns every problem, one line each ("FILE:LINE: KEY:
-// what is wrong (accepted: ...)"); nothing is applied unless there are none.
-std::vector<std::string> ApplyConfigFile(const std::string& path, CLI::App* app,
-                                         const std::set<std::string>& exclude = {});
+//
+// One file can serve `sweep` and `gate` (configs/gate/*.yaml): the top level holds the sweep's flags, and the
+// mapping under `gate:` the gate's own (min-effect, junit, ...), which `sweep` skips.
+struct ConfigScope {
+  bool own_section = false;            // this command reads the `gate:` section (else it skips it)
+  std::set<std::string> section_flags;  // flags that only the section may set (long names without dashes)
+};
+inline constexpr const char* kConfigSection = "gate";
+
+// Applies `path` to the flags of `app` that the command line did not give (--help and --config are never keys).
+// Returns every problem, one line each ("FILE:LINE: KEY: what is wrong (accepted: ...)"); the command must not
+// run when there is one.
+std::vector<std::string> ApplyConfigFile(const std::string& path, CLI::App* app, const ConfigScope& scope = {});
 
 }  // namespace commbench::cli

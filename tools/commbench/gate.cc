@@ -380,7 +380,11 @@ void SetupGate(CLI::App& app, int* exit_code) {
                   "YAML or JSON file of these flags (keys are flag names without dashes); the command line wins");
   cmd->callback([o, exit_code, cmd] {
     if (!o->config.empty()) {
-      const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd);
+      ConfigScope scope;
+      scope.own_section = true;
+      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "json", "junit", "summary",
+                             "min-effect", "allow-env-drift", "quiet"};
+      const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench gate: error: %s\n", p.c_str());
       if (!problems.empty()) {
         *exit_code = 2;
