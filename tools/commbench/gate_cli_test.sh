@@ -66,7 +66,7 @@ one_error_line broken-config
 # 4. gate --update-baseline without a baseline measures the flags' sweep and makes it the baseline.
 "$COMMBENCH" gate --baseline base.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 8 2>"$T/err" >/dev/null
 check first-baseline 0 $?
-python3 -c "import json; assert json.load(open("base.json"))["spec"]["repeats"] == 8" || bad "baseline spec"
+python3 -c "import json; assert json.load(open('base.json'))['spec']['repeats'] == 8" || bad "baseline spec"
 /usr/bin/python3 "$VALIDATE" "$SCHEMA" base.json || bad "baseline schema"
 # 5. The same build against it: no regression. A planted 30 % slowdown: a regression, named in JUnit.
 "$COMMBENCH" gate --baseline base.json -q --json g.json >out 2>"$T/err"
