@@ -95,7 +95,7 @@ grep -q "OMP_NUM_THREADS" out || bad "drift not named: $(cat out)"
 rc=$?
 [[ $rc == 0 || $rc == 3 ]] && ok || bad "A/A: exit $rc: $(cat out)"
 "$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=0.3 "${TINY[@]}" \
-  --sizes 1M --repeats 5 --out ab.json >out 2>"$T/err"
+  --sizes 1M --repeats 7 --out ab.json >out 2>"$T/err"
 check ab-slowdown 1 $?
 
 # 9. Bad input: one error line, exit 2, nothing written.
