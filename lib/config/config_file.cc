@@ -109,6 +109,8 @@ bool HasType(const json& v, ValueType t) {
       return true;
     case ValueType::kObject:
       return v.is_object();
+    case ValueType::kScalarOrList:
+      return v.is_string() || v.is_number() || v.is_boolean() || HasType(v, ValueType::kStringList);
     case ValueType::kObjectList:
       if (!v.is_array()) return false;
       for (const json& e : v) {
@@ -207,6 +209,8 @@ const char* Describe(ValueType type) {
       return "a mapping";
     case ValueType::kObjectList:
       return "a list of mappings";
+    case ValueType::kScalarOrList:
+      return "a value or a list of values";
   }
   return "?";
 }

@@ -27,7 +27,8 @@ struct ConfigFile {
 StatusOr<ConfigFile> ReadConfigFile(const std::string& path);
 StatusOr<ConfigFile> ParseConfigText(const std::string& text, const std::string& path);
 
-enum class ValueType { kBool, kInteger, kNumber, kString, kStringList, kObject, kObjectList };
+// kScalarOrList: a string, number or boolean, or a list of strings and numbers (a flag that takes a list).
+enum class ValueType { kBool, kInteger, kNumber, kString, kStringList, kObject, kObjectList, kScalarOrList };
 
 struct KeySpec {
   std::string name;

@@ -45,7 +45,8 @@ void DifferByKey(const json& base, const json& now, const std::string& field, co
   }
 }
 
-// Points by id, in first-seen order; each repeat is one entry.
+// Points by id, in first-seen order. A point's repeats are in its record (schema_version 3: `repeats`); files
+// written before that may hold one entry per repeat, all of which count.
 std::map<std::string, std::vector<const result::PointResult*>> ById(const std::vector<result::PointResult>& points,
                                                                     std::vector<std::string>* order) {
   std::map<std::string, std::vector<const result::PointResult*>> by;
@@ -108,11 +109,15 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     auto n = now_points.find(id);
     pc.point = (b != base_points.end() ? b->second : n->second).front()->point;
     if (b != base_points.end()) {
-      for (const auto* p : b->second) pc.base_us.push_back(p->time_us.p50);
+      for (const auto* p : b->second) {
+        const std::vector<double> medians = result::RepeatMedians(*p);
+        pc.base_us.insert(pc.base_us.end(), medians.begin(), medians.end());
+      }
     }
     if (n != now_points.end()) {
       for (const auto* p : n->second) {
-        pc.now_us.push_back(p->time_us.p50);
+        const std::vector<double> medians = result::RepeatMedians(*p);
+        pc.now_us.insert(pc.now_us.end(), medians.begin(), medians.end());
         pc.wrong_result = pc.wrong_result || !p->correct;
       }
     }
@@ -132,7 +137,11 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     c.points.push_back(std::move(pc));
   }
   if (c.points.empty()) c.problems.push_back("no points to compare");
-  const bool drift = !c.environment.empty() && !options.allow_env_drift;
+  bool drift = false;
+  for (const EnvDifference& d : c.environment) {
+    const bool varied = d.key.rfind("variables.", 0) == 0 && options.varied_variables.count(d.key.substr(10));
+    drift = drift || (!varied && !options.allow_env_drift);
+  }
   // A wrong result fails whatever else is true; a slowdown counts only between like environments.
   if (wrong) {
     c.outcome = Outcome::kRegression;

@@ -4,6 +4,7 @@
 // differs in something that changes timings makes the comparison inconclusive or incomparable, never a pass.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace commbench::gate {
 struct CompareOptions {
   DecisionOptions decision;
   bool allow_env_drift = false;  // compare even when the environments differ (the differences are still listed)
+  // Variables the two sides set differently on purpose (gate --ab's variants): listed, never drift.
+  std::set<std::string> varied_variables;
 };
 
 struct EnvDifference {
@@ -26,7 +29,7 @@ struct EnvDifference {
 struct PointComparison {
   std::string id;
   Point point;
-  std::vector<double> base_us, now_us;  // the p50 of each repeat
+  std::vector<double> base_us, now_us;  // the p50 of each repeat (result::RepeatMedians)
   Decision decision;
   std::string problem;        // fail-closed reason for this point ("only in the baseline", a wrong result, ...)
   bool wrong_result = false;  // the new side computed a wrong result: a failure whatever its time

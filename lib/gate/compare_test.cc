@@ -103,5 +103,49 @@ TEST(CompareTest, EnvironmentDriftIsIncomparableUnlessAllowed) {
   EXPECT_EQ(diffs[0].key, "backends.gloo.version");
 }
 
+// schema_version 3 keeps a point's repeats in one record; older files hold one entry per repeat. Both count the
+// same, and a file compared with itself is never slower.
+TEST(CompareTest, RepeatsInOneRecordCountLikeRepeatedEntries) {
+  ResultFile entries = File({{"a", 100}, {"b", 50}}, 6, 1);
+  ResultFile records;
+  records.header = entries.header;
+  for (const char* id : {"a", "b"}) {
+    std::vector<PointResult> repeats;
+    for (const PointResult& p : entries.points) {
+      if (p.id == id) repeats.push_back(p);
+    }
+    records.points.push_back(result::CombineRepeats(repeats));
+  }
+  ASSERT_EQ(records.points[0].repeat_p50_us.size(), 6u);
+  const ResultFile now = File({{"a", 100}, {"b", 60}}, 6, 2);
+  const Comparison from_entries = Compare(entries, now), from_records = Compare(records, now);
+  ASSERT_EQ(from_records.points.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(from_records.points[i].base_us, from_entries.points[i].base_us);
+    EXPECT_EQ(from_records.points[i].decision.change, from_entries.points[i].decision.change);
+  }
+  EXPECT_EQ(from_records.outcome, Outcome::kRegression);
+  for (const ResultFile* f : std::vector<const ResultFile*>{&entries, &records, &now}) {
+    const Comparison self = Compare(*f, *f);
+    EXPECT_EQ(self.outcome, Outcome::kPass);
+    for (const PointComparison& p : self.points) EXPECT_NE(p.decision.change, Change::kSlower) << p.id;
+  }
+}
+
+// gate --ab sets variables on purpose: those differences are listed but do not make the sides incomparable;
+// any other still does.
+TEST(CompareTest, VariedVariablesAreNotDrift) {
+  json a = Env(), b = Env();
+  a["variables"]["NCCL_ALGO"] = "Ring";
+  b["variables"]["NCCL_ALGO"] = "Tree";
+  CompareOptions ab;
+  ab.varied_variables = {"NCCL_ALGO"};
+  Comparison c = Compare(File({{"a", 100}}, 6, 1, a), File({{"a", 100}}, 6, 2, b), ab);
+  EXPECT_EQ(c.outcome, Outcome::kPass);
+  ASSERT_EQ(c.environment.size(), 1u);
+  b["variables"]["OMP_NUM_THREADS"] = "4";
+  EXPECT_EQ(Compare(File({{"a", 100}}, 6, 1, a), File({{"a", 100}}, 6, 2, b), ab).outcome, Outcome::kIncomparable);
+}
+
 }  // namespace
 }  // namespace commbench::gate

@@ -111,6 +111,7 @@ class LaunchRunner {
     plan.loop.target_ci = options_.spec.target_ci;
     plan.loop.min_iters = options_.spec.min_iters;
     plan.loop.max_iters = options_.spec.max_iters;
+    plan.loop.uniform_slowdown = options_.spec.test_only_uniform_slowdown;
     if (!options_.spec.test_only_slow_rank.empty()) {
       const std::string& s = options_.spec.test_only_slow_rank;
       plan.slow_rank = std::stoi(s.substr(0, s.find(':')));

@@ -26,7 +26,8 @@ json WorkerPlanToJson(const WorkerPlan& p) {
             {"time_budget_s", p.loop.time_budget_s},
             {"target_ci", p.loop.target_ci},
             {"min_iters", p.loop.min_iters},
-            {"max_iters", p.loop.max_iters}}},
+            {"max_iters", p.loop.max_iters},
+            {"uniform_slowdown", p.loop.uniform_slowdown}}},
           {"slow_rank", p.slow_rank},
           {"slow_rank_delay_us", p.slow_rank_delay_us},
           {"hang_rank", p.hang_rank},
@@ -57,6 +58,7 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.loop.target_ci = loop.at("target_ci").get<double>();
     p.loop.min_iters = loop.at("min_iters").get<int64_t>();
     p.loop.max_iters = loop.at("max_iters").get<int64_t>();
+    p.loop.uniform_slowdown = loop.value("uniform_slowdown", 0.0);
     p.slow_rank = j.at("slow_rank").get<int>();
     p.slow_rank_delay_us = j.at("slow_rank_delay_us").get<double>();
     p.hang_rank = j.at("hang_rank").get<int>();

@@ -84,6 +84,7 @@ class PointRunner {
     EnterPhase(ProgressPhase::kWarmup);
     RETURN_IF_ERROR(Repeat(middle_input_, options_.warmup, nullptr));
     result_.warmup = options_.warmup;
+    RETURN_IF_ERROR(PlanSlowdown());
     ASSIGN_OR_RETURN(int64_t planned, PlanIterations());
     if (!sequential_) return Timed(planned);
     // One group at a time; the others wait at the world barrier for their turn.
@@ -161,7 +162,8 @@ class PointRunner {
     const auto t0 = Clock::now();
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR((this->*step_)());
     if (timing_.wait_for_batch) RETURN_IF_ERROR(work_->Wait());
-    const auto t1 = Clock::now();
+    auto t1 = Clock::now();
+    if (slowdown_per_op_.count() > 0) t1 = SpinFor(t1, slowdown_per_op_ * static_cast<double>(count));
     done_ += count;
     if (options_.progress) {
       options_.progress->Completed(done_,
@@ -174,6 +176,18 @@ class PointRunner {
       if (device_us >= 0) result_.device_samples_us.push_back(device_us);
     }
     return OkStatus();
+  }
+
+  // TEST ONLY (--test-only-uniform-slowdown): waits `extra` past `from`; returns when it ended. Sleeps all but the
+  // last 200 us (a spinning rank would take a core its peers need to finish the op) and spins the rest (a sleep
+  // overshoots a short op's few microseconds many times over).
+  static Clock::time_point SpinFor(Clock::time_point from, std::chrono::duration<double> extra) {
+    const auto until = from + std::chrono::duration_cast<Clock::duration>(extra);
+    constexpr auto kSpin = std::chrono::microseconds(200);
+    if (until - Clock::now() > kSpin) std::this_thread::sleep_until(until - kSpin);
+    Clock::time_point now = Clock::now();
+    while (now < until) now = Clock::now();
+    return now;
   }
 
   // TEST ONLY (--test-only-hang-rank): the iterations of a unit before the one this rank stops at; at that one it
@@ -213,6 +227,21 @@ class PointRunner {
       result_.correct = false;
       result_.error = "timed iteration " + std::to_string(index) + " (" + which + "): " + check.message();
     }
+    return OkStatus();
+  }
+
+  // TEST ONLY (--test-only-uniform-slowdown): the extra time per op, the same on every rank: the fraction of the
+  // median of a few untimed ops (the largest any rank saw). A spin proportional to each op's own measured time
+  // would feed back: a rank's op includes waiting for its peers' spins, so the slowdown compounds (a planted 30 %
+  // measured 3.6x on 2 cores). A constant spin that all ranks run at once after the same op costs each iteration
+  // its length, nothing more.
+  Status PlanSlowdown() {
+    if (options_.uniform_slowdown <= 0) return OkStatus();
+    std::vector<double> probe_us;
+    RETURN_IF_ERROR(Repeat(middle_input_, 5, &probe_us));
+    std::vector<double> agreed{Summarize(probe_us).p50};
+    RETURN_IF_ERROR(world_->MaxAll(&agreed));
+    slowdown_per_op_ = std::chrono::duration<double, std::micro>(agreed[0] * options_.uniform_slowdown);
     return OkStatus();
   }
 
@@ -262,6 +291,7 @@ class PointRunner {
   const Step synced_step_;
   const Step step_;
   const std::chrono::duration<double, std::micro> injected_delay_;
+  std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
   int64_t next_check_ = kNever;  // timed index of the next sampled check
   ProgressPhase phase_ = ProgressPhase::kSetup;

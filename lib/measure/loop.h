@@ -34,6 +34,10 @@ struct LoopOptions {
   // shows whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
   Concurrency concurrency = Concurrency::kConcurrent;
   double injected_delay_us = 0;  // test-only fault injection for this rank
+  // TEST ONLY (--test-only-uniform-slowdown): after each clocked op, every rank spins, inside the clock, for this
+  // fraction of the op's median time measured before the timed loop (the largest of any rank): every op slower by
+  // about that fraction. 0: off.
+  double uniform_slowdown = 0;
   // The backend's device: with the sync axis it decides what the clock covers (timing_plan.h).
   DeviceKind device = DeviceKind::kCpu;
   // Besides the first and last, each timed iteration is checked with this probability, on its own input, outside

@@ -226,3 +226,44 @@ TEST(LoopTest, GpuSyncStreamTimesEachIterationWithoutAWait) {
 
 }  // namespace
 }  // namespace commbench
+
+namespace commbench {
+namespace {
+
+// A Work whose Run costs a fixed time on top of the real collective.
+class FixedCost : public Work {
+ public:
+  FixedCost(std::unique_ptr<Work> work, std::chrono::microseconds cost) : work_(std::move(work)), cost_(cost) {}
+  Status SetInput(const void* host, size_t bytes) override { return work_->SetInput(host, bytes); }
+  Status Run() override {
+    std::this_thread::sleep_for(cost_);
+    return work_->Run();
+  }
+  Status GetOutput(void* host, size_t bytes) override { return work_->GetOutput(host, bytes); }
+  std::string algo() const override { return work_->algo(); }
+
+ private:
+  std::unique_ptr<Work> work_;
+  const std::chrono::microseconds cost_;
+};
+
+// TEST ONLY --test-only-uniform-slowdown: every op of every rank is longer by the fraction of the ops' median
+// before the timed loop. Each op here costs at least 2 ms, so with 50 % planted none may take less than 3 ms
+// (load on a shared host only adds; how close to 1.5x the median lands is what bench/gate_power.sh measures).
+TEST(LoopTest, UniformSlowdownAddsItsFractionToEveryOp) {
+  auto wrap = [](std::unique_ptr<Work> w) -> std::unique_ptr<Work> {
+    return std::make_unique<FixedCost>(std::move(w), std::chrono::microseconds(2000));
+  };
+  LoopOptions options = Fixed(40, 0);
+  options.uniform_slowdown = 0.5;
+  const std::vector<RankResult> slowed = RunLoop(options, wrap);
+  for (const RankResult& r : slowed) {
+    EXPECT_TRUE(r.correct) << r.error;
+    ASSERT_EQ(r.samples_us.size(), 40u);
+    EXPECT_GE(*std::min_element(r.samples_us.begin(), r.samples_us.end()), 3000.0)
+        << ::testing::PrintToString(r.samples_us);
+  }
+}
+
+}  // namespace
+}  // namespace commbench

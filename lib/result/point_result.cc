@@ -232,6 +232,9 @@ json PointResultToJson(const PointResult& p) {
   out["per_rank"] = std::move(per_rank);
   out["samples_us"] = SamplesToJson(p.samples_us);
   if (p.host_load) out["host_load"] = HostLoadToJson(*p.host_load);
+  if (!p.repeat_p50_us.empty()) {
+    out["repeats"] = {{"n", p.repeat_p50_us.size()}, {"p50_us", p.repeat_p50_us}, {"mean_us", p.repeat_mean_us}};
+  }
   return out;
 }
 
@@ -248,6 +251,37 @@ Status ReadSamplesLine(const std::string& line, const std::string& path, std::st
   samples->per_rank.clear();
   ReadPerRank(in, samples);
   return errors.status();
+}
+
+std::vector<double> RepeatMedians(const PointResult& p) {
+  return p.repeat_p50_us.empty() ? std::vector<double>{p.time_us.p50} : p.repeat_p50_us;
+}
+
+PointResult CombineRepeats(std::vector<PointResult> repeats) {
+  if (repeats.empty()) return PointResult{};
+  std::vector<double> p50, mean;
+  std::vector<std::string> errors;
+  bool correct = true;
+  for (size_t r = 0; r < repeats.size(); ++r) {
+    const PointResult& one = repeats[r];
+    const std::vector<double> medians = RepeatMedians(one);
+    p50.insert(p50.end(), medians.begin(), medians.end());
+    if (one.repeat_mean_us.size() == one.repeat_p50_us.size() && !one.repeat_mean_us.empty()) {
+      mean.insert(mean.end(), one.repeat_mean_us.begin(), one.repeat_mean_us.end());
+    } else {
+      mean.push_back(one.time_us.mean);
+    }
+    correct = correct && one.correct;
+    if (r + 1 == repeats.size()) continue;  // the last repeat's errors stay as they are, after the others'
+    for (const std::string& e : one.errors) errors.push_back("repeat " + std::to_string(r + 1) + ": " + e);
+  }
+  PointResult out = std::move(repeats.back());
+  errors.insert(errors.end(), out.errors.begin(), out.errors.end());
+  out.errors = std::move(errors);
+  out.correct = correct;
+  out.repeat_p50_us = std::move(p50);
+  out.repeat_mean_us = std::move(mean);
+  return out;
 }
 
 StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
@@ -286,6 +320,17 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   });
   p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
   if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));
+  if (in.Has("repeats")) {  // schema_version 3
+    ObjectReader repeats = in.Object("repeats");
+    const int64_t n = repeats.Int("n", 1);
+    p.repeat_p50_us = repeats.Numbers("p50_us");
+    p.repeat_mean_us = repeats.Numbers("mean_us");
+    if (errors.status().ok() && (static_cast<int64_t>(p.repeat_p50_us.size()) != n ||
+                                 static_cast<int64_t>(p.repeat_mean_us.size()) != n)) {
+      errors.Add(repeats.PathOf("n"), std::to_string(n) + " repeats, but " + std::to_string(p.repeat_p50_us.size()) +
+                                          " p50_us and " + std::to_string(p.repeat_mean_us.size()) + " mean_us values");
+    }
+  }
   RETURN_IF_ERROR(errors.status());
   if (in.Has("host_load")) {
     ASSIGN_OR_RETURN(p.host_load, ReadHostLoad(j["host_load"], in.PathOf("host_load")));

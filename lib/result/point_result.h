@@ -85,7 +85,19 @@ struct PointResult {
   std::vector<RankTime> per_rank;
   SampleSet samples_us;               // absent from a file (the HTML report's embedded copy) reads as none kept
   std::optional<HostLoad> host_load;  // absent when the sweep did not monitor the host (older files)
+  // One entry per independent repeat (a fresh launch, sweep --repeats), in the order they ran: the headline's p50
+  // and mean (time_us) of each. The record's other fields are the last repeat's. Empty in files written before
+  // repeats existed (schema_version < 3): read them as the one repeat time_us describes (RepeatMedians).
+  std::vector<double> repeat_p50_us, repeat_mean_us;
 };
+
+// Each repeat's median: repeat_p50_us, or {time_us.p50} for a point recorded without repeats.
+std::vector<double> RepeatMedians(const PointResult& p);
+
+// One point measured in several repeats, in the order they ran, as one record: the last repeat's, with every
+// repeat's p50 and mean, correct only when every repeat was (the errors of the others named "repeat K: ...").
+// A repeat that carries repeats itself contributes all of them.
+PointResult CombineRepeats(std::vector<PointResult> repeats);
 
 nlohmann::json SummaryToJson(const Summary& s);
 nlohmann::json PointResultToJson(const PointResult& p);

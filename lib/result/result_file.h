@@ -18,8 +18,9 @@
 
 namespace commbench::result {
 
-// 2: raw samples may live in a sidecar file (samples_us.file). Version 1 files still load.
-inline constexpr int kSchemaVersion = 2;
+// 2: raw samples may live in a sidecar file (samples_us.file); 3: points carry their independent repeats
+// (repeats: n, p50_us, mean_us). Versions 1 and 2 still load (one repeat per point entry).
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kOldestSchemaVersion = 1;
 
 struct ToolInfo {

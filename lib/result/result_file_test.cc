@@ -60,6 +60,8 @@ json ExpectedWriteBack(const std::string& path, StatusOr<ResultFile>* file) {
     for (json& r : p["per_rank"]) r.emplace("checked_iters", 0);
   }
   original["spec"].emplace("test_only_hang_rank", "");
+  original["spec"].emplace("repeats", 1);  // schema_version 3: one repeat before --repeats existed
+  original["spec"].emplace("test_only_uniform_slowdown", 0.0);
   return original;
 }
 
@@ -115,6 +117,74 @@ TEST(ResultFileTest, StreamedFileIsTheSameDocument) {
   EXPECT_TRUE(LoadJson(path)["points"].empty());
 }
 
+// schema_version 3: a point's independent repeats (sweep --repeats) write and read back, streamed too; a file of
+// version 2 (no repeats) reads each entry as one repeat.
+TEST(ResultFileTest, RepeatsRoundTrip) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(file->header.spec.repeats, 1);
+  EXPECT_EQ(RepeatMedians(file->points[0]), std::vector<double>{file->points[0].time_us.p50});
+  file->header.spec.repeats = 3;
+  file->points[0].repeat_p50_us = {10.5, 11.25, 9.75};
+  file->points[0].repeat_mean_us = {12, 13, 11.5};
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["points"][0]["repeats"], json({{"n", 3}, {"p50_us", {10.5, 11.25, 9.75}}, {"mean_us", {12, 13, 11.5}}}));
+  EXPECT_FALSE(j["points"][1].contains("repeats"));
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->header.spec.repeats, 3);
+  EXPECT_EQ(RepeatMedians(back->points[0]), (std::vector<double>{10.5, 11.25, 9.75}));
+  EXPECT_EQ(back->points[0].repeat_mean_us, (std::vector<double>{12, 13, 11.5}));
+  EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+
+  TempDir dir("result-");
+  const std::string path = dir.path() + "/r.json";
+  auto writer = ResultFileWriter::Open(path, file->header);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (PointResult p : file->points) ASSERT_TRUE((*writer)->AppendPoint(&p).ok());
+  ASSERT_TRUE((*writer)->Finish(file->trailer).ok());
+  auto streamed = LoadResultFile(path);
+  ASSERT_TRUE(streamed.ok()) << streamed.status().message();
+  EXPECT_EQ(streamed->points[0].repeat_p50_us, (std::vector<double>{10.5, 11.25, 9.75}));
+
+  json bad = j;
+  bad["points"][0]["repeats"]["n"] = 4;
+  auto refused = ReadResultFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "points[0].repeats.n: 4 repeats, but 3 p50_us and 3 mean_us values");
+  bad = j;
+  bad["points"][0]["repeats"]["p50_us"][1] = "fast";
+  refused = ReadResultFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "points[0].repeats.p50_us[1]: expected a number, got a string");
+}
+
+// The record of several repeats: the last one's, with each repeat's p50 and mean, wrong when any repeat was.
+TEST(ResultFileTest, CombineRepeatsKeepsEveryRepeat) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  std::vector<PointResult> repeats(3, file->points[0]);
+  for (int r = 0; r < 3; ++r) {
+    repeats[r].time_us.p50 = 100 + r;
+    repeats[r].time_us.mean = 200 + r;
+    repeats[r].iters = 10 + r;
+  }
+  repeats[1].correct = false;
+  repeats[1].errors = {"rank 1: timed iteration 3 (sampled): wrong"};
+  PointResult one = CombineRepeats(repeats);
+  EXPECT_EQ(one.repeat_p50_us, (std::vector<double>{100, 101, 102}));
+  EXPECT_EQ(one.repeat_mean_us, (std::vector<double>{200, 201, 202}));
+  EXPECT_EQ(one.iters, 12);  // the last repeat's record
+  EXPECT_FALSE(one.correct);
+  EXPECT_EQ(one.errors, std::vector<std::string>{"repeat 2: rank 1: timed iteration 3 (sampled): wrong"});
+  // Combining records that already hold repeats keeps all of them, in order.
+  PointResult more = CombineRepeats({one, repeats[0]});
+  EXPECT_EQ(more.repeat_p50_us, (std::vector<double>{100, 101, 102, 100}));
+  EXPECT_EQ(more.repeat_mean_us, (std::vector<double>{200, 201, 202, 200}));
+  EXPECT_TRUE(more.correct == false);
+}
+
 std::string ErrorFor(const std::function<void(json&)>& break_it) {
   json j = LoadJson("reports/testdata/real_sweep_g1-4.json");
   break_it(j);
@@ -133,8 +203,8 @@ TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
   EXPECT_EQ(ErrorFor([](json& j) { j["verdict"] = "maybe"; }).rfind("verdict: unknown value 'maybe'", 0), 0u);
   EXPECT_EQ(ErrorFor([](json& j) { j["findings"][0]["evidence"] = 3; }),
             "findings[0].evidence: expected an array, got an integer");
-  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 3; }),
-            "unsupported schema_version 3 (this commbench reads 1 to 2)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 4; }),
+            "unsupported schema_version 4 (this commbench reads 1 to 3)");
   EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
 }
 

@@ -55,12 +55,14 @@ void ReadSettings(ObjectReader& in, SweepSpec* s) {
   if (in.Has("min_iters")) s->min_iters = in.Int("min_iters", 0);
   if (in.Has("max_iters")) s->max_iters = in.Int("max_iters", 0);
   if (in.Has("sample_cap")) s->sample_cap = in.Int("sample_cap", 0);
+  if (in.Has("repeats")) s->repeats = in.Int("repeats", 1);  // absent before repeats existed: one
   if (in.Has("max_world")) s->max_world = in.Int("max_world", 1);
   if (in.Has("host")) s->host = in.String("host");
   if (in.Has("iface")) s->iface = in.String("iface");
   OptionalName(in, "launcher", ParseLauncher, &s->launcher);
   if (in.Has("test_only_slow_rank")) s->test_only_slow_rank = in.String("test_only_slow_rank");
   if (in.Has("test_only_hang_rank")) s->test_only_hang_rank = in.String("test_only_hang_rank");
+  if (in.Has("test_only_uniform_slowdown")) s->test_only_uniform_slowdown = in.Number("test_only_uniform_slowdown", 0);
 }
 
 // --explain's factors: [[axis, value], ...] per factor.

@@ -85,6 +85,15 @@ Status ValidateSpec(const SweepSpec& spec) {
     return colon != std::string::npos && colon > 0 && v.find(':', colon + 1) == std::string::npos &&
            v.find_first_not_of("0123456789:") == std::string::npos && colon + 1 < v.size();
   };
+  if (spec.repeats < 1 || spec.repeats > 1000) {
+    return InvalidArgument("--repeats: invalid value " + std::to_string(spec.repeats) +
+                           " (accepted: 1 to 1000 fresh launches per point)");
+  }
+  if (!(spec.test_only_uniform_slowdown >= 0 && spec.test_only_uniform_slowdown <= 10)) {
+    return InvalidArgument("--test-only-uniform-slowdown: invalid value " +
+                           std::to_string(spec.test_only_uniform_slowdown) +
+                           " (accepted: a fraction from 0 to 10, e.g. 0.05 for 5 %)");
+  }
   if (!spec.test_only_slow_rank.empty() && !rank_colon_number(spec.test_only_slow_rank)) {
     return InvalidArgument("--test-only-slow-rank: invalid value '" + spec.test_only_slow_rank +
                            "' (accepted: RANK:MICROSECONDS, e.g. 3:200)");

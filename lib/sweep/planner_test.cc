@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lib/sweep/point_json.h"
 
 namespace commbench {
@@ -151,6 +153,27 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   }
   hang.test_only_hang_rank = "1:5";
   EXPECT_TRUE(PlanSweep(hang).ok());
+
+  SweepSpec repeats;
+  for (int64_t bad : {0, -1, 1001}) {
+    repeats.repeats = bad;
+    auto refused = PlanSweep(repeats);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(), "--repeats: invalid value " + std::to_string(bad) +
+                                              " (accepted: 1 to 1000 fresh launches per point)");
+  }
+  repeats.repeats = 5;
+  EXPECT_TRUE(PlanSweep(repeats).ok());
+
+  SweepSpec slowdown;
+  for (double bad : {-0.1, 11.0, std::nan("")}) {
+    slowdown.test_only_uniform_slowdown = bad;
+    auto refused = PlanSweep(slowdown);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message().rfind("--test-only-uniform-slowdown: invalid value ", 0), 0u);
+  }
+  slowdown.test_only_uniform_slowdown = 0.05;
+  EXPECT_TRUE(PlanSweep(slowdown).ok());
 }
 
 // --explain's additions vary one factor at a time: each added value meets only the requested values of the

@@ -132,6 +132,7 @@ json SpecToJson(const SweepSpec& s) {
           {"min_iters", s.min_iters},
           {"max_iters", s.max_iters},
           {"sample_cap", s.sample_cap},
+          {"repeats", s.repeats},
           {"timeout_s", s.timeout_s},
           {"max_world", s.max_world},
           {"host", s.host},
@@ -139,6 +140,7 @@ json SpecToJson(const SweepSpec& s) {
           {"launcher", Name(s.launcher)},
           {"test_only_slow_rank", s.test_only_slow_rank},
           {"test_only_hang_rank", s.test_only_hang_rank},
+          {"test_only_uniform_slowdown", s.test_only_uniform_slowdown},
           {"explain_factors", factors}};
 }
 

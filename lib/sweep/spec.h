@@ -41,6 +41,9 @@ struct SweepSpec {
   int64_t min_iters = 20;
   int64_t max_iters = 100000;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
+  // Independent repeats: every point runs this many times, each time in a fresh launch, interleaved (repeat 1 of
+  // every point, then repeat 2, ...). The gate's evidence is one median per repeat (DESIGN §7).
+  int64_t repeats = 1;
 
   // Run control.
   double timeout_s = 60;  // per point: no progress for this long fails the run and names the ranks
@@ -52,6 +55,9 @@ struct SweepSpec {
   std::string test_only_slow_rank;
   // Test-only fault injection: "RANK:ITER" stops that rank for good before its timed iteration ITER of each point.
   std::string test_only_hang_rank;
+  // Test-only fault injection: every rank spends this fraction of each clocked op's measured time again, spinning,
+  // inside the clock (0.05: a uniform 5 % slowdown). 0: off.
+  double test_only_uniform_slowdown = 0;
 
   // --explain: the axis values it added, as factors (a factor is a set of axis values that go together, e.g. a
   // dedicated stream with pinned memory). A point takes the values of at most one factor: each A/B varies one

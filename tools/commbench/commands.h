@@ -13,5 +13,6 @@ void SetupEnv(CLI::App& app, int* exit_code);
 void SetupWorker(CLI::App& app, int* exit_code);
 void SetupReport(CLI::App& app, int* exit_code);
 void SetupCompare(CLI::App& app, int* exit_code);
+void SetupGate(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

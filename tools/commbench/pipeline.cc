@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 
 #include "lib/diagnose/diagnose.h"
@@ -85,15 +87,49 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   AggregateOptions aggregate;
   aggregate.sample_cap = request.spec.sample_cap;
   HostLoadMonitor host_load;  // load from outside the ranks, sampled while they run (DESIGN §6)
-  options.on_point = [&](FinishedPoint&& finished) {
-    aggregate.cores_available = finished.cores_available;
-    result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
-    point.host_load = host_load.LoadDuring(finished.ranks);
+  // Independent repeats (--repeats): the whole plan runs again, every launch fresh, so that repeat k of every
+  // point runs before repeat k+1 of any. A point is written once, after its last repeat, with every repeat's
+  // figures (result::CombineRepeats); the earlier repeats wait as summaries, without their samples.
+  const int64_t repeats = std::max<int64_t>(request.spec.repeats, 1);
+  int64_t repeat = 0;
+  std::map<std::string, std::vector<result::PointResult>> held;
+  std::vector<std::string> held_order;
+  auto write = [&](result::PointResult point) {
+    auto earlier = held.find(point.id);
+    std::vector<result::PointResult> all;
+    if (earlier != held.end()) all = std::move(earlier->second), held.erase(earlier);
+    all.push_back(std::move(point));
+    point = result::CombineRepeats(std::move(all));
     RETURN_IF_ERROR((*writer)->AppendPoint(&point));  // the samples go to disk; the summaries stay
     file.points.push_back(std::move(point));
     return OkStatus();
   };
-  DriverOutcome driven = RunPlan(*request.plan, options);
+  options.on_point = [&](FinishedPoint&& finished) {
+    aggregate.cores_available = finished.cores_available;
+    result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
+    point.host_load = host_load.LoadDuring(finished.ranks);
+    if (repeat + 1 >= repeats) return write(std::move(point));
+    point.samples_us.per_rank = {};
+    std::vector<result::PointResult>& mine = held[point.id];
+    if (mine.empty()) held_order.push_back(point.id);
+    mine.push_back(std::move(point));
+    return OkStatus();
+  };
+  DriverOutcome driven;
+  for (repeat = 0; repeat < repeats && driven.failure.empty(); ++repeat) {
+    if (repeats > 1 && options.progress) {
+      options.progress("repeat " + std::to_string(repeat + 1) + "/" + std::to_string(repeats));
+    }
+    driven = RunPlan(*request.plan, options);
+  }
+  repeat = repeats;  // from here on (a failure's leftovers, --explain's points) everything is written at once
+  for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
+    if (!held.count(id)) continue;
+    result::PointResult last = std::move(held[id].back());
+    held[id].pop_back();
+    Status s = write(std::move(last));
+    if (!s.ok() && driven.failure.empty()) driven.failure = s.message();
+  }
 
   result::ResultTrailer& trailer = file.trailer;
   trailer.skipped = request.plan->skipped;

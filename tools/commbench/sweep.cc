@@ -2,6 +2,7 @@
 
 #include "tools/commbench/commands.h"
 #include "tools/commbench/command_line.h"
+#include "tools/commbench/config_flags.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/sweep_flags.h"
 
@@ -12,6 +13,7 @@ namespace {
 struct SweepOptions {
   SweepFlags sweep;
   OutputFlags output;
+  std::string config;
 };
 
 }  // namespace
@@ -24,10 +26,22 @@ void SetupSweep(CLI::App& app, int* exit_code) {
       "  commbench sweep --groups 1..8                         # reference scenario A: Gloo pairs, 400 B .. 1 MiB\n"
       "  commbench sweep --groups 1,2,4,8 --sizes 4..64M:x4 --ops allreduce,allgather\n"
       "  commbench sweep --groups 1..4 --sync none,world-barrier --algos ring,halving_doubling\n"
-      "  commbench sweep --groups 4 --cpus '0;0-1'             # same point on one core and on two");
+      "  commbench sweep --groups 4 --cpus '0;0-1'             # same point on one core and on two\n"
+      "  commbench sweep --config configs/gate/ci.yaml --out baseline.json   # flags from a file; flags win");
   AddSweepFlags(sub, &options->sweep);
   AddOutputFlags(sub, &options->output);
-  sub->callback([options, exit_code] {
+  sub->add_option("--config", options->config,
+                  "YAML or JSON file of flags (keys are the flag names without dashes: groups: 1..4, "
+                  "sizes: [400, 64K], repeats: 5); flags on the command line override it");
+  sub->callback([options, exit_code, sub] {
+    if (!options->config.empty()) {
+      const std::vector<std::string> problems = ApplyConfigFile(options->config, sub);
+      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
+      if (!problems.empty()) {
+        *exit_code = 2;
+        return;
+      }
+    }
     auto spec = ToSpec(options->sweep);
     if (!spec.ok()) {
       std::fprintf(stderr, "commbench: error: %s\n", spec.status().message().c_str());

@@ -60,6 +60,10 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--max-iters", s.max_iters, "Adaptive: at most this many iterations")->capture_default_str();
   app->add_option("--sample-cap", s.sample_cap, "Raw per-iteration samples kept per rank in the JSON")
       ->capture_default_str();
+  app->add_option("--repeats", s.repeats,
+                  "Independent repeats: every point runs this many times, each in a fresh launch, interleaved "
+                  "(repeat 1 of every point, then repeat 2, ...); compare and gate judge the per-repeat medians")
+      ->capture_default_str();
   app->add_option("--timeout", s.timeout_s,
                   "Seconds a point may go without progress before the run stops and names the ranks that did not "
                   "finish")
@@ -74,6 +78,9 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--test-only-hang-rank", s.test_only_hang_rank,
                   "TEST ONLY fault injection, off by default: RANK:ITER stops that rank for good before its timed "
                   "iteration ITER (1-based) of each point");
+  app->add_option("--test-only-uniform-slowdown", s.test_only_uniform_slowdown,
+                  "TEST ONLY fault injection, off by default: FRACTION (e.g. 0.05) makes every rank spin that "
+                  "fraction of each op's measured time more, inside the clock: a planted uniform slowdown");
 }
 
 void AddOutputFlags(CLI::App* app, OutputFlags* f) {

@@ -1,0 +1,22 @@
+// What `compare` and `gate` write for a comparison: the text on stdout, and optionally JSON, JUnit XML and a
+// markdown summary (appended to --summary and to $GITHUB_STEP_SUMMARY when it is set).
+#pragma once
+
+#include <string>
+
+#include "lib/core/status.h"
+#include "lib/gate/compare.h"
+
+namespace commbench::cli {
+
+struct ComparisonOutputs {
+  std::string json, junit, summary;
+};
+
+// Fails before any work when an output could not be written (not a regular file, unwritable directory).
+Status CheckComparisonOutputs(const ComparisonOutputs& outputs);
+// Prints the comparison and writes the outputs; `base` and `now` name the two sides in the JSON.
+Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& outputs, const std::string& base,
+                      const std::string& now, const char* command);
+
+}  // namespace commbench::cli

@@ -1,0 +1,130 @@
+#!/bin/bash
+# `sweep --repeats`, `sweep --config` and `commbench gate` end to end with real sweeps (real rank processes): the
+# result file's repeats, compare on real repeated files, and the gate's exit code for every outcome, planted with
+# --test-only-uniform-slowdown. Tiny sweeps (one pair, 1 MiB, a short budget) so that it fits a CI job.
+set -uo pipefail
+COMMBENCH="$(realpath "$1")"
+SCHEMA="$(realpath "$2")"
+VALIDATE="$(realpath "$3")"
+T="${TEST_TMPDIR:-$(mktemp -d)}"
+cd "$T" || exit 1
+failed=0
+passed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+check() {  # name expected-rc actual-rc
+  if [[ "$2" == "$3" ]]; then ok; else bad "$1: exit $3, expected $2"; tail -3 "$T/err" 2>/dev/null; fi
+}
+one_error_line() {  # name: stderr holds exactly one line, an error
+  if [[ $(wc -l <"$T/err") -eq 1 ]] && grep -q "error: " "$T/err"; then ok; else bad "$1: $(cat "$T/err")"; fi
+}
+TINY=(--groups 1 --time-budget 0.03 --warmup 5 -q)
+
+# 1. sweep --repeats 5: every point records 5 per-repeat medians and means; the file is schema 3 and valid.
+"$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1.json >/dev/null 2>"$T/err"
+check sweep-repeats 0 $?
+"$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r2.json >/dev/null 2>"$T/err"
+check sweep-repeats-2 0 $?
+python3 - <<'PY' || bad "repeats in the file"
+import json
+d = json.load(open("r1.json"))
+assert d["schema_version"] == 3 and d["spec"]["repeats"] == 5, (d["schema_version"], d["spec"]["repeats"])
+assert len(d["points"]) == 2, len(d["points"])
+for p in d["points"]:
+    r = p["repeats"]
+    assert r["n"] == 5 and len(r["p50_us"]) == 5 and len(r["mean_us"]) == 5, r
+    assert p["time_us"]["p50"] == r["p50_us"][-1], "the record is the last repeat's"
+PY
+/usr/bin/python3 "$VALIDATE" "$SCHEMA" r1.json || bad "schema"
+# 2. compare on two real --repeats 5 files of the same build: never a regression; a file against itself is never
+# "slower".
+"$COMMBENCH" compare r1.json r2.json >out 2>"$T/err"
+rc=$?
+[[ $rc == 0 || $rc == 3 ]] && ok || bad "same build: exit $rc: $(cat out)"
+"$COMMBENCH" compare r1.json r1.json >out 2>"$T/err"
+rc=$?
+[[ $rc == 0 || $rc == 3 ]] && ok || bad "self: exit $rc"
+grep -q "^slower" out && bad "self: slower: $(cat out)" || ok
+
+# 3. sweep --config: values from the file (a list flag as a YAML list), the command line wins.
+printf 'groups: 2\nsizes: [400, 64K]\nrepeats: 2\ntime-budget: 0.02\ngate:\n  min-effect: 0.1\n' >c.yaml
+"$COMMBENCH" sweep --config c.yaml --groups 1 -q --out c.json >/dev/null 2>"$T/err"
+check config 0 $?
+python3 -c "
+import json; s = json.load(open('c.json'))['spec']
+assert s['groups'] == [1] and s['sizes'] == [400, 65536] and s['repeats'] == 2, s" || bad "config values"
+printf 'groups: 1\nbogus: 3\niters: many\n' >bad.yaml
+"$COMMBENCH" sweep --config bad.yaml --out never.json 2>"$T/err"
+check bad-config 2 $?
+[[ $(grep -c "error: bad.yaml:" "$T/err") == 2 ]] && ok || bad "bad config: $(cat "$T/err")"
+[[ -e never.json ]] && bad "bad config wrote a file" || ok
+printf 'groups: [1\n' >broken.yaml
+"$COMMBENCH" sweep --config broken.yaml 2>"$T/err"
+check broken-config 2 $?
+one_error_line broken-config
+
+# 4. gate --update-baseline without a baseline measures the flags' sweep and makes it the baseline.
+"$COMMBENCH" gate --baseline base.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 8 2>"$T/err" >/dev/null
+check first-baseline 0 $?
+python3 -c "import json; assert json.load(open('base.json'))['spec']['repeats'] == 8" || bad "baseline spec"
+/usr/bin/python3 "$VALIDATE" "$SCHEMA" base.json || bad "baseline schema"
+# 5. The same build against it: no regression. A planted 30 % slowdown: a regression, named in JUnit.
+"$COMMBENCH" gate --baseline base.json -q --json g.json >out 2>"$T/err"
+rc=$?
+[[ $rc == 0 || $rc == 3 ]] && ok || bad "same build gate: exit $rc: $(cat out)"
+"$COMMBENCH" gate --baseline base.json -q --test-only-uniform-slowdown 0.3 --junit slow.xml --json slow.json \
+  --summary slow.md >out 2>"$T/err"
+check slowdown-30 1 $?
+grep -q '<failure message="slower' slow.xml || bad "JUnit: $(cat slow.xml)"
+grep -q "regression" slow.md || bad "summary"
+# 6. Too few repeats: inconclusive, never a pass.
+"$COMMBENCH" gate --baseline one.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 1 2>"$T/err" >/dev/null
+check one-repeat-baseline 0 $?
+"$COMMBENCH" gate --baseline one.json -q >out 2>"$T/err"
+check one-repeat 3 $?
+# 7. Environment drift (a timing-relevant variable differs from the baseline's): incomparable.
+python3 -c "
+import json; d = json.load(open('base.json')); d['environment']['variables']['OMP_NUM_THREADS'] = '64'
+json.dump(d, open('drift.json', 'w'))"
+"$COMMBENCH" gate --baseline drift.json -q >out 2>"$T/err"
+check drift 3 $?
+grep -q "OMP_NUM_THREADS" out || bad "drift not named: $(cat out)"
+
+# 8. --ab: A/A is not a regression; B with a planted 30 % slowdown is.
+"$COMMBENCH" gate --ab --a GLOO_GATE_TEST=1 --b GLOO_GATE_TEST=1 "${TINY[@]}" --sizes 1M --repeats 5 --out ab.json >out 2>"$T/err"
+rc=$?
+[[ $rc == 0 || $rc == 3 ]] && ok || bad "A/A: exit $rc: $(cat out)"
+"$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=0.3 "${TINY[@]}" \
+  --sizes 1M --repeats 7 --out ab.json >out 2>"$T/err"
+check ab-slowdown 1 $?
+
+# 9. Bad input: one error line, exit 2, nothing written.
+"$COMMBENCH" gate 2>"$T/err"; check no-baseline 2 $?; one_error_line no-baseline
+"$COMMBENCH" gate --baseline nosuch.json 2>"$T/err"; check missing-baseline 2 $?; one_error_line missing-baseline
+"$COMMBENCH" gate --ab --baseline base.json 2>"$T/err"; check ab-and-baseline 2 $?; one_error_line ab-and-baseline
+"$COMMBENCH" gate --ab --a 'NOT A NAME=1' 2>"$T/err"; check bad-variant 2 $?; one_error_line bad-variant
+"$COMMBENCH" gate --ab --b COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=lots 2>"$T/err"; check bad-slowdown 2 $?
+one_error_line bad-slowdown
+"$COMMBENCH" gate --baseline base.json --groups 2 2>"$T/err"; check other-spec 2 $?; one_error_line other-spec
+grep -q "groups \[2\] (the baseline's: \[1\])" "$T/err" || bad "other spec not named: $(cat "$T/err")"
+"$COMMBENCH" gate --baseline base.json --min-effect 3 2>"$T/err"; check min-effect 2 $?; one_error_line min-effect
+"$COMMBENCH" sweep --repeats 0 2>"$T/err"; check repeats-0 2 $?; one_error_line repeats-0
+"$COMMBENCH" sweep --test-only-uniform-slowdown -1 2>"$T/err"; check slowdown-negative 2 $?
+one_error_line slowdown-negative
+mkdir -p adir
+cp base.json adir/base.json
+"$COMMBENCH" gate --baseline adir --update-baseline 2>"$T/err"; check baseline-dir 2 $?; one_error_line baseline-dir
+[[ -d adir && -f adir/base.json ]] && ok || bad "a directory baseline was touched"
+"$COMMBENCH" gate --baseline base.json --junit /dev/full 2>"$T/err"; check device-output 2 $?
+one_error_line device-output
+
+# 10. --update-baseline over a baseline: the new result replaces it (a regular file, atomically).
+before=$(stat -c %Y.%i base.json)
+"$COMMBENCH" gate --baseline base.json --update-baseline -q >out 2>"$T/err"
+check update-baseline 0 $?
+[[ $(stat -c %Y.%i base.json) != "$before" ]] && ok || bad "baseline not replaced"
+python3 -c "import json; d = json.load(open('base.json')); assert d['status'] == 'complete'" || bad "new baseline"
+ls "$T" | grep -q '\.tmp' && bad "temporary files left: $(ls "$T")" || ok
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
