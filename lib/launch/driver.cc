@@ -95,35 +95,10 @@ class LaunchRunner {
     fs::create_directories(dir_ + "/results", ec);
     fs::create_directories(dir_ + "/progress", ec);
     if (ec) return "cannot create " + dir_ + ": " + ec.message();
-    WorkerPlan plan;
-    plan.launch_index = index_;
-    plan.world = launch_.world;
-    plan.ranks_per_process = launch_.ranks_per_process;
-    plan.points = launch_.points;
+    WorkerPlan plan = WorkerPlanFor(launch_, index_, options_.spec);
     plan.store_dir = dir_ + "/store";
     plan.results_dir = dir_ + "/results";
-    plan.host = options_.spec.host;
-    plan.iface = options_.spec.iface;
-    plan.timeout_s = options_.spec.timeout_s;
-    plan.loop.warmup = options_.spec.warmup;
-    plan.loop.iters = options_.spec.iters;
-    plan.loop.time_budget_s = options_.spec.time_budget_s;
-    plan.loop.target_ci = options_.spec.target_ci;
-    plan.loop.min_iters = options_.spec.min_iters;
-    plan.loop.max_iters = options_.spec.max_iters;
-    plan.loop.uniform_slowdown = options_.spec.test_only_uniform_slowdown;
-    if (!options_.spec.test_only_slow_rank.empty()) {
-      const std::string& s = options_.spec.test_only_slow_rank;
-      plan.slow_rank = std::stoi(s.substr(0, s.find(':')));
-      plan.slow_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
-    }
-    if (!options_.spec.test_only_hang_rank.empty()) {
-      const std::string& s = options_.spec.test_only_hang_rank;
-      plan.hang_rank = std::stoi(s.substr(0, s.find(':')));
-      plan.hang_at_iter = std::stoll(s.substr(s.find(':') + 1));
-    }
     plan.progress_dir = dir_ + "/progress";
-    plan.check_seed = std::random_device{}();
     std::string plan_path = dir_ + "/plan.json";
     {
       std::ofstream f(plan_path);

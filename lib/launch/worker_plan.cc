@@ -1,5 +1,7 @@
 #include "lib/launch/worker_plan.h"
 
+#include <random>
+
 #include <nlohmann/json.hpp>
 
 #include "lib/sweep/point_json.h"
@@ -69,6 +71,37 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
   } catch (const json::exception& e) {
     return InvalidArgument(std::string("malformed worker plan: ") + e.what());
   }
+}
+
+WorkerPlan WorkerPlanFor(const Launch& launch, int launch_index, const SweepSpec& spec) {
+  WorkerPlan plan;
+  plan.launch_index = launch_index;
+  plan.world = launch.world;
+  plan.ranks_per_process = launch.ranks_per_process;
+  plan.points = launch.points;
+  plan.host = spec.host;
+  plan.iface = spec.iface;
+  plan.timeout_s = spec.timeout_s;
+  plan.loop.warmup = spec.warmup;
+  plan.loop.iters = spec.iters;
+  plan.loop.time_budget_s = spec.time_budget_s;
+  plan.loop.target_ci = spec.target_ci;
+  plan.loop.min_iters = spec.min_iters;
+  plan.loop.max_iters = spec.max_iters;
+  plan.loop.uniform_slowdown = spec.test_only_uniform_slowdown;
+  // The test-only flags were checked when the spec was made (RANK:VALUE).
+  if (!spec.test_only_slow_rank.empty()) {
+    const std::string& s = spec.test_only_slow_rank;
+    plan.slow_rank = std::stoi(s.substr(0, s.find(':')));
+    plan.slow_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
+  }
+  if (!spec.test_only_hang_rank.empty()) {
+    const std::string& s = spec.test_only_hang_rank;
+    plan.hang_rank = std::stoi(s.substr(0, s.find(':')));
+    plan.hang_at_iter = std::stoll(s.substr(s.find(':') + 1));
+  }
+  plan.check_seed = std::random_device{}();
+  return plan;
 }
 
 std::string RankResultsPath(const std::string& results_dir, int rank) {

@@ -31,6 +31,10 @@ struct WorkerPlan {
   uint64_t check_seed = 0;   // the sampled checks' draws, the same on every rank
 };
 
+// The plan of one launch of a sweep: its points and the spec's measurement settings, with a fresh seed for the
+// sampled checks. The caller fills in the directories (driver) or the store (SPMD).
+WorkerPlan WorkerPlanFor(const Launch& launch, int launch_index, const SweepSpec& spec);
+
 nlohmann::json WorkerPlanToJson(const WorkerPlan& plan);
 StatusOr<WorkerPlan> WorkerPlanFromJson(const nlohmann::json& j);
 

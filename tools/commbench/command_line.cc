@@ -1,5 +1,7 @@
 #include "tools/commbench/command_line.h"
 
+#include "lib/rendezvous/redis_store.h"
+
 namespace commbench::cli {
 
 std::string CommandLine(int argc, char** argv) {
@@ -26,7 +28,8 @@ std::string& InvocationStorage() {
 }
 }  // namespace
 
-void RememberInvocation(int argc, char** argv) { InvocationStorage() = CommandLine(argc, argv); }
+// Recorded in result files and reports: a store password typed on the command line never reaches them.
+void RememberInvocation(int argc, char** argv) { InvocationStorage() = RedactSecrets(CommandLine(argc, argv)); }
 const std::string& Invocation() { return InvocationStorage(); }
 
 }  // namespace commbench::cli

@@ -119,16 +119,30 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
 
 }  // namespace
 
-int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const std::string& command) {
-  auto backends = DescribeRegisteredBackends(requested.backends);
-  if (!backends.ok()) return Fail(backends.status(), 2);
-  const SweepSpec& spec = requested;
+int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::string& command) {
+  return ExecuteSweep(spec, outputs, command, SweepHooks{});
+}
+
+int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::string& command,
+                 const SweepHooks& hooks) {
+  auto bad_input = [&hooks](const Status& status) {
+    if (hooks.failure) *hooks.failure = "rank 0: " + status.message();
+    return Fail(status, 2);
+  };
+  auto backends = DescribeRegisteredBackends(spec.backends);
+  if (!backends.ok()) return bad_input(backends.status());
   auto plan = PlanSweep(spec, *backends);
-  if (!plan.ok()) return Fail(plan.status(), 2);
+  if (!plan.ok()) return bad_input(plan.status());
+  if (hooks.fit_plan) {
+    std::vector<std::string> notes;
+    Status fitted = hooks.fit_plan(&*plan, &notes);
+    if (!fitted.ok()) return bad_input(fitted);
+    for (const std::string& note : notes) std::fprintf(stderr, "commbench: %s\n", note.c_str());
+  }
   Status writable = CheckOutputs(outputs);
-  if (!writable.ok()) return Fail(writable, 2);
+  if (!writable.ok()) return bad_input(writable);
   Status host = CheckHostSettings(spec);
-  if (!host.ok()) return Fail(host, 2);
+  if (!host.ok()) return bad_input(host);
   for (const auto& s : plan->skipped) std::fprintf(stderr, "commbench: skipped %s: %s\n", s.what.c_str(), s.reason.c_str());
   if (!outputs.quiet) {
     std::fprintf(stderr, "commbench: %zu points in %zu launches\n", plan->point_count(), plan->launches.size());
@@ -146,7 +160,9 @@ int ExecuteSweep(const SweepSpec& requested, const OutputFlags& outputs, const s
       return PlanExplainAbs(first, planned, spec, described);
     };
   }
+  request.run_plan = hooks.run_plan;
   PipelineOutcome outcome = RunPipeline(request);
+  if (hooks.failure) *hooks.failure = outcome.failure;
   PrintConsole(outcome.result);
   return Report(outcome, outputs);
 }

@@ -115,12 +115,13 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     mine.push_back(std::move(point));
     return OkStatus();
   };
+  auto run_plan = request.run_plan ? request.run_plan : RunPlan;
   DriverOutcome driven;
   for (repeat = 0; repeat < repeats && driven.failure.empty(); ++repeat) {
     if (repeats > 1 && options.progress) {
       options.progress("repeat " + std::to_string(repeat + 1) + "/" + std::to_string(repeats));
     }
-    driven = RunPlan(*request.plan, options);
+    driven = run_plan(*request.plan, options);
   }
   repeat = repeats;  // from here on (a failure's leftovers, --explain's points) everything is written at once
   for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
@@ -139,7 +140,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     next.record.first_phase_points = static_cast<int64_t>(file.points.size());
     trailer.explain = std::move(next.record);
     if (!next.plan.launches.empty()) {
-      driven = RunPlan(next.plan, options);
+      driven = run_plan(next.plan, options);
       trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
       trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
     }

@@ -5,6 +5,8 @@
 // again.
 #pragma once
 
+#include "lib/launch/driver.h"
+
 #include <functional>
 #include <string>
 
@@ -27,6 +29,9 @@ struct PipelineRequest {
   std::string out;      // the result file
   bool quiet = false;   // no progress lines
   PlanFollowUp follow_up;  // empty: one phase
+  // Runs a plan's launches: the driver's RunPlan (every rank forked here), or an SPMD session's (ranks that a
+  // launcher started elsewhere). Empty: the driver.
+  std::function<DriverOutcome(const Plan&, const DriverOptions&)> run_plan;
 };
 
 struct PipelineOutcome {

@@ -4,6 +4,7 @@
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/config_flags.h"
 #include "tools/commbench/execute.h"
+#include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
@@ -13,6 +14,7 @@ namespace {
 struct SweepOptions {
   SweepFlags sweep;
   OutputFlags output;
+  SpmdFlags spmd;
   std::string config;
 };
 
@@ -30,6 +32,7 @@ void SetupSweep(CLI::App& app, int* exit_code) {
       "  commbench sweep --config configs/gate/ci.yaml --out baseline.json   # flags from a file; flags win");
   AddSweepFlags(sub, &options->sweep);
   AddOutputFlags(sub, &options->output);
+  AddSpmdFlags(sub, &options->spmd);
   sub->add_option("--config", options->config,
                   "YAML or JSON file of flags (keys are the flag names without dashes: groups: 1..4, "
                   "sizes: [400, 64K], repeats: 5); flags on the command line override it");
@@ -46,6 +49,16 @@ void SetupSweep(CLI::App& app, int* exit_code) {
     if (!spec.ok()) {
       std::fprintf(stderr, "commbench: error: %s\n", spec.status().message().c_str());
       *exit_code = 2;
+      return;
+    }
+    auto place = SpmdPlace(options->spmd, *spec);
+    if (!place.ok()) {
+      std::fprintf(stderr, "commbench: error: %s\n", place.status().message().c_str());
+      *exit_code = 2;
+      return;
+    }
+    if (*place) {
+      *exit_code = ExecuteSpmdSweep(*spec, options->output, options->spmd, **place, Invocation());
       return;
     }
     *exit_code = ExecuteSweep(*spec, options->output, Invocation());

@@ -83,6 +83,17 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
                   "fraction of each op's measured time more, inside the clock: a planted uniform slowdown");
 }
 
+void AddSpmdFlags(CLI::App* app, SpmdFlags* f) {
+  app->add_option("--rendezvous", f->rendezvous,
+                  "Under a launcher (srun, mpirun, torchrun): where the ranks meet, file:/shared/dir or "
+                  "redis://[:PASSWORD@]HOST[:PORT][/DB] (password also from $COMMBENCH_REDIS_PASSWORD)");
+  app->add_option("--rank", f->rank, "This process's rank (overrides the launcher's variables)");
+  app->add_option("--world", f->world, "The number of rank processes (overrides the launcher's variables)");
+  app->add_option("--run-id", f->run_id,
+                  "Names this run's keys in the rendezvous store (default: the launcher's job id, e.g. "
+                  "SLURM_JOB_ID.SLURM_STEP_ID)");
+}
+
 void AddOutputFlags(CLI::App* app, OutputFlags* f) {
   app->add_option("--out,-o", f->out, "Result JSON (written atomically)")->capture_default_str();
   app->add_option("--html", f->html, "Also write the self-contained HTML report here");

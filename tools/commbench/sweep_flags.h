@@ -42,7 +42,16 @@ struct OutputFlags {
   bool explain = false;
 };
 
+// Where a rank started by a launcher (srun, mpirun, torchrun) meets the others (SPMD mode, lib/launch/spmd.h).
+struct SpmdFlags {
+  std::string rendezvous;  // file:/shared/dir or redis://[:PASSWORD@]HOST[:PORT][/DB]; may hold a password
+  int rank = -1;           // -1: from the launcher's environment
+  int world = -1;
+  std::string run_id;  // "": from the launcher's job variables
+};
+
 void AddSweepFlags(CLI::App* app, SweepFlags* flags);
+void AddSpmdFlags(CLI::App* app, SpmdFlags* flags);
 void AddOutputFlags(CLI::App* app, OutputFlags* flags);
 StatusOr<SweepSpec> ToSpec(const SweepFlags& flags);
 // Fails early, before any rank runs, when an output cannot be written.

@@ -1,0 +1,358 @@
+#include "lib/launch/spmd.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/affinity.h"
+#include "lib/core/ranges.h"
+#include "lib/launch/interrupt.h"
+#include "lib/launch/worker.h"
+#include "lib/launch/worker_plan.h"
+#include "lib/result/rank_samples.h"
+
+namespace commbench {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+std::vector<char> Bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string Text(const std::vector<char>& v) { return {v.begin(), v.end()}; }
+
+// The value if the key is there now.
+std::optional<std::string> Peek(Store* store, const std::string& key) {
+  auto v = store->Get(key, milliseconds(1));
+  if (!v.ok()) return std::nullopt;
+  return Text(*v);
+}
+
+milliseconds Left(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  return std::max(left, milliseconds(1));
+}
+
+std::string RankList(const std::vector<int>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + FormatCpuList(ranks);
+}
+
+// A rank's samples go to the store, one key per point, for rank 0 to collect.
+class StoreRankOutput : public RankOutput {
+ public:
+  StoreRankOutput(Store* launch_store, int rank) : store_(launch_store), prefix_("result/" + std::to_string(rank) + "/") {}
+  Status Put(const result::RankSamples& samples) override {
+    return store_->Set(prefix_ + std::to_string(samples.point_index), Bytes(result::RankSamplesToJsonLine(samples)));
+  }
+
+ private:
+  Store* store_;
+  std::string prefix_;
+};
+
+// The rank thread of rank 0: its outcome, read by the collector while it runs.
+struct OwnRankState {
+  std::mutex mu;
+  bool done = false;
+  Status status;
+};
+
+}  // namespace
+
+SpmdSession::SpmdSession(SpmdOptions options, RunStore* control, RunStore* rank_store)
+    : options_(std::move(options)), control_(control), rank_store_(rank_store) {}
+
+SpmdSession::~SpmdSession() {
+  // A rank thread still blocked in a collective (a peer died) cannot be joined: the process _Exits (Finish).
+  if (own_rank_.joinable()) own_rank_.detach();
+}
+
+std::string SpmdSession::Key(int launch, const std::string& rest) const {
+  return "launch/" + std::to_string(launch) + (rest.empty() ? "" : "/" + rest);
+}
+
+std::string SpmdSession::Where(int rank) const {
+  std::string out = "rank " + std::to_string(rank);
+  if (rank < 0 || static_cast<size_t>(rank) >= members_.size() || members_[static_cast<size_t>(rank)].pid == 0) {
+    return out;
+  }
+  const SpmdMember& m = members_[static_cast<size_t>(rank)];
+  return out + " (" + m.host + " " + m.address + ", pid " + std::to_string(m.pid) + ")";
+}
+
+Status SpmdSession::Arrive() {
+  Store* store = control_->store();
+  const json me = {{"host", options_.host_name}, {"address", options_.address}, {"pid", static_cast<int>(getpid())}};
+  RETURN_IF_ERROR(store->Set("arrive/" + std::to_string(rank()), Bytes(me.dump())));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options_.timeout_s));
+  members_.assign(static_cast<size_t>(world()), SpmdMember{});
+  std::vector<int> missing;
+  for (int q = 0; q < world(); ++q) {
+    auto v = store->Get("arrive/" + std::to_string(q), missing.empty() ? Left(deadline) : milliseconds(1));
+    if (!v.ok()) {
+      missing.push_back(q);
+      continue;
+    }
+    try {
+      const json j = json::parse(Text(*v));
+      members_[static_cast<size_t>(q)] = {q, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
+                                          j.at("pid").get<int>()};
+    } catch (const json::exception& e) {
+      return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() + " is unreadable: " +
+                      e.what());
+    }
+  }
+  if (missing.empty()) return OkStatus();
+  std::set<std::string> hosts;
+  for (const SpmdMember& m : members_) {
+    if (m.pid != 0) hosts.insert(m.host + " " + m.address);
+  }
+  std::string arrived_on;
+  for (const std::string& h : hosts) arrived_on += (arrived_on.empty() ? "" : ", ") + h;
+  return DeadlineExceeded(RankList(missing) + " of " + std::to_string(world()) + " (" + options_.place.source +
+                          ") never arrived at the rendezvous " + control_->Describe() + " within --timeout " +
+                          std::to_string(static_cast<int>(options_.timeout_s)) + " s; the others are on " +
+                          (arrived_on.empty() ? "(none)" : arrived_on));
+}
+
+namespace {
+
+// Runs this process's rank through one launch, meeting the launch's ranks under "launch/<n>".
+Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, Store* run_store) {
+  plan.host = options.address;
+  plan.host_name = options.host_name;
+  plan.ranks_per_process = 1;
+  plan.progress_dir.clear();
+  PrefixStore launch_store("launch/" + std::to_string(launch), run_store);
+  StoreRankOutput output(&launch_store, options.place.rank);
+  const int local_rank = options.place.local_rank >= 0 ? options.place.local_rank : options.place.rank;
+  return RunRank(plan, options.place.rank, local_rank, &launch_store, &output);
+}
+
+}  // namespace
+
+std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& options, size_t* finished,
+                                   bool* interrupted) {
+  const int n = next_launch_++;
+  Store* store = control_->store();
+  WorkerPlan plan = WorkerPlanFor(launch, n, options.spec);
+  Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump()));
+  if (!published.ok()) return "cannot publish launch " + std::to_string(n) + ": " + published.message();
+
+  auto state = std::make_shared<OwnRankState>();
+  own_rank_done_ = false;
+  own_rank_ = std::thread([this, plan, n, state] {
+    Status s = RunMyRank(plan, options_, n, rank_store_->store());
+    if (!s.ok()) (void)rank_store_->store()->Set(Key(n, "failed/0"), Bytes(s.message()));
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->done = true;
+    state->status = s;
+    own_rank_done_ = true;
+  });
+  auto own_failed = [&state] {
+    std::lock_guard<std::mutex> lock(state->mu);
+    return state->done && !state->status.ok();
+  };
+
+  const auto timeout = std::chrono::duration<double>(options.spec.timeout_s);
+  // Names every rank of the launch that did not deliver point j: what it reported, or that it said nothing.
+  auto stopped = [&](size_t j, const std::string& why) {
+    std::this_thread::sleep_for(milliseconds(500));  // the peers of a dead rank report within a moment
+    std::vector<int> silent;
+    std::string failed;
+    for (int r = 0; r < launch.world; ++r) {
+      if (Peek(store, Key(n, "result/" + std::to_string(r) + "/" + std::to_string(j)))) continue;
+      if (auto report = Peek(store, Key(n, "failed/" + std::to_string(r)))) {
+        failed += "; " + Where(r) + " failed: " + *report;
+      } else {
+        silent.push_back(r);
+      }
+    }
+    std::string out = "point " + launch.points[j].Id() + " " + why;
+    for (size_t i = 0; i < silent.size(); ++i) {
+      out += (i ? ", " : ": ") + Where(silent[i]);
+    }
+    if (!silent.empty()) out += silent.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
+    return out + failed;
+  };
+
+  auto last_progress = Clock::now();
+  for (size_t j = 0; j < launch.points.size(); ++j) {
+    FinishedPoint point;
+    point.point = launch.points[j];
+    point.cores_available = static_cast<int>(AllowedCpus().size());
+    for (int r = 0; r < launch.world; ++r) {
+      const std::string key = Key(n, "result/" + std::to_string(r) + "/" + std::to_string(j));
+      int polls = 0;
+      while (true) {
+        auto v = store->Get(key, milliseconds(50));
+        if (v.ok()) {
+          auto samples = result::ParseRankSamplesLine(Text(*v));
+          if (!samples.ok()) return Where(r) + " sent a bad result in point " + point.point.Id() + ": " + samples.status().message();
+          point.ranks.push_back(std::move(*samples));
+          last_progress = Clock::now();
+          break;
+        }
+        if (Interrupted()) {
+          *interrupted = true;
+          return "interrupted by signal " + std::to_string(InterruptSignal()) + " during point " + point.point.Id();
+        }
+        const bool someone_failed =
+            own_failed() || (++polls % 10 == 0 && Peek(store, Key(n, "failed/" + std::to_string(r))));
+        if (someone_failed) return stopped(j, "did not finish");
+        if (Clock::now() - last_progress > timeout) {
+          return stopped(j, "made no progress within --timeout " + std::to_string(static_cast<int>(options.spec.timeout_s)) + " s");
+        }
+      }
+    }
+    (void)store->Set(Key(n, "collected/" + std::to_string(j)), Bytes("1"));
+    ++*finished;
+    if (options.progress) {
+      options.progress("  " + std::to_string(j + 1) + "/" + std::to_string(launch.points.size()) + " " +
+                       point.point.Id());
+    }
+    if (options.on_point) {
+      Status s = options.on_point(std::move(point));
+      if (!s.ok()) return s.message();
+    }
+  }
+  own_rank_.join();  // it is leaving the launch with the others (bounded by the timeout)
+  return state->status.ok() ? "" : "rank 0: " + state->status.message();
+}
+
+DriverOutcome SpmdSession::RunPlan(const Plan& plan, const DriverOptions& options) {
+  DriverOutcome outcome;
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const Launch& launch = plan.launches[i];
+    if (options.progress) {
+      options.progress("[" + std::to_string(i + 1) + "/" + std::to_string(plan.launches.size()) + "] world of " +
+                       std::to_string(launch.world) + " ranks, " + std::to_string(launch.points.size()) +
+                       " points (SPMD, " + std::to_string(world()) + " processes)");
+    }
+    outcome.failure = RunLaunch(launch, options, &outcome.points_finished, &outcome.interrupted);
+    if (!outcome.failure.empty()) break;
+  }
+  return outcome;
+}
+
+bool SpmdSession::Finish(const std::string& failure) {
+  Store* store = control_->store();
+  (void)store->Set(Key(next_launch_, ""), Bytes(json{{"end", true}, {"failure", failure}}.dump()));
+  // After a failure the ranks blocked in a collective leave only when their own timeout fires: do not wait.
+  const auto deadline =
+      Clock::now() + (failure.empty() ? std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(options_.timeout_s))
+                                      : std::chrono::duration_cast<Clock::duration>(milliseconds(2000)));
+  for (int r = 1; r < world(); ++r) (void)store->Get("bye/" + std::to_string(r), Left(deadline));
+  (void)control_->Remove();
+  if (own_rank_.joinable() && own_rank_done_) own_rank_.join();
+  return !own_rank_.joinable();
+}
+
+Status SpmdSession::Follow() {
+  Store* store = control_->store();
+  const milliseconds timeout(static_cast<int64_t>(options_.timeout_s * 1000));
+  Status outcome;
+  for (int n = 0;; ++n) {
+    auto v = store->Get(Key(n, ""), timeout);
+    if (!v.ok()) {
+      outcome = DeadlineExceeded(Where(0) + " published no launch " + std::to_string(n) + " within --timeout " +
+                                 std::to_string(static_cast<int>(options_.timeout_s)) + " s");
+      break;
+    }
+    json j;
+    try {
+      j = json::parse(Text(*v));
+    } catch (const json::exception& e) {
+      outcome = Internal("launch " + std::to_string(n) + " is unreadable: " + e.what());
+      break;
+    }
+    if (j.value("end", false)) {
+      const std::string failure = j.value("failure", "");
+      if (!failure.empty()) outcome = Unavailable("the run stopped: " + failure);
+      break;
+    }
+    auto plan = WorkerPlanFromJson(j.at("plan"));
+    if (!plan.ok()) {
+      outcome = plan.status();
+      break;
+    }
+    if (rank() < plan->world) {
+      Status s = RunMyRank(*plan, options_, n, store);
+      if (!s.ok()) {
+        (void)store->Set(Key(n, "failed/" + std::to_string(rank())), Bytes(s.message()));
+        outcome = s;
+        break;
+      }
+      continue;
+    }
+    // Not in this launch: follow rank 0's collection, so that a stalled launch is noticed here too.
+    for (size_t p = 0; p < plan->points.size(); ++p) {
+      auto last = Clock::now();
+      bool next_published = false;
+      while (!Peek(store, Key(n, "collected/" + std::to_string(p)))) {
+        if (Peek(store, Key(n + 1, ""))) {
+          next_published = true;
+          break;
+        }
+        if (Clock::now() - last > timeout) {
+          (void)store->Set("bye/" + std::to_string(rank()), Bytes("1"));
+          return DeadlineExceeded("point " + plan->points[p].Id() + " made no progress within --timeout " +
+                                  std::to_string(static_cast<int>(options_.timeout_s)) + " s (this rank is idle in it)");
+        }
+        std::this_thread::sleep_for(milliseconds(50));
+      }
+      if (next_published) break;
+    }
+  }
+  (void)store->Set("bye/" + std::to_string(rank()), Bytes("1"));
+  return outcome;
+}
+
+Status FitPlanToWorld(int world, Plan* plan, std::vector<std::string>* notes) {
+  std::vector<Launch> kept;
+  std::set<int> dropped_groups;
+  int needed_min = 0, largest = 0;
+  for (const Launch& launch : plan->launches) {
+    if (launch.ranks_per_process != 1) {
+      return InvalidArgument("--ranks-per-process " + std::to_string(launch.ranks_per_process) +
+                             ": under a launcher every rank is its own process (accepted: 1)");
+    }
+    if (!launch.cpus.empty() || launch.pin != Pin::kNone) {
+      return InvalidArgument("--cpus/--pin: under a launcher the launcher places ranks on CPUs (srun --cpu-bind, "
+                             "mpirun --bind-to) (accepted: the defaults)");
+    }
+    needed_min = needed_min == 0 ? launch.world : std::min(needed_min, launch.world);
+    if (launch.world > world) {
+      for (const Point& p : launch.points) dropped_groups.insert(p.groups);
+      continue;
+    }
+    largest = std::max(largest, launch.world);
+    kept.push_back(launch);
+  }
+  if (kept.empty()) {
+    return InvalidArgument("a world of " + std::to_string(world) + " ranks is too small for every point: the " +
+                           "smallest needs " + std::to_string(needed_min) + " (--groups x --group-size)");
+  }
+  plan->launches = std::move(kept);
+  if (!dropped_groups.empty()) {  // one line for all of them, in the result's skipped list and on the console
+    std::vector<int> g(dropped_groups.begin(), dropped_groups.end());
+    plan->skipped.push_back({"--groups " + FormatCpuList(g), "need more ranks than the " + std::to_string(world) +
+                                                                 " the launcher started"});
+  }
+  if (largest < world) {
+    notes->push_back("ranks " + std::to_string(largest) + "-" + std::to_string(world - 1) +
+                     " stay idle: the largest point needs " + std::to_string(largest) + " ranks");
+  }
+  return OkStatus();
+}
+
+}  // namespace commbench
