@@ -1,0 +1,186 @@
+// SPMD mode with real processes: four `commbench sweep` ranks given --rank/--world (as a launcher would give
+// RANK/WORLD_SIZE), meeting in a real directory or a real redis-server with a password. The missing-rank and
+// killed-rank cases are bounded and named, and nothing is left behind: no process, no key, no file.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "lib/rendezvous/redis_store.h"
+#include "lib/rendezvous/testing/redis_server.h"
+#include "tools/commbench/testing/cli_runner.h"
+
+namespace commbench {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::CliRunner;
+namespace fs = std::filesystem;
+
+std::vector<std::string> RankArgs(int rank, int world, const std::string& rendezvous, const std::string& out,
+                                  const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"sweep", "--rank", std::to_string(rank), "--world", std::to_string(world),
+                                   "--rendezvous", rendezvous, "--run-id", "spmd-test", "--quiet", "-o", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// Starts `started` of `world` ranks and waits for them all.
+std::vector<CliResult> RunRanks(CliRunner& cli, int world, int started, const std::string& rendezvous,
+                                const std::string& out, const std::vector<std::string>& extra) {
+  std::vector<pid_t> pids;
+  for (int r = 0; r < started; ++r) pids.push_back(cli.Start(RankArgs(r, world, rendezvous, out, extra)));
+  std::vector<CliResult> results;
+  for (pid_t p : pids) results.push_back(cli.Wait(p));
+  return results;
+}
+
+json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+void ExpectNothingLeft(const CliRunner& cli, const std::string& store_dir) {
+  EXPECT_TRUE(cli.Leftovers().empty());
+  if (!store_dir.empty()) {
+    EXPECT_TRUE(fs::is_empty(store_dir)) << store_dir;
+  }
+}
+
+TEST(Spmd, FourRanksOverAFileStoreRunOneSweepAndRankZeroWritesIt) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const std::string out = cli.dir() + "/out.json";
+  auto results = RunRanks(cli, 4, 4, "file:" + store, out,
+                          {"--groups", "1,2", "--sizes", "400,64K", "--time-budget", "0.05", "--timeout", "20"});
+  for (size_t r = 0; r < results.size(); ++r) EXPECT_EQ(results[r].exit_code, 0) << r << ": " << results[r].err;
+  const json j = ReadJson(out);
+  ASSERT_EQ(j["points"].size(), 4u);
+  for (const json& p : j["points"]) {
+    EXPECT_TRUE(p["correct"].get<bool>()) << p["id"];
+    const size_t ranks = p["per_rank"].size();
+    EXPECT_EQ(ranks, static_cast<size_t>(p["world"].get<int>()));
+    for (const json& r : p["per_rank"]) {
+      EXPECT_FALSE(r.value("address", "").empty()) << r.dump();
+      EXPECT_FALSE(r.value("host", "").empty()) << r.dump();
+    }
+    for (const json& g : p["per_group"]) EXPECT_EQ(g["hosts"].size(), 1u) << g.dump();  // one host here
+  }
+  // Only rank 0 writes: one result (and its samples sidecar) in the directory, nothing from the others.
+  EXPECT_TRUE(fs::exists(cli.dir() + "/out.samples.jsonl"));
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, RedisWithAPasswordNeverRecordsItAndLeavesNoKey) {
+  commbench::testing::RedisServer redis("hunter2-secret");
+  ASSERT_TRUE(redis.started()) << "redis-server could not be started (tools/setup.sh)";
+  CliRunner cli;
+  const std::string out = cli.dir() + "/out.json";
+  const std::string html = cli.dir() + "/out.html";
+  auto results = RunRanks(cli, 4, 4, redis.Url(":hunter2-secret@"), out,
+                          {"--groups", "1,2", "--sizes", "400", "--time-budget", "0.05", "--timeout", "20",
+                           "--html", html});
+  for (size_t r = 0; r < results.size(); ++r) {
+    EXPECT_EQ(results[r].exit_code, 0) << r << ": " << results[r].err;
+    EXPECT_EQ(results[r].err.find("hunter2"), std::string::npos) << results[r].err;
+  }
+  for (const std::string& file : {out, html, cli.dir() + "/out.samples.jsonl"}) {
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_FALSE(text.empty()) << file;
+    EXPECT_EQ(text.find("hunter2"), std::string::npos) << file;
+  }
+  EXPECT_NE(ReadJson(out)["command"].get<std::string>().find("redis://:***@"), std::string::npos);
+  auto address = ParseRedisUrl(redis.Url(":hunter2-secret@"), nullptr);
+  ASSERT_TRUE(address.ok());
+  auto store = RedisStore::Connect(*address, std::chrono::milliseconds(2000));
+  ASSERT_TRUE(store.ok());
+  auto left = (*store)->RemoveKeys("");
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 0) << "keys left in Redis after the run";
+  ExpectNothingLeft(cli, "");
+}
+
+TEST(Spmd, AMissingRankIsNamedByEveryOtherRankWithExitThree) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto results = RunRanks(cli, 4, 3, "file:" + store, cli.dir() + "/out.json",
+                          {"--groups", "1,2", "--sizes", "400", "--timeout", "2"});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took, 15.0);
+  for (const CliResult& r : results) {
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("rank 3 of 4"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("never arrived"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  }
+  EXPECT_FALSE(fs::exists(cli.dir() + "/out.json"));
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, AKilledRankStopsTheOthersAndRankZeroWritesThePartialResult) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const std::string out = cli.dir() + "/out.json";
+  std::vector<pid_t> pids;
+  const std::vector<std::string> extra = {"--groups", "2", "--sizes", "400,64K,1M,4M", "--time-budget", "1",
+                                          "--timeout", "4"};
+  for (int r = 0; r < 4; ++r) pids.push_back(cli.Start(RankArgs(r, 4, "file:" + store, out, extra)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // inside the first or second point
+  ASSERT_EQ(kill(pids[3], SIGKILL), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<CliResult> results;
+  for (pid_t p : pids) results.push_back(cli.Wait(p));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took, 20.0) << "the others must stop within about the timeout";
+  EXPECT_EQ(results[3].exit_code, 128 + SIGKILL);
+  EXPECT_EQ(results[0].exit_code, 1) << results[0].err;
+  EXPECT_NE(results[0].err.find("rank 3 ("), std::string::npos) << results[0].err;
+  EXPECT_NE(results[0].err.find("stopped without a word"), std::string::npos) << results[0].err;
+  for (int r = 1; r < 3; ++r) EXPECT_NE(results[static_cast<size_t>(r)].exit_code, 0);
+  const json j = ReadJson(out);
+  EXPECT_EQ(j["status"], "partial");
+  EXPECT_LT(j["points"].size(), 4u);
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, TheSweepFitsTheWorldInOneLine) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const std::string out = cli.dir() + "/out.json";
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 4; ++r) {
+    pids.push_back(cli.Start({"sweep", "--rank", std::to_string(r), "--world", "4", "--rendezvous", "file:" + store,
+                              "--run-id", "fit", "-o", out, "--groups", "1..4", "--sizes", "400", "--time-budget",
+                              "0.05", "--timeout", "20"}));
+  }
+  std::vector<CliResult> results;
+  for (pid_t p : pids) results.push_back(cli.Wait(p));
+  for (const CliResult& r : results) EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(results[0].err.find("skipped --groups 3-4: need more ranks than the 4 the launcher started"),
+            std::string::npos)
+      << results[0].err;
+  EXPECT_EQ(ReadJson(out)["points"].size(), 2u);
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, UnderALauncherWithoutARendezvousItSaysWhatToGive) {
+  CliRunner cli;
+  CliResult r = cli.Run({"sweep", "--rank", "1", "--world", "2", "--groups", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--rendezvous"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace commbench
