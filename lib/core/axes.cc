@@ -27,9 +27,10 @@ constexpr NameTable<InPlace, 3> kInPlaces{{
     {InPlace::kYes, "yes"},
     {InPlace::kNo, "no"},
 }};
-constexpr NameTable<Launcher, 2> kLaunchers{{
+constexpr NameTable<Launcher, 3> kLaunchers{{
     {Launcher::kLocal, "local"},
     {Launcher::kMpirun, "mpirun"},
+    {Launcher::kSrun, "srun"},
 }};
 constexpr NameTable<StreamKind, 3> kStreams{{
     {StreamKind::kLegacyDefault, "legacy-default"},

@@ -25,7 +25,7 @@ enum class Concurrency { kConcurrent, kSequential };
 enum class Pin { kNone, kCompact, kSpread };
 // kAuto: each backend's natural placement.
 enum class InPlace { kAuto, kYes, kNo };
-enum class Launcher { kLocal, kMpirun };
+enum class Launcher { kLocal, kMpirun, kSrun };
 // The stream the per-iteration input copy and the collective run on.
 enum class StreamKind {
   kLegacyDefault,  // cudaStreamLegacy: implicitly synchronises with every blocking stream of the device

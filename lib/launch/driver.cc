@@ -70,6 +70,18 @@ std::string LastLine(const std::string& path) {
   return last;
 }
 
+// srun from $PATH (Slurm installs live in many places); "srun" when not found, so that the error names it.
+std::string SrunPath() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/srun";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "srun";
+}
+
 class LaunchRunner {
  public:
   LaunchRunner(const Launch& launch, int index, const DriverOptions& options, const std::string& dir)
@@ -81,7 +93,7 @@ class LaunchRunner {
     std::string failure = Start();
     if (failure.empty()) failure = Supervise(interrupted);
     // mpirun is given time to tear its job down: it removes its ranks' shared-memory files on the way out.
-    group_.Terminate(std::chrono::milliseconds(options_.spec.launcher == Launcher::kMpirun ? 5000 : 1000));
+    group_.Terminate(std::chrono::milliseconds(options_.spec.launcher != Launcher::kLocal ? 5000 : 1000));
     mpi_shm_.reset();  // whatever a killed mpirun left behind
     for (auto& tail : tails_) tail.Poll();
     std::string late = Deliver();  // points that completed while the others were stopped
@@ -96,6 +108,7 @@ class LaunchRunner {
     fs::create_directories(dir_ + "/progress", ec);
     if (ec) return "cannot create " + dir_ + ": " + ec.message();
     WorkerPlan plan = WorkerPlanFor(launch_, index_, options_.spec);
+    if (options_.spec.launcher == Launcher::kSrun) plan.host.clear();  // each rank's own address
     plan.store_dir = dir_ + "/store";
     plan.results_dir = dir_ + "/results";
     plan.progress_dir = dir_ + "/progress";
@@ -122,7 +135,15 @@ class LaunchRunner {
                    "--mca", "btl_vader_backing_directory", mpi_shm_->path(), "-np", std::to_string(processes),
                    options_.binary, "worker", "--plan", plan_path, "--process-from-env"};
       spec.cpus = launch_.cpus.empty() ? std::vector<int>{} : allowed;
-      spec.output_path = dir_ + "/mpirun.log";
+      spec.output_path = LauncherLog();
+      specs.push_back(spec);
+    } else if (options_.spec.launcher == Launcher::kSrun) {
+      // Inside an allocation srun places the tasks on its nodes; each finds its own address (the plan names
+      // none) and reads and writes this launch's directory, which must be on a filesystem the nodes share.
+      ProcessSpec spec;
+      spec.argv = {SrunPath(), "--kill-on-bad-exit=1", "--ntasks", std::to_string(processes), options_.binary,
+                   "worker", "--plan", plan_path, "--process-from-env"};
+      spec.output_path = LauncherLog();
       specs.push_back(spec);
     } else {
       for (int p = 0; p < processes; ++p) {
@@ -139,9 +160,13 @@ class LaunchRunner {
   }
 
   std::string LogPath(int process) const { return dir_ + "/process-" + std::to_string(process) + ".log"; }
+  // mpirun's or srun's output: one process starts every rank.
+  std::string LauncherLog() const { return dir_ + "/" + std::string(Name(options_.spec.launcher)) + ".log"; }
 
   std::string RanksOf(size_t process_index) const {
-    if (options_.spec.launcher == Launcher::kMpirun) return "ranks 0-" + std::to_string(launch_.world - 1) + " (mpirun)";
+    if (options_.spec.launcher != Launcher::kLocal) {
+      return "ranks 0-" + std::to_string(launch_.world - 1) + " (" + std::string(Name(options_.spec.launcher)) + ")";
+    }
     int first = static_cast<int>(process_index) * launch_.ranks_per_process;
     int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
     return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
@@ -179,7 +204,7 @@ class LaunchRunner {
         if (e.signaled || e.code != 0) {
           int first_rank = static_cast<int>(e.index) * launch_.ranks_per_process;
           size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
-          std::string log = options_.spec.launcher == Launcher::kMpirun ? dir_ + "/mpirun.log" : LogPath(static_cast<int>(e.index));
+          std::string log = options_.spec.launcher != Launcher::kLocal ? LauncherLog() : LogPath(static_cast<int>(e.index));
           std::string why = LastLine(log);
           return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
                  PointName(at) + (why.empty() ? "" : ": " + why);

@@ -15,6 +15,7 @@
 #include "lib/backend/gloo/control_plane.h"
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
+#include "lib/launch/own_address.h"
 #include "lib/launch/worker_plan.h"
 #include "lib/measure/progress.h"
 #include "lib/result/rank_samples.h"
@@ -204,6 +205,13 @@ Status RunWorkerProcess(const std::string& plan_path, int process_index, int loc
   }
   ASSIGN_OR_RETURN(WorkerPlan plan, WorkerPlanFromJson(j));
   plan.host_name = HostName();
+  if (plan.host.empty()) {  // ranks on other hosts (srun): the address of --iface, else of the first interface up
+    if (!plan.iface.empty()) {
+      ASSIGN_OR_RETURN(plan.host, InterfaceAddress(plan.iface));
+    } else {
+      plan.host = FirstNonLoopbackAddress();
+    }
+  }
   auto store = NewFileStore(plan.store_dir);
   const int first = process_index * plan.ranks_per_process;
   const int last = std::min(first + plan.ranks_per_process, plan.world);

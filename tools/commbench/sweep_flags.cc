@@ -71,7 +71,7 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--max-world", s.max_world, "Refuse worlds larger than this many ranks")->capture_default_str();
   app->add_option("--host", s.host, "Address the ranks bind and advertise (TCP transports)")->capture_default_str();
   app->add_option("--iface", s.iface, "Network interface for the TCP transports (wins over --host)");
-  app->add_option("--launcher", f->launcher, "How ranks start: local (fork/exec), mpirun")->capture_default_str();
+  app->add_option("--launcher", f->launcher, "How ranks start: local (fork/exec), mpirun, srun (inside a Slurm allocation; the temporary directory must be on a filesystem its nodes share)")->capture_default_str();
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
                   "of that rank");

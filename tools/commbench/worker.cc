@@ -23,17 +23,19 @@ void SetupWorker(CLI::App& app, int* exit_code) {
   sub->group("");  // not listed in --help: users never call it
   sub->add_option("--plan", options->plan, "Worker plan file written by the driver")->required();
   sub->add_option("--process", options->process, "This process's index in the launch");
-  sub->add_flag("--process-from-env", options->process_from_env, "Take the index from mpirun's environment");
+  sub->add_flag("--process-from-env", options->process_from_env, "Take the index from mpirun's or srun's environment");
   sub->callback([options, exit_code] {
     int index = options->process;
     int local_index = -1;  // the process index: every process on this host
     if (options->process_from_env) {
       const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
       if (!r) r = std::getenv("PMI_RANK");
+      if (!r) r = std::getenv("SLURM_PROCID");
       index = r ? std::atoi(r) : -1;
       // Across hosts the local rank (GPU choice, shm names) is the index among this host's processes.
       const char* l = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
       if (!l) l = std::getenv("MPI_LOCALRANKID");
+      if (!l) l = std::getenv("SLURM_LOCALID");
       if (l) local_index = std::atoi(l);
     }
     if (index < 0) {
