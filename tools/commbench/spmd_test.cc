@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "lib/rendezvous/redis_store.h"
@@ -171,6 +172,35 @@ TEST(Spmd, TheSweepFitsTheWorldInOneLine) {
             std::string::npos)
       << results[0].err;
   EXPECT_EQ(ReadJson(out)["points"].size(), 2u);
+  ExpectNothingLeft(cli, store);
+}
+
+// A real launcher: mpirun starts four `commbench sweep` processes; each reads its rank from OMPI_COMM_WORLD_*
+// and the run id from Open MPI's job id.
+TEST(Spmd, UnderMpirunTheRanksFindTheirPlaceAndRunId) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun is not installed";
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  const std::string shm = cli.dir() + "/mpi-shm";  // Open MPI's shared-memory files, removed with the runner
+  fs::create_directories(store);
+  fs::create_directories(shm);
+  const std::string out = cli.dir() + "/out.json";
+  const std::string command = "cd " + cli.dir() + " && mpirun --allow-run-as-root --oversubscribe --bind-to none " +
+                              "--mca btl_vader_backing_directory " + shm + " -np 4 " + CliRunner::Binary() +
+                              " sweep --rendezvous file:" + store + " --groups 1,2 --sizes 400 --time-budget 0.05" +
+                              " --timeout 20 --quiet -o " + out + " > mpirun.log 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream log(cli.dir() + "/mpirun.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(status, 0) << text;
+  const json j = ReadJson(out);
+  ASSERT_EQ(j["points"].size(), 2u);
+  std::set<int> pids;
+  for (const json& p : j["points"]) {
+    EXPECT_TRUE(p["correct"].get<bool>());
+    for (const json& r : p["per_rank"]) pids.insert(r["pid"].get<int>());
+  }
+  EXPECT_EQ(pids.size(), 4u);  // four processes, each one rank
   ExpectNothingLeft(cli, store);
 }
 
