@@ -32,6 +32,11 @@ constexpr NameTable<Launcher, 3> kLaunchers{{
     {Launcher::kMpirun, "mpirun"},
     {Launcher::kSrun, "srun"},
 }};
+constexpr NameTable<GroupBy, 3> kGroupBys{{
+    {GroupBy::kConsecutive, "consecutive"},
+    {GroupBy::kHost, "host"},
+    {GroupBy::kSpread, "spread"},
+}};
 constexpr NameTable<StreamKind, 3> kStreams{{
     {StreamKind::kLegacyDefault, "legacy-default"},
     {StreamKind::kPerThread, "per-thread"},
@@ -64,6 +69,7 @@ std::string_view Name(Concurrency v) { return NameOf(kConcurrencies, v); }
 std::string_view Name(Pin v) { return NameOf(kPins, v); }
 std::string_view Name(InPlace v) { return NameOf(kInPlaces, v); }
 std::string_view Name(Launcher v) { return NameOf(kLaunchers, v); }
+std::string_view Name(GroupBy v) { return NameOf(kGroupBys, v); }
 std::string_view Name(StreamKind v) { return NameOf(kStreams, v); }
 std::string_view Name(H2dKind v) { return NameOf(kH2ds, v); }
 std::string_view Name(DeviceKind v) { return NameOf(kDevices, v); }
@@ -77,6 +83,7 @@ StatusOr<Concurrency> ParseConcurrency(std::string_view s, std::string_view what
 StatusOr<Pin> ParsePin(std::string_view s, std::string_view what) { return ParseName(kPins, s, what); }
 StatusOr<InPlace> ParseInPlace(std::string_view s, std::string_view what) { return ParseName(kInPlaces, s, what); }
 StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what) { return ParseName(kLaunchers, s, what); }
+StatusOr<GroupBy> ParseGroupBy(std::string_view s, std::string_view what) { return ParseName(kGroupBys, s, what); }
 StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what) { return ParseName(kStreams, s, what); }
 StatusOr<H2dKind> ParseH2dKind(std::string_view s, std::string_view what) { return ParseName(kH2ds, s, what); }
 StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what) { return ParseName(kDevices, s, what); }

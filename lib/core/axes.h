@@ -26,6 +26,9 @@ enum class Pin { kNone, kCompact, kSpread };
 // kAuto: each backend's natural placement.
 enum class InPlace { kAuto, kYes, kNo };
 enum class Launcher { kLocal, kMpirun, kSrun };
+// How a launch's ranks form groups: consecutive ranks; the ranks of one host together; or consecutive members on
+// different hosts (a pair spans two hosts).
+enum class GroupBy { kConsecutive, kHost, kSpread };
 // The stream the per-iteration input copy and the collective run on.
 enum class StreamKind {
   kLegacyDefault,  // cudaStreamLegacy: implicitly synchronises with every blocking stream of the device
@@ -49,6 +52,7 @@ std::string_view Name(Concurrency v);
 std::string_view Name(Pin v);
 std::string_view Name(InPlace v);
 std::string_view Name(Launcher v);
+std::string_view Name(GroupBy v);
 std::string_view Name(StreamKind v);
 std::string_view Name(H2dKind v);
 std::string_view Name(DeviceKind v);
@@ -63,6 +67,7 @@ StatusOr<Concurrency> ParseConcurrency(std::string_view s, std::string_view what
 StatusOr<Pin> ParsePin(std::string_view s, std::string_view what = "--pin: unknown value");
 StatusOr<InPlace> ParseInPlace(std::string_view s, std::string_view what = "--in-place: unknown value");
 StatusOr<Launcher> ParseLauncher(std::string_view s, std::string_view what = "--launcher: unknown value");
+StatusOr<GroupBy> ParseGroupBy(std::string_view s, std::string_view what = "--group-by: unknown value");
 StatusOr<StreamKind> ParseStreamKind(std::string_view s, std::string_view what = "--stream: unknown value");
 StatusOr<H2dKind> ParseH2dKind(std::string_view s, std::string_view what = "--h2d: unknown value");
 StatusOr<DeviceKind> ParseDeviceKind(std::string_view s, std::string_view what = "unknown device kind");

@@ -15,7 +15,8 @@ TEST(AxesTest, NamesRoundTrip) {
   }
   for (Pin v : {Pin::kNone, Pin::kCompact, Pin::kSpread}) EXPECT_EQ(*ParsePin(Name(v)), v);
   for (InPlace v : {InPlace::kAuto, InPlace::kYes, InPlace::kNo}) EXPECT_EQ(*ParseInPlace(Name(v)), v);
-  for (Launcher v : {Launcher::kLocal, Launcher::kMpirun}) EXPECT_EQ(*ParseLauncher(Name(v)), v);
+  for (Launcher v : {Launcher::kLocal, Launcher::kMpirun, Launcher::kSrun}) EXPECT_EQ(*ParseLauncher(Name(v)), v);
+  for (GroupBy v : {GroupBy::kConsecutive, GroupBy::kHost, GroupBy::kSpread}) EXPECT_EQ(*ParseGroupBy(Name(v)), v);
   for (DeviceKind v : {DeviceKind::kCpu, DeviceKind::kGpu}) EXPECT_EQ(*ParseDeviceKind(Name(v)), v);
   for (bool v : {false, true}) EXPECT_EQ(*ParseGraph(GraphName(v)), v);
 }
@@ -45,7 +46,10 @@ TEST(AxesTest, ErrorsNameTheFlagTheValueAndTheAcceptedValues) {
             "--concurrency: unknown value 'serial' (accepted: concurrent, sequential)");
   EXPECT_EQ(ParsePin("tight").status().message(), "--pin: unknown value 'tight' (accepted: none, compact, spread)");
   EXPECT_EQ(ParseInPlace("maybe").status().message(), "--in-place: unknown value 'maybe' (accepted: auto, yes, no)");
-  EXPECT_EQ(ParseLauncher("srun").status().message(), "--launcher: unknown value 'srun' (accepted: local, mpirun)");
+  EXPECT_EQ(ParseLauncher("pbs").status().message(),
+            "--launcher: unknown value 'pbs' (accepted: local, mpirun, srun)");
+  EXPECT_EQ(ParseGroupBy("node").status().message(),
+            "--group-by: unknown value 'node' (accepted: consecutive, host, spread)");
   EXPECT_EQ(ParseGraph("1").status().message(), "--graph: unknown value '1' (accepted: off, on)");
   EXPECT_EQ(ParseSync("x", "point field 'sync': unknown value").status().message(),
             "point field 'sync': unknown value 'x' (accepted: none, group-barrier, world-barrier, stream, event, "

@@ -125,16 +125,16 @@ Status SpmdSession::Arrive() {
 
 namespace {
 
-// Runs this process's rank through one launch, meeting the launch's ranks under "launch/<n>".
-Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, Store* run_store) {
+// Runs this process through one launch as its rank `launch_rank`, meeting the launch's ranks under "launch/<n>".
+Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int launch_rank, Store* run_store) {
   plan.host = options.address;
   plan.host_name = options.host_name;
   plan.ranks_per_process = 1;
   plan.progress_dir.clear();
   PrefixStore launch_store("launch/" + std::to_string(launch), run_store);
-  StoreRankOutput output(&launch_store, options.place.rank);
+  StoreRankOutput output(&launch_store, launch_rank);
   const int local_rank = options.place.local_rank >= 0 ? options.place.local_rank : options.place.rank;
-  return RunRank(plan, options.place.rank, local_rank, &launch_store, &output);
+  return RunRank(plan, launch_rank, local_rank, &launch_store, &output);
 }
 
 }  // namespace
@@ -144,13 +144,18 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   const int n = next_launch_++;
   Store* store = control_->store();
   WorkerPlan plan = WorkerPlanFor(launch, n, options.spec);
+  std::vector<std::string> hosts;
+  for (const SpmdMember& m : members_) hosts.push_back(m.address);
+  plan.order = GroupOrder(options.spec.group_by, hosts);
+  plan.order.resize(static_cast<size_t>(launch.world));
+  auto where = [this, &plan](int launch_rank) { return Where(plan.order[static_cast<size_t>(launch_rank)]); };
   Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump()));
   if (!published.ok()) return "cannot publish launch " + std::to_string(n) + ": " + published.message();
 
   auto state = std::make_shared<OwnRankState>();
   own_rank_done_ = false;
   own_rank_ = std::thread([this, plan, n, state] {
-    Status s = RunMyRank(plan, options_, n, rank_store_->store());
+    Status s = RunMyRank(plan, options_, n, 0, rank_store_->store());
     if (!s.ok()) (void)rank_store_->store()->Set(Key(n, "failed/0"), Bytes(s.message()));
     std::lock_guard<std::mutex> lock(state->mu);
     state->done = true;
@@ -171,14 +176,14 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
     for (int r = 0; r < launch.world; ++r) {
       if (Peek(store, Key(n, "result/" + std::to_string(r) + "/" + std::to_string(j)))) continue;
       if (auto report = Peek(store, Key(n, "failed/" + std::to_string(r)))) {
-        failed += "; " + Where(r) + " failed: " + *report;
+        failed += "; " + where(r) + " failed: " + *report;
       } else {
         silent.push_back(r);
       }
     }
     std::string out = "point " + launch.points[j].Id() + " " + why;
     for (size_t i = 0; i < silent.size(); ++i) {
-      out += (i ? ", " : ": ") + Where(silent[i]);
+      out += (i ? ", " : ": ") + where(silent[i]);
     }
     if (!silent.empty()) out += silent.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
     return out + failed;
@@ -196,7 +201,7 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         auto v = store->Get(key, milliseconds(50));
         if (v.ok()) {
           auto samples = result::ParseRankSamplesLine(Text(*v));
-          if (!samples.ok()) return Where(r) + " sent a bad result in point " + point.point.Id() + ": " + samples.status().message();
+          if (!samples.ok()) return where(r) + " sent a bad result in point " + point.point.Id() + ": " + samples.status().message();
           point.ranks.push_back(std::move(*samples));
           last_progress = Clock::now();
           break;
@@ -285,10 +290,15 @@ Status SpmdSession::Follow() {
       outcome = plan.status();
       break;
     }
-    if (rank() < plan->world) {
-      Status s = RunMyRank(*plan, options_, n, store);
+    int launch_rank = -1;
+    for (size_t p = 0; p < plan->order.size(); ++p) {
+      if (plan->order[p] == rank()) launch_rank = static_cast<int>(p);
+    }
+    if (plan->order.empty() && rank() < plan->world) launch_rank = rank();
+    if (launch_rank >= 0) {
+      Status s = RunMyRank(*plan, options_, n, launch_rank, store);
       if (!s.ok()) {
-        (void)store->Set(Key(n, "failed/" + std::to_string(rank())), Bytes(s.message()));
+        (void)store->Set(Key(n, "failed/" + std::to_string(launch_rank)), Bytes(s.message()));
         outcome = s;
         break;
       }
@@ -315,6 +325,27 @@ Status SpmdSession::Follow() {
   }
   (void)store->Set("bye/" + std::to_string(rank()), Bytes("1"));
   return outcome;
+}
+
+std::vector<int> GroupOrder(GroupBy by, const std::vector<std::string>& hosts) {
+  std::vector<int> order(hosts.size());
+  for (size_t r = 0; r < order.size(); ++r) order[r] = static_cast<int>(r);
+  if (by == GroupBy::kConsecutive) return order;
+  // Hosts in order of their first rank; each rank's index among its host's ranks.
+  std::map<std::string, int> host_index;
+  std::map<std::string, int> seen;
+  std::vector<int> nth(hosts.size());
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    host_index.emplace(hosts[r], static_cast<int>(host_index.size()));
+    nth[r] = seen[hosts[r]]++;
+  }
+  auto key = [&](int r) {
+    const int h = host_index.at(hosts[static_cast<size_t>(r)]);
+    const int i = nth[static_cast<size_t>(r)];
+    return by == GroupBy::kHost ? std::make_pair(h, i) : std::make_pair(i, h);
+  };
+  std::stable_sort(order.begin(), order.end(), [&key](int a, int b) { return key(a) < key(b); });
+  return order;
 }
 
 Status FitPlanToWorld(int world, Plan* plan, std::vector<std::string>* notes) {

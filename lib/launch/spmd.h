@@ -4,10 +4,11 @@
 // through the store, and rank 0 aggregates and writes the result as the driver would. Keys, under the run's
 // namespace:
 //   arrive/<r>                       {host, address, pid} of rank r
-//   launch/<n>                       the n-th launch's WorkerPlan, or {"end": true, "failure": "..."}
+//   launch/<n>                       the n-th launch's WorkerPlan, or {"end": true, "failure": "..."}; its
+//                                    `order` says which process runs each of its ranks (GroupOrder)
 //   launch/<n>/...                   that launch's rendezvous (Gloo's keys, "done/<r>")
-//   launch/<n>/result/<r>/<j>        rank r's samples of point j (result::RankSamples, one JSON line)
-//   launch/<n>/failed/<r>            why rank r stopped (a rank that is killed leaves none)
+//   launch/<n>/result/<r>/<j>        launch rank r's samples of point j (result::RankSamples, one JSON line)
+//   launch/<n>/failed/<r>            why launch rank r stopped (a rank that is killed leaves none)
 //   launch/<n>/collected/<j>         rank 0 has point j: ranks outside the launch follow its progress
 //   bye/<r>                          rank r is leaving; then rank 0 removes the namespace
 #pragma once
@@ -78,6 +79,12 @@ class SpmdSession {
   std::thread own_rank_;
   std::atomic<bool> own_rank_done_{true};
 };
+
+// The processes in the order launches take them (WorkerPlan::order: a launch of W ranks runs in the first W),
+// for processes where rank r runs on host `hosts[r]`: consecutive ranks; by host (each host's ranks in a row, so
+// that groups of a host's rank count are its ranks); or spread (the first rank of every host, then the second,
+// ..., so that consecutive members sit on different hosts). Rank 0 always comes first.
+std::vector<int> GroupOrder(GroupBy by, const std::vector<std::string>& hosts);
 
 // Fits a plan to a world of `world` ranks: launches that need more ranks are dropped, with one entry in the plan's
 // skipped list naming their group counts, and a note says when the largest launch leaves ranks idle. InvalidArgument when nothing fits or a point

@@ -35,7 +35,8 @@ json WorkerPlanToJson(const WorkerPlan& p) {
           {"hang_rank", p.hang_rank},
           {"hang_at_iter", p.hang_at_iter},
           {"progress_dir", p.progress_dir},
-          {"check_seed", p.check_seed}};
+          {"check_seed", p.check_seed},
+          {"order", p.order}};
 }
 
 StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
@@ -67,6 +68,7 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.hang_at_iter = j.at("hang_at_iter").get<int64_t>();
     p.progress_dir = j.at("progress_dir").get<std::string>();
     p.check_seed = j.at("check_seed").get<uint64_t>();
+    p.order = j.value("order", std::vector<int>{});
     return p;
   } catch (const json::exception& e) {
     return InvalidArgument(std::string("malformed worker plan: ") + e.what());

@@ -27,6 +27,9 @@ struct WorkerPlan {
   double slow_rank_delay_us = 0;
   int hang_rank = -1;  // test-only fault injection: stops before timed iteration hang_at_iter
   int64_t hang_at_iter = 0;
+  // SPMD: the launch's rank p runs in the process of launcher rank order[p] (groups are consecutive launch
+  // ranks, so the order forms them: lib/launch/spmd.h GroupOrder). Empty: launch rank = process rank.
+  std::vector<int> order;
   std::string progress_dir;  // each rank's progress page (lib/measure/progress.h)
   uint64_t check_seed = 0;   // the sampled checks' draws, the same on every rank
 };

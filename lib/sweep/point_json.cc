@@ -107,7 +107,7 @@ json SpecToJson(const SweepSpec& s) {
   for (const auto& f : s.explain_factors) factors.push_back(ExplainFactorToJson(f));
   json graphs = json::array();
   for (bool g : s.graphs) graphs.push_back(GraphName(g));
-  return {{"backends", s.backends},
+  json out = {{"backends", s.backends},
           {"ops", s.ops},
           {"algos", s.algos},
           {"dtypes", s.dtypes},
@@ -142,6 +142,8 @@ json SpecToJson(const SweepSpec& s) {
           {"test_only_hang_rank", s.test_only_hang_rank},
           {"test_only_uniform_slowdown", s.test_only_uniform_slowdown},
           {"explain_factors", factors}};
+  if (s.group_by != GroupBy::kConsecutive) out["group_by"] = Name(s.group_by);  // absent: the default, as in older files
+  return out;
 }
 
 }  // namespace commbench

@@ -51,6 +51,7 @@ struct SweepSpec {
   std::string host = "127.0.0.1";
   std::string iface;
   Launcher launcher = Launcher::kLocal;
+  GroupBy group_by = GroupBy::kConsecutive;  // other values need ranks on several hosts (SPMD mode)
   // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
   std::string test_only_slow_rank;
   // Test-only fault injection: "RANK:ITER" stops that rank for good before its timed iteration ITER of each point.

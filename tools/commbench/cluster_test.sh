@@ -4,6 +4,7 @@
 #   1. SPMD, 4 hosts x 2 ranks given --rank/--world, Redis rendezvous, Gloo and native, ranks placed cyclically
 #      (rank r on host r % 4) so that every group of 2 spans two hosts: correct results, each group's two hosts
 #      recorded, no key left in Redis.
+#      With block placement, --group-by spread puts each pair on two hosts and --group-by host on one.
 #   2. `srun -N 4 -n 8 commbench sweep` (SPMD under a real Slurm, file: rendezvous): the run id comes from
 #      Slurm, the result spans four addresses.
 #   3. The driver's `--launcher srun` inside `salloc -N 4 -n 8`: the same shape of result.
@@ -76,6 +77,23 @@ done
 check_result "$T/spmd.json" 4 2 "SPMD over Redis"
 keys=$("$VC" exec "$C" 1 redis-cli -u "$VC_REDIS" --scan | wc -l)
 [[ "$keys" -eq 0 ]] || fail "$keys keys left in Redis"
+
+# 1b. Block placement (ranks 2h, 2h+1 on host h): --group-by spread pairs ranks of different hosts, --group-by
+# host keeps each host's pair together.
+for by_span in "spread 2" "host 1"; do
+  by=${by_span% *}
+  pids=()
+  for r in 0 1 2 3 4 5 6 7; do
+    "$VC" exec "$C" $((r / 2)) "$CB" sweep --rank "$r" --world 8 --rendezvous "$VC_REDIS" --run-id "vc-$by" \
+      --group-by "$by" --groups 1,4 --sizes 400 --time-budget 0.05 --timeout 30 --quiet \
+      -o "$T/by-$by.json" >"$T/by-$by-$r.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || fail "--group-by $by rank $i exited $?: $(tail -n 2 "$T/by-$by-$i.log")"
+  done
+  check_result "$T/by-$by.json" 4 "${by_span#* }" "--group-by $by"
+done
 
 # 2. srun starts the ranks: SPMD under Slurm, the run id from SLURM_JOB_ID.SLURM_STEP_ID.
 mkdir -p "$T/rendezvous"

@@ -129,6 +129,11 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
     if (hooks.failure) *hooks.failure = "rank 0: " + status.message();
     return Fail(status, 2);
   };
+  if (spec.group_by != GroupBy::kConsecutive && !hooks.run_plan) {
+    return bad_input(InvalidArgument("--group-by " + std::string(Name(spec.group_by)) +
+                                     ": the driver's ranks share one host; it needs ranks a launcher started on "
+                                     "several hosts (README, Running on a cluster) (accepted here: consecutive)"));
+  }
   auto backends = DescribeRegisteredBackends(spec.backends);
   if (!backends.ok()) return bad_input(backends.status());
   auto plan = PlanSweep(spec, *backends);

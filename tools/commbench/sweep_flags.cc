@@ -71,6 +71,10 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   app->add_option("--max-world", s.max_world, "Refuse worlds larger than this many ranks")->capture_default_str();
   app->add_option("--host", s.host, "Address the ranks bind and advertise (TCP transports)")->capture_default_str();
   app->add_option("--iface", s.iface, "Network interface for the TCP transports (wins over --host)");
+  app->add_option("--group-by", f->group_by,
+                  "How groups form across hosts (SPMD): consecutive (ranks g*k..), host (a host's ranks together), "
+                  "spread (consecutive members on different hosts)")
+      ->capture_default_str();
   app->add_option("--launcher", f->launcher, "How ranks start: local (fork/exec), mpirun, srun (inside a Slurm allocation; the temporary directory must be on a filesystem its nodes share)")->capture_default_str();
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
@@ -158,6 +162,7 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   ASSIGN_OR_RETURN(s.graphs, Values(f.graphs, "--graph", ParseGraph));
   ASSIGN_OR_RETURN(s.in_place, ParseInPlace(f.in_place));
   ASSIGN_OR_RETURN(s.launcher, ParseLauncher(f.launcher));
+  ASSIGN_OR_RETURN(s.group_by, ParseGroupBy(f.group_by));
   RETURN_IF_ERROR(ValidateSpec(s));
   return s;
 }

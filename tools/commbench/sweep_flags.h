@@ -32,6 +32,7 @@ struct SweepFlags {
   std::string h2d_bytes = "0";
   std::string graphs = "off";
   std::string launcher = "local";
+  std::string group_by = "consecutive";
   SweepSpec spec;  // the other scalar settings are bound directly
 };
 
