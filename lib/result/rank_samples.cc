@@ -9,7 +9,7 @@ namespace commbench::result {
 using nlohmann::json;
 
 std::string RankSamplesToJsonLine(const RankSamples& r) {
-  return json{{"point_index", r.point_index},
+  json out{{"point_index", r.point_index},
               {"id", r.point_id},
               {"rank", r.rank},
               {"group", r.group},
@@ -31,8 +31,9 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
               {"vol_ctx", r.vol_ctx},
               {"invol_ctx", r.invol_ctx},
               {"affinity", r.affinity},
-              {"setup_s", r.setup_s}}
-      .dump();
+              {"setup_s", r.setup_s}};
+  if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
+  return out.dump();
 }
 
 StatusOr<RankSamples> ReadRankSamples(const json& j) {
@@ -47,6 +48,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.pid = in.SmallInt("pid", 0);
   r.host = in.Has("host") ? in.String("host") : "";
   r.address = in.Has("address") ? in.String("address") : "";
+  if (in.Has("transport")) r.transport = in.Parsed("transport", ParseTransport, Transport::kUnknown);
   r.correct = in.Bool("correct");
   r.error = in.String("error");
   r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;
