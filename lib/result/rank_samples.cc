@@ -10,29 +10,30 @@ using nlohmann::json;
 
 std::string RankSamplesToJsonLine(const RankSamples& r) {
   json out{{"point_index", r.point_index},
-              {"id", r.point_id},
-              {"rank", r.rank},
-              {"group", r.group},
-              {"group_rank", r.group_rank},
-              {"pid", r.pid},
-              {"host", r.host},
-              {"address", r.address},
-              {"correct", r.correct},
-              {"error", r.error},
-              {"checked_iters", r.checked_iters},
-              {"algo", r.algo},
-              {"warmup", r.warmup},
-              {"samples_us", r.samples_us},
-              {"device_samples_us", r.device_samples_us},
-              {"start_ns", r.start_ns},
-              {"end_ns", r.end_ns},
-              {"cpu_user_s", r.cpu_user_s},
-              {"cpu_sys_s", r.cpu_sys_s},
-              {"vol_ctx", r.vol_ctx},
-              {"invol_ctx", r.invol_ctx},
-              {"affinity", r.affinity},
-              {"setup_s", r.setup_s}};
-  if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
+           {"id", r.point_id},
+           {"rank", r.rank},
+           {"group", r.group},
+           {"group_rank", r.group_rank},
+           {"pid", r.pid},
+           {"host", r.host},
+           {"address", r.address},
+           {"correct", r.correct},
+           {"error", r.error},
+           {"checked_iters", r.checked_iters},
+           {"algo", r.algo},
+           {"warmup", r.warmup},
+           {"samples_us", r.samples_us},
+           {"device_samples_us", r.device_samples_us},
+           {"start_ns", r.start_ns},
+           {"end_ns", r.end_ns},
+           {"cpu_user_s", r.cpu_user_s},
+           {"cpu_sys_s", r.cpu_sys_s},
+           {"vol_ctx", r.vol_ctx},
+           {"invol_ctx", r.invol_ctx},
+           {"affinity", r.affinity},
+           {"setup_s", r.setup_s}};
+  if (r.transport != Transport::kUnknown)
+    out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   return out.dump();
 }
 

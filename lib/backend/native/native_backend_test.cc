@@ -159,7 +159,7 @@ TEST(NativeTransportTest, AGroupReportsTheTransportItConnectedOver) {
     return std::string(Name(seen[0]));
   };
   unsetenv("COMMBENCH_NATIVE_TRANSPORT");  // auto
-  EXPECT_EQ(reported("native"), "shm");  // every rank on this host
+  EXPECT_EQ(reported("native"), "shm");    // every rank on this host
   EXPECT_EQ(reported("native-tcp"), "tcp");
   setenv("COMMBENCH_NATIVE_TRANSPORT", "tcp", 1);
   EXPECT_EQ(reported("native"), "tcp");
