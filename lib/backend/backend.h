@@ -73,6 +73,9 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual StatusOr<std::unique_ptr<Work>> Prepare(const OpRequest& request) = 0;
   virtual Status Barrier() = 0;
+  // The transport this connection actually moves bytes over, where the backend chooses at Connect (native: shm
+  // when the group shares a host, else tcp). kUnknown, the default: as declared (BackendCapabilities::transport).
+  virtual Transport transport() const { return Transport::kUnknown; }
 };
 
 struct ConnectRequest {

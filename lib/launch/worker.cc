@@ -168,6 +168,7 @@ class RankRunner {
     out.affinity = FormatCpuList(AllowedCpus());
     out.host = plan_.host_name;
     out.address = plan_.host;
+    out.transport = cached->comm->transport();  // kUnknown (written as nothing): the declared one
     out.setup_s = cached->setup_s;
     return out;
   }

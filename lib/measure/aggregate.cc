@@ -112,6 +112,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.pid = r.pid;
     t.host = r.host;
     t.address = r.address;
+    t.transport = r.transport;
     t.time_us = Summarize(r.samples_us);
     t.cpu_user_s = r.cpu_user_s;
     t.cpu_sys_s = r.cpu_sys_s;
@@ -181,6 +182,16 @@ void AddGroupsAndSkew(const std::vector<RankSamples>& ranks, const std::vector<s
   out->skew.start_skew_us = static_cast<double>(last->start_ns - first->start_ns) * 1e-3;
 }
 
+// The transport the point's ranks used, when every one reported the same (native chooses shm or tcp at Connect);
+// otherwise the backend's declared one, which the plan put in the point.
+Transport TransportUsed(const Point& point, const std::vector<RankSamples>& ranks) {
+  if (ranks.empty() || ranks.front().transport == Transport::kUnknown) return point.transport;
+  for (const RankSamples& r : ranks) {
+    if (r.transport != ranks.front().transport) return point.transport;
+  }
+  return ranks.front().transport;
+}
+
 }  // namespace
 
 PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& ranks, const AggregateOptions& options) {
@@ -191,6 +202,7 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
     out.point.algo = ranks.front().algo;
     out.warmup = ranks.front().warmup;
   }
+  out.point.transport = TransportUsed(point, ranks);
   AddRanks(ranks, options, &out);
 
   const std::vector<std::vector<double>> group_series = GroupSeries(point, ranks);

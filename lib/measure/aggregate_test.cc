@@ -168,5 +168,30 @@ TEST(AggregateTest, WrongRanksAndSampleCap) {
   EXPECT_EQ(out.samples_us.cap, 2);
 }
 
+// The point says the transport its ranks used when they all reported the same one (native picks shm or tcp at
+// Connect), and keeps the backend's declared one otherwise: ranks that did not say, or that disagree.
+TEST(AggregateTest, TransportIsTheOneTheRanksUsedWhenTheyAgree) {
+  Point p;
+  p.backend = "native";
+  p.transport = Transport::kSharedMemory;  // declared
+  p.groups = 1;
+  p.group_size = 2;
+  p.bytes = 400;
+  p.count = 100;
+  RankSamples a = Rank(0, 0, {10, 10}, 0.1, 1.0, 2.0), b = Rank(1, 0, {10, 10}, 0.1, 1.0, 2.0);
+  EXPECT_EQ(AggregatePoint(p, {a, b}, AggregateOptions()).point.transport, Transport::kSharedMemory);  // unsaid
+  a.transport = b.transport = Transport::kTcp;
+  PointResult used = AggregatePoint(p, {a, b}, AggregateOptions());
+  EXPECT_EQ(used.point.transport, Transport::kTcp);
+  EXPECT_EQ(used.per_rank[1].transport, Transport::kTcp);
+  EXPECT_EQ(used.id, p.Id());  // the id stays the planner's
+  b.transport = Transport::kSharedMemory;
+  PointResult mixed = AggregatePoint(p, {a, b}, AggregateOptions());
+  EXPECT_EQ(mixed.point.transport, Transport::kSharedMemory);
+  EXPECT_EQ(mixed.per_rank[0].transport, Transport::kTcp);  // each rank still says its own
+  b.transport = Transport::kUnknown;
+  EXPECT_EQ(AggregatePoint(p, {a, b}, AggregateOptions()).point.transport, Transport::kSharedMemory);
+}
+
 }  // namespace
 }  // namespace commbench

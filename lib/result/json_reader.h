@@ -69,6 +69,17 @@ class ObjectReader {
     return out;
   }
 
+  // One name parsed by `parse(name, what)` (an axis parser of lib/core/axes.h); `fallback` after an error.
+  template <typename E, typename Parse>
+  E Parsed(const char* key, Parse parse, E fallback) {
+    auto v = parse(String(key), "unknown value");
+    if (!v.ok()) {
+      Error(key, v.status().message());
+      return fallback;
+    }
+    return *v;
+  }
+
   template <typename E, size_t N>
   E Enum(const char* key, const NameTable<E, N>& table) {
     const std::string name = String(key);

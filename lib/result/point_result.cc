@@ -64,6 +64,7 @@ json RankToJson(const RankTime& r) {
               {"checked_iters", r.checked_iters}};
   if (!r.host.empty()) out["host"] = r.host;  // absent where it was not recorded, so older files read back alike
   if (!r.address.empty()) out["address"] = r.address;
+  if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);
   return out;
 }
 
@@ -75,6 +76,8 @@ RankTime ReadRank(ObjectReader in) {
   r.pid = in.SmallInt("pid", 0);
   r.host = in.Has("host") ? in.String("host") : "";  // absent before hosts were recorded
   r.address = in.Has("address") ? in.String("address") : "";
+  // Absent before transports were reported, and where the backend does not say.
+  if (in.Has("transport")) r.transport = in.Parsed("transport", ParseTransport, Transport::kUnknown);
   r.time_us = ReadSummary(in.Object("time_us"));
   r.cpu_user_s = in.Number("cpu_user_s", 0);
   r.cpu_sys_s = in.Number("cpu_sys_s", 0);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/axes.h"
 #include "lib/core/status.h"
 #include "lib/result/host_load.h"
 #include "lib/stats/summary.h"
@@ -36,7 +37,8 @@ struct GroupTime {
 
 struct RankTime {
   int rank = 0, group = 0, group_rank = 0, pid = 0;
-  std::string host, address;  // machine name and transport address ("" in older files)
+  std::string host, address;                  // machine name and transport address ("" in older files)
+  Transport transport = Transport::kUnknown;  // what its communicator ran over (RankSamples); kUnknown: not reported
   Summary time_us;
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
   std::string affinity;

@@ -9,30 +9,32 @@ namespace commbench::result {
 using nlohmann::json;
 
 std::string RankSamplesToJsonLine(const RankSamples& r) {
-  return json{{"point_index", r.point_index},
-              {"id", r.point_id},
-              {"rank", r.rank},
-              {"group", r.group},
-              {"group_rank", r.group_rank},
-              {"pid", r.pid},
-              {"host", r.host},
-              {"address", r.address},
-              {"correct", r.correct},
-              {"error", r.error},
-              {"checked_iters", r.checked_iters},
-              {"algo", r.algo},
-              {"warmup", r.warmup},
-              {"samples_us", r.samples_us},
-              {"device_samples_us", r.device_samples_us},
-              {"start_ns", r.start_ns},
-              {"end_ns", r.end_ns},
-              {"cpu_user_s", r.cpu_user_s},
-              {"cpu_sys_s", r.cpu_sys_s},
-              {"vol_ctx", r.vol_ctx},
-              {"invol_ctx", r.invol_ctx},
-              {"affinity", r.affinity},
-              {"setup_s", r.setup_s}}
-      .dump();
+  json out{{"point_index", r.point_index},
+           {"id", r.point_id},
+           {"rank", r.rank},
+           {"group", r.group},
+           {"group_rank", r.group_rank},
+           {"pid", r.pid},
+           {"host", r.host},
+           {"address", r.address},
+           {"correct", r.correct},
+           {"error", r.error},
+           {"checked_iters", r.checked_iters},
+           {"algo", r.algo},
+           {"warmup", r.warmup},
+           {"samples_us", r.samples_us},
+           {"device_samples_us", r.device_samples_us},
+           {"start_ns", r.start_ns},
+           {"end_ns", r.end_ns},
+           {"cpu_user_s", r.cpu_user_s},
+           {"cpu_sys_s", r.cpu_sys_s},
+           {"vol_ctx", r.vol_ctx},
+           {"invol_ctx", r.invol_ctx},
+           {"affinity", r.affinity},
+           {"setup_s", r.setup_s}};
+  if (r.transport != Transport::kUnknown)
+    out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
+  return out.dump();
 }
 
 StatusOr<RankSamples> ReadRankSamples(const json& j) {
@@ -47,6 +49,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.pid = in.SmallInt("pid", 0);
   r.host = in.Has("host") ? in.String("host") : "";
   r.address = in.Has("address") ? in.String("address") : "";
+  if (in.Has("transport")) r.transport = in.Parsed("transport", ParseTransport, Transport::kUnknown);
   r.correct = in.Bool("correct");
   r.error = in.String("error");
   r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;

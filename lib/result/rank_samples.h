@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/axes.h"
 #include "lib/core/status.h"
 
 namespace commbench::result {
@@ -18,6 +19,9 @@ struct RankSamples {
   int pid = 0;
   std::string host;     // the rank's machine name
   std::string address;  // the address its transports used
+  // The transport its communicator moved bytes over (Communicator::transport); kUnknown where the backend does not
+  // say (its declared one applies) and in lines written before it was recorded.
+  Transport transport = Transport::kUnknown;
   bool correct = true;
   std::string error;          // the first check failure, when !correct
   int64_t checked_iters = 0;  // timed iterations whose output was checked (first, last and a random sample)

@@ -17,6 +17,7 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   r.pid = 4242;
   r.host = "node7";
   r.address = "10.77.0.3";
+  r.transport = Transport::kTcp;
   r.correct = false;
   r.error = "last timed iteration: 2 of 100 elements wrong";
   r.algo = "ring";
@@ -37,6 +38,8 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   EXPECT_EQ(back->rank, 3);
   EXPECT_EQ(back->host, "node7");
   EXPECT_EQ(back->address, "10.77.0.3");
+  EXPECT_EQ(back->transport, Transport::kTcp);
+  EXPECT_NE(line.find("\"transport\":\"tcp\""), std::string::npos) << line;
   EXPECT_FALSE(back->correct);
   EXPECT_EQ(back->error, r.error);
   EXPECT_EQ(back->samples_us, r.samples_us);
@@ -44,6 +47,25 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   EXPECT_DOUBLE_EQ(back->vol_ctx, 7.5);
   EXPECT_EQ(back->checked_iters, 17);
   EXPECT_EQ(RankSamplesToJsonLine(*back), line);
+}
+
+// A backend that does not say which transport it used (and a line written before ranks reported it) has no
+// "transport": such a line reads back as kUnknown and writes back byte for byte.
+TEST(RankSamplesTest, TransportIsWrittenOnlyWhenReported) {
+  RankSamples r;
+  r.host = "node7";
+  const std::string line = RankSamplesToJsonLine(r);
+  EXPECT_EQ(line.find("transport"), std::string::npos) << line;
+  auto back = ParseRankSamplesLine(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->transport, Transport::kUnknown);
+  EXPECT_EQ(RankSamplesToJsonLine(*back), line);
+  nlohmann::json j = nlohmann::json::parse(line);
+  j["transport"] = "infiniband";
+  auto unknown = ReadRankSamples(j);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("rank line.transport: unknown value 'infiniband'"), std::string::npos)
+      << unknown.status().message();
 }
 
 TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {

@@ -160,6 +160,30 @@ TEST(ResultFileTest, RepeatsRoundTrip) {
   EXPECT_EQ(refused.status().message(), "points[0].repeats.p50_us[1]: expected a number, got a string");
 }
 
+// per_rank[].transport: written where the rank reported the transport it used, absent otherwise (older files,
+// backends that do not say), and read back as it was.
+TEST(ResultFileTest, RankTransportRoundTripsWhereReported) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_GE(file->points[0].per_rank.size(), 2u);
+  EXPECT_EQ(file->points[0].per_rank[0].transport, Transport::kUnknown);
+  file->points[0].per_rank[0].transport = Transport::kTcp;
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["points"][0]["per_rank"][0]["transport"], "tcp");
+  EXPECT_FALSE(j["points"][0]["per_rank"][1].contains("transport"));
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->points[0].per_rank[0].transport, Transport::kTcp);
+  EXPECT_EQ(back->points[0].per_rank[1].transport, Transport::kUnknown);
+  EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+  json bad = j;
+  bad["points"][0]["per_rank"][0]["transport"] = "rdma";
+  auto refused = ReadResultFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().rfind("points[0].per_rank[0].transport: unknown value 'rdma'", 0), 0u)
+      << refused.status().message();
+}
+
 // The record of several repeats: the last one's, with each repeat's p50 and mean, wrong when any repeat was.
 TEST(ResultFileTest, CombineRepeatsKeepsEveryRepeat) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));

@@ -1,13 +1,12 @@
 // Backend "native": our own collectives. Ranks of a group that share a host talk through shared memory;
-// otherwise through TCP. Backend "native-tcp" forces TCP (to compare the transports on one host).
+// otherwise (another machine, or another network namespace: host_identity.h) through TCP. Backend "native-tcp"
+// forces TCP (to compare the transports on one host).
 // COMMBENCH_NATIVE_TRANSPORT=shm|tcp overrides the choice for "native".
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 
 #include "lib/backend/backend.h"
+#include "lib/backend/native/host_identity.h"
 #include "lib/backend/native/reduce.h"
 #include "lib/backend/native/schedule.h"
 #include "lib/backend/native/shm/shm_communicator.h"
@@ -17,16 +16,7 @@ namespace commbench {
 namespace native {
 namespace {
 
-// Host identity: hostname plus boot id (containers may share a hostname but not memory).
-std::string HostIdentity() {
-  char host[256] = {0};
-  gethostname(host, sizeof(host) - 1);
-  std::ifstream boot("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(boot, id);
-  return std::string(host) + "/" + id;
-}
-
+// Every rank of the group on this host (HostIdentity: same hostname, boot and network namespace).
 StatusOr<bool> AllOnThisHost(const ConnectRequest& request) {
   const std::string mine = HostIdentity();
   const int n = request.place.group_size;

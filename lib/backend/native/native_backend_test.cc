@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "lib/backend/native/schedule.h"
 #include "lib/backend/native/shm/segment.h"
 #include "lib/backend/testing/thread_group.h"
@@ -139,6 +141,31 @@ TEST(NativeShmTest, NoSegmentNameOutlivesSetup) {
   ASSERT_NE(dir, nullptr);
   while (dirent* e = readdir(dir)) EXPECT_NE(std::string(e->d_name).rfind(prefix, 0), 0u) << e->d_name;
   closedir(dir);
+}
+
+// What a group says it runs over (Communicator::transport, recorded per rank in the result) is the transport it
+// connected through the store: shm for threads of one process, tcp where forced by the backend or the variable.
+TEST(NativeTransportTest, AGroupReportsTheTransportItConnectedOver) {
+  auto reported = [](const std::string& backend) {
+    std::vector<commbench::Transport> seen(2, commbench::Transport::kUnknown);
+    auto results = RunThreads(backend, 2, [&](int rank, Communicator* comm) -> Status {
+      seen[static_cast<size_t>(rank)] = comm->transport();
+      OpRequest r;
+      r.count = 7;
+      return RunAndCheck(comm, r, rank, 2, 1);
+    });
+    for (const auto& st : results) EXPECT_TRUE(st.ok()) << backend << ": " << st.message();
+    EXPECT_EQ(seen[0], seen[1]) << backend;
+    return std::string(Name(seen[0]));
+  };
+  unsetenv("COMMBENCH_NATIVE_TRANSPORT");  // auto
+  EXPECT_EQ(reported("native"), "shm");    // every rank on this host
+  EXPECT_EQ(reported("native-tcp"), "tcp");
+  setenv("COMMBENCH_NATIVE_TRANSPORT", "tcp", 1);
+  EXPECT_EQ(reported("native"), "tcp");
+  setenv("COMMBENCH_NATIVE_TRANSPORT", "shm", 1);
+  EXPECT_EQ(reported("native"), "shm");
+  unsetenv("COMMBENCH_NATIVE_TRANSPORT");
 }
 
 }  // namespace

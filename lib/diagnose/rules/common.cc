@@ -180,7 +180,7 @@ std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,
 }
 
 double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which) {
-  // The backend's declared transport, recorded in every point.
+  // The transport the point's ranks used (the backend's declared one where they did not say), in every point.
   const bool tcp = in.First(s).point.transport == Transport::kTcp;
   double peak = tcp ? in.tcp_loopback_gbps : in.memcpy_gbps;
   *which = tcp ? "loopback TCP peak" : "memory copy peak";

@@ -112,6 +112,8 @@ class ShmCommunicator : public Communicator {
     return std::unique_ptr<Work>(std::move(work));
   }
 
+  commbench::Transport transport() const override { return commbench::Transport::kSharedMemory; }
+
   Status Barrier() override {
     ++barrier_seq_;
     Publish(&slot(me_)->barrier, barrier_seq_);

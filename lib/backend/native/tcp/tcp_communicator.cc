@@ -164,6 +164,8 @@ class TcpCommunicator : public Communicator {
     return std::unique_ptr<Work>(std::move(work));
   }
 
+  commbench::Transport transport() const override { return commbench::Transport::kTcp; }
+
   // One byte to and from every peer: the streams are FIFO, so this orders against everything sent before.
   Status Barrier() override {
     char out = 1;
