@@ -4,7 +4,8 @@
 #   1. SPMD, 4 hosts x 2 ranks given --rank/--world, Redis rendezvous, Gloo and native, ranks placed cyclically
 #      (rank r on host r % 4) so that every group of 2 spans two hosts: correct results, each group's two hosts
 #      recorded, no key left in Redis.
-#      With block placement, --group-by spread puts each pair on two hosts and --group-by host on one.
+#      With block placement, --group-by spread puts each pair on two hosts and --group-by host on one; the
+#      native backend's points say tcp across hosts and shm within one.
 #   2. `srun -N 4 -n 8 commbench sweep` (SPMD under a real Slurm, file: rendezvous): the run id comes from
 #      Slurm, the result spans four addresses.
 #   3. The driver's `--launcher srun` inside `salloc -N 4 -n 8`: the same shape of result.
@@ -39,18 +40,20 @@ source "$C/env"
 export SLURM_CONF
 
 # Checks a result file: every point correct, the ranks on `want` distinct addresses, each group on `span` hosts
-# (0: where Slurm put them).
+# (0: where Slurm put them), and the native backend's points over the transport `native` (when given).
 check_result() {
-  local file="$1" want="$2" span="$3" what="$4" out
-  out=$(python3 - "$file" "$want" "$span" <<'PY'
+  local file="$1" want="$2" span="$3" what="$4" native="${5:-}" out
+  out=$(python3 - "$file" "$want" "$span" "$native" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1])); want = int(sys.argv[2]); span = int(sys.argv[3])
+r = json.load(open(sys.argv[1])); want = int(sys.argv[2]); span = int(sys.argv[3]); native = sys.argv[4]
 why = []
 if r.get("status") != "complete": why.append("status %s" % r.get("status"))
 if not r["points"]: why.append("no points")
 addresses = set()
 for p in r["points"]:
     if not p["correct"]: why.append("%s wrong: %s" % (p["id"], p["errors"]))
+    if native and p["backend"] == "native" and p.get("transport") != native:
+        why.append("%s ran over %s, not %s" % (p["id"], p.get("transport"), native))
     addresses |= {x.get("address", "") for x in p["per_rank"]}
     if span and (p["groups"] > 1 or p["group_size"] > 1):
         for g in p["per_group"]:
@@ -74,7 +77,7 @@ done
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || fail "SPMD rank $i exited $?: $(tail -n 2 "$T/spmd-$i.log")"
 done
-check_result "$T/spmd.json" 4 2 "SPMD over Redis"
+check_result "$T/spmd.json" 4 2 "SPMD over Redis" tcp
 keys=$("$VC" exec "$C" 1 redis-cli -u "$VC_REDIS" --scan | wc -l)
 [[ "$keys" -eq 0 ]] || fail "$keys keys left in Redis"
 
@@ -85,14 +88,15 @@ for by_span in "spread 2" "host 1"; do
   pids=()
   for r in 0 1 2 3 4 5 6 7; do
     "$VC" exec "$C" $((r / 2)) "$CB" sweep --rank "$r" --world 8 --rendezvous "$VC_REDIS" --run-id "vc-$by" \
-      --group-by "$by" --groups 1,4 --sizes 400 --time-budget 0.05 --timeout 30 --quiet \
+      --group-by "$by" --backends gloo,native --groups 1,4 --sizes 400 --time-budget 0.05 --timeout 30 --quiet \
       -o "$T/by-$by.json" >"$T/by-$by-$r.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || fail "--group-by $by rank $i exited $?: $(tail -n 2 "$T/by-$by-$i.log")"
   done
-  check_result "$T/by-$by.json" 4 "${by_span#* }" "--group-by $by"
+  # Native: TCP between hosts, shared memory within one.
+  check_result "$T/by-$by.json" 4 "${by_span#* }" "--group-by $by" "$([[ $by == host ]] && echo shm || echo tcp)"
 done
 
 # 2. srun starts the ranks: SPMD under Slurm, the run id from SLURM_JOB_ID.SLURM_STEP_ID.
