@@ -146,7 +146,7 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   WorkerPlan plan = WorkerPlanFor(launch, n, options.spec);
   std::vector<std::string> hosts;
   for (const SpmdMember& m : members_) hosts.push_back(m.address);
-  plan.order = GroupOrder(options.spec.group_by, hosts);
+  plan.order = launch.order.empty() ? GroupOrder(options.spec.group_by, hosts) : launch.order;
   plan.order.resize(static_cast<size_t>(launch.world));
   auto where = [this, &plan](int launch_rank) { return Where(plan.order[static_cast<size_t>(launch_rank)]); };
   Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump()));

@@ -23,6 +23,7 @@ std::string Point::Id() const {
     id += "/stream=" + std::string(Name(gpu.stream)) + "/h2d=" + std::string(Name(gpu.h2d));
     if (gpu.graph) id += "/graph";
   }
+  if (!phase.empty()) id += "/phase=" + phase;
   return id;
 }
 

@@ -30,6 +30,9 @@ struct Point {
   DeviceKind device = DeviceKind::kCpu;
   Transport transport = Transport::kUnknown;  // the backend's (BackendCapabilities), recorded per point
   GpuAxes gpu;
+  // The acceptance phase that ran it ("host", "pairs-2", ...); "" for a sweep. Part of the id: the same axes
+  // measured in two phases are two points.
+  std::string phase;
 
   int world() const { return groups * group_size; }
   bool gpu_backend() const { return device == DeviceKind::kGpu; }
@@ -44,6 +47,9 @@ struct Launch {
   Pin pin = Pin::kNone;
   std::string cpus;
   std::vector<Point> points;
+  // SPMD: which launcher rank runs each of the launch's ranks (WorkerPlan::order); empty: by the spec's
+  // --group-by. Acceptance's host pairs set it.
+  std::vector<int> order;
 
   int processes() const { return (world + ranks_per_process - 1) / ranks_per_process; }
 };

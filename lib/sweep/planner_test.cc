@@ -402,3 +402,26 @@ TEST(PointJsonTest, RoundTrip) {
 
 }  // namespace
 }  // namespace commbench
+
+namespace commbench {
+namespace {
+
+// An acceptance phase is part of a point's identity: the same axes in two phases are two points.
+TEST(PointJsonTest, ThePhaseIsPartOfTheIdAndRoundTrips) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 4;
+  p.group_size = 4;
+  p.bytes = 1 << 20;
+  const std::string plain = p.Id();
+  EXPECT_EQ(PointToJson(p).count("phase"), 0u);  // a sweep's points are written as before
+  p.phase = "pairs-2";
+  EXPECT_EQ(p.Id(), plain + "/phase=pairs-2");
+  auto back = PointFromJson(PointToJson(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->phase, "pairs-2");
+  EXPECT_EQ(back->Id(), p.Id());
+}
+
+}  // namespace
+}  // namespace commbench

@@ -39,6 +39,7 @@ json PointToJson(const Point& p) {
             {"pin", Name(p.pin)},
             {"cpus", p.cpus}};
   if (p.transport != Transport::kUnknown) j["transport"] = Name(p.transport);
+  if (!p.phase.empty()) j["phase"] = p.phase;
   if (p.gpu_backend()) {
     j["stream"] = Name(p.gpu.stream);
     j["h2d"] = Name(p.gpu.h2d);
@@ -75,6 +76,7 @@ StatusOr<Point> PointFromJson(const json& j) {
     if (j.contains("transport")) {
       ASSIGN_OR_RETURN(p.transport, ParseTransport(Text(j, "transport"), FieldError("transport")));
     }
+    if (j.contains("phase")) p.phase = j.at("phase").get<std::string>();  // acceptance points only
     // PointToJson writes the GPU axes of GPU points only.
     if (!j.at("stream").is_null()) {
       p.device = DeviceKind::kGpu;

@@ -27,13 +27,13 @@ check_bad() {  # name input expected-stderr-fragment
 
 head -c 3000 "$GOOD" >"$T/truncated.json"
 printf '{"schema_version": 1, "points": [1,, 2]}' >"$T/bad.json"
-printf '{"schema_version": 3, "points": []}' >"$T/v3.json"
+printf '{"schema_version": 99, "points": []}' >"$T/v99.json"
 printf '{"points": []}' >"$T/noversion.json"
 : >"$T/empty.json"
 check_bad missing "$T/does-not-exist.json" "No such file"
 check_bad truncated "$T/truncated.json" "looks truncated"
 check_bad bad "$T/bad.json" "not valid JSON"
-check_bad schema "$T/v3.json" "unsupported schema_version 3"
+check_bad schema "$T/v99.json" "unsupported schema_version 99"
 check_bad noversion "$T/noversion.json" "schema_version: missing"
 # Files that parse as JSON but break the schema: one line naming the field, never a rendered page.
 python3 - "$GOOD" "$T" <<'PY'
