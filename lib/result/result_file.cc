@@ -111,6 +111,7 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   // Absent before wrong results were left out of the diagnosis by name.
   if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
   RETURN_IF_ERROR(in.errors()->status());
+  if (in.Has("acceptance")) t.acceptance = in.value().at("acceptance");  // commbench accept only
   if (in.Has("explain")) {  // --explain only
     ASSIGN_OR_RETURN(t.explain, ReadExplain(in));
   }
@@ -166,6 +167,7 @@ json TrailerToJson(const ResultTrailer& t) {
             {"status", NameOf(kRunStatusNames, t.status)}};
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
+  if (t.acceptance) j["acceptance"] = *t.acceptance;
   return j;
 }
 

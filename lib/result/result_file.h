@@ -84,6 +84,9 @@ struct ResultTrailer {
   RunStatus status = RunStatus::kComplete;
   std::string failure;  // partial only
   std::optional<ExplainRecord> explain;
+  // `commbench accept` only: its verdict, checks and suspects, as lib/accept writes them (its own typed model;
+  // the result file carries it for the report and for readers).
+  std::optional<nlohmann::json> acceptance;
 };
 
 struct ResultFile {

@@ -135,21 +135,24 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   result::ResultTrailer& trailer = file.trailer;
   trailer.skipped = request.plan->skipped;
   trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
-  if (request.follow_up && driven.failure.empty()) {
+  while (request.follow_up && driven.failure.empty()) {
     FollowUp next = request.follow_up(file);
-    next.record.first_phase_points = static_cast<int64_t>(file.points.size());
-    trailer.explain = std::move(next.record);
-    if (!next.plan.launches.empty()) {
-      driven = run_plan(next.plan, options);
-      trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
-      trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+    if (next.explain) {
+      next.record.first_phase_points = static_cast<int64_t>(file.points.size());
+      trailer.explain = std::move(next.record);
     }
+    if (next.plan.launches.empty()) break;
+    driven = run_plan(next.plan, options);
+    trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
+    trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+    if (!next.again) break;
   }
 
   outcome.failure = driven.failure;
   trailer.status = driven.failure.empty() ? result::RunStatus::kComplete : result::RunStatus::kPartial;
   trailer.failure = driven.failure;
   trailer.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (request.before_finish) request.before_finish(&file);
   outcome.written = (*writer)->Finish(trailer);
   return outcome;
 }

@@ -19,6 +19,8 @@ namespace commbench::cli {
 struct FollowUp {
   Plan plan;  // no launches: nothing to add
   result::ExplainRecord record;
+  bool explain = true;  // record it as --explain's second phase (trailer.explain)
+  bool again = false;   // ask for another follow-up once this plan ran (acceptance's phases)
 };
 using PlanFollowUp = std::function<FollowUp(const result::ResultFile& first_phase)>;
 
@@ -29,6 +31,8 @@ struct PipelineRequest {
   std::string out;      // the result file
   bool quiet = false;   // no progress lines
   PlanFollowUp follow_up;  // empty: one phase
+  // Called with the whole result just before the trailer is written (acceptance adds its verdict).
+  std::function<void(result::ResultFile*)> before_finish;
   // Runs a plan's launches: the driver's RunPlan (every rank forked here), or an SPMD session's (ranks that a
   // launcher started elsewhere). Empty: the driver.
   std::function<DriverOutcome(const Plan&, const DriverOptions&)> run_plan;
