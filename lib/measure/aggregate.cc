@@ -220,7 +220,8 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   if (point.sync == Sync::kWorldBarrier) out.time_us_world_max = Summarize(ElementwiseMax(host));
   if (!device.empty()) out.device_time_us = Summarize(ElementwiseMax(device));
 
-  const Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, out.time_us.p50);
+  // From the loop cost per op (the headline mean), the figure the growth fits and the diagnosis read.
+  const Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, out.time_us.mean);
   out.algbw_gbps = bw.algbw_gbps;
   out.busbw_gbps = bw.busbw_gbps;
   // Together the groups that run at once: all of them, or one when they take turns.

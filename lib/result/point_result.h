@@ -78,7 +78,7 @@ struct PointResult {
   // With --sync world-barrier only: the per-iteration max across all ranks, meaningful there because the barrier
   // aligns every group's iteration k in time.
   std::optional<Summary> time_us_world_max;
-  double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.p50
+  double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.mean
   double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;  // over the groups that run at once
   double wall_s = 0;
   CpuUsage cpu;
