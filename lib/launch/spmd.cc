@@ -89,7 +89,10 @@ std::string SpmdSession::Where(int rank) const {
 
 Status SpmdSession::Arrive() {
   Store* store = control_->store();
-  const json me = {{"host", options_.host_name}, {"address", options_.address}, {"pid", static_cast<int>(getpid())}};
+  const json me = {{"host", options_.host_name},
+                   {"address", options_.address},
+                   {"pid", static_cast<int>(getpid())},
+                   {"problem", options_.problem}};
   RETURN_IF_ERROR(store->Set("arrive/" + std::to_string(rank()), Bytes(me.dump())));
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.timeout_s));
@@ -104,7 +107,7 @@ Status SpmdSession::Arrive() {
     try {
       const json j = json::parse(Text(*v));
       members_[static_cast<size_t>(q)] = {q, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
-                                          j.at("pid").get<int>()};
+                                          j.at("pid").get<int>(), j.value("problem", "")};
     } catch (const json::exception& e) {
       return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() + " is unreadable: " +
                       e.what());

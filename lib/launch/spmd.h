@@ -31,6 +31,7 @@ struct SpmdMember {
   std::string host;     // machine name
   std::string address;  // transport address
   int pid = 0;
+  std::string problem;  // "" when its host is as expected (SpmdOptions::problem)
 };
 
 struct SpmdOptions {
@@ -38,6 +39,7 @@ struct SpmdOptions {
   std::string address;  // this rank's transport address (own_address.h)
   std::string host_name;
   double timeout_s = 60;
+  std::string problem;  // what this rank found wrong with its host (pre-flight), published with its arrival
 };
 
 // Ranks that did not arrive, or a launch that stopped: Unavailable; the message names the ranks.

@@ -55,34 +55,36 @@ StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const Swe
   return std::optional<LaunchPlace>(*place);
 }
 
-int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const SpmdFlags& flags,
-                     const LaunchPlace& place, const std::string& command) {
+void RunAsSpmdRank(const SweepSpec& spec, const SpmdFlags& flags, const LaunchPlace& place, bool quiet,
+                   const std::string& problem, const Rank0Work& work) {
   const std::string me = "rank " + std::to_string(place.rank) + ": ";
   if (flags.rendezvous.empty()) {
     const std::string note = TorchStoreNote(ProcessEnv(), false);
-    return Fail(me, InvalidArgument(!note.empty() ? note
-                                                  : "started by " + place.source + " as one of " +
-                                                        std::to_string(place.world) +
-                                                        " ranks, with no --rendezvous (accepted: file:/shared/dir, "
-                                                        "redis://HOST:PORT)"),
-                2);
+    ExitNow(Fail(me, InvalidArgument(!note.empty() ? note
+                                                   : "started by " + place.source + " as one of " +
+                                                         std::to_string(place.world) +
+                                                         " ranks, with no --rendezvous (accepted: file:/shared/dir, "
+                                                         "redis://HOST:PORT)"),
+                 2));
   }
   const std::string run_id = flags.run_id.empty() ? RunIdFromEnv(ProcessEnv()) : flags.run_id;
   if (run_id.empty()) {
-    return Fail(me, InvalidArgument("no --run-id, and the launcher sets no job id (SLURM_JOB_ID, TORCHELASTIC_RUN_ID, "
-                                    "OMPI_MCA_ess_base_jobid, PMIX_NAMESPACE, MASTER_ADDR/PORT): give every rank the "
-                                    "same --run-id so that runs sharing a store never mix"),
-                2);
+    ExitNow(Fail(me, InvalidArgument("no --run-id, and the launcher sets no job id (SLURM_JOB_ID, TORCHELASTIC_RUN_ID, "
+                                     "OMPI_MCA_ess_base_jobid, PMIX_NAMESPACE, MASTER_ADDR/PORT): give every rank the "
+                                     "same --run-id so that runs sharing a store never mix"),
+                 2));
   }
   auto address = TransportAddress(spec, flags.rendezvous);
-  if (!address.ok()) return Fail(me, address.status(), 2);
+  if (!address.ok()) ExitNow(Fail(me, address.status(), 2));
   const auto connect = std::chrono::milliseconds(static_cast<int64_t>(std::min(spec.timeout_s, 30.0) * 1000));
   auto control = OpenRunStore(flags.rendezvous, run_id, connect);
-  if (!control.ok()) return Fail(me, control.status(), control.status().code() == StatusCode::kInvalidArgument ? 2 : 3);
+  if (!control.ok()) {
+    ExitNow(Fail(me, control.status(), control.status().code() == StatusCode::kInvalidArgument ? 2 : 3));
+  }
   std::unique_ptr<RunStore> rank_store;  // rank 0's own rank talks to the store beside its collector
   if (place.rank == 0) {
     auto second = OpenRunStore(flags.rendezvous, run_id, connect);
-    if (!second.ok()) return Fail(me, second.status(), 3);
+    if (!second.ok()) ExitNow(Fail(me, second.status(), 3));
     rank_store = std::move(*second);
   }
 
@@ -91,6 +93,7 @@ int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const Sp
   options.address = *address;
   options.host_name = HostName();
   options.timeout_s = spec.timeout_s;
+  options.problem = problem;
   // Never destroyed: a rank thread blocked in a collective may still use it when the process _Exits.
   auto* session = new SpmdSession(options, control->get(), rank_store ? rank_store.get() : control->get());
   Status arrived = session->Arrive();
@@ -102,21 +105,27 @@ int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const Sp
     Status followed = session->Follow();
     ExitNow(followed.ok() ? 0 : Fail(me, followed, 1));
   }
-
-  if (!outputs.quiet) {
+  if (!quiet) {
     std::fprintf(stderr, "commbench: SPMD: %d ranks from %s meet at %s\n", place.world, place.source.c_str(),
                  (*control)->Describe().c_str());
   }
   std::string failure;
-  SweepHooks hooks;
-  hooks.fit_plan = [&place](Plan* plan, std::vector<std::string>* notes) {
-    return FitPlanToWorld(place.world, plan, notes);
-  };
-  hooks.run_plan = [session](const Plan& plan, const DriverOptions& driver) { return session->RunPlan(plan, driver); };
-  hooks.failure = &failure;
-  const int code = ExecuteSweep(spec, outputs, command, hooks);
+  const int code = work(*session, &failure);
   session->Finish(failure);
   ExitNow(code);
+}
+
+int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const SpmdFlags& flags,
+                     const LaunchPlace& place, const std::string& command) {
+  RunAsSpmdRank(spec, flags, place, outputs.quiet, "", [&](SpmdSession& session, std::string* failure) {
+    SweepHooks hooks;
+    hooks.fit_plan = [&place](Plan* plan, std::vector<std::string>* notes) {
+      return FitPlanToWorld(place.world, plan, notes);
+    };
+    hooks.run_plan = [&session](const Plan& plan, const DriverOptions& driver) { return session.RunPlan(plan, driver); };
+    hooks.failure = failure;
+    return ExecuteSweep(spec, outputs, command, hooks);
+  });
 }
 
 }  // namespace commbench::cli
