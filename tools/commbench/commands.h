@@ -14,5 +14,6 @@ void SetupWorker(CLI::App& app, int* exit_code);
 void SetupReport(CLI::App& app, int* exit_code);
 void SetupCompare(CLI::App& app, int* exit_code);
 void SetupGate(CLI::App& app, int* exit_code);
+void SetupAccept(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

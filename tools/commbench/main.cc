@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   commbench::cli::SetupReport(app, &exit_code);
   commbench::cli::SetupCompare(app, &exit_code);
   commbench::cli::SetupGate(app, &exit_code);
+  commbench::cli::SetupAccept(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     std::string accepted = UnknownSubcommand(app, argv[1]);
     if (!accepted.empty()) {
