@@ -134,6 +134,9 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
   plan.host_name = options.host_name;
   plan.ranks_per_process = 1;
   plan.progress_dir.clear();
+  // Fault injection names the process (its launcher rank), whatever launch rank the group formation gives it.
+  if (plan.slow_rank >= 0) plan.slow_rank = plan.slow_rank == options.place.rank ? launch_rank : -1;
+  if (plan.hang_rank >= 0) plan.hang_rank = plan.hang_rank == options.place.rank ? launch_rank : -1;
   PrefixStore launch_store("launch/" + std::to_string(launch), run_store);
   StoreRankOutput output(&launch_store, launch_rank);
   const int local_rank = options.place.local_rank >= 0 ? options.place.local_rank : options.place.rank;

@@ -34,6 +34,7 @@ struct AcceptOptions {
   std::string junit, summary;
   std::string iface;
   double timeout_s = 60;
+  std::string test_only_slow_rank;  // RANK:US, as sweep's (in launch ranks of every phase)
   SpmdFlags spmd;
 };
 
@@ -61,6 +62,7 @@ SweepSpec BaseSpec(const accept::Profile& p, const AcceptOptions& o, int hosts) 
   s.repeats = std::max(p.repeats, 1);
   s.iface = o.iface;
   s.timeout_s = o.timeout_s;
+  s.test_only_slow_rank = o.test_only_slow_rank;
   int launches = 0;
   for (accept::Phase phase : p.phases) {
     if (phase == accept::Phase::kPairs) launches += hosts >= 2 ? p.pairs.rounds : 0;
@@ -212,7 +214,7 @@ class Acceptance {
     };
     request.before_finish = [this](result::ResultFile* file) {
       report_ = accept::Judge(Input(*file));
-      file->trailer.acceptance = accept::ReportToJson(report_);
+      file->trailer.acceptance = accept::AcceptanceToJson(report_, profile_);
     };
     PipelineOutcome outcome = RunPipeline(request);
     *failure = outcome.failure;
@@ -255,10 +257,10 @@ class Acceptance {
       if (!html.ok()) return Fail(html, 1);
     }
     if (!options_.junit.empty()) {
-      Status junit = WriteFileAtomically(options_.junit, accept::ReportToJunit(report_));
+      Status junit = WriteFileAtomically(options_.junit, accept::AcceptanceToJunit(report_));
       if (!junit.ok()) return Fail(junit, 1);
     }
-    const std::string markdown = accept::ReportToMarkdown(report_);
+    const std::string markdown = accept::AcceptanceToMarkdown(report_);
     for (const std::string& path : {options_.summary, std::string(std::getenv("GITHUB_STEP_SUMMARY") ?: "")}) {
       if (path.empty()) continue;
       std::ofstream out(path, std::ios::app);
@@ -356,6 +358,9 @@ void SetupAccept(CLI::App& app, int* exit_code) {
   sub->add_flag("--quiet", options->output.quiet, "No progress lines");
   sub->add_option("--iface", options->iface, "Interface the transports use on every host");
   sub->add_option("--timeout", options->timeout_s, "Seconds a point may go without progress")->capture_default_str();
+  sub->add_option("--test-only-slow-rank", options->test_only_slow_rank,
+                  "TEST ONLY fault injection, off by default: RANK:US makes that launcher rank sleep US us every "
+                  "iteration of every phase");
   AddSpmdFlags(sub, &options->spmd);
   sub->callback([options, exit_code] { *exit_code = ExecuteAccept(*options); });
 }

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Acceptance on the virtual cluster (tools/vcluster.sh): 8 hosts x 2 ranks, SPMD over Redis, profile
+# configs/acceptance/virtual-cluster.yaml, each case N times (default 10):
+#   healthy     no fault                                  -> pass
+#   host        host 5's link capped by tbf (CAP)         -> host 5 the first suspect
+#   link        the link between hosts 2 and 6 capped     -> that link the first suspect
+#   rank        launcher rank 9 (host 9 % 8 = 1) slowed   -> host 1 the first suspect (or its rank)
+# Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
+# Needs root (network namespaces). Usage: bench/accept_vcluster.sh [N] [CAP]   (CAP default 200mbit)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-10}"
+CAP="${2:-200mbit}"
+CB="$PWD/.bazel/bin/tools/commbench/commbench"
+VC="$PWD/tools/vcluster.sh"
+PROFILE="$PWD/configs/acceptance/virtual-cluster.yaml"
+[[ -x "$CB" ]] || { echo "build first: bazel build //tools/commbench:commbench" >&2; exit 2; }
+T=$(mktemp -d)
+trap '"$VC" down "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
+
+# One acceptance run on the cluster in $T/c; prints "exit seconds first-suspect".
+run_once() {
+  local extra=("$@") pids=() start end id="bench-$RANDOM$RANDOM"
+  source "$T/c/env"
+  start=$(date +%s.%N)
+  for r in $(seq 0 15); do
+    "$VC" exec "$T/c" $((r % 8)) "$CB" accept --profile "$PROFILE" --rank "$r" --world 16 \
+      --rendezvous "$VC_REDIS" --run-id "$id" --quiet --timeout 60 -o "$T/out.json" "${extra[@]}" \
+      >"$T/rank-$r.log" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[0]}"
+  local code=$?
+  for p in "${pids[@]:1}"; do wait "$p"; done
+  end=$(date +%s.%N)
+  local first
+  first=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])).get("acceptance", {})
+s = a.get("suspects", [])
+if not s: print("none")
+else:
+    x = s[0]; w = x.get("kind")
+    print(w + ":" + x.get("host", "") + ("-" + x.get("peer", "") if w == "link" else "") + (":%d" % x["rank"] if w == "rank" else ""))
+' "$T/out.json" 2>/dev/null || echo "unreadable")
+  echo "$code $(echo "$end - $start" | bc) $first"
+}
+
+printf "%-8s %5s %14s %6s %9s %7s\n" case runs expected-first passes median-s max-s
+for case in healthy host link rank; do
+  caps=() extra=()
+  case $case in
+    host) caps=(--cap-host "5:$CAP") ;;
+    link) caps=(--cap-link "2-6:$CAP") ;;
+    rank) extra=(--test-only-slow-rank 9:2000) ;;
+  esac
+  "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
+  source "$T/c/env"
+  case $case in
+    healthy) want="none" ;;
+    host) want="host:$VC_ADDR_5" ;;
+    link) want="link:$VC_ADDR_2-$VC_ADDR_6|link:$VC_ADDR_6-$VC_ADDR_2" ;;
+    rank) want="host:$VC_ADDR_1|rank:$VC_ADDR_1:" ;;
+  esac
+  hits=0 passes=0 times=()
+  for i in $(seq 1 "$N"); do
+    read -r code secs first < <(run_once "${extra[@]}")
+    times+=("$secs")
+    [[ $code -eq 0 ]] && passes=$((passes + 1))
+    if [[ "$first" =~ ^(${want//./\\.}) ]]; then hits=$((hits + 1)); fi
+    echo "  $case run $i: exit $code, $secs s, first suspect $first" >&2
+  done
+  sorted=$(printf "%s\n" "${times[@]}" | sort -n)
+  median=$(echo "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  max=$(echo "$sorted" | tail -n 1)
+  printf "%-8s %5d %14s %6d %9.1f %7.1f\n" "$case" "$N" "$hits/$N" "$passes" "$median" "$max"
+  "$VC" down "$T/c" >/dev/null
+done
