@@ -131,6 +131,14 @@ std::string TypeOf(const json& v) {
   return "a mapping";
 }
 
+// The value itself after its type, for scalars (a user finds "got a string (\"fast\")" faster than the type alone).
+std::string Shown(const json& v) {
+  if (v.is_structured() || v.is_null()) return TypeOf(v);
+  std::string text = Printable(v.dump());
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return TypeOf(v) + " (" + text + ")";
+}
+
 std::string Names(const std::vector<KeySpec>& keys) {
   std::string s;
   for (const KeySpec& k : keys) s += (s.empty() ? "" : ", ") + k.name;
@@ -152,7 +160,7 @@ void CheckObject(const ConfigFile& file, const json& object, const std::string& 
       continue;
     }
     if (!HasType(value, spec->type)) {
-      problems->push_back(where(key) + "expected " + Describe(spec->type) + ", got " + TypeOf(value) +
+      problems->push_back(where(key) + "expected " + Describe(spec->type) + ", got " + Shown(value) +
                           (spec->accepted.empty() ? "" : " (accepted: " + spec->accepted + ")"));
       continue;
     }

@@ -67,7 +67,7 @@ TEST(ConfigFileTest, EveryProblemOneLineWithItsLine) {
   ASSERT_TRUE(f.ok()) << f.status().message();
   std::vector<std::string> p = CheckConfig(*f, Keys());
   ASSERT_EQ(p.size(), 5u) << ::testing::PrintToString(p);
-  EXPECT_EQ(p[0], "ci.yaml:4: explain: expected true or false, got a string");
+  EXPECT_EQ(p[0], "ci.yaml:4: explain: expected true or false, got a string (\"maybe\")");
   EXPECT_EQ(p[1], "ci.yaml:7: floors[0].busbw: unknown key (accepted: size, busbw_gbps)");
   EXPECT_EQ(p[2], "ci.yaml:6: floors[0].busbw_gbps: missing (a number)");
   EXPECT_EQ(p[3], "ci.yaml:3: iters: negative (accepted: 0 or more)");

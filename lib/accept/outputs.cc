@@ -1,0 +1,211 @@
+#include "lib/accept/outputs.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "lib/core/ranges.h"
+
+namespace commbench::accept {
+namespace {
+
+using nlohmann::json;
+
+json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string Num(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A markdown table cell: no pipe or newline may end it early.
+std::string Cell(std::string s) {
+  for (char& c : s) {
+    if (c == '\n') c = ' ';
+  }
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string Verdict(bool passed) { return passed ? "pass" : "fail"; }
+
+std::string Who(const AcceptanceSuspect& s) {
+  switch (s.what) {
+    case SuspectWhat::kLink:
+      return "link " + s.host + " - " + s.peer;
+    case SuspectWhat::kRank:
+      return "rank " + std::to_string(s.rank) + " on " + s.host;
+    case SuspectWhat::kHost:
+      break;
+  }
+  return "host " + s.host;
+}
+
+std::string Figures(const Check& c) {
+  if (!std::isfinite(c.measured) && !std::isfinite(c.limit)) return "";
+  return "measured " + Num(c.measured) + (c.unit.empty() ? "" : " " + c.unit) + ", limit " + Num(c.limit) +
+         (c.unit.empty() ? "" : " " + c.unit);
+}
+
+std::string TestName(const Check& c) { return c.host.empty() ? c.name : c.name + " [" + c.host + "]"; }
+
+}  // namespace
+
+json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
+  json j = {{"profile", profile.path},
+            {"profile_name", profile.name},
+            {"verdict", Verdict(r.passed)},
+            {"exit_code", r.ExitCode()},
+            {"clean_answer", CleanAnswer(r)}};
+  j["phases"] = json::array();
+  for (Phase p : profile.phases) j["phases"].push_back(std::string(Name(p)));
+  j["checks"] = json::array();
+  for (const Check& c : r.checks) {
+    j["checks"].push_back({{"name", c.name},
+                           {"host", c.host},
+                           {"passed", c.passed},
+                           {"measured", Number(c.measured)},
+                           {"limit", Number(c.limit)},
+                           {"unit", c.unit},
+                           {"reason", c.reason},
+                           {"preflight", c.preflight}});
+  }
+  j["hosts"] = json::array();
+  for (const HostVerdict& h : r.hosts) {
+    j["hosts"].push_back({{"host", h.host},
+                          {"verdict", Verdict(h.passed)},
+                          {"points", h.points},
+                          {"partners", h.partners},
+                          {"partners_passed", h.partners_passed},
+                          {"host_busbw_gbps", h.host_busbw_gbps},
+                          {"pair_busbw_gbps", h.pair_busbw_gbps},
+                          {"reasons", h.reasons}});
+  }
+  j["suspects"] = json::array();
+  for (const AcceptanceSuspect& s : r.suspects) {
+    json x = {{"kind", std::string(Name(s.what))}, {"host", s.host}, {"score", s.score}, {"evidence", s.evidence}};
+    if (s.what == SuspectWhat::kLink) x["peer"] = s.peer;
+    if (s.what == SuspectWhat::kRank) x["rank"] = s.rank;
+    j["suspects"].push_back(x);
+  }
+  j["pair_matrices"] = json::array();
+  for (const PairMatrix& m : r.pair_matrices) {
+    json rows = json::array();
+    for (const auto& row : m.gbps) {
+      json cells = json::array();
+      for (double v : row) cells.push_back(Number(v));
+      rows.push_back(cells);
+    }
+    j["pair_matrices"].push_back({{"op", std::string(Name(m.op))},
+                                  {"bytes", m.bytes},
+                                  {"hosts", m.hosts},
+                                  {"busbw_gbps", rows},
+                                  {"typical_gbps", Number(m.typical_gbps)},
+                                  {"threshold_gbps", Number(m.threshold_gbps)}});
+  }
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string AcceptanceToJunit(const AcceptanceReport& r) {
+  int failures = 0;
+  for (const Check& c : r.checks) failures += !c.passed;
+  for (const HostVerdict& h : r.hosts) failures += !h.passed;
+  std::string x =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.accept\" tests=\"" +
+      std::to_string(r.checks.size() + r.hosts.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+  for (const Check& c : r.checks) {
+    x += "<testcase classname=\"commbench.accept." + XmlEscape(c.preflight ? "preflight" : "check") + "\" name=\"" +
+         XmlEscape(TestName(c)) + "\">";
+    if (!c.passed) {
+      const std::string figures = Figures(c);
+      x += "<failure message=\"" + XmlEscape(figures.empty() ? c.reason : figures) + "\">" + XmlEscape(c.reason) +
+           "</failure>";
+    }
+    x += "</testcase>\n";
+  }
+  for (const HostVerdict& h : r.hosts) {
+    x += "<testcase classname=\"commbench.accept.host\" name=\"" + XmlEscape(h.host) + "\">";
+    if (!h.passed) {
+      std::string all;
+      for (const std::string& why : h.reasons) all += why + "\n";
+      x += "<failure message=\"" + XmlEscape(h.reasons.empty() ? "failed" : h.reasons.front()) + "\">" +
+           XmlEscape(all) + "</failure>";
+    }
+    x += "</testcase>\n";
+  }
+  x += "</testsuite></testsuites>\n";
+  return x;
+}
+
+std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
+  std::string m = "### commbench accept: " +
+                  std::string(r.PreflightFailed() ? "could not run (pre-flight)"
+                              : r.passed          ? "pass"
+                                                  : "fail") +
+                  "\n\n";
+  int failed = 0;
+  for (const Check& c : r.checks) failed += !c.passed;
+  int hosts_failed = 0;
+  for (const HostVerdict& h : r.hosts) hosts_failed += !h.passed;
+  m += std::to_string(r.checks.size() - failed) + " of " + std::to_string(r.checks.size()) + " checks passed; " +
+       std::to_string(r.hosts.size() - hosts_failed) + " of " + std::to_string(r.hosts.size()) + " hosts passed.\n";
+  if (!r.suspects.empty()) {
+    m += "\n**Suspects**, most likely first:\n\n| # | suspect | score | evidence |\n|---|---|---|---|\n";
+    for (size_t i = 0; i < r.suspects.size(); ++i) {
+      const AcceptanceSuspect& s = r.suspects[i];
+      std::string evidence;
+      for (const std::string& e : s.evidence) evidence += (evidence.empty() ? "" : "<br>") + Cell(e);
+      m += "| " + std::to_string(i + 1) + " | " + Cell(Who(s)) + " | " + Num(s.score) + " | " + evidence + " |\n";
+    }
+  } else if (!r.passed) {
+    m += "\nNo suspect could be localised.\n";
+  }
+  if (failed > 0) {
+    m += "\n**Failed checks**:\n\n| check | host | measured | limit | reason |\n|---|---|---|---|---|\n";
+    for (const Check& c : r.checks) {
+      if (c.passed) continue;
+      m += "| " + Cell(c.name) + " | " + Cell(c.host) + " | " + Num(c.measured) + (c.unit.empty() ? "" : " " + c.unit) +
+           " | " + Num(c.limit) + " | " + Cell(c.reason) + " |\n";
+    }
+  }
+  if (!r.hosts.empty()) {
+    m += "\n| host | verdict | points | pair partners passed | host busbw GB/s | pair busbw GB/s |\n"
+         "|---|---|---|---|---|---|\n";
+    for (const HostVerdict& h : r.hosts) {
+      m += "| " + Cell(h.host) + " | " + Verdict(h.passed) + " | " + std::to_string(h.points) + " | " +
+           std::to_string(h.partners_passed) + " / " + std::to_string(h.partners) + " | " + Num(h.host_busbw_gbps) +
+           " | " + Num(h.pair_busbw_gbps) + " |\n";
+    }
+  }
+  for (const std::string& n : r.notes) m += "\n- " + n;
+  if (!r.notes.empty()) m += "\n";
+  return m;
+}
+
+}  // namespace commbench::accept

@@ -1,0 +1,119 @@
+#include "lib/accept/outputs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+
+namespace commbench::accept {
+namespace {
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+AcceptanceReport Sample() {
+  AcceptanceReport r;
+  Check pre;
+  pre.name = "preflight ranks";
+  pre.host = "10.77.0.1";
+  pre.passed = true;
+  pre.measured = 2;
+  pre.limit = 2;
+  pre.unit = "ranks";
+  pre.reason = "10.77.0.1: 2 rank(s) joined";
+  pre.preflight = true;
+  Check floor;
+  floor.name = "pairs allreduce 4M busbw floor";
+  floor.passed = false;
+  floor.measured = 0.25;
+  floor.limit = 0.5;
+  floor.unit = "GB/s";
+  floor.reason = "1 of 28 pairs below the floor 0.5 GB/s (declared): 10.77.0.2-10.77.0.4 0.25 GB/s (50% of it) <&>";
+  Check missing;
+  missing.name = "pairs phase";
+  missing.passed = false;
+  missing.measured = std::nan("");
+  missing.limit = std::nan("");
+  missing.reason = "pairs phase did not run (time budget spent)";
+  r.checks = {pre, floor, missing};
+  HostVerdict a{"10.77.0.1", true, 6, 7, 7, 3.9, 1.0, {}};
+  HostVerdict b{"10.77.0.4", false, 6, 7, 0, 3.8, 0.25, {"pairs allreduce 4M pair score: failed with 7 of 7"}};
+  r.hosts = {a, b};
+  AcceptanceSuspect s;
+  s.what = SuspectWhat::kRank;
+  s.host = "10.77.0.4";
+  s.rank = 7;
+  s.score = 0.75;
+  s.evidence = {"rank 7 on 10.77.0.4: its median time was 4x its group peers'", "arrival skew: | pipe"};
+  r.suspects = {s};
+  PairMatrix m;
+  m.bytes = 4 << 20;
+  m.hosts = {"10.77.0.1", "10.77.0.4"};
+  m.gbps = {{std::nan(""), 0.25}, {0.25, std::nan("")}};
+  m.typical_gbps = 1;
+  m.threshold_gbps = 0.5;
+  r.pair_matrices = {m};
+  r.notes = {"pairs phase did not run"};
+  r.passed = false;
+  return r;
+}
+
+TEST(AcceptOutputsTest, JunitTestcasePerCheckAndHostFailuresCarryFigures) {
+  std::string x = AcceptanceToJunit(Sample());
+  EXPECT_NE(x.find("<testsuite name=\"commbench.accept\" tests=\"5\" failures=\"3\">"), std::string::npos) << x;
+  EXPECT_EQ(Count(x, "<testcase "), 5u);
+  EXPECT_EQ(Count(x, "</testcase>"), 5u);
+  EXPECT_EQ(Count(x, "<failure "), 3u);
+  EXPECT_EQ(Count(x, "</failure>"), 3u);
+  EXPECT_NE(x.find("name=\"pairs allreduce 4M busbw floor\"><failure message=\"measured 0.25 GB/s, limit 0.5 GB/s\">"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("(50% of it) &lt;&amp;&gt;</failure>"), std::string::npos) << x;
+  EXPECT_NE(x.find("classname=\"commbench.accept.preflight\" name=\"preflight ranks [10.77.0.1]\"></testcase>"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("classname=\"commbench.accept.host\" name=\"10.77.0.4\"><failure"), std::string::npos) << x;
+  // Well-formed enough for CI parsers: no raw '<' or '&' inside any attribute or text.
+  std::string stripped = std::regex_replace(x, std::regex("<[^<>]*>"), "");
+  stripped = std::regex_replace(stripped, std::regex("&(amp|lt|gt|quot);"), "");
+  EXPECT_EQ(stripped.find_first_of("<>&"), std::string::npos) << stripped;
+}
+
+TEST(AcceptOutputsTest, JsonBlock) {
+  Profile p;
+  p.path = "configs/acceptance/virtual-cluster.yaml";
+  p.name = "virtual-cluster";
+  p.phases = {Phase::kCluster, Phase::kPairs};
+  nlohmann::json j = AcceptanceToJson(Sample(), p);
+  EXPECT_EQ(j["verdict"], "fail");
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["phases"], nlohmann::json::array({"cluster", "pairs"}));
+  ASSERT_EQ(j["checks"].size(), 3u);
+  EXPECT_TRUE(j["checks"][2]["measured"].is_null());
+  EXPECT_EQ(j["suspects"][0]["kind"], "rank");
+  EXPECT_EQ(j["suspects"][0]["host"], "10.77.0.4");
+  EXPECT_EQ(j["suspects"][0]["rank"], 7);
+  EXPECT_FALSE(j["suspects"][0].contains("peer"));
+  EXPECT_TRUE(j["pair_matrices"][0]["busbw_gbps"][0][0].is_null());
+  EXPECT_EQ(j["pair_matrices"][0]["busbw_gbps"][0][1], 0.25);
+  EXPECT_EQ(j["hosts"][1]["verdict"], "fail");
+}
+
+TEST(AcceptOutputsTest, MarkdownVerdictSuspectsFailedChecks) {
+  std::string m = AcceptanceToMarkdown(Sample());
+  EXPECT_EQ(m.rfind("### commbench accept: fail\n", 0), 0u) << m;
+  EXPECT_NE(m.find("1 of 3 checks passed; 1 of 2 hosts passed."), std::string::npos) << m;
+  EXPECT_NE(m.find("| 1 | rank 7 on 10.77.0.4 | 0.75 | rank 7 on 10.77.0.4: its median"), std::string::npos) << m;
+  EXPECT_NE(m.find("arrival skew: \\| pipe"), std::string::npos) << m;
+  EXPECT_NE(m.find("| pairs allreduce 4M busbw floor |  | 0.25 GB/s | 0.5 |"), std::string::npos) << m;
+  EXPECT_EQ(m.find("preflight ranks"), std::string::npos) << "passed checks stay out of the summary";
+  AcceptanceReport ok;
+  ok.passed = true;
+  EXPECT_EQ(AcceptanceToMarkdown(ok).rfind("### commbench accept: pass\n", 0), 0u);
+}
+
+}  // namespace
+}  // namespace commbench::accept

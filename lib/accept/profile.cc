@@ -1,0 +1,346 @@
+#include "lib/accept/profile.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/config/config_file.h"
+#include "lib/core/name_table.h"
+#include "lib/core/ranges.h"
+
+namespace commbench::accept {
+namespace {
+
+using config::Key;
+using config::KeySpec;
+using config::ValueType;
+using nlohmann::json;
+
+constexpr NameTable<Phase, 4> kPhases = {{
+    {Phase::kCluster, "cluster"},
+    {Phase::kHost, "host"},
+    {Phase::kPairs, "pairs"},
+    {Phase::kBisection, "bisection"},
+}};
+
+constexpr NameTable<PeakOf, 3> kPeaks = {{
+    {PeakOf::kNone, "none"},
+    {PeakOf::kBestPair, "best_pair"},
+    {PeakOf::kBestHost, "best_host"},
+}};
+
+const char* const kBackends[] = {"gloo", "nccl", "native"};
+
+std::string Quoted(const json& v) { return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(); }
+
+std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// A value or list of values as a list.
+std::vector<json> Items(const json& v) {
+  if (v.is_array()) return std::vector<json>(v.begin(), v.end());
+  return {v};
+}
+
+// The checks below return "" when good, else what is wrong, naming the value.
+std::string CheckSize(const json& v) {
+  if (v.is_array() || v.is_boolean()) return "expected one size, got " + v.dump();
+  if (v.is_number() && (!v.is_number_integer() || v.get<double>() < 0)) return Quoted(v) + " is not a byte count";
+  auto b = ParseByteSize(Text(v), "size");
+  if (!b.ok()) return Quoted(v) + " is not a byte count";
+  if (*b == 0) return "0 bytes measures nothing";
+  return "";
+}
+
+std::string CheckSizes(const json& v) {
+  for (const json& e : Items(v)) {
+    std::string why = CheckSize(e);
+    if (!why.empty()) return why;
+  }
+  return Items(v).empty() ? "no sizes" : "";
+}
+
+std::string CheckOp(const json& v) {
+  if (!v.is_string() || !ParseCollective(v.get<std::string>()).ok()) return Quoted(v) + " is not a collective";
+  return "";
+}
+
+std::string CheckOps(const json& v) {
+  for (const json& e : Items(v)) {
+    std::string why = CheckOp(e);
+    if (!why.empty()) return why;
+  }
+  return Items(v).empty() ? "no collectives" : "";
+}
+
+std::string CheckPhase(const json& v) {
+  if (!v.is_string() || !ParsePhase(v.get<std::string>()).ok()) return Quoted(v) + " is not a phase";
+  return "";
+}
+
+std::string CheckPhases(const json& v) {
+  for (const json& e : Items(v)) {
+    std::string why = CheckPhase(e);
+    if (!why.empty()) return why;
+  }
+  return Items(v).empty() ? "no phases" : "";
+}
+
+std::function<std::string(const json&)> AtLeast(double min, bool inclusive) {
+  return [min, inclusive](const json& v) -> std::string {
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || (inclusive ? x < min : x <= min)) return v.dump() + " is out of range";
+    return "";
+  };
+}
+
+KeySpec With(KeySpec k, std::function<std::string(const json&)> check, bool required = false) {
+  k.check = std::move(check);
+  k.required = required;
+  return k;
+}
+
+KeySpec Object(std::string name, std::vector<KeySpec> children, ValueType type = ValueType::kObject) {
+  KeySpec k = Key(std::move(name), type);
+  k.children = std::move(children);
+  return k;
+}
+
+const std::vector<KeySpec>& Keys() {
+  static const std::vector<KeySpec> keys = [] {
+    const std::string phases = "cluster, host, pairs, bisection";
+    const std::string ops = "allreduce, allgather, reduce_scatter";
+    KeySpec floor_phase = With(Key("phase", ValueType::kString, phases), CheckPhase);
+    KeySpec floor_op = With(Key("op", ValueType::kString, ops), CheckOp);
+    std::vector<KeySpec> floor = {
+        floor_phase,
+        floor_op,
+        With(Key("size", ValueType::kScalarOrList, "one size like 1M"), CheckSize, true),
+        With(Key("busbw_gbps", ValueType::kNumber, "GB/s above 0"), AtLeast(0, false)),
+        With(Key("fraction", ValueType::kNumber, "a share above 0, at most 1"),
+             [](const json& v) -> std::string {
+               const double x = v.get<double>();
+               return x > 0 && x <= 1 ? "" : v.dump() + " is out of range";
+             }),
+        With(Key("fraction_of", ValueType::kString, "best_pair, best_host"),
+             [](const json& v) -> std::string {
+               auto p = ParseName(kPeaks, v.get<std::string>(), "");
+               return p.ok() && *p != PeakOf::kNone ? "" : Quoted(v) + " is not a measured peak";
+             }),
+        Key("source", ValueType::kString, "where the number comes from"),
+    };
+    std::vector<KeySpec> ceiling = {
+        floor_phase,
+        floor_op,
+        With(Key("size", ValueType::kScalarOrList, "one size like 4K"), CheckSize),
+        With(Key("p50_us", ValueType::kNumber, "microseconds above 0"), AtLeast(0, false)),
+        With(Key("p99_over_p50", ValueType::kNumber, "a ratio of at least 1"), AtLeast(1, true)),
+    };
+    std::vector<KeySpec> pairs = {
+        With(Key("rounds", ValueType::kInteger, "1 to 1000"),
+             [](const json& v) -> std::string {
+               return v.get<long long>() >= 1 && v.get<long long>() <= 1000 ? "" : v.dump() + " is out of range";
+             }),
+        With(Key("seed", ValueType::kInteger, "0 or more"), AtLeast(0, true)),
+        With(Key("pair_fraction", ValueType::kNumber, "a share above 0, below 1"),
+             [](const json& v) -> std::string {
+               const double x = v.get<double>();
+               return x > 0 && x < 1 ? "" : v.dump() + " is out of range";
+             }),
+        With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
+    };
+    auto count = [](const char* name, const char* accepted) {
+      return With(Key(name, ValueType::kInteger, accepted), AtLeast(1, true));
+    };
+    std::vector<KeySpec> preflight = {
+        count("hosts", "1 or more"),
+        count("ranks_per_host", "1 or more"),
+        With(Key("interface", ValueType::kString, "an interface name like eth0"),
+             [](const json& v) -> std::string {
+               const std::string s = v.get<std::string>();
+               return !s.empty() && s.size() < 16 && s.find_first_of(" /\t") == std::string::npos
+                          ? ""
+                          : Quoted(v) + " is not an interface name";
+             }),
+        count("gpus_per_host", "1 or more"),
+    };
+    return std::vector<KeySpec>{
+        Key("name", ValueType::kString),
+        Key("description", ValueType::kString),
+        With(
+            Key("backend", ValueType::kString, "gloo, nccl, native"),
+            [](const json& v) -> std::string {
+              const std::string s = v.get<std::string>();
+              for (const char* b : kBackends) {
+                if (s == b) return "";
+              }
+              return Quoted(v) + " is not a backend";
+            },
+            true),
+        With(Key("ops", ValueType::kScalarOrList, ops), CheckOps, true),
+        With(Key("sizes", ValueType::kScalarOrList, "sizes like 4K, 1M"), CheckSizes, true),
+        Object("floors", floor, ValueType::kObjectList),
+        Object("ceilings", ceiling, ValueType::kObjectList),
+        With(Key("repeats", ValueType::kInteger, "1 to 100"),
+             [](const json& v) -> std::string {
+               return v.get<long long>() >= 1 && v.get<long long>() <= 100 ? "" : v.dump() + " is out of range";
+             }),
+        With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
+        With(Key("phases", ValueType::kScalarOrList, phases), CheckPhases, true),
+        Object("pairs", pairs),
+        Object("preflight", preflight),
+    };
+  }();
+  return keys;
+}
+
+uint64_t Bytes(const json& v) { return *ParseByteSize(Text(v), "size"); }
+
+// The profile from a file CheckConfig found good; `problems` gets what only the whole file can tell (a floor at
+// a size the profile does not run, a relative floor whose peak no phase measures, ...).
+Profile Build(const config::ConfigFile& f, std::vector<std::string>* problems) {
+  const json& v = f.values;
+  auto problem = [&](const std::string& key, const std::string& what) {
+    std::string at = key;  // a missing key: the line of the mapping it is missing from
+    while (!f.lines.count(at) && at.find('.') != std::string::npos) at = at.substr(0, at.rfind('.'));
+    problems->push_back(f.path + ":" + std::to_string(f.LineOf(at)) + ": " + key + ": " + what);
+  };
+  Profile p;
+  p.path = f.path;
+  p.name = v.value("name", "");
+  p.description = v.value("description", "");
+  p.backend = v["backend"].get<std::string>();
+  for (const json& e : Items(v["ops"])) {
+    Collective c = *ParseCollective(e.get<std::string>());
+    if (std::find(p.ops.begin(), p.ops.end(), c) == p.ops.end()) p.ops.push_back(c);
+  }
+  for (const json& e : Items(v["sizes"])) p.sizes.push_back(Bytes(e));
+  std::sort(p.sizes.begin(), p.sizes.end());
+  p.sizes.erase(std::unique(p.sizes.begin(), p.sizes.end()), p.sizes.end());
+  p.repeats = v.value("repeats", 1);
+  p.time_budget_s = v["time_budget_s"].get<double>();
+  for (Phase ph : AllPhases()) {  // run order, whatever order the file lists them in
+    for (const json& e : Items(v["phases"])) {
+      if (*ParsePhase(e.get<std::string>()) == ph) {
+        p.phases.push_back(ph);
+        break;
+      }
+    }
+  }
+  if (v.contains("pairs")) {
+    const json& s = v["pairs"];
+    p.pairs.rounds = s.value("rounds", p.pairs.rounds);
+    p.pairs.seed = s.value("seed", p.pairs.seed);
+    p.pairs.pair_fraction = s.value("pair_fraction", p.pairs.pair_fraction);
+    p.pairs.slow_rank_factor = s.value("slow_rank_factor", p.pairs.slow_rank_factor);
+  }
+  if (v.contains("preflight")) {
+    const json& s = v["preflight"];
+    p.preflight.hosts = s.value("hosts", 0);
+    p.preflight.ranks_per_host = s.value("ranks_per_host", 0);
+    p.preflight.interface = s.value("interface", "");
+    p.preflight.gpus_per_host = s.value("gpus_per_host", 0);
+  }
+  auto scope = [&](const json& e, const std::string& key, std::optional<Phase>* phase, std::optional<Collective>* op) {
+    if (e.contains("phase")) {
+      *phase = *ParsePhase(e["phase"].get<std::string>());
+      if (!p.Runs(**phase)) problem(key + ".phase", "'" + std::string(Name(**phase)) + "' is not among phases");
+    }
+    if (e.contains("op")) {
+      *op = *ParseCollective(e["op"].get<std::string>());
+      if (std::find(p.ops.begin(), p.ops.end(), **op) == p.ops.end()) {
+        problem(key + ".op", "'" + std::string(Name(**op)) + "' is not among ops");
+      }
+    }
+  };
+  auto known_size = [&](const json& e, const std::string& key) {
+    if (std::find(p.sizes.begin(), p.sizes.end(), Bytes(e["size"])) == p.sizes.end()) {
+      problem(key + ".size", Quoted(e["size"]) + " is not among sizes");
+    }
+  };
+  if (v.contains("floors")) {
+    for (size_t i = 0; i < v["floors"].size(); ++i) {
+      const json& e = v["floors"][i];
+      const std::string key = "floors[" + std::to_string(i) + "]";
+      Floor fl;
+      fl.line = f.LineOf(key);
+      scope(e, key, &fl.phase, &fl.op);
+      fl.bytes = Bytes(e["size"]);
+      known_size(e, key);
+      fl.source = e.value("source", "");
+      const bool absolute = e.contains("busbw_gbps"), relative = e.contains("fraction") || e.contains("fraction_of");
+      if (absolute == relative) {
+        problem(key, "give either busbw_gbps (declared) or fraction with fraction_of (measured), not " +
+                         std::string(absolute ? "both" : "neither"));
+      } else if (absolute) {
+        fl.busbw_gbps = e["busbw_gbps"].get<double>();
+      } else if (!e.contains("fraction") || !e.contains("fraction_of")) {
+        problem(key + (e.contains("fraction") ? ".fraction_of" : ".fraction"), "missing: a relative floor needs both");
+      } else {
+        fl.fraction = e["fraction"].get<double>();
+        fl.of = *ParseName(kPeaks, e["fraction_of"].get<std::string>(), "");
+        const Phase needs = fl.of == PeakOf::kBestPair ? Phase::kPairs : Phase::kHost;
+        if (!p.Runs(needs)) {
+          problem(key + ".fraction_of", "'" + std::string(Name(fl.of)) + "' needs the " + std::string(Name(needs)) +
+                                            " phase, which phases does not list");
+        }
+      }
+      p.floors.push_back(fl);
+    }
+  }
+  if (v.contains("ceilings")) {
+    for (size_t i = 0; i < v["ceilings"].size(); ++i) {
+      const json& e = v["ceilings"][i];
+      const std::string key = "ceilings[" + std::to_string(i) + "]";
+      Ceiling c;
+      c.line = f.LineOf(key);
+      scope(e, key, &c.phase, &c.op);
+      if (e.contains("size")) {
+        c.bytes = Bytes(e["size"]);
+        known_size(e, key);
+      }
+      c.p50_us = e.value("p50_us", 0.0);
+      c.p99_over_p50 = e.value("p99_over_p50", 0.0);
+      if (c.p50_us == 0 && c.p99_over_p50 == 0) problem(key, "give p50_us, p99_over_p50 or both");
+      p.ceilings.push_back(c);
+    }
+  }
+  if (p.Runs(Phase::kPairs) && p.preflight.hosts == 1) {
+    problem("preflight.hosts", "1: the pairs phase needs at least 2 hosts");
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string_view Name(Phase p) { return NameOf(kPhases, p); }
+std::string_view Name(PeakOf p) { return NameOf(kPeaks, p); }
+
+StatusOr<Phase> ParsePhase(std::string_view s) { return ParseName(kPhases, s, "unknown phase"); }
+
+const std::vector<Phase>& AllPhases() {
+  static const std::vector<Phase> all = ValuesOf(kPhases);
+  return all;
+}
+
+bool Profile::Runs(Phase p) const { return std::find(phases.begin(), phases.end(), p) != phases.end(); }
+
+static StatusOr<Profile> ProfileFrom(const config::ConfigFile& f) {
+  std::vector<std::string> problems = config::CheckConfig(f, Keys());
+  Profile p;
+  if (problems.empty()) p = Build(f, &problems);  // the whole-file checks need every key's own to hold
+  if (problems.empty()) return p;
+  std::string all;
+  for (const std::string& line : problems) all += (all.empty() ? "" : "\n") + line;
+  return InvalidArgument(all);
+}
+
+StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path) {
+  ASSIGN_OR_RETURN(config::ConfigFile f, config::ParseConfigText(text, path));
+  return ProfileFrom(f);
+}
+
+StatusOr<Profile> LoadProfile(const std::string& path) {
+  ASSIGN_OR_RETURN(config::ConfigFile f, config::ReadConfigFile(path));
+  return ProfileFrom(f);
+}
+
+}  // namespace commbench::accept

@@ -1,0 +1,92 @@
+// Acceptance profiles (configs/acceptance/*.yaml): what `commbench accept` runs and the limits it judges by. A
+// profile names the collectives and sizes, the backend, busbw floors (absolute, declared with their source, or a
+// fraction of a peak the same run measures), latency and tail ceilings, the repeats before a check fails, a time
+// budget, the localisation phases and what pre-flight expects of each host. Every problem of a file is one line
+// "FILE:LINE: KEY: ..." (lib/config), InvalidArgument: exit 2 at the CLI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/core/status.h"
+#include "lib/core/types.h"
+
+namespace commbench::accept {
+
+// The localisation steps, in the order they run: the whole cluster, each host's own ranks, host pairs in random
+// re-pairing rounds, bisection of the host list (declared but not implemented yet).
+enum class Phase { kCluster, kHost, kPairs, kBisection };
+std::string_view Name(Phase p);
+StatusOr<Phase> ParsePhase(std::string_view s);
+const std::vector<Phase>& AllPhases();
+
+// The peak a relative floor is a fraction of, measured in the same run at the same op and size.
+enum class PeakOf {
+  kNone,      // an absolute floor
+  kBestPair,  // the best host pair of the pairs phase
+  kBestHost,  // the best host of the host phase
+};
+std::string_view Name(PeakOf p);
+
+// busbw >= limit at one size (and op, and phase, where given).
+struct Floor {
+  std::optional<Phase> phase;    // none: every phase that measures this op and size
+  std::optional<Collective> op;  // none: every op
+  uint64_t bytes = 0;
+  double busbw_gbps = 0;  // absolute (declared) when of == kNone
+  double fraction = 0;    // relative: fraction x the peak `of`
+  PeakOf of = PeakOf::kNone;
+  std::string source;  // where a declared number comes from ("" when the profile does not say)
+  int line = 0;        // in the profile, for messages
+};
+
+// Per-iteration time ceilings: the median (small-message latency) and the tail (p99 / p50).
+struct Ceiling {
+  std::optional<Phase> phase;
+  std::optional<Collective> op;
+  std::optional<uint64_t> bytes;  // none: every size
+  double p50_us = 0;              // 0: no latency ceiling
+  double p99_over_p50 = 0;        // 0: no tail ceiling
+  int line = 0;
+};
+
+struct PairsSpec {
+  int rounds = 5;  // random re-pairing rounds (Imbue's host validation uses 15)
+  uint64_t seed = 1;
+  double pair_fraction = 0.7;     // a pair below this share of the typical pair fails (LocalizeOptions)
+  double slow_rank_factor = 2.0;  // a rank whose median time is this many times its group peers' is slow
+};
+
+// What every host must show before anything is measured (a missing one: exit 3, named per host).
+struct PreflightSpec {
+  int hosts = 0;           // expected host count; 0: whatever the launcher gives
+  int ranks_per_host = 0;  // 0: not checked
+  std::string interface;   // "" : not checked
+  int gpus_per_host = 0;   // 0: not checked
+};
+
+struct Profile {
+  std::string path, name, description;
+  std::string backend = "gloo";
+  std::vector<Collective> ops;
+  std::vector<uint64_t> sizes;  // ascending, unique
+  std::vector<Floor> floors;
+  std::vector<Ceiling> ceilings;
+  int repeats = 1;            // independent runs of a check before it fails (it fails only if every one did)
+  double time_budget_s = 0;   // the whole acceptance run
+  std::vector<Phase> phases;  // in run order
+  PairsSpec pairs;
+  PreflightSpec preflight;
+
+  bool Runs(Phase p) const;
+};
+
+// Reads and checks `path`; every problem of the file in one InvalidArgument, one line each.
+StatusOr<Profile> LoadProfile(const std::string& path);
+// The same over text already read (`path` names it in messages).
+StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path);
+
+}  // namespace commbench::accept

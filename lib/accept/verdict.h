@@ -1,0 +1,116 @@
+// Acceptance's verdict: from a profile, what pre-flight found and each phase's points, the checks (pass or fail
+// with the figures), a verdict per host and a ranked list of suspects (a host, a link between two hosts, or one
+// rank) with evidence. Fails closed: a phase the profile asks for that did not run, a check without a point, a host
+// without points are failures with their reason, never passes. Pure: no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/accept/localize.h"
+#include "lib/accept/profile.h"
+#include "lib/result/point_result.h"
+
+namespace commbench::accept {
+
+// One phase's (or one pairs round's) measurements as the command ran them.
+//  - kCluster: every rank in one group (or several concurrent ones).
+//  - kHost: one group per host; per_group[g].hosts names it.
+//  - kPairs: one round; one group per host pair; per_group[g].hosts names the two.
+// Several points at the same op and size within a phase are repeats of one another (a check fails only if every
+// repeat fails it). Ranks are named by their number in that launch and their host address.
+struct PhaseResult {
+  Phase phase = Phase::kCluster;
+  int round = 0;  // kPairs: 1-based round; 0 otherwise
+  bool ran = false;
+  std::string why_not;  // when !ran: "time budget spent", "not implemented", "skipped: clean answer", ...
+  std::vector<result::PointResult> points;
+};
+
+// What pre-flight found on one host (by its transport address).
+struct HostFound {
+  std::string host;
+  std::vector<int> ranks;               // ranks that joined from it
+  std::vector<std::string> interfaces;  // network interfaces present
+  int gpus = -1;                        // -1: not probed
+};
+
+struct AcceptanceInput {
+  Profile profile;
+  std::vector<std::string> expected_hosts;  // transport addresses, in the launcher's order
+  std::vector<HostFound> found;             // pre-flight
+  std::vector<PhaseResult> phases;          // those that ran and those that did not, pairs one per round
+};
+
+struct Check {
+  std::string name;  // "cluster allreduce 1M busbw", "preflight ranks", "host", ...
+  std::string host;  // "" for a cluster-wide check
+  bool passed = false;
+  double measured = 0, limit = 0;  // NaN where there is no figure
+  std::string unit;                // "GB/s", "us", "ratio", "ranks", "rounds", ""
+  std::string reason;              // one sentence with the figures; why it failed, or what it passed with
+  bool preflight = false;          // a pre-flight check (failing one: exit 3, nothing measured)
+};
+
+struct HostVerdict {
+  std::string host;
+  bool passed = false;
+  int points = 0;                         // measurements it took part in, over all phases
+  int partners = 0, partners_passed = 0;  // pairs phase: distinct partners met, those whose pair passed
+  double host_busbw_gbps = 0;             // host phase, at the largest size of the first op (0: none)
+  double pair_busbw_gbps = 0;             // pairs phase, median over its pairs at that size (0: none)
+  std::vector<std::string> reasons;       // what failed, one sentence each
+};
+
+enum class SuspectWhat { kHost, kLink, kRank };
+std::string_view Name(SuspectWhat w);
+
+struct AcceptanceSuspect {
+  SuspectWhat what = SuspectWhat::kHost;
+  std::string host;
+  std::string peer;                   // kLink: the other end
+  int rank = -1;                      // kRank: its rank in the launch that showed it
+  double score = 0;                   // 0..1, how much slower than its peers (1 - its / typical); ranked by it
+  std::vector<std::string> evidence;  // sentences with figures
+};
+
+// The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met.
+struct PairMatrix {
+  Collective op = Collective::kAllreduce;
+  uint64_t bytes = 0;
+  std::vector<std::string> hosts;
+  std::vector<std::vector<double>> gbps;
+  double typical_gbps = 0, threshold_gbps = 0;
+};
+
+struct AcceptanceReport {
+  bool passed = false;
+  std::vector<Check> checks;
+  std::vector<HostVerdict> hosts;
+  std::vector<AcceptanceSuspect> suspects;  // most likely first; empty for a healthy cluster
+  std::vector<PairMatrix> pair_matrices;    // one per op localised (its largest size); empty without pairs
+  std::vector<std::string> notes;           // what was skipped and why, assumptions made
+
+  bool PreflightFailed() const;
+  // 0 pass, 1 fail, 3 could not run (pre-flight failed: ranks or hosts missing, named in the checks).
+  int ExitCode() const;
+};
+
+// Pre-flight alone, before anything is measured: one check per expected host (ranks joined, interface, GPUs) and
+// one for the host count. Any failure: exit 3.
+std::vector<Check> PreflightChecks(const Profile& profile, const std::vector<std::string>& expected_hosts,
+                                   const std::vector<HostFound>& found);
+
+AcceptanceReport Judge(const AcceptanceInput& input);
+
+// True when no later phase is needed: every check passed, or the suspects are clearly localised (the first is
+// well ahead of anything after it). The command skips the remaining phases then; Judge accepts the skip only when
+// the phases before it give such an answer.
+bool CleanAnswer(const AcceptanceReport& report);
+
+// Pair bandwidths of one op and size from pairs rounds, for Localize: one per (point, group of two hosts), the
+// group's busbw from its own median time. Hosts are indices into `hosts`; groups on hosts not in it are left out.
+std::vector<PairResult> PairResults(const std::vector<PhaseResult>& rounds, Collective op, uint64_t bytes,
+                                    const std::vector<std::string>& hosts);
+
+}  // namespace commbench::accept
