@@ -919,6 +919,14 @@ bool CleanAnswer(const AcceptanceReport& report) {
       std::all_of(report.checks.begin(), report.checks.end(), [](const Check& c) { return c.passed; });
   if (all_pass && report.suspects.empty()) return true;
   if (report.suspects.empty()) return false;
+  // A slow pair is a slow link only once each end passed with another partner: after one round a slow host looks
+  // like a slow link to whichever host it met.
+  const AcceptanceSuspect& first = report.suspects[0];
+  if (first.what == SuspectWhat::kLink) {
+    for (const HostVerdict& h : report.hosts) {
+      if ((h.host == first.host || h.host == first.peer) && h.partners < 2) return false;
+    }
+  }
   const double top = report.suspects[0].score;
   return top >= kClearScore && (report.suspects.size() == 1 || report.suspects[1].score <= kClearGap * top);
 }

@@ -250,6 +250,20 @@ TEST(VerdictTest, SlowHostFirst) {
   EXPECT_EQ(score->limit, r.hosts[3].partners);
 }
 
+// After one pairs round a slow host and a slow link look alike (one slow pair): not a clean answer yet.
+TEST(VerdictTest, OneRoundIsNotEnoughToCallALink) {
+  Cluster c;
+  const Pair slow = RepairingRounds(8, 7, 7)[0][0];  // met in the first round
+  c.link[slow] = 0.25;
+  AcceptanceReport one = Judge(c.Input(1));
+  ASSERT_FALSE(one.suspects.empty()) << Failed(one);
+  EXPECT_FALSE(CleanAnswer(one)) << Failed(one);
+  AcceptanceReport all = Judge(c.Input());
+  ASSERT_FALSE(all.suspects.empty()) << Failed(all);
+  EXPECT_EQ(all.suspects[0].what, SuspectWhat::kLink) << Failed(all);
+  EXPECT_TRUE(CleanAnswer(all)) << Failed(all);
+}
+
 TEST(VerdictTest, SlowLinkFirst) {
   Cluster c;
   const Pair slow = RepairingRounds(8, 7, 7)[2][1];  // a pair the rounds meet

@@ -128,6 +128,15 @@ Status SpmdSession::Arrive() {
 
 namespace {
 
+// The launch rank process `rank` runs in `plan` (WorkerPlan::order), or -1 when it sits the launch out.
+int LaunchRankOf(const WorkerPlan& plan, int rank) {
+  if (plan.order.empty()) return rank < plan.world ? rank : -1;
+  for (size_t p = 0; p < plan.order.size(); ++p) {
+    if (plan.order[p] == rank) return static_cast<int>(p);
+  }
+  return -1;
+}
+
 // Runs this process through one launch as its rank `launch_rank`, meeting the launch's ranks under "launch/<n>".
 Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int launch_rank, Store* run_store) {
   plan.host = options.address;
@@ -158,16 +167,23 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump()));
   if (!published.ok()) return "cannot publish launch " + std::to_string(n) + ": " + published.message();
 
+  // This process runs whichever launch rank the order gives it (acceptance's host pairs may not start with it),
+  // or none.
+  const int mine = LaunchRankOf(plan, rank());
   auto state = std::make_shared<OwnRankState>();
-  own_rank_done_ = false;
-  own_rank_ = std::thread([this, plan, n, state] {
-    Status s = RunMyRank(plan, options_, n, 0, rank_store_->store());
-    if (!s.ok()) (void)rank_store_->store()->Set(Key(n, "failed/0"), Bytes(s.message()));
-    std::lock_guard<std::mutex> lock(state->mu);
+  if (mine < 0) {
     state->done = true;
-    state->status = s;
-    own_rank_done_ = true;
-  });
+  } else {
+    own_rank_done_ = false;
+    own_rank_ = std::thread([this, plan, n, mine, state] {
+      Status s = RunMyRank(plan, options_, n, mine, rank_store_->store());
+      if (!s.ok()) (void)rank_store_->store()->Set(Key(n, "failed/" + std::to_string(mine)), Bytes(s.message()));
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->done = true;
+      state->status = s;
+      own_rank_done_ = true;
+    });
+  }
   auto own_failed = [&state] {
     std::lock_guard<std::mutex> lock(state->mu);
     return state->done && !state->status.ok();
@@ -235,8 +251,8 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
       if (!s.ok()) return s.message();
     }
   }
-  own_rank_.join();  // it is leaving the launch with the others (bounded by the timeout)
-  return state->status.ok() ? "" : "rank 0: " + state->status.message();
+  if (own_rank_.joinable()) own_rank_.join();  // it is leaving the launch with the others (bounded by the timeout)
+  return state->status.ok() ? "" : where(mine) + ": " + state->status.message();
 }
 
 DriverOutcome SpmdSession::RunPlan(const Plan& plan, const DriverOptions& options) {
@@ -296,11 +312,7 @@ Status SpmdSession::Follow() {
       outcome = plan.status();
       break;
     }
-    int launch_rank = -1;
-    for (size_t p = 0; p < plan->order.size(); ++p) {
-      if (plan->order[p] == rank()) launch_rank = static_cast<int>(p);
-    }
-    if (plan->order.empty() && rank() < plan->world) launch_rank = rank();
+    const int launch_rank = LaunchRankOf(*plan, rank());
     if (launch_rank >= 0) {
       Status s = RunMyRank(*plan, options_, n, launch_rank, store);
       if (!s.ok()) {

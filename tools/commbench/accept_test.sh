@@ -4,7 +4,7 @@
 #     testcase per check, the markdown summary appended;
 #   - a bad profile: exit 2, one line per problem naming file, line and key, nothing written;
 #   - on a 4-host virtual cluster (root only; a recorded skip otherwise): healthy -> exit 0, no suspect; one host's
-#     link capped -> exit 1 with that host the first suspect.
+#     link capped by tbf to 1 Gbit/s (an uncapped veth pair moved ~1.1 GB/s here) -> exit 1, that host first.
 set -uo pipefail
 CB="$(realpath "$1")"
 VC="$(realpath "$2")"
@@ -83,7 +83,7 @@ read -r v kind host checks < <(verdict "$T/healthy.json" 2>/dev/null)
 [[ $code -eq 0 && ${v:-} == pass && ${kind:-} == - ]] && ok || fail "healthy cluster: exit $code, verdict ${v:-?} ${kind:-?} ${host:-?}: $(tail -n 3 "$T/healthy-0.log")"
 "$VC" down "$T/c" >/dev/null
 
-"$VC" up "$T/c" --hosts 4 --redis --cap-host 2:200mbit >/dev/null || fail "vcluster up with a cap"
+"$VC" up "$T/c" --hosts 4 --redis --cap-host 2:1gbit >/dev/null || fail "vcluster up with a cap"
 source "$T/c/env"
 code=$(accept_on_cluster capped)
 read -r v kind host checks < <(verdict "$T/capped.json" 2>/dev/null)
