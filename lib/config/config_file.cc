@@ -134,7 +134,8 @@ std::string TypeOf(const json& v) {
 // The value itself after its type, for scalars (a user finds "got a string (\"fast\")" faster than the type alone).
 std::string Shown(const json& v) {
   if (v.is_structured() || v.is_null()) return TypeOf(v);
-  std::string text = Printable(v.dump());
+  // A file's bytes need not be UTF-8: replace what is not rather than throw (the fuzz target found it).
+  std::string text = Printable(v.dump(-1, ' ', false, json::error_handler_t::replace));
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return TypeOf(v) + " (" + text + ")";
 }

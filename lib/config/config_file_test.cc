@@ -74,6 +74,15 @@ TEST(ConfigFileTest, EveryProblemOneLineWithItsLine) {
   EXPECT_EQ(p[4], "ci.yaml:2: sizez: unknown key (accepted: groups, sizes, iters, target_ci, explain, floors)");
 }
 
+// A value that is not UTF-8 is shown with the bad bytes replaced, never a crash (found by config_file_fuzz).
+TEST(ConfigFileTest, AValueThatIsNotUtf8IsShownNotThrown) {
+  auto f = ParseConfigText("explain: 1.5\x9a\n", "ci.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  std::vector<std::string> p = CheckConfig(*f, Keys());
+  ASSERT_EQ(p.size(), 1u) << ::testing::PrintToString(p);
+  EXPECT_EQ(p[0].rfind("ci.yaml:1: explain: expected true or false, got a string (", 0), 0u) << p[0];
+}
+
 TEST(ConfigFileTest, SyntaxAndShapeErrorsNameFileAndLine) {
   auto bad = ParseConfigText("groups: 1..8\nsizes: [400, 64K\n", "x.yaml");
   ASSERT_FALSE(bad.ok());
