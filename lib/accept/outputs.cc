@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "lib/core/ranges.h"
+#include "lib/core/xml.h"
 
 namespace commbench::accept {
 namespace {
@@ -17,29 +18,6 @@ std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3g", v);
   return buf;
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // A markdown table cell: no pipe or newline may end it early.

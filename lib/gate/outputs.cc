@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lib/core/xml.h"
+
 namespace commbench::gate {
 namespace {
 
@@ -40,29 +42,6 @@ std::string Figures(const PointComparison& p) {
 }
 
 std::string Why(const PointComparison& p) { return p.problem.empty() ? p.decision.reason : p.problem; }
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 bool Fails(const PointComparison& p) {
   return p.wrong_result || (p.problem.empty() && p.decision.change == Change::kSlower);
