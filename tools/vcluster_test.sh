@@ -6,16 +6,8 @@
 set -uo pipefail
 VC="$1"
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
-  why="needs root with CAP_NET_ADMIN (network namespaces)"
-  if [[ -n "${XML_OUTPUT_FILE:-}" ]]; then
-    cat >"$XML_OUTPUT_FILE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites><testsuite name="VclusterTest" tests="1" skipped="1">
-<testcase name="CapsAndCleanup" status="run" result="skipped" classname="VclusterTest"><skipped message="$why"/></testcase>
-</testsuite></testsuites>
-XML
-  fi
-  echo "SKIPPED (recorded): $why"
+  source "$(dirname "$VC")/record_skip.sh"
+  record_skip VclusterTest CapsAndCleanup "needs root with CAP_NET_ADMIN (network namespaces)"
   exit 0
 fi
 T=$(mktemp -d)

@@ -15,6 +15,19 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+Check MakeCheck(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
+                std::string reason) {
+  Check c;
+  c.name = std::move(name);
+  c.host = std::move(host);
+  c.passed = passed;
+  c.measured = measured;
+  c.limit = limit;
+  c.unit = std::move(unit);
+  c.reason = std::move(reason);
+  return c;
+}
+
 // A suspect is "clearly localised" when it is at least this much slower than its peers (score) and the next one
 // scores at most kClearGap of it.
 constexpr double kClearScore = 0.3;
@@ -249,15 +262,8 @@ class Judgement {
  private:
   void Add(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
            std::string reason) {
-    Check c;
-    c.name = std::move(name);
-    c.host = std::move(host);
-    c.passed = passed;
-    c.measured = measured;
-    c.limit = limit;
-    c.unit = std::move(unit);
-    c.reason = std::move(reason);
-    r_.checks.push_back(std::move(c));
+    r_.checks.push_back(MakeCheck(std::move(name), std::move(host), passed, measured, limit, std::move(unit),
+                                  std::move(reason)));
   }
 
   std::vector<const result::PointResult*> Points(const std::vector<const PhaseResult*>& ran, Collective op,
@@ -860,14 +866,7 @@ std::vector<Check> PreflightChecks(const Profile& profile, const std::vector<std
   std::vector<Check> out;
   auto add = [&out](std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
                     std::string reason) {
-    Check c;
-    c.name = std::move(name);
-    c.host = std::move(host);
-    c.passed = passed;
-    c.measured = measured;
-    c.limit = limit;
-    c.unit = std::move(unit);
-    c.reason = std::move(reason);
+    Check c = MakeCheck(std::move(name), std::move(host), passed, measured, limit, std::move(unit), std::move(reason));
     c.preflight = true;
     out.push_back(std::move(c));
   };

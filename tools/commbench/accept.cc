@@ -157,9 +157,7 @@ class Acceptance {
     auto backends = DescribeRegisteredBackends(base.backends);
     if (!backends.ok()) return Fail(backends.status(), 2);
     Status writable = CheckOutputs(options_.output);
-    for (const std::string& path : {options_.junit}) {
-      if (writable.ok() && !path.empty()) writable = CheckWritableOutput(path);
-    }
+    if (writable.ok() && !options_.junit.empty()) writable = CheckWritableOutput(options_.junit);
     if (!writable.ok()) return Fail(writable, 2);
     planned_ = PlanPhases(profile_, hosts_);
     // Plans for every phase up front: a phase that cannot be planned is bad input before anything runs.

@@ -56,15 +56,8 @@ else
 fi
 
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
-  echo "SKIPPED (recorded): the virtual-cluster cases need root with CAP_NET_ADMIN"
-  if [[ -n "${XML_OUTPUT_FILE:-}" ]]; then
-    cat >"$XML_OUTPUT_FILE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites><testsuite name="AcceptTest" tests="1" skipped="1">
-<testcase name="VirtualCluster" status="run" result="skipped" classname="AcceptTest"><skipped message="needs root"/></testcase>
-</testsuite></testsuites>
-XML
-  fi
+  source "$(dirname "$VC")/record_skip.sh"
+  record_skip AcceptTest VirtualCluster "the virtual-cluster cases need root with CAP_NET_ADMIN"
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]
   exit

@@ -14,16 +14,8 @@ set -uo pipefail
 VC="$1"
 CB="$(realpath "$2")"
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1 || ! command -v srun >/dev/null; then
-  why="needs root with CAP_NET_ADMIN and Slurm (tools/setup.sh)"
-  if [[ -n "${XML_OUTPUT_FILE:-}" ]]; then
-    cat >"$XML_OUTPUT_FILE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites><testsuite name="ClusterTest" tests="1" skipped="1">
-<testcase name="AcrossHosts" status="run" result="skipped" classname="ClusterTest"><skipped message="$why"/></testcase>
-</testsuite></testsuites>
-XML
-  fi
-  echo "SKIPPED (recorded): $why"
+  source "$(dirname "$VC")/record_skip.sh"
+  record_skip ClusterTest AcrossHosts "needs root with CAP_NET_ADMIN and Slurm (tools/setup.sh)"
   exit 0
 fi
 T=$(mktemp -d)
