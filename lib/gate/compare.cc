@@ -1,7 +1,10 @@
 #include "lib/gate/compare.h"
 
+#include <cstdlib>
 #include <map>
 #include <set>
+
+#include "lib/core/ranges.h"
 
 namespace commbench::gate {
 namespace {
@@ -86,6 +89,40 @@ std::vector<EnvDifference> TimingRelevantDifferences(const json& base, const jso
   return out;
 }
 
+double MinEffectFor(const CompareOptions& options, uint64_t bytes) {
+  auto floor = options.min_effect_below.upper_bound(bytes);
+  return floor == options.min_effect_below.end() ? options.decision.min_effect : floor->second;
+}
+
+Status SetMinEffects(double min_effect, const std::vector<std::string>& below, CompareOptions* options) {
+  auto fraction_ok = [](double f) { return f > 0 && f < 1; };
+  if (!fraction_ok(min_effect)) {
+    return InvalidArgument("--min-effect " + std::to_string(min_effect) + " (accepted: a fraction in (0, 1))");
+  }
+  options->decision.min_effect = min_effect;
+  options->min_effect_below.clear();
+  for (const std::string& item : below) {
+    const std::string accepted = " (accepted: SIZE=FRACTION, e.g. 4K=0.1: points under 4 KiB use a 10 % floor)";
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) return InvalidArgument("--min-effect-below '" + item + "'" + accepted);
+    auto size = ParseByteSize(item.substr(0, eq), "--min-effect-below");
+    if (!size.ok()) {
+      return InvalidArgument("--min-effect-below '" + item + "': '" + item.substr(0, eq) + "' is not a byte count" +
+                             accepted);
+    }
+    const std::string value = item.substr(eq + 1);
+    char* end = nullptr;
+    const double f = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !fraction_ok(f)) {
+      return InvalidArgument("--min-effect-below '" + item + "': the floor must be a fraction in (0, 1)" + accepted);
+    }
+    if (!options->min_effect_below.emplace(*size, f).second) {
+      return InvalidArgument("--min-effect-below '" + item + "': that size is given twice" + accepted);
+    }
+  }
+  return OkStatus();
+}
+
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options) {
   Comparison c;
   c.environment = TimingRelevantDifferences(base.header.environment.fingerprint, now.header.environment.fingerprint);
@@ -124,6 +161,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     if (b == base_points.end()) pc.problem = "only in the new result";
     if (n == now_points.end()) pc.problem = "only in the baseline";
     DecisionOptions d = options.decision;
+    d.min_effect = MinEffectFor(options, pc.point.bytes);
     d.seed = options.decision.seed + std::hash<std::string>()(id);
     if (pc.problem.empty()) pc.decision = Decide(pc.base_us, pc.now_us, d);
     if (pc.wrong_result) {

@@ -4,11 +4,14 @@
 // differs in something that changes timings makes the comparison inconclusive or incomparable, never a pass.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "lib/core/name_table.h"
+#include "lib/core/status.h"
 #include "lib/gate/decision.h"
 #include "lib/result/result_file.h"
 
@@ -16,6 +19,9 @@ namespace commbench::gate {
 
 struct CompareOptions {
   DecisionOptions decision;
+  // Floors by message size: a point smaller than a key uses that key's floor (the smallest such key), the others
+  // decision.min_effect. Small messages are latency-bound and noisier, so a CI owner may accept a wider floor.
+  std::map<uint64_t, double> min_effect_below;
   bool allow_env_drift = false;  // compare even when the environments differ (the differences are still listed)
   // Variables the two sides set differently on purpose (gate --ab's variants): listed, never drift.
   std::set<std::string> varied_variables;
@@ -57,6 +63,13 @@ struct Comparison {
 // The environment differences that can change timings (CPU, cores and affinity, OS, backend and GPU software
 // versions, NCCL_/GLOO_/CUDA_/OMP_ variables); the host name is not one: CI runners differ by name.
 std::vector<EnvDifference> TimingRelevantDifferences(const nlohmann::json& base, const nlohmann::json& now);
+
+// The floor for a point of `bytes` (see CompareOptions::min_effect_below).
+double MinEffectFor(const CompareOptions& options, uint64_t bytes);
+
+// --min-effect F and --min-effect-below SIZE=F (each F a fraction in (0, 1), SIZE a byte count such as 4K), checked
+// and set in `options`; InvalidArgument names the bad value and what is accepted.
+Status SetMinEffects(double min_effect, const std::vector<std::string>& below, CompareOptions* options);
 
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options = {});
 

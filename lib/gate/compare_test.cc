@@ -147,5 +147,34 @@ TEST(CompareTest, VariedVariablesAreNotDrift) {
   EXPECT_EQ(Compare(File({{"a", 100}}, 6, 1, a), File({{"a", 100}}, 6, 2, b), ab).outcome, Outcome::kIncomparable);
 }
 
+// A small message may get a wider floor: the same 8 % slowdown fails at 64 KiB and passes at 400 B under
+// --min-effect-below 4K=0.1.
+TEST(CompareTest, FloorsBySize) {
+  auto sized = [](ResultFile f) {
+    for (PointResult& p : f.points) p.point.bytes = p.id == "small" ? 400 : 65536;
+    return f;
+  };
+  CompareOptions o;
+  ASSERT_TRUE(SetMinEffects(0.05, {"4K=0.1"}, &o).ok());
+  EXPECT_DOUBLE_EQ(MinEffectFor(o, 400), 0.1);
+  EXPECT_DOUBLE_EQ(MinEffectFor(o, 4096), 0.05);  // "below": 4 KiB itself uses the default
+  Comparison c = Compare(sized(File({{"small", 100}, {"large", 100}}, 12, 1)),
+                         sized(File({{"small", 108}, {"large", 108}}, 12, 2)), o);
+  ASSERT_EQ(c.points.size(), 2u);
+  for (const PointComparison& p : c.points) {
+    EXPECT_EQ(p.decision.change, p.id == "small" ? Change::kUnchanged : Change::kSlower)
+        << p.id << ": " << p.decision.reason;
+  }
+  for (const char* bad : {"4K", "4K=2", "4K=x", "lots=0.1", "4K=0.1,"}) {
+    CompareOptions b;
+    Status s = SetMinEffects(0.05, {bad}, &b);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find(bad), std::string::npos) << s.message();
+  }
+  CompareOptions twice;
+  EXPECT_FALSE(SetMinEffects(0.05, {"4K=0.1", "4096=0.2"}, &twice).ok());
+  EXPECT_FALSE(SetMinEffects(1.5, {}, &twice).ok());
+}
+
 }  // namespace
 }  // namespace commbench::gate

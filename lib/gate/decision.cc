@@ -178,15 +178,20 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
   char figures[160];
   std::snprintf(figures, sizeof(figures), "ratio %.3f (95%% CI %.3f-%.3f), p = %.2g, detectable %.1f%%", d.ratio,
                 d.ratio_lo, d.ratio_hi, d.test.p, 100 * d.detectable);
-  if (significant && d.ratio_lo > 1 && d.ratio >= up) {
+  // A change is reported when it is significant, its interval excludes 1 and reaches past the floor (a change
+  // of min_effect cannot be ruled out). Requiring the point estimate itself to pass the floor would miss a true
+  // change of exactly min_effect half of the time.
+  if (significant && d.ratio_lo > 1 && d.ratio_hi > up) {
     d.change = Change::kSlower;
     d.reason = "slower by " + Percent(d.ratio) + ": " + figures;
-  } else if (significant && d.ratio_hi < 1 && d.ratio <= down) {
+  } else if (significant && d.ratio_hi < 1 && d.ratio_lo < down) {
     d.change = Change::kFaster;
     d.reason = "faster by " + Percent(d.ratio) + ": " + figures;
   } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
     d.change = Change::kUnchanged;
-    d.reason = "within +-" + Percent(up).substr(1) + ": " + figures;
+    d.reason = (significant ? "a change of " + Percent(d.ratio) + ", within the floor of +-"
+                            : std::string("within +-")) +
+               Percent(up).substr(1) + ": " + figures;
   } else if (d.detectable > options.min_effect) {
     d.reason = "noise above the floor: these repeats could only detect " + Percent(1 + d.detectable).substr(1) +
                " or more; " + figures;

@@ -69,12 +69,12 @@ void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b
                       double *lo, double *hi);
 
 // `base` and `now`: one median time per repeat on each side.
-//   slower: the rank test is significant, the interval lies above 1 and the
-//   ratio is at least 1 + min_effect; faster: the same below; unchanged: the
-//   interval lies within 1 +- min_effect and the detectable change is at most
-//   min_effect; otherwise inconclusive (too few repeats, noise above the floor,
-//   or an effect that is significant but whose size the interval cannot place
-//   against the floor).
+//   slower: the rank test is significant, the interval lies above 1 and reaches
+//   past 1 + min_effect (a change of the floor's size cannot be ruled out);
+//   faster: the same below; unchanged: the interval lies within 1 +- min_effect
+//   and the detectable change is at most min_effect (a significant change that
+//   small is reported as unchanged, with its size); otherwise inconclusive (too
+//   few repeats, or noise above the floor).
 Decision Decide(const std::vector<double> &base, const std::vector<double> &now, const DecisionOptions &options = {});
 
 }  // namespace commbench::gate

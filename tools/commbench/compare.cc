@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/result/result_file.h"
 #include "tools/commbench/commands.h"
@@ -20,6 +21,8 @@ struct CompareOptions {
   std::string base, now;
   ComparisonOutputs outputs;
   gate::CompareOptions compare;
+  double min_effect = 0.05;
+  std::vector<std::string> min_effect_below;
 };
 
 int Fail(const std::string& message) {
@@ -27,10 +30,9 @@ int Fail(const std::string& message) {
   return 2;
 }
 
-int RunCompare(const CompareOptions& o) {
-  if (!(o.compare.decision.min_effect > 0 && o.compare.decision.min_effect < 1)) {
-    return Fail("--min-effect " + std::to_string(o.compare.decision.min_effect) + " (accepted: a fraction in (0, 1))");
-  }
+int RunCompare(CompareOptions o) {
+  Status floors = gate::SetMinEffects(o.min_effect, o.min_effect_below, &o.compare);
+  if (!floors.ok()) return Fail(floors.message());
   Status writable = CheckComparisonOutputs(o.outputs);
   if (!writable.ok()) return Fail(writable.message());
   auto base = result::LoadResultFile(o.base);
@@ -57,8 +59,10 @@ void SetupCompare(CLI::App& app, int* exit_code) {
   cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
   cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
   cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--min-effect", o->compare.decision.min_effect,
-                  "smallest relative change that counts as slower or faster (default 0.05)");
+  cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
+      ->capture_default_str();
+  cmd->add_option("--min-effect-below", o->min_effect_below,
+                  "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");
   cmd->add_flag("--allow-env-drift", o->compare.allow_env_drift,
                 "compare even when CPU, cores, versions or NCCL_/GLOO_/CUDA_/OMP_ variables differ");
   cmd->callback([o, exit_code] { *exit_code = RunCompare(*o); });

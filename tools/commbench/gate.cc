@@ -50,12 +50,15 @@ struct GateOptions {
   std::string baseline;
   std::string config;
   std::string out = "commbench-gate.json";
+  std::string out_a;  // --ab: variant A's result too
   bool update_baseline = false;
   bool ab = false;
   std::string a, b;
   bool quiet = false;
   ComparisonOutputs outputs;
   gate::CompareOptions compare;
+  double min_effect = 0.05;
+  std::vector<std::string> min_effect_below;
 };
 
 int Fail(const std::string& message) {
@@ -284,6 +287,7 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   auto b = ParseVariant(o.b, "--b");
   if (!b.ok()) return Fail(b.status().message());
   Status writable = CheckWritableOutput(o.out);
+  if (writable.ok() && !o.out_a.empty()) writable = CheckWritableOutput(o.out_a);
   if (!writable.ok()) return Fail(writable.message());
   for (const auto* side : {&*a, &*b}) {
     for (const Assignment& v : *side) o.compare.varied_variables.insert(v.name);
@@ -318,21 +322,23 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   const result::ResultFile merged_a = MergeRepeats(runs[0], given.repeats);
   const result::ResultFile merged_b = MergeRepeats(runs[1], given.repeats);
   Status s = WriteFileAtomically(o.out, BaselineText(merged_b));
+  if (s.ok() && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, BaselineText(merged_a));
   if (!s.ok()) return Fail(s.message());
   const gate::Comparison c = gate::Compare(merged_a, merged_b, o.compare);
   return Finish(c, o, "A: " + o.a, "B: " + o.b);
 }
 
-int RunGate(const GateOptions& o) {
-  if (!(o.compare.decision.min_effect > 0 && o.compare.decision.min_effect < 1)) {
-    return Fail("--min-effect " + std::to_string(o.compare.decision.min_effect) + " (accepted: a fraction in (0, 1))");
-  }
+int RunGate(GateOptions o) {
+  Status floors = gate::SetMinEffects(o.min_effect, o.min_effect_below, &o.compare);
+  if (!floors.ok()) return Fail(floors.message());
   if (o.ab == !o.baseline.empty()) {
     return Fail(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
                      : "nothing to compare with (accepted: --baseline FILE, or --ab --a K=V --b K=V)");
   }
   if (!o.ab && (!o.a.empty() || !o.b.empty())) return Fail("--a and --b need --ab");
   if (o.ab && o.update_baseline) return Fail("--update-baseline needs --baseline (--ab keeps no baseline)");
+  if (!o.ab && !o.out_a.empty()) return Fail("--out-a needs --ab (it is variant A's result)");
+  if (!o.out_a.empty() && o.out_a == o.out) return Fail("--out-a " + o.out_a + " is also --out (accepted: two paths)");
   Status writable = CheckComparisonOutputs(o.outputs);
   if (writable.ok()) writable = CheckWritableOutput(o.out);
   if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
@@ -366,12 +372,14 @@ void SetupGate(CLI::App& app, int* exit_code) {
   cmd->add_option("--a", o->a, "variant A: NAME=VALUE[,NAME=VALUE...] for the rank processes");
   cmd->add_option("--b", o->b, "variant B: NAME=VALUE[,NAME=VALUE...] for the rank processes");
   cmd->add_option("--out,-o", o->out, "the new result (B with --ab), without raw samples")->capture_default_str();
+  cmd->add_option("--out-a", o->out_a, "--ab: also write variant A's result here (without raw samples)");
   cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
   cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
   cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--min-effect", o->compare.decision.min_effect,
-                  "smallest relative change that counts as slower or faster")
+  cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
       ->capture_default_str();
+  cmd->add_option("--min-effect-below", o->min_effect_below,
+                  "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");
   cmd->add_flag("--allow-env-drift", o->compare.allow_env_drift,
                 "compare even when CPU, cores, versions or NCCL_/GLOO_/CUDA_/OMP_ variables differ");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress lines");
@@ -382,8 +390,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
     if (!o->config.empty()) {
       ConfigScope scope;
       scope.own_section = true;
-      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "json", "junit", "summary",
-                             "min-effect", "allow-env-drift", "quiet"};
+      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "summary",
+                             "min-effect", "min-effect-below", "allow-env-drift", "quiet"};
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench gate: error: %s\n", p.c_str());
       if (!problems.empty()) {

@@ -18,7 +18,7 @@ check() {  # name expected-rc actual-rc
 one_error_line() {  # name: stderr holds exactly one line, an error
   if [[ $(wc -l <"$T/err") -eq 1 ]] && grep -q "error: " "$T/err"; then ok; else bad "$1: $(cat "$T/err")"; fi
 }
-TINY=(--groups 1 --time-budget 0.03 --warmup 5 -q)
+TINY=(--groups 1 --time-budget 0.03 --warmup 5 --pin compact -q)
 
 # 1. sweep --repeats 5: every point records 5 per-repeat medians and means; the file is schema 3 and valid.
 "$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1.json >/dev/null 2>"$T/err"
@@ -71,8 +71,16 @@ python3 -c "import json; assert json.load(open('base.json'))['spec']['repeats'] 
 # 5. The same build against it: no regression. A planted slowdown that doubles each op: a regression, named in JUnit
 # (these check exit codes, not power: at 30 % the --ab case was inconclusive once in a full-suite run beside other
 # builds).
+# A stored baseline carries the drift between its job and this one (here: the load of the tests beside this one),
+# which a rank test cannot tell from a regression; the false-alarm rate is bench/gate_power.sh's to measure, so a
+# regression here gets one more run before it counts.
 "$COMMBENCH" gate --baseline base.json -q --json g.json >out 2>"$T/err"
 rc=$?
+if [[ $rc == 1 ]]; then
+  echo "same build gate: exit 1 (drift?), once more: $(grep '^slower' out)"
+  "$COMMBENCH" gate --baseline base.json -q --json g.json >out 2>"$T/err"
+  rc=$?
+fi
 [[ $rc == 0 || $rc == 3 ]] && ok || bad "same build gate: exit $rc: $(cat out)"
 "$COMMBENCH" gate --baseline base.json -q --test-only-uniform-slowdown 1.0 --junit slow.xml --json slow.json \
   --summary slow.md >out 2>"$T/err"
@@ -93,9 +101,13 @@ check drift 3 $?
 grep -q "OMP_NUM_THREADS" out || bad "drift not named: $(cat out)"
 
 # 8. --ab: A/A is not a regression; B with a planted slowdown that doubles each op is.
-"$COMMBENCH" gate --ab --a GLOO_GATE_TEST=1 --b GLOO_GATE_TEST=1 "${TINY[@]}" --sizes 1M --repeats 5 --out ab.json >out 2>"$T/err"
+"$COMMBENCH" gate --ab --a GLOO_GATE_TEST=1 --b GLOO_GATE_TEST=1 "${TINY[@]}" --sizes 1M --repeats 5 --out ab.json \
+  --out-a a.json >out 2>"$T/err"
 rc=$?
 [[ $rc == 0 || $rc == 3 ]] && ok || bad "A/A: exit $rc: $(cat out)"
+# --out-a keeps variant A's side: a result `compare` reads like any other (B against A again: the same verdict).
+"$COMMBENCH" compare a.json ab.json >compare_out 2>"$T/err"
+check ab-sides-compare "$rc" $?
 "$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=1.0 "${TINY[@]}" \
   --sizes 1M --repeats 7 --out ab.json >out 2>"$T/err"
 check ab-slowdown 1 $?
@@ -104,6 +116,9 @@ check ab-slowdown 1 $?
 "$COMMBENCH" gate 2>"$T/err"; check no-baseline 2 $?; one_error_line no-baseline
 "$COMMBENCH" gate --baseline nosuch.json 2>"$T/err"; check missing-baseline 2 $?; one_error_line missing-baseline
 "$COMMBENCH" gate --ab --baseline base.json 2>"$T/err"; check ab-and-baseline 2 $?; one_error_line ab-and-baseline
+"$COMMBENCH" gate --baseline base.json --out-a a2.json 2>"$T/err"; check out-a-without-ab 2 $?
+one_error_line out-a-without-ab
+[[ ! -e a2.json ]] && ok || bad "--out-a without --ab wrote a2.json"
 "$COMMBENCH" gate --ab --a 'NOT A NAME=1' 2>"$T/err"; check bad-variant 2 $?; one_error_line bad-variant
 "$COMMBENCH" gate --ab --b COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=lots 2>"$T/err"; check bad-slowdown 2 $?
 one_error_line bad-slowdown
