@@ -10,6 +10,8 @@ set -uo pipefail
 CB="$(realpath "$1")"
 VC="$(realpath "$2")"
 SMOKE="$(realpath "$3")"
+JUNIT_XSD="$(realpath "$4")"
+CHECK_JUNIT="$(realpath "$5")"
 T=$(mktemp -d)
 trap '"$VC" down "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 cd "$T"
@@ -44,6 +46,7 @@ if [[ $code -eq 0 ]] && read -r v kind host checks < <(verdict smoke.json) && [[
 else
   fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(tail -n 3 smoke.err)"
 fi
+"$CHECK_JUNIT" "$JUNIT_XSD" smoke.xml && ok || fail "local-smoke: JUnit"
 
 # 2. A bad profile: one line per problem, exit 2, nothing written.
 printf 'name: bad\nbackend: gloo\nops: allreduce\nsizes: [4K]\nphases: [cluster, moon]\nrepeat: 2\n' >bad.yaml

@@ -6,6 +6,8 @@ set -uo pipefail
 COMMBENCH="$(realpath "$1")"
 SCHEMA="$(realpath "$2")"
 VALIDATE="$(realpath "$3")"
+JUNIT_XSD="$(realpath "$4")"
+CHECK_JUNIT="$(realpath "$5")"
 T="${TEST_TMPDIR:-$(mktemp -d)}"
 cd "$T" || exit 1
 failed=0
@@ -86,12 +88,21 @@ fi
   --summary slow.md >out 2>"$T/err"
 check slowdown-double 1 $?
 grep -q '<failure message="slower' slow.xml || bad "JUnit: $(cat slow.xml)"
+"$CHECK_JUNIT" "$JUNIT_XSD" slow.xml && ok || bad "JUnit schema: slow.xml"
 grep -q "regression" slow.md || bad "summary"
 # 6. Too few repeats: inconclusive, never a pass.
 "$COMMBENCH" gate --baseline one.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 1 2>"$T/err" >/dev/null
 check one-repeat-baseline 0 $?
-"$COMMBENCH" gate --baseline one.json -q >out 2>"$T/err"
+"$COMMBENCH" gate --baseline one.json -q --junit one.xml >out 2>"$T/err"
 check one-repeat 3 $?
+"$CHECK_JUNIT" "$JUNIT_XSD" one.xml && ok || bad "JUnit schema: one.xml"
+grep -q '<skipped message="inconclusive' one.xml && ok || bad "inconclusive is not a skip: $(cat one.xml)"
+# The JUnit check itself fails a testcase without a classname and counts that disagree with the testcases.
+sed 's/classname="[^"]*" //' one.xml >no-classname.xml
+sed 's/tests="\([0-9]*\)"/tests="\10"/' one.xml >miscounted.xml
+for broken in no-classname.xml miscounted.xml; do
+  "$CHECK_JUNIT" "$JUNIT_XSD" "$broken" >/dev/null && bad "JUnit check passed $broken" || ok
+done
 # 7. Environment drift (a timing-relevant variable differs from the baseline's): incomparable.
 python3 -c "
 import json; d = json.load(open('base.json')); d['environment']['variables']['OMP_NUM_THREADS'] = '64'
