@@ -8,7 +8,8 @@ set -euo pipefail
 
 packages=(
   bazel-bootstrap g++ libgloo-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libhiredis-dev libgtest-dev
-  libgmock-dev libbenchmark-dev python3 python3-jsonschema libxml2-utils  # xmllint: JUnit against reports/junit.xsd
+  libgmock-dev libbenchmark-dev python3 python3-jsonschema
+  libxml2-utils cmark-gfm  # the tests check JUnit against reports/junit.xsd, render the step summary as GitHub does
   openmpi-bin libopenmpi-dev redis-server slurm-wlm munge
   clang-14 libclang-rt-14-dev  # the fuzz targets under libFuzzer (fuzz/README.md)
 )

@@ -25,6 +25,23 @@ double MedianOf(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Text from files (ids, variables, reasons) inside a table cell: a '|' would end the cell and a newline the row.
+std::string MarkdownCell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '\n' || ch == '\r') {
+      out += ' ';
+    } else if (ch == '`' || ch == '<' || ch == '>') {
+      out += ch == '`' ? "'" : (ch == '<' ? "&lt;" : "&gt;");
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string Verdict(const PointComparison& p) {
@@ -104,16 +121,21 @@ std::string ComparisonToJunit(const Comparison& c) {
 
 std::string ComparisonToMarkdown(const Comparison& c) {
   std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
-  for (const std::string& p : c.problems) m += "- **" + p + "**\n";
+  for (const std::string& p : c.problems) m += "- **" + MarkdownCell(p) + "**\n";
   if (!c.environment.empty()) {
     m += "\nEnvironment differences:\n\n| key | base | new |\n|---|---|---|\n";
-    for (const EnvDifference& d : c.environment) m += "| " + d.key + " | " + d.base + " | " + d.now + " |\n";
+    for (const EnvDifference& d : c.environment) {
+      m += "| " + MarkdownCell(d.key) + " | " + MarkdownCell(d.base) + " | " + MarkdownCell(d.now) + " |\n";
+    }
   }
-  m += "\n| point | verdict | base us | new us | ratio [95% CI] | p |\n|---|---|---|---|---|---|\n";
+  m += "\n| point | verdict | base us | new us | ratio [95% CI] | p | why (unless unchanged) |\n"
+       "|---|---|---|---|---|---|---|\n";
   for (const PointComparison& p : c.points) {
-    m += "| `" + p.id + "` | " + Verdict(p) + " | " + Fixed(MedianOf(p.base_us), 2) + " | " +
+    const bool tested = p.problem.empty();
+    m += "| `" + MarkdownCell(p.id) + "` | " + Verdict(p) + " | " + Fixed(MedianOf(p.base_us), 2) + " | " +
          Fixed(MedianOf(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) +
-         ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + Fixed(p.decision.test.p, 4) + " |\n";
+         ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
+         (Verdict(p) == "unchanged" ? "" : MarkdownCell(Why(p))) + " |\n";
   }
   return m;
 }

@@ -103,6 +103,19 @@ sed 's/tests="\([0-9]*\)"/tests="\10"/' one.xml >miscounted.xml
 for broken in no-classname.xml miscounted.xml; do
   "$CHECK_JUNIT" "$JUNIT_XSD" "$broken" >/dev/null && bad "JUnit check passed $broken" || ok
 done
+# 6b. Files of different schema versions: an older file (2: no per-repeat medians) is read, and its points count as
+# one repeat each, so the comparison is inconclusive and says why; a version this build does not know is bad input.
+python3 -c "
+import json; d = json.load(open('base.json')); d['schema_version'] = 2
+for p in d['points']: p.pop('repeats', None)
+json.dump(d, open('v2.json', 'w')); d['schema_version'] = 99; json.dump(d, open('v99.json', 'w'))"
+"$COMMBENCH" compare v2.json base.json >out 2>"$T/err"
+check schema-v2 3 $?
+grep -q "1 base and 8 new repeats" out && ok || bad "v2 against v3: $(cat out)"
+"$COMMBENCH" compare v99.json base.json >out 2>"$T/err"
+check schema-v99 2 $?
+one_error_line schema-v99
+grep -q "unsupported schema_version 99" "$T/err" && ok || bad "v99: $(cat "$T/err")"
 # 7. Environment drift (a timing-relevant variable differs from the baseline's): incomparable.
 python3 -c "
 import json; d = json.load(open('base.json')); d['environment']['variables']['OMP_NUM_THREADS'] = '64'
@@ -110,6 +123,31 @@ json.dump(d, open('drift.json', 'w'))"
 "$COMMBENCH" gate --baseline drift.json -q >out 2>"$T/err"
 check drift 3 $?
 grep -q "OMP_NUM_THREADS" out || bad "drift not named: $(cat out)"
+# The step summary: appended to $GITHUB_STEP_SUMMARY (twice: two summaries), rendered as GitHub renders it
+# (cmark-gfm with tables): one table row per point, the environment row intact although the value carries a '|'
+# and markup.
+python3 -c "
+import json; d = json.load(open('base.json')); d['environment']['variables']['OMP_NUM_THREADS'] = '64|<b>bold</b>'
+json.dump(d, open('hostile.json', 'w'))"
+echo "# earlier step" >step.md
+GITHUB_STEP_SUMMARY=step.md "$COMMBENCH" compare hostile.json base.json >/dev/null 2>"$T/err"
+check summary-drift 3 $?
+GITHUB_STEP_SUMMARY=step.md "$COMMBENCH" compare base.json base.json >/dev/null 2>"$T/err"
+[[ $(grep -c "^### commbench compare: " step.md) == 2 && $(head -1 step.md) == "# earlier step" ]] && ok ||
+  bad "GITHUB_STEP_SUMMARY not appended: $(cat step.md)"
+cmark-gfm -e table step.md >step.html || bad "cmark-gfm"
+python3 - <<'PY' || bad "rendered summary: $(cat step.html)"
+import re
+html = open("step.html").read()
+tables = re.findall(r"<table>.*?</table>", html, re.S)
+assert len(tables) == 3, f"{len(tables)} tables (environment, points, points)"
+env_rows = re.findall(r"<tr>(.*?)</tr>", tables[0], re.S)
+assert len(env_rows) == 2 and env_rows[1].count("<td>") == 3, env_rows
+assert "&lt;b&gt;" in env_rows[1] and "<b>" not in html, env_rows[1]
+for points in tables[1:]:
+    rows = re.findall(r"<tr>(.*?)</tr>", points, re.S)
+    assert len(rows) == 2 and rows[1].count("<td>") == 7, rows  # header + the one point
+PY
 
 # 8. --ab: A/A is not a regression; B with a planted slowdown that doubles each op is.
 "$COMMBENCH" gate --ab --a GLOO_GATE_TEST=1 --b GLOO_GATE_TEST=1 "${TINY[@]}" --sizes 1M --repeats 5 --out ab.json \
