@@ -1,7 +1,7 @@
 #!/bin/bash
 # `commbench compare` end to end on result files built from a real sweep's file: its points repeated 6 times with
 # 1 % noise (a stand-in for `sweep --repeats 6`), one side slowed. Checks exit codes 0/1/2/3 and the outputs: the
-# JSON of every outcome against reports/comparison.schema.json.
+# JSON of every outcome against reports/comparison.schema.json, and the HTML page's embedded copy of it.
 set -uo pipefail
 COMMBENCH="$1"
 REAL="$2"
@@ -56,7 +56,8 @@ check drift 3 $?
 grep -q "environment differs: variables.NCCL_ALGO" "$T/out" || { failed=$((failed + 1)); echo "FAIL drift: not named"; }
 "$COMMBENCH" compare "$T/base.json" "$T/drift.json" --allow-env-drift >/dev/null 2>&1
 check drift-allowed 0 $?
-"$COMMBENCH" compare "$T/base.json" "$T/missing.json" --json "$T/missing-cmp.json" >"$T/out" 2>&1
+"$COMMBENCH" compare "$T/base.json" "$T/missing.json" --json "$T/missing-cmp.json" --html "$T/missing.html" \
+  >"$T/out" 2>&1
 check missing 3 $?
 grep -q "only in the baseline" "$T/out" || { failed=$((failed + 1)); echo "FAIL missing: not named"; }
 "$COMMBENCH" compare "$REAL" "$REAL" --json "$T/one-cmp.json" >"$T/out" 2>&1
@@ -99,6 +100,20 @@ for mutate in verdict missing extra; do
     failed=$((failed + 1)); echo "FAIL schema accepts a broken comparison ($mutate)"
   else passed=$((passed + 1)); fi
 done
+# --html: one self-contained page whose embedded data is the --json output.
+python3 - "$T" <<'PY' || { failed=$((failed + 1)); echo "FAIL html"; }
+import json, re, sys
+t = sys.argv[1]
+html = open(f"{t}/missing.html", encoding="utf-8").read()
+assert html.startswith("<!doctype html>"), html[:40]
+m = re.search(r'<script id="commbench-comparison" type="application/json">(.*?)</script>', html, re.S)
+assert m and json.loads(m.group(1)) == json.load(open(f"{t}/missing-cmp.json")), "embedded JSON differs"
+PY
+# An --html that is not a regular file fails before anything is written.
+mkdir -p "$T/adir"
+"$COMMBENCH" compare "$T/base.json" "$T/same.json" --json "$T/never.json" --html "$T/adir" 2>"$T/err" >/dev/null
+check html-dir 2 $?
+[[ $(wc -l <"$T/err") -eq 1 && ! -e "$T/never.json" ]] || { failed=$((failed + 1)); echo "FAIL html-dir: $(cat "$T/err")"; }
 ls "$T" | grep -q '\.tmp' && { failed=$((failed + 1)); echo "FAIL temporary files left: $(ls "$T")"; }
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
