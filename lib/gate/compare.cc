@@ -73,6 +73,10 @@ int Comparison::ExitCode() const {
   }
 }
 
+bool IsVaried(const EnvDifference& d, const CompareOptions& options) {
+  return d.key.rfind("variables.", 0) == 0 && options.varied_variables.count(d.key.substr(10));
+}
+
 std::vector<EnvDifference> TimingRelevantDifferences(const json& base, const json& now) {
   std::vector<EnvDifference> out;
   for (const char* key : {"cpu_model", "cores_online", "cores_available", "affinity", "os", "gloo_version"}) {
@@ -125,6 +129,7 @@ Status SetMinEffects(double min_effect, const std::vector<std::string>& below, C
 
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options) {
   Comparison c;
+  c.options = options;
   c.environment = TimingRelevantDifferences(base.header.environment.fingerprint, now.header.environment.fingerprint);
   for (const auto* side : {&base, &now}) {
     if (side->trailer.status == result::RunStatus::kPartial) {
@@ -176,10 +181,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
   }
   if (c.points.empty()) c.problems.push_back("no points to compare");
   bool drift = false;
-  for (const EnvDifference& d : c.environment) {
-    const bool varied = d.key.rfind("variables.", 0) == 0 && options.varied_variables.count(d.key.substr(10));
-    drift = drift || (!varied && !options.allow_env_drift);
-  }
+  for (const EnvDifference& d : c.environment) drift = drift || (!IsVaried(d, options) && !options.allow_env_drift);
   // A wrong result fails whatever else is true; a slowdown counts only between like environments.
   if (wrong) {
     c.outcome = Outcome::kRegression;

@@ -56,9 +56,13 @@ struct Comparison {
   std::vector<std::string> problems;  // file-level: a partial file, missing points, ...
   std::vector<EnvDifference> environment;
   Outcome outcome = Outcome::kInconclusive;
+  CompareOptions options;  // what it was decided with: the outputs show the minimum effect and alpha
   // 0 no regression, 1 a regression or a wrong result, 3 inconclusive or incomparable (2 is bad input, earlier).
   int ExitCode() const;
 };
+
+// A difference in a variable the two sides set differently on purpose (CompareOptions::varied_variables).
+bool IsVaried(const EnvDifference& d, const CompareOptions& options);
 
 // The environment differences that can change timings (CPU, cores and affinity, OS, backend and GPU software
 // versions, NCCL_/GLOO_/CUDA_/OMP_ variables); the host name is not one: CI runners differ by name.

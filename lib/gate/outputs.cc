@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "lib/core/xml.h"
+#include "lib/sweep/point_json.h"
 
 namespace commbench::gate {
 namespace {
@@ -67,25 +68,45 @@ bool Undecided(const PointComparison& p) {
   return !p.wrong_result && (!p.problem.empty() || p.decision.change == Change::kInconclusive);
 }
 
+// The point's axes as the result file writes them, without the id (the entry has it).
+json Axes(const Point& point) {
+  json axes = PointToJson(point);
+  axes.erase("id");
+  return axes;
+}
+
 }  // namespace
 
 json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path) {
   json j = {{"kind", "commbench comparison"}, {"schema_version", 1},       {"base", base_path},     {"new", new_path},
             {"outcome", Name(c.outcome)},     {"exit_code", c.ExitCode()}, {"problems", c.problems}};
+  j["options"] = {{"min_effect", c.options.decision.min_effect},
+                  {"alpha", c.options.decision.alpha},
+                  {"allow_env_drift", c.options.allow_env_drift}};
+  j["options"]["min_effect_below"] = json::array();
+  for (const auto& [bytes, floor] : c.options.min_effect_below) {
+    j["options"]["min_effect_below"].push_back({{"bytes", bytes}, {"min_effect", floor}});
+  }
   j["environment_differences"] = json::array();
   for (const EnvDifference& d : c.environment) {
-    j["environment_differences"].push_back({{"key", d.key}, {"base", d.base}, {"new", d.now}});
+    j["environment_differences"].push_back(
+        {{"key", d.key}, {"base", d.base}, {"new", d.now}, {"varied", IsVaried(d, c.options)}});
   }
   j["points"] = json::array();
   for (const PointComparison& p : c.points) {
     j["points"].push_back({{"id", p.id},
                            {"verdict", Verdict(p)},
+                           {"axes", Axes(p.point)},
+                           {"min_effect", MinEffectFor(c.options, p.point.bytes)},
                            {"base_us", p.base_us},
                            {"new_us", p.now_us},
+                           {"base_median_us", Number(MedianOf(p.base_us))},
+                           {"new_median_us", Number(MedianOf(p.now_us))},
                            {"ratio", Number(p.decision.ratio)},
                            {"ratio_ci95", {Number(p.decision.ratio_lo), Number(p.decision.ratio_hi)}},
                            {"p_value", p.problem.empty() ? Number(p.decision.test.p) : json(nullptr)},
-                           {"detectable", Number(p.decision.detectable)},
+                           // A point judged by its problem (one side only, a wrong result) has no test behind it.
+                           {"detectable", p.problem.empty() ? Number(p.decision.detectable) : json(nullptr)},
                            {"reason", Why(p)}});
   }
   return j;

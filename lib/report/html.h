@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
+#include "lib/report/page.h"  // JsonForScript
 #include "lib/result/result_file.h"
 
 namespace commbench::report {
@@ -22,11 +23,6 @@ inline constexpr size_t kEmbedBudgetBytes = 1'000'000;
 // numbers are rounded to 6 significant digits. `report.omitted` and `report.note` say what was left out.
 // InvalidArgument when `result` is not an object of a schema_version this build reads, with a `points` array.
 StatusOr<nlohmann::json> EmbeddedResult(const nlohmann::json& result);
-
-// JSON text that is safe inside <script type="application/json">: '<', '>', '&' and U+2028/U+2029 are written
-// as \uXXXX escapes, so no "</script>" or "<!--" can end or change the script element; invalid UTF-8 in
-// strings becomes U+FFFD instead of failing.
-std::string JsonForScript(const nlohmann::json& value);
 
 // The whole page. InvalidArgument for a result the page cannot draw (see EmbeddedResult).
 StatusOr<std::string> RenderHtml(const nlohmann::json& result);

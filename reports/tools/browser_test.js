@@ -9,8 +9,8 @@
 //   - hovering a mark shows a tooltip holding the exact value;
 //   - a full-page screenshot PNG is written (to $TEST_UNDECLARED_OUTPUTS_DIR under Bazel).
 //
-// It drives Chromium through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch, so it needs no
-// npm package: only the Debian packages chromium and chromium-driver (reports/tools/setup.sh installs them).
+// It drives Chromium through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch (webdriver.js), so it
+// needs no npm package: only the Debian packages chromium and chromium-driver (reports/tools/setup.sh installs them).
 //
 // A .json argument is a results file: it is rendered with `COMMBENCH report` (--commbench) first.
 //
@@ -21,12 +21,9 @@
 
 const childProcess = require('child_process');
 const fs = require('fs');
-const net = require('net');
 const os = require('os');
 const path = require('path');
-
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const CHROMEDRIVER = process.env.CHROMEDRIVER || '/usr/bin/chromedriver';
+const {sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot} = require('./webdriver.js');
 
 function parseArgs(argv) {
   const args = {maxRenderMs: 5000, out: process.env.TEST_UNDECLARED_OUTPUTS_DIR || os.tmpdir(), reports: []};
@@ -40,48 +37,6 @@ function parseArgs(argv) {
     else args.reports.push({file: argv[i], expectDrawn, expectFail});
   }
   return args;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const {port} = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-class WebDriver {
-  constructor(base) { this.base = base; }
-  async call(method, url, body) {
-    const res = await fetch(this.base + url, {method, headers: {'Content-Type': 'application/json'},
-      body: body === undefined ? undefined : JSON.stringify(body)});
-    const json = await res.json();
-    if (!res.ok) throw new Error(method + ' ' + url + ': ' + JSON.stringify(json.value).slice(0, 600));
-    return json.value;
-  }
-  async start(userDataDir) {
-    const value = await this.call('POST', '/session', {capabilities: {alwaysMatch: {
-      browserName: 'chrome',
-      'goog:chromeOptions': {binary: CHROMIUM, args: [
-        '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--disable-dev-shm-usage', '--user-data-dir=' + userDataDir, '--window-size=1280,1000',
-        // Any request that escaped the page's Content-Security-Policy would go to a dead proxy and fail.
-        '--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>',
-      ]},
-      'goog:loggingPrefs': {browser: 'ALL', performance: 'ALL'},
-    }}});
-    this.session = '/session/' + value.sessionId;
-  }
-  cdp(cmd, params) { return this.call('POST', this.session + '/goog/cdp/execute', {cmd, params: params || {}}); }
-  exec(script, args) { return this.call('POST', this.session + '/execute/sync', {script, args: args || []}); }
-  logs(type) { return this.call('POST', this.session + '/se/log', {type}); }
-  quit() { return this.call('DELETE', this.session).catch(() => {}); }
 }
 
 // In-page probe: the report's own record plus what is really in each chart's DOM.
@@ -146,11 +101,7 @@ async function hoverCheck(wd) {
 
 async function checkReport(wd, file, expectDrawn, args) {
   const failures = [];
-  await wd.cdp('Network.enable');
-  await wd.cdp('Network.emulateNetworkConditions', {offline: true, latency: 0, downloadThroughput: -1,
-    uploadThroughput: -1});
-  await wd.logs('browser');  // drop anything from before this page
-  await wd.logs('performance');
+  await prepareLoad(wd);
   const url = 'file://' + path.resolve(file);
   const t0 = Date.now();
   await wd.call('POST', wd.session + '/url', {url});
@@ -197,28 +148,9 @@ async function checkReport(wd, file, expectDrawn, args) {
     }
   }
 
-  // Console: any error-level message or uncaught exception fails (Chromium reports both as SEVERE).
-  for (const entry of await wd.logs('browser')) {
-    if (entry.level === 'SEVERE') failures.push('console: ' + entry.message);
-  }
-  // Network: the only request allowed is the report file itself.
-  for (const entry of await wd.logs('performance')) {
-    const msg = JSON.parse(entry.message).message;
-    if (msg.method === 'Network.requestWillBeSent' && msg.params.request.url !== url) {
-      failures.push('network request: ' + msg.params.request.url.slice(0, 120));
-    }
-    if (msg.method === 'Network.loadingFailed') failures.push('failed request: ' + msg.params.errorText);
-  }
-
-  // Full-page screenshot, 1280 px wide.
-  const metrics = await wd.cdp('Page.getLayoutMetrics');
-  const height = Math.ceil((metrics.cssContentSize || metrics.contentSize).height);
-  await wd.cdp('Emulation.setDeviceMetricsOverride', {width: 1280, height, deviceScaleFactor: 1, mobile: false});
-  const shot = await wd.cdp('Page.captureScreenshot', {format: 'png', captureBeyondViewport: true});
-  await wd.cdp('Emulation.clearDeviceMetricsOverride');
-  fs.mkdirSync(args.out, {recursive: true});
+  failures.push(...await consoleAndNetworkFailures(wd, url));
   result.screenshot = path.join(args.out, name + '.png');
-  fs.writeFileSync(result.screenshot, Buffer.from(shot.data, 'base64'));
+  await screenshot(wd, result.screenshot);
   result.bytes = fs.statSync(file).size;
 
   // After the screenshot, so that it shows the page as a reader first sees it.
@@ -246,20 +178,9 @@ async function main() {
     process.exit(2);
   }
   // browser_test.sh has checked that chromium and chromedriver exist (a missing one fails the test).
-  const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
-  const port = await freePort();
-  // Chromium makes a scoped_dir in $TMPDIR and may leave it: give it one of ours, removed below. A short path
-  // under /tmp, because Chromium puts a Unix socket there (at most 107 bytes) and Bazel's TEST_TMPDIR is long.
-  const chromeTmp = fs.mkdtempSync('/tmp/cb-chrome-');
-  const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
-    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: chromeTmp}});
-  const wd = new WebDriver('http://127.0.0.1:' + port);
+  const {wd, tmp, stop} = await startBrowser();
   let failed = 0, passed = 0;
   try {
-    for (let i = 0; ; i++) {  // wait until chromedriver listens
-      try { await wd.call('GET', '/status'); break; } catch (e) { if (i > 100) throw e; await sleep(100); }
-    }
-    await wd.start(path.join(tmp, 'profile'));
     for (const report of args.reports) {
       const {expectDrawn, expectFail} = report;
       let file = report.file;
@@ -286,10 +207,7 @@ async function main() {
       }
     }
   } finally {
-    await wd.quit();
-    driver.kill('SIGTERM');
-    fs.rmSync(tmp, {recursive: true, force: true});  // the Chromium profile, when run outside Bazel's TEST_TMPDIR
-    fs.rmSync(chromeTmp, {recursive: true, force: true});
+    await stop();
   }
   console.log(passed + ' passed, ' + failed + ' failed');
   process.exit(failed ? 1 : 0);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Bazel wrapper for browser_test.js (see there). A missing node, chromium or chromedriver is a failure: a test
+# Bazel wrapper for browser_test.js (see there), or for another page test named by a first `--script FILE`
+# (comparison_browser_test.js). A missing node, chromium or chromedriver is a failure: a test
 # that cannot run must not read as passed (reports/tools/setup.sh installs them, and tools/test.sh runs it
 # first). Where a machine cannot have a browser, `--test_env=COMMBENCH_ALLOW_NO_BROWSER=1` records a skip
 # instead, in the test's XML, which tools/test.sh lists by name.
@@ -26,5 +27,10 @@ XML
   echo "0 passed, 1 failed"
   exit 1
 fi
+SCRIPT=reports/tools/browser_test.js
+if [[ "${1:-}" == "--script" ]]; then
+  SCRIPT="$2"
+  shift 2
+fi
 cd "$RUNFILES"
-exec node reports/tools/browser_test.js "$@"
+exec node "$SCRIPT" "$@"

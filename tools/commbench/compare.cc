@@ -58,6 +58,8 @@ void SetupCompare(CLI::App& app, int* exit_code) {
   cmd->add_option("new", o->now, "the new result JSON")->required();
   cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
   cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
+  cmd->add_option("--html", o->outputs.html,
+                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
   cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
   cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
       ->capture_default_str();

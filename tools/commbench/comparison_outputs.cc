@@ -6,6 +6,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/gate/outputs.h"
+#include "lib/report/comparison_html.h"
 
 namespace commbench::cli {
 namespace {
@@ -20,7 +21,7 @@ Status AppendTo(const std::string& path, const std::string& text) {
 }  // namespace
 
 Status CheckComparisonOutputs(const ComparisonOutputs& o) {
-  for (const std::string* out : {&o.json, &o.junit}) {
+  for (const std::string* out : {&o.json, &o.junit, &o.html}) {
     if (!out->empty()) RETURN_IF_ERROR(CheckWritableOutput(*out));
   }
   return OkStatus();
@@ -32,6 +33,7 @@ Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& o, con
   std::fflush(stdout);
   if (!o.json.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.json, gate::ComparisonToJson(c, base, now).dump(2) + "\n"));
   if (!o.junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.junit, gate::ComparisonToJunit(c)));
+  if (!o.html.empty()) RETURN_IF_ERROR(report::WriteComparisonHtml(c, base, now, o.html));
   const std::string markdown = gate::ComparisonToMarkdown(c);
   for (const std::string& path : {o.summary, std::string(std::getenv("GITHUB_STEP_SUMMARY") ?: "")}) {
     if (path.empty()) continue;

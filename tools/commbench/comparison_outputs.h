@@ -1,5 +1,5 @@
-// What `compare` and `gate` write for a comparison: the text on stdout, and optionally JSON, JUnit XML and a
-// markdown summary (appended to --summary and to $GITHUB_STEP_SUMMARY when it is set).
+// What `compare` and `gate` write for a comparison: the text on stdout, and optionally JSON, JUnit XML, the HTML
+// page and a markdown summary (appended to --summary and to $GITHUB_STEP_SUMMARY when it is set).
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 namespace commbench::cli {
 
 struct ComparisonOutputs {
-  std::string json, junit, summary;
+  std::string json, junit, html, summary;
 };
 
 // Fails before any work when an output could not be written (not a regular file, unwritable directory).

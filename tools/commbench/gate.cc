@@ -359,7 +359,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
       "incomparable.");
   cmd->footer(
       "Examples:\n"
-      "  commbench gate --baseline baseline.json --junit gate.xml --json gate.json\n"
+      "  commbench gate --baseline baseline.json --junit gate.xml --json gate.json --html gate.html\n"
       "  commbench gate --baseline baseline.json --update-baseline        # refresh it (same runner type!)\n"
       "  commbench gate --baseline baseline.json --config configs/gate/ci.yaml --update-baseline  # first one\n"
       "  commbench gate --ab --a NCCL_ALGO=Ring --b NCCL_ALGO=Tree --config configs/gate/gpu.yaml\n"
@@ -375,6 +375,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
   cmd->add_option("--out-a", o->out_a, "--ab: also write variant A's result here (without raw samples)");
   cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
   cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
+  cmd->add_option("--html", o->outputs.html,
+                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
   cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
   cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
       ->capture_default_str();
@@ -390,8 +392,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
     if (!o->config.empty()) {
       ConfigScope scope;
       scope.own_section = true;
-      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "summary",
-                             "min-effect", "min-effect-below", "allow-env-drift", "quiet"};
+      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
+                             "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet"};
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench gate: error: %s\n", p.c_str());
       if (!problems.empty()) {

@@ -85,11 +85,12 @@ if [[ $rc == 1 ]]; then
 fi
 [[ $rc == 0 || $rc == 3 ]] && ok || bad "same build gate: exit $rc: $(cat out)"
 "$COMMBENCH" gate --baseline base.json -q --test-only-uniform-slowdown 1.0 --junit slow.xml --json slow.json \
-  --summary slow.md >out 2>"$T/err"
+  --summary slow.md --html slow.html >out 2>"$T/err"
 check slowdown-double 1 $?
 grep -q '<failure message="slower' slow.xml || bad "JUnit: $(cat slow.xml)"
 "$CHECK_JUNIT" "$JUNIT_XSD" slow.xml && ok || bad "JUnit schema: slow.xml"
 grep -q "regression" slow.md || bad "summary"
+grep -q '<script id="commbench-comparison" type="application/json">{.*"outcome":"regression"' slow.html || bad "html"
 # 6. Too few repeats: inconclusive, never a pass.
 "$COMMBENCH" gate --baseline one.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 1 2>"$T/err" >/dev/null
 check one-repeat-baseline 0 $?
@@ -183,6 +184,7 @@ cp base.json adir/base.json
 [[ -d adir && -f adir/base.json ]] && ok || bad "a directory baseline was touched"
 "$COMMBENCH" gate --baseline base.json --junit /dev/full 2>"$T/err"; check device-output 2 $?
 one_error_line device-output
+"$COMMBENCH" gate --baseline base.json --html adir 2>"$T/err"; check html-dir 2 $?; one_error_line html-dir
 
 # 10. --update-baseline over a baseline: the new result replaces it (a regular file, atomically).
 before=$(stat -c %Y.%i base.json)

@@ -1,6 +1,7 @@
-"""Validates result files against reports/result.schema.json (Debian's python3-jsonschema).
+"""Validates JSON files against a draft 2020-12 schema (Debian's python3-jsonschema): result files against
+reports/result.schema.json, comparisons against reports/comparison.schema.json.
 
-Usage: validate_schema.py SCHEMA RESULT...  Prints each violation; exits 1 if any.
+Usage: validate_schema.py SCHEMA FILE...  Prints each violation; exits 1 if any.
 """
 import json
 import sys

@@ -1,0 +1,124 @@
+#include "lib/report/comparison_html.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "lib/gate/outputs.h"
+
+namespace commbench::report {
+namespace {
+
+using nlohmann::json;
+
+// Strings from files that a page must show as text, never as markup or script.
+constexpr const char* kHostileId = "gloo/</script><img src=x onerror=alert(1)>/400B";
+constexpr const char* kHostileEnv = "<b>bold</b> & <!-- comment \xE2\x80\xA8 <script>alert(2)</script>";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The page's data element: what comparison.js parses.
+std::string EmbeddedText(const std::string& html) {
+  const std::string open = "<script id=\"commbench-comparison\" type=\"application/json\">";
+  const size_t start = html.find(open);
+  if (start == std::string::npos) return "";
+  const size_t end = html.find("</script>", start + open.size());
+  return html.substr(start + open.size(), end - start - open.size());
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+gate::Comparison Hostile() {
+  gate::Comparison c;
+  gate::PointComparison p;
+  p.id = kHostileId;
+  p.point.backend = "gloo";
+  p.point.bytes = 400;
+  p.base_us = {100, 101, 99, 100, 100, 102};
+  p.now_us = {120, 119, 121, 120, 122, 118};
+  p.decision = gate::Decide(p.base_us, p.now_us);
+  c.points = {p};
+  c.environment = {{"variables.NCCL_ALGO", "Ring", kHostileEnv}};
+  c.problems = {"the new result ended early: </script>"};
+  c.outcome = gate::Outcome::kIncomparable;
+  return c;
+}
+
+TEST(ComparisonHtmlTest, SelfContainedAndTheDataParsesBack) {
+  const gate::Comparison c = Hostile();
+  StatusOr<std::string> html = RenderComparisonHtml(c, "base.json", "new <i>.json");
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  EXPECT_EQ(html->rfind("<!doctype html>", 0), 0u);
+  EXPECT_EQ(html->find("@@"), std::string::npos) << "a template slot was left unfilled";
+  // Offline: no external script, stylesheet or image, and a policy that forbids fetching anyway.
+  EXPECT_EQ(html->find("<script src"), std::string::npos);
+  EXPECT_EQ(html->find("<link"), std::string::npos);
+  EXPECT_NE(html->find("default-src 'none'"), std::string::npos);
+  // The chart library, the shared stylesheet and the page's own logic are inlined.
+  EXPECT_NE(html->find("vegaEmbed"), std::string::npos);
+  EXPECT_NE(html->find("commbenchComparison"), std::string::npos);
+  EXPECT_NE(html->find(".outcome-box"), std::string::npos);
+  EXPECT_NE(html->find("table.env"), std::string::npos);  // report.css
+  // The embedded data is exactly what --json writes.
+  EXPECT_EQ(json::parse(EmbeddedText(*html)), gate::ComparisonToJson(c, "base.json", "new <i>.json"));
+  EXPECT_LT(html->size(), 1200u * 1000u) << "the libraries alone should stay near 0.85 MB";
+}
+
+TEST(ComparisonHtmlTest, StringsFromFilesCannotCloseOrChangeTheScriptElement) {
+  StatusOr<std::string> html = RenderComparisonHtml(Hostile(), "base.json", "new <i>.json");
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  // Exactly the template's five script elements close: none inside the data.
+  EXPECT_EQ(Count(*html, "</script"), 5u);
+  const std::string data = EmbeddedText(*html);
+  for (const char* raw : {"<img", "<b>", "<!--", "</script", "<i>", "&", "\xE2\x80\xA8"}) {
+    EXPECT_EQ(data.find(raw), std::string::npos) << raw << " reached the page raw: " << data;
+  }
+  EXPECT_NE(data.find("\\u003cimg src=x onerror=alert(1)\\u003e"), std::string::npos) << data;
+  const json parsed = json::parse(data);
+  EXPECT_EQ(parsed["points"][0]["id"], kHostileId);
+  EXPECT_EQ(parsed["environment_differences"][0]["new"], kHostileEnv);
+  EXPECT_EQ(parsed["new"], "new <i>.json");
+}
+
+TEST(ComparisonHtmlTest, WritesAtomicallyOnlyOverARegularFile) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const std::string path = dir + "/comparison.html";
+  ASSERT_TRUE(WriteComparisonHtml(Hostile(), "a", "b", path).ok());
+  EXPECT_EQ(ReadFile(path), *RenderComparisonHtml(Hostile(), "a", "b"));
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  // Written again over the old page: replaced whole.
+  ASSERT_TRUE(WriteComparisonHtml(gate::Comparison{}, "a", "b", path).ok());
+  EXPECT_EQ(ReadFile(path), *RenderComparisonHtml(gate::Comparison{}, "a", "b"));
+
+  const std::string subdir = dir + "/a-directory";
+  ASSERT_EQ(mkdir(subdir.c_str(), 0755), 0);
+  EXPECT_EQ(WriteComparisonHtml(Hostile(), "a", "b", subdir).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(WriteComparisonHtml(Hostile(), "a", "b", "/dev/null").code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(WriteComparisonHtml(Hostile(), "a", "b", dir + "/no/such/dir/c.html").ok());
+  // Nothing but the page and the directory is left (no temporary file).
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename());
+  EXPECT_EQ(names, (std::set<std::string>{"a-directory", "comparison.html"}));
+}
+
+}  // namespace
+}  // namespace commbench::report

@@ -1,0 +1,122 @@
+// Headless Chromium for the page tests (browser_test.js: the scaling report; comparison_browser_test.js: the
+// comparison page), driven through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch, so no npm
+// package is needed: only the Debian packages chromium and chromium-driver (reports/tools/setup.sh).
+'use strict';
+
+const childProcess = require('child_process');
+const fs = require('fs');
+const net = require('net');
+const os = require('os');
+const path = require('path');
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CHROMEDRIVER = process.env.CHROMEDRIVER || '/usr/bin/chromedriver';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const {port} = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class WebDriver {
+  constructor(base) { this.base = base; }
+  async call(method, url, body) {
+    const res = await fetch(this.base + url, {method, headers: {'Content-Type': 'application/json'},
+      body: body === undefined ? undefined : JSON.stringify(body)});
+    const json = await res.json();
+    if (!res.ok) throw new Error(method + ' ' + url + ': ' + JSON.stringify(json.value).slice(0, 600));
+    return json.value;
+  }
+  async start(userDataDir) {
+    const value = await this.call('POST', '/session', {capabilities: {alwaysMatch: {
+      browserName: 'chrome',
+      'goog:chromeOptions': {binary: CHROMIUM, args: [
+        '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--disable-dev-shm-usage', '--user-data-dir=' + userDataDir, '--window-size=1280,1000',
+        // Any request that escaped the page's Content-Security-Policy would go to a dead proxy and fail.
+        '--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>',
+      ]},
+      'goog:loggingPrefs': {browser: 'ALL', performance: 'ALL'},
+    }}});
+    this.session = '/session/' + value.sessionId;
+  }
+  cdp(cmd, params) { return this.call('POST', this.session + '/goog/cdp/execute', {cmd, params: params || {}}); }
+  exec(script, args) { return this.call('POST', this.session + '/execute/sync', {script, args: args || []}); }
+  logs(type) { return this.call('POST', this.session + '/se/log', {type}); }
+  quit() { return this.call('DELETE', this.session).catch(() => {}); }
+}
+
+// Starts chromedriver and one browser session; `stop()` ends both and removes their temporary directories.
+async function startBrowser() {
+  const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
+  const port = await freePort();
+  // Chromium makes a scoped_dir in $TMPDIR and may leave it: give it one of ours, removed below. A short path
+  // under /tmp, because Chromium puts a Unix socket there (at most 107 bytes) and Bazel's TEST_TMPDIR is long.
+  const chromeTmp = fs.mkdtempSync('/tmp/cb-chrome-');
+  const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
+    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: chromeTmp}});
+  const wd = new WebDriver('http://127.0.0.1:' + port);
+  const stop = async () => {
+    if (wd.session) await wd.quit();
+    driver.kill('SIGTERM');
+    fs.rmSync(tmp, {recursive: true, force: true});  // the Chromium profile, when run outside Bazel's TEST_TMPDIR
+    fs.rmSync(chromeTmp, {recursive: true, force: true});
+  };
+  try {
+    for (let i = 0; ; i++) {  // wait until chromedriver listens
+      try { await wd.call('GET', '/status'); break; } catch (e) { if (i > 100) throw e; await sleep(100); }
+    }
+    await wd.start(path.join(tmp, 'profile'));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {wd, tmp, stop};
+}
+
+// Before loading a page: network emulated offline, and the logs of earlier pages dropped.
+async function prepareLoad(wd) {
+  await wd.cdp('Network.enable');
+  await wd.cdp('Network.emulateNetworkConditions', {offline: true, latency: 0, downloadThroughput: -1,
+    uploadThroughput: -1});
+  await wd.logs('browser');
+  await wd.logs('performance');
+}
+
+// After a page: any console error or uncaught exception (Chromium reports both as SEVERE), and any request
+// other than the page itself, failed or not.
+async function consoleAndNetworkFailures(wd, url) {
+  const failures = [];
+  for (const entry of await wd.logs('browser')) {
+    if (entry.level === 'SEVERE') failures.push('console: ' + entry.message);
+  }
+  for (const entry of await wd.logs('performance')) {
+    const msg = JSON.parse(entry.message).message;
+    if (msg.method === 'Network.requestWillBeSent' && msg.params.request.url !== url) {
+      failures.push('network request: ' + msg.params.request.url.slice(0, 120));
+    }
+    if (msg.method === 'Network.loadingFailed') failures.push('failed request: ' + msg.params.errorText);
+  }
+  return failures;
+}
+
+// A full-page screenshot, 1280 px wide, written to `file`.
+async function screenshot(wd, file) {
+  const metrics = await wd.cdp('Page.getLayoutMetrics');
+  const height = Math.ceil((metrics.cssContentSize || metrics.contentSize).height);
+  await wd.cdp('Emulation.setDeviceMetricsOverride', {width: 1280, height, deviceScaleFactor: 1, mobile: false});
+  const shot = await wd.cdp('Page.captureScreenshot', {format: 'png', captureBeyondViewport: true});
+  await wd.cdp('Emulation.clearDeviceMetricsOverride');
+  fs.mkdirSync(path.dirname(file), {recursive: true});
+  fs.writeFileSync(file, Buffer.from(shot.data, 'base64'));
+}
+
+module.exports = {WebDriver, freePort, sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot};
