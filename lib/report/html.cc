@@ -165,6 +165,7 @@ StatusOr<std::string> RenderHtml(const json& result) {
                           {"VEGA_JS", EscapeInlineScript(report_assets::VegaJs())},
                           {"VEGA_LITE_JS", EscapeInlineScript(report_assets::VegaLiteJs())},
                           {"VEGA_EMBED_JS", EscapeInlineScript(report_assets::VegaEmbedJs())},
+                          {"ACCEPTANCE_JS", EscapeInlineScript(report_assets::AcceptanceJs())},
                           {"REPORT_JS", EscapeInlineScript(report_assets::ReportJs())},
                       });
 }
