@@ -275,12 +275,12 @@
     labelOverlap: true,
   };
 
-  // Registers a chart box; `build` returns {spec, note} or {skip: 'reason'}.
+  // Registers a chart box (in #charts unless `parent` is given); `build` returns {spec, note} or {skip: 'reason'}.
   const chartsBox = () => document.getElementById('charts');
-  function addChart(id, title, why, build) {
+  function addChart(id, title, why, build, parent) {
     const box = el('div', {class: 'chart', id: id});
     box.appendChild(el('h2', {}, title));
-    chartsBox().appendChild(box);
+    (parent || chartsBox()).appendChild(box);
     const record = {id, title, status: 'pending'};
     state.charts.push(record);
     let built;
@@ -721,10 +721,27 @@
     }
   }
 
+  // The acceptance section (acceptance.js) goes on top, only for `commbench accept` results.
+  function renderAcceptance() {
+    if (!R.acceptance || typeof R.acceptance !== 'object') return [];
+    if (typeof window.commbenchAcceptance !== 'function') {
+      state.errors.push('the result has an acceptance block but the page lacks acceptance.js');
+      return [];
+    }
+    try {
+      return window.commbenchAcceptance(R.acceptance, {el, isNum, fmtNum, fmtBytes, addChart});
+    } catch (e) {
+      state.errors.push('acceptance: ' + e.message);
+      console.error('commbench report: acceptance', e);
+      return [];
+    }
+  }
+
   // ---------- main ----------
   const started = performance.now();
+  const acceptanceDrawn = renderAcceptance();
   renderVerdict();
-  const drawn = [
+  const drawn = acceptanceDrawn.concat([
     addChart('chart-time-groups', '1. Time per operation vs group count',
       'Does the cost of one collective grow when more groups run at the same time? Time per op is the slowest rank\'s, per iteration.', timeVsGroups),
     addChart('chart-time-size', '2. Time and bus bandwidth vs message size',
@@ -735,7 +752,7 @@
       'One cell per rank and point.', rankHeatMap),
     addChart('chart-cpu', '5. CPU evidence',
       'Oversubscription shows as saturation reaching 1 and involuntary context switches climbing with G.', cpuEvidence),
-  ];
+  ]);
   renderPointsTable();
   renderEnvironment();
   Promise.all(drawn).then(() => {

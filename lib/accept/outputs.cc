@@ -103,8 +103,12 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
                                   {"bytes", m.bytes},
                                   {"hosts", m.hosts},
                                   {"busbw_gbps", rows},
+                                  {"rounds", m.rounds},
+                                  {"rounds_passed", m.rounds_passed},
                                   {"typical_gbps", Number(m.typical_gbps)},
-                                  {"threshold_gbps", Number(m.threshold_gbps)}});
+                                  {"threshold_gbps", Number(m.threshold_gbps)},
+                                  {"floor_gbps", Number(m.floor_gbps)},
+                                  {"floor", m.floor}});
   }
   j["notes"] = r.notes;
   return j;

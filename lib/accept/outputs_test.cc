@@ -53,6 +53,8 @@ AcceptanceReport Sample() {
   m.bytes = 4 << 20;
   m.hosts = {"10.77.0.1", "10.77.0.4"};
   m.gbps = {{std::nan(""), 0.25}, {0.25, std::nan("")}};
+  m.rounds = {{0, 2}, {2, 0}};
+  m.rounds_passed = {{0, 0}, {0, 0}};
   m.typical_gbps = 1;
   m.threshold_gbps = 0.5;
   r.pair_matrices = {m};
@@ -99,6 +101,10 @@ TEST(AcceptOutputsTest, JsonBlock) {
   EXPECT_FALSE(j["suspects"][0].contains("peer"));
   EXPECT_TRUE(j["pair_matrices"][0]["busbw_gbps"][0][0].is_null());
   EXPECT_EQ(j["pair_matrices"][0]["busbw_gbps"][0][1], 0.25);
+  EXPECT_EQ(j["pair_matrices"][0]["rounds"][1][0], 2);
+  EXPECT_EQ(j["pair_matrices"][0]["rounds_passed"][1][0], 0);
+  EXPECT_TRUE(j["pair_matrices"][0]["floor_gbps"].is_null()) << "no pairs floor: null, not 0";
+  EXPECT_EQ(j["pair_matrices"][0]["floor"], "");
   EXPECT_EQ(j["hosts"][1]["verdict"], "fail");
 }
 

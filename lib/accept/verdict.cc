@@ -317,6 +317,42 @@ class Judgement {
     return out;
   }
 
+  // Pair -> its best busbw in each round it met: the repeats within a round are one chance to pass.
+  std::map<Pair, std::vector<double>> PairRoundBests(const std::vector<const PhaseResult*>& ran, Collective op,
+                                                     uint64_t bytes) const {
+    std::map<int, std::map<Pair, double>> by_round;
+    for (const PhaseResult* pr : ran) {
+      for (const result::PointResult& pt : pr->points) {
+        if (!Matches(pt, op, bytes)) continue;
+        for (const result::GroupTime& g : pt.per_group) {
+          std::vector<std::string> hosts = GroupHosts(pt, g);
+          if (hosts.size() != 2 || !host_index_.count(hosts[0]) || !host_index_.count(hosts[1])) continue;
+          const double gbps = GroupBusbw(pt, g);
+          if (!std::isfinite(gbps)) continue;
+          const int a = host_index_.at(hosts[0]), b = host_index_.at(hosts[1]);
+          double& best = by_round[pr->round].try_emplace({std::min(a, b), std::max(a, b)}, gbps).first->second;
+          best = std::max(best, gbps);
+        }
+      }
+    }
+    std::map<Pair, std::vector<double>> out;
+    for (const auto& [round, pairs] : by_round) {
+      for (const auto& [pair, best] : pairs) out[pair].push_back(best);
+    }
+    return out;
+  }
+
+  // The highest busbw floor the pairs phase has at this op and size (value NaN when none can be computed).
+  Limit PairFloor(Collective op, uint64_t bytes) const {
+    Limit highest;
+    for (const Floor& f : p_.floors) {
+      if (f.bytes != bytes || !Applies(f.phase, f.op, Phase::kPairs, op)) continue;
+      Limit l = FloorLimit(f, op, peaks_);
+      if (std::isfinite(l.value) && !(highest.value >= l.value)) highest = l;
+    }
+    return highest;
+  }
+
   void CollectPeaks() {
     for (Collective op : p_.ops) {
       for (uint64_t bytes : p_.sizes) {
@@ -600,6 +636,20 @@ class Judgement {
         }
         m.typical_gbps = loc.typical_gbps;
         m.threshold_gbps = loc.threshold_gbps;
+        const Limit floor = PairFloor(op, bytes);
+        m.floor_gbps = floor.value;
+        m.floor = floor.what;
+        const double line = std::isfinite(floor.value) ? std::max(loc.threshold_gbps, floor.value) : loc.threshold_gbps;
+        m.rounds.assign(H.size(), std::vector<int>(H.size(), 0));
+        m.rounds_passed = m.rounds;
+        for (const auto& [pr, bests] : PairRoundBests(ran, op, bytes)) {
+          const int passed =
+              static_cast<int>(std::count_if(bests.begin(), bests.end(), [&](double b) { return b >= line; }));
+          for (auto [i, j] : {pr, Pair{pr.second, pr.first}}) {
+            m.rounds[static_cast<size_t>(i)][static_cast<size_t>(j)] = static_cast<int>(bests.size());
+            m.rounds_passed[static_cast<size_t>(i)][static_cast<size_t>(j)] = passed;
+          }
+        }
         r_.pair_matrices.push_back(m);
         std::set<int> suspect_hosts;
         for (const Suspect& x : loc.suspects) {

@@ -4,6 +4,7 @@
 // without points are failures with their reason, never passes. Pure: no I/O.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,13 +75,18 @@ struct AcceptanceSuspect {
   std::vector<std::string> evidence;  // sentences with figures
 };
 
-// The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met.
+// The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met, and how
+// many rounds each pair met and passed. A round passes when its best repeat reaches the pass line: the
+// localisation's threshold and the pairs phase's highest busbw floor at this op and size.
 struct PairMatrix {
   Collective op = Collective::kAllreduce;
   uint64_t bytes = 0;
   std::vector<std::string> hosts;
   std::vector<std::vector<double>> gbps;
+  std::vector<std::vector<int>> rounds, rounds_passed;  // 0 where not met
   double typical_gbps = 0, threshold_gbps = 0;
+  double floor_gbps = std::numeric_limits<double>::quiet_NaN();  // NaN: no pairs floor (or its peak is missing)
+  std::string floor;                                             // where it comes from: "declared (...)", "0.5 x ..."
 };
 
 struct AcceptanceReport {

@@ -209,8 +209,23 @@ TEST(VerdictTest, HealthyClusterPassesWithNoSuspect) {
   EXPECT_NEAR(floor->measured, 1.0, 0.1);  // DESIGN §5 busbw of the synthetic 1 GB/s network
   EXPECT_DOUBLE_EQ(floor->limit, 0.5);
   ASSERT_EQ(r.pair_matrices.size(), 1u);
-  EXPECT_NEAR(r.pair_matrices[0].typical_gbps, 1.0, 0.1);
-  EXPECT_TRUE(std::isnan(r.pair_matrices[0].gbps[0][0]));
+  const PairMatrix& m = r.pair_matrices[0];
+  EXPECT_NEAR(m.typical_gbps, 1.0, 0.1);
+  EXPECT_TRUE(std::isnan(m.gbps[0][0]));
+  // The highest pairs floor: 0.5 x the best pair (about 1 GB/s) over the declared 0.3.
+  EXPECT_NEAR(m.floor_gbps, 0.5, 0.05);
+  EXPECT_EQ(m.floor.rfind("0.5 x best_pair", 0), 0u) << m.floor;
+  int met = 0;
+  for (size_t i = 0; i < m.hosts.size(); ++i) {
+    EXPECT_EQ(m.rounds[i][i], 0);
+    for (size_t j = 0; j < m.hosts.size(); ++j) {
+      met += m.rounds[i][j];
+      EXPECT_EQ(m.rounds[i][j], m.rounds[j][i]);
+      EXPECT_EQ(m.rounds_passed[i][j], m.rounds[i][j]) << i << "-" << j;
+      EXPECT_EQ(m.rounds[i][j] == 0, std::isnan(m.gbps[i][j])) << i << "-" << j;
+    }
+  }
+  EXPECT_EQ(met, 2 * 7 * 4);  // 7 rounds of 4 pairs, each counted at both of its cells
 }
 
 TEST(VerdictTest, NoiseOnlyPasses) {
@@ -248,6 +263,15 @@ TEST(VerdictTest, SlowHostFirst) {
   EXPECT_FALSE(score->passed);
   EXPECT_EQ(score->measured, 0);
   EXPECT_EQ(score->limit, r.hosts[3].partners);
+  // The heat map's figures: every round with host 3 failed, every other round passed.
+  ASSERT_EQ(r.pair_matrices.size(), 1u);
+  const PairMatrix& m = r.pair_matrices[0];
+  for (size_t j = 0; j < m.hosts.size(); ++j) {
+    EXPECT_EQ(m.rounds_passed[3][j], 0) << j;
+    if (j != 3 && m.rounds[1][j] > 0) {
+      EXPECT_EQ(m.rounds_passed[1][j], m.rounds[1][j]) << j;
+    }
+  }
 }
 
 // After one pairs round a slow host and a slow link look alike (one slow pair): not a clean answer yet.

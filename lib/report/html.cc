@@ -87,6 +87,7 @@ StatusOr<std::string> RenderHtml(const json& result) {
   ASSIGN_OR_RETURN(json embedded, EmbeddedResult(result));
   std::map<std::string, std::string> slots = CommonSlots();
   slots["RESULT_JSON"] = JsonForScript(embedded);
+  slots["ACCEPTANCE_JS"] = EscapeInlineScript(report_assets::AcceptanceJs());
   slots["REPORT_JS"] = EscapeInlineScript(report_assets::ReportJs());
   return FillTemplate(report_assets::TemplateHtml(), slots);
 }

@@ -7,6 +7,10 @@
 //     chart's mark types, and rows in the chart's Vega view) or replaced by a sentence saying why - never an
 //     empty frame; charts the caller expects (--expect-drawn) must be drawn;
 //   - hovering a mark shows a tooltip holding the exact value;
+//   - the acceptance section (`commbench accept` results) is there exactly when the embedded result has an
+//     `acceptance` block, on top of the page, with the verdict, one drawn heat map per pair matrix (a cell's
+//     tooltip gives the rounds passed), every suspect and every host, each host name shown as text; and no
+//     element that markup in the result's strings could have injected (img, iframe, on* handlers) in any page;
 //   - a full-page screenshot PNG is written (to $TEST_UNDECLARED_OUTPUTS_DIR under Bazel).
 //
 // It drives Chromium through chromedriver's W3C WebDriver HTTP API with Node's built-in fetch (webdriver.js), so it
@@ -16,6 +20,7 @@
 //
 // usage: browser_test.js [--out DIR] [--max-render-ms N] [--commbench PATH] [--expect-drawn id,id] REPORT.html
 //                         [--expect-drawn ...] REPORT.html ...   (an --expect-drawn applies to the reports after it)
+//        --expect-first-suspect 'A|B|C' REPORT: the next report's first acceptance suspect names A, B, C in order
 //        browser_test.js --expect-fail REPORT.html   (self-check: the page must fail; exit 0 when it does)
 'use strict';
 
@@ -27,14 +32,18 @@ const {sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot} 
 
 function parseArgs(argv) {
   const args = {maxRenderMs: 5000, out: process.env.TEST_UNDECLARED_OUTPUTS_DIR || os.tmpdir(), reports: []};
-  let expectDrawn = [], expectFail = false;
+  let expectDrawn = [], expectFail = false, firstSuspect = null;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--expect-drawn') expectDrawn = argv[++i].split(',').filter(Boolean);
     else if (argv[i] === '--expect-fail') expectFail = true;
+    else if (argv[i] === '--expect-first-suspect') firstSuspect = argv[++i].split('|');
     else if (argv[i] === '--max-render-ms') args.maxRenderMs = Number(argv[++i]);
     else if (argv[i] === '--out') args.out = argv[++i];
     else if (argv[i] === '--commbench') args.commbench = argv[++i];
-    else args.reports.push({file: argv[i], expectDrawn, expectFail});
+    else {
+      args.reports.push({file: argv[i], expectDrawn, expectFail, firstSuspect});
+      firstSuspect = null;
+    }
   }
   return args;
 }
@@ -72,19 +81,44 @@ const PROBE = `
     command: (document.getElementById('command') || {}).textContent || '',
     copyButton: !!document.querySelector('button#copy-command'),
     links: document.querySelectorAll('a[href]').length,
+    // What markup in a host name or a reason would create if it were parsed instead of shown as text.
+    injected: Array.from(document.querySelectorAll('img, iframe, object, embed, [onerror], [onload], [onclick]'))
+      .map((e) => e.outerHTML.slice(0, 80)),
+    acceptance: (() => {
+      let block = null;
+      try {
+        block = JSON.parse(document.getElementById('commbench-result').textContent).acceptance || null;
+      } catch (e) { /* report.js reports an unreadable result */ }
+      const sec = document.getElementById('acceptance');
+      const list = (v) => (block && Array.isArray(block[v]) ? block[v] : []);
+      return {
+        inFile: !!block, shown: !!sec, onTop: !!sec && document.querySelector('main').firstElementChild === sec,
+        verdict: (document.getElementById('accept-verdict') || {}).textContent || '',
+        matrices: list('pair_matrices').length,
+        // Those with a measured pair: the rest have nothing to draw and must say so.
+        measuredMatrices: list('pair_matrices').filter((m) => Array.isArray(m.busbw_gbps) &&
+          m.busbw_gbps.some((row) => Array.isArray(row) && row.some((v) => typeof v === 'number'))).length,
+        suspectsInFile: list('suspects').length,
+        suspects: sec ? Array.from(sec.querySelectorAll('#accept-suspects > li .who')).map((e) => e.textContent) : [],
+        hostsInFile: list('hosts').map((h) => String(h.host)),
+        hostCells: sec ? Array.from(sec.querySelectorAll('#accept-hosts td.host')).map((e) => e.textContent) : [],
+      };
+    })(),
     overflowX: document.documentElement.scrollWidth - document.documentElement.clientWidth,
   };`;
 
-async function hoverCheck(wd) {
-  // The centre of the first symbol (a measured point) in the first drawn chart.
+// Hovers the first mark `selector` finds (default: the first symbol, a measured point, in the first drawn chart)
+// and returns {tip} once a tooltip with a digit (and `mustHave`, when given) shows, or what went wrong.
+async function hoverCheck(wd, selector, mustHave) {
   const target = await wd.exec(`
-    const m = document.querySelector('.chart svg g.role-mark.mark-symbol path') ||
+    const m = arguments[0] ? document.querySelector(arguments[0]) :
+      document.querySelector('.chart svg g.role-mark.mark-symbol path') ||
       document.querySelector('.chart svg g.role-mark.mark-rect path');
     if (!m) return null;
     m.scrollIntoView({block: 'center'});
     const b = m.getBoundingClientRect();
-    return {x: b.left + b.width / 2, y: b.top + b.height / 2};`);
-  if (!target) return 'no point or cell to hover';
+    return {x: b.left + b.width / 2, y: b.top + b.height / 2};`, [selector || null]);
+  if (!target) return 'no point or cell to hover' + (selector ? ' (' + selector + ')' : '');
   for (const type of ['mouseMoved']) {
     await wd.cdp('Input.dispatchMouseEvent', {type, x: target.x - 3, y: target.y - 3});
     await sleep(50);
@@ -93,13 +127,54 @@ async function hoverCheck(wd) {
   for (let i = 0; i < 20; i++) {
     const tip = await wd.exec(`const t = document.getElementById('vg-tooltip-element');
       return t && t.classList.contains('visible') ? t.innerText : '';`);
-    if (tip && /\d/.test(tip)) return {tip};
+    if (tip && /\d/.test(tip) && (!mustHave || tip.includes(mustHave))) return {tip};
     await sleep(100);
   }
-  return 'hovering a point showed no tooltip with a value';
+  return 'hovering ' + (selector || 'a point') + ' showed no tooltip with a value' +
+    (mustHave ? ' and "' + mustHave + '"' : '');
 }
 
-async function checkReport(wd, file, expectDrawn, args) {
+// The acceptance section: there exactly when the file has the block, and complete (see the header).
+function acceptanceFailures(a, charts, firstSuspect) {
+  const failures = [];
+  if (a.inFile !== a.shown) {
+    failures.push(a.inFile ? 'the result has an acceptance block but the page shows no acceptance section' :
+      'an acceptance section without an acceptance block in the result');
+  }
+  if (firstSuspect && !a.inFile) failures.push('--expect-first-suspect given for a result without acceptance');
+  if (!a.shown) return failures;
+  if (!a.onTop) failures.push('the acceptance section is not the first thing in <main>');
+  if (!/^(PASS|FAIL|COULD NOT RUN) exit \d: /.test(a.verdict)) {
+    failures.push('acceptance verdict reads "' + a.verdict + '"');
+  }
+  const maps = charts.filter((c) => c.id.startsWith('chart-accept-pairs'));
+  if (maps.length !== a.matrices || maps.filter((c) => c.status === 'drawn').length !== a.measuredMatrices) {
+    failures.push(a.matrices + ' pair matri(ces) in the file, ' + a.measuredMatrices + ' with a measured pair; ' +
+      'heat maps: ' + (maps.map((c) => c.id + ' ' + c.status).join(', ') || 'none'));
+  }
+  if (a.suspects.length !== a.suspectsInFile) {
+    failures.push(a.suspectsInFile + ' suspect(s) in the file, ' + a.suspects.length + ' listed');
+  }
+  if (firstSuspect) {
+    let at = 0;
+    const first = a.suspects[0] || '';
+    for (const part of firstSuspect) {
+      const found = first.indexOf(part, at);
+      if (found < 0) {
+        failures.push('the first suspect reads "' + first + '", expected ' + firstSuspect.join(' … '));
+        break;
+      }
+      at = found + part.length;
+    }
+  }
+  if (JSON.stringify(a.hostCells) !== JSON.stringify(a.hostsInFile)) {
+    failures.push('hosts table shows ' + JSON.stringify(a.hostCells) + ', the file has ' +
+      JSON.stringify(a.hostsInFile));
+  }
+  return failures;
+}
+
+async function checkReport(wd, file, expectDrawn, args, firstSuspect) {
   const failures = [];
   await prepareLoad(wd);
   const url = 'file://' + path.resolve(file);
@@ -125,6 +200,8 @@ async function checkReport(wd, file, expectDrawn, args) {
     if (!probe.command || !probe.copyButton) failures.push('no command line with a copy button');
     if (probe.overflowX > 0) failures.push('the page is ' + probe.overflowX + ' px wider than the 1280 px window');
     if (probe.links) failures.push(probe.links + ' link(s) in the page; the report must be link-free');
+    if (probe.injected.length) failures.push('injected element(s): ' + probe.injected.join(' '));
+    failures.push(...acceptanceFailures(probe.acceptance, probe.charts, firstSuspect));
     for (const c of probe.charts) {
       if (c.status === 'drawn') {
         if (c.marks === 0) failures.push(c.id + ': drawn but no SVG marks');
@@ -145,6 +222,12 @@ async function checkReport(wd, file, expectDrawn, args) {
       const hover = await hoverCheck(wd);
       if (typeof hover === 'string') failures.push(hover);
       else result.tooltip = hover.tip.replace(/\s+/g, ' ').slice(0, 160);
+    }
+    if (probe.acceptance.matrices) {
+      // A measured cell of the first pair matrix (its first layer) tells the pair's rounds.
+      const hover = await hoverCheck(wd, '[id^="chart-accept-pairs"] svg g.role-mark.mark-rect path', 'rounds passed');
+      if (typeof hover === 'string') failures.push(hover);
+      else result.pairTooltip = hover.tip.replace(/\s+/g, ' ').slice(0, 200);
     }
   }
 
@@ -182,7 +265,7 @@ async function main() {
   let failed = 0, passed = 0;
   try {
     for (const report of args.reports) {
-      const {expectDrawn, expectFail} = report;
+      const {expectDrawn, expectFail, firstSuspect} = report;
       let file = report.file;
       if (file.endsWith('.json')) {
         if (!args.commbench) throw new Error(file + ': a results file needs --commbench to render it');
@@ -190,7 +273,7 @@ async function main() {
         childProcess.execFileSync(args.commbench, ['report', file, '-o', html], {stdio: ['ignore', 'ignore', 'inherit']});
         file = html;
       }
-      const {failures, result} = await checkReport(wd, file, expectDrawn, args);
+      const {failures, result} = await checkReport(wd, file, expectDrawn, args, firstSuspect);
       console.log(JSON.stringify(result));
       if (expectFail) {
         // Self-check of this harness: a page with known faults must be caught.

@@ -45,6 +45,9 @@ class WebDriver {
         '--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>',
       ]},
       'goog:loggingPrefs': {browser: 'ALL', performance: 'ALL'},
+      // An alert() from injected markup would otherwise stop every later command; the injected element is what
+      // the probe then reports.
+      unhandledPromptBehavior: 'accept',
     }}});
     this.session = '/session/' + value.sessionId;
   }
