@@ -16,6 +16,37 @@ Status SameRanksPerHost(const Hosts& hosts) {
   return OkStatus();
 }
 
+// One group per list of host indices, all of one length (the launcher's groups are of one size), each group its
+// hosts' ranks in list order; `phase` names the points. Hosts in no list are idle.
+StatusOr<Layout> GroupsOfHosts(const Hosts& hosts, const std::vector<std::vector<int>>& groups, std::string phase) {
+  RETURN_IF_ERROR(SameRanksPerHost(hosts));
+  Layout l;
+  l.phase = std::move(phase);
+  l.groups = static_cast<int>(groups.size());
+  l.group_size = groups.empty() ? 0 : static_cast<int>(groups.front().size()) * hosts.ranks_per_host();
+  const int n = static_cast<int>(hosts.ranks.size());
+  std::vector<bool> used(hosts.ranks.size(), false);
+  for (const std::vector<int>& g : groups) {
+    bool ok = g.size() == groups.front().size();
+    std::string listed;
+    for (int h : g) {
+      listed += (listed.empty() ? "" : ", ") + std::to_string(h);
+      const bool fresh = h >= 0 && h < n && !used[static_cast<size_t>(h)];
+      if (fresh) used[static_cast<size_t>(h)] = true;
+      ok = ok && fresh;
+    }
+    if (!ok) {
+      return InvalidArgument("group (" + listed + ") is not " + std::to_string(groups.front().size()) +
+                             " distinct hosts of the " + std::to_string(n) + " that no other group holds");
+    }
+    for (int h : g) {
+      const auto& ranks = hosts.ranks[static_cast<size_t>(h)];
+      l.order.insert(l.order.end(), ranks.begin(), ranks.end());
+    }
+  }
+  return l;
+}
+
 }  // namespace
 
 Hosts HostsOf(const std::vector<std::string>& host_of_rank) {
@@ -51,23 +82,13 @@ StatusOr<Layout> HostLayout(const Hosts& hosts) {
 }
 
 StatusOr<Layout> PairLayout(const Hosts& hosts, const std::vector<Pair>& round, int index) {
-  RETURN_IF_ERROR(SameRanksPerHost(hosts));
-  Layout l;
-  l.phase = "pairs-" + std::to_string(index);
-  l.groups = static_cast<int>(round.size());
-  l.group_size = 2 * hosts.ranks_per_host();
-  const int n = static_cast<int>(hosts.ranks.size());
-  for (const Pair& p : round) {
-    if (p.first < 0 || p.second < 0 || p.first >= n || p.second >= n || p.first == p.second) {
-      return InvalidArgument("pair (" + std::to_string(p.first) + ", " + std::to_string(p.second) +
-                             ") is not two of the " + std::to_string(n) + " hosts");
-    }
-    for (int h : {p.first, p.second}) {
-      const auto& ranks = hosts.ranks[static_cast<size_t>(h)];
-      l.order.insert(l.order.end(), ranks.begin(), ranks.end());
-    }
-  }
-  return l;
+  std::vector<std::vector<int>> groups;
+  for (const Pair& p : round) groups.push_back({p.first, p.second});
+  return GroupsOfHosts(hosts, groups, "pairs-" + std::to_string(index));
+}
+
+StatusOr<Layout> BlockLayout(const Hosts& hosts, const BisectLevel& level) {
+  return GroupsOfHosts(hosts, level.blocks, "bisect-" + std::to_string(level.level));
 }
 
 }  // namespace commbench::accept

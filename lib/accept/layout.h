@@ -1,11 +1,13 @@
 // How each acceptance phase forms its groups over the cluster's hosts: all ranks as one group, one group per host,
-// or one group per host pair of a re-pairing round. A layout is what a launch needs: the group count, the group
-// size, and which launcher rank runs each launch rank (Launch::order). Pure functions over the ranks' hosts.
+// one group per host pair of a re-pairing round, or one group per block of a bisection level. A layout is what a launch
+// needs: the group count, the group size, and which launcher rank runs each launch rank (Launch::order). Pure functions
+// over the ranks' hosts.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "lib/accept/bisect.h"
 #include "lib/accept/localize.h"
 #include "lib/core/status.h"
 
@@ -22,7 +24,7 @@ struct Hosts {
 Hosts HostsOf(const std::vector<std::string>& host_of_rank);
 
 struct Layout {
-  std::string phase;  // the points' phase: "cluster", "host", "pairs-<round>"
+  std::string phase;  // the points' phase: "cluster", "host", "pairs-<round>", "bisect-<level>"
   int groups = 1;
   int group_size = 1;
   std::vector<int> order;  // launch rank -> launcher rank
@@ -35,5 +37,8 @@ StatusOr<Layout> HostLayout(const Hosts& hosts);
 // One group per pair of `round` (host indices), each group host a's ranks then host b's; a host that sits out
 // the round is idle. `index` numbers the round (1-based) in the phase name.
 StatusOr<Layout> PairLayout(const Hosts& hosts, const std::vector<Pair>& round, int index);
+// One group per block of `level` (host indices, blocks of one size), each group its hosts' ranks in block order;
+// hosts the level leaves over are idle.
+StatusOr<Layout> BlockLayout(const Hosts& hosts, const BisectLevel& level);
 
 }  // namespace commbench::accept

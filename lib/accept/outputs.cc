@@ -50,6 +50,33 @@ std::string Figures(const Check& c) {
          (c.unit.empty() ? "" : " " + c.unit);
 }
 
+// The bisection's levels at one op and size, blocks named by their hosts.
+json BisectionJson(const BisectionTable& t) {
+  auto names = [&t](const std::vector<int>& hosts) {
+    json out = json::array();
+    for (int h : hosts) {
+      out.push_back(h >= 0 && h < static_cast<int>(t.hosts.size()) ? t.hosts[static_cast<size_t>(h)] : "");
+    }
+    return out;
+  };
+  json levels = json::array();
+  for (const LevelVerdict& l : t.levels) {
+    json blocks = json::array();
+    for (const BlockVerdict& b : l.blocks) {
+      blocks.push_back({{"hosts", names(b.hosts)}, {"busbw_gbps", Number(b.gbps)}, {"failed", b.failed}});
+    }
+    levels.push_back({{"level", l.level},
+                      {"phase", "bisect-" + std::to_string(l.level)},
+                      {"block_hosts", l.block_hosts},
+                      {"finest", l.finest},
+                      {"typical_gbps", Number(l.typical_gbps)},
+                      {"threshold_gbps", Number(l.threshold_gbps)},
+                      {"blocks", blocks},
+                      {"idle", names(l.idle)}});
+  }
+  return {{"op", std::string(Name(t.op))}, {"bytes", t.bytes}, {"levels", levels}};
+}
+
 std::string TestName(const Check& c) { return c.host.empty() ? c.name : c.name + " [" + c.host + "]"; }
 
 }  // namespace
@@ -110,6 +137,8 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
                                   {"floor_gbps", Number(m.floor_gbps)},
                                   {"floor", m.floor}});
   }
+  j["bisections"] = json::array();
+  for (const BisectionTable& t : r.bisections) j["bisections"].push_back(BisectionJson(t));
   j["notes"] = r.notes;
   return j;
 }

@@ -58,6 +58,18 @@ AcceptanceReport Sample() {
   m.typical_gbps = 1;
   m.threshold_gbps = 0.5;
   r.pair_matrices = {m};
+  BisectionTable t;
+  t.bytes = 4 << 20;
+  t.hosts = {"10.77.0.1", "10.77.0.2", "10.77.0.3", "10.77.0.4"};
+  LevelVerdict level;
+  level.level = 2;
+  level.block_hosts = 2;
+  level.finest = true;
+  level.typical_gbps = 1;
+  level.threshold_gbps = 0.7;
+  level.blocks = {{{1, 2}, 0.9, false}, {{3, 0}, 0.25, true}};
+  t.levels = {level};
+  r.bisections = {t};
   r.notes = {"pairs phase did not run"};
   r.passed = false;
   return r;
@@ -106,6 +118,11 @@ TEST(AcceptOutputsTest, JsonBlock) {
   EXPECT_TRUE(j["pair_matrices"][0]["floor_gbps"].is_null()) << "no pairs floor: null, not 0";
   EXPECT_EQ(j["pair_matrices"][0]["floor"], "");
   EXPECT_EQ(j["hosts"][1]["verdict"], "fail");
+  const nlohmann::json& level = j["bisections"][0]["levels"][0];
+  EXPECT_EQ(level["phase"], "bisect-2");
+  EXPECT_EQ(level["blocks"][1]["hosts"], nlohmann::json::array({"10.77.0.4", "10.77.0.1"}));
+  EXPECT_EQ(level["blocks"][1]["failed"], true);
+  EXPECT_EQ(level["idle"], nlohmann::json::array());
 }
 
 TEST(AcceptOutputsTest, MarkdownVerdictSuspectsFailedChecks) {

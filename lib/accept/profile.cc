@@ -18,8 +18,8 @@ using nlohmann::json;
 constexpr NameTable<Phase, 4> kPhases = {{
     {Phase::kCluster, "cluster"},
     {Phase::kHost, "host"},
-    {Phase::kPairs, "pairs"},
     {Phase::kBisection, "bisection"},
+    {Phase::kPairs, "pairs"},
 }};
 
 constexpr NameTable<PeakOf, 3> kPeaks = {{
@@ -106,7 +106,7 @@ KeySpec Object(std::string name, std::vector<KeySpec> children, ValueType type =
 
 const std::vector<KeySpec>& Keys() {
   static const std::vector<KeySpec> keys = [] {
-    const std::string phases = "cluster, host, pairs, bisection";
+    const std::string phases = "cluster, host, bisection, pairs";
     const std::string ops = "allreduce, allgather, reduce_scatter";
     KeySpec floor_phase = With(Key("phase", ValueType::kString, phases), CheckPhase);
     KeySpec floor_op = With(Key("op", ValueType::kString, ops), CheckOp);
@@ -134,19 +134,22 @@ const std::vector<KeySpec>& Keys() {
         With(Key("p50_us", ValueType::kNumber, "microseconds above 0"), AtLeast(0, false)),
         With(Key("p99_over_p50", ValueType::kNumber, "a ratio of at least 1"), AtLeast(1, true)),
     };
+    auto share = [](const char* name) {  // of a typical pair or block
+      return With(Key(name, ValueType::kNumber, "a share above 0, below 1"), [](const json& v) -> std::string {
+        const double x = v.get<double>();
+        return x > 0 && x < 1 ? "" : v.dump() + " is out of range";
+      });
+    };
     std::vector<KeySpec> pairs = {
         With(Key("rounds", ValueType::kInteger, "1 to 1000"),
              [](const json& v) -> std::string {
                return v.get<long long>() >= 1 && v.get<long long>() <= 1000 ? "" : v.dump() + " is out of range";
              }),
         With(Key("seed", ValueType::kInteger, "0 or more"), AtLeast(0, true)),
-        With(Key("pair_fraction", ValueType::kNumber, "a share above 0, below 1"),
-             [](const json& v) -> std::string {
-               const double x = v.get<double>();
-               return x > 0 && x < 1 ? "" : v.dump() + " is out of range";
-             }),
+        share("pair_fraction"),
         With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
     };
+    std::vector<KeySpec> bisection = {share("block_fraction")};
     auto count = [](const char* name, const char* accepted) {
       return With(Key(name, ValueType::kInteger, accepted), AtLeast(1, true));
     };
@@ -186,6 +189,7 @@ const std::vector<KeySpec>& Keys() {
         With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
         With(Key("phases", ValueType::kScalarOrList, phases), CheckPhases, true),
         Object("pairs", pairs),
+        Object("bisection", bisection),
         Object("preflight", preflight),
     };
   }();
@@ -231,6 +235,9 @@ Profile Build(const config::ConfigFile& f, std::vector<std::string>* problems) {
     p.pairs.seed = s.value("seed", p.pairs.seed);
     p.pairs.pair_fraction = s.value("pair_fraction", p.pairs.pair_fraction);
     p.pairs.slow_rank_factor = s.value("slow_rank_factor", p.pairs.slow_rank_factor);
+  }
+  if (v.contains("bisection")) {
+    p.bisection.block_fraction = v["bisection"].value("block_fraction", p.bisection.block_fraction);
   }
   if (v.contains("preflight")) {
     const json& s = v["preflight"];
@@ -305,6 +312,10 @@ Profile Build(const config::ConfigFile& f, std::vector<std::string>* problems) {
   }
   if (p.Runs(Phase::kPairs) && p.preflight.hosts == 1) {
     problem("preflight.hosts", "1: the pairs phase needs at least 2 hosts");
+  }
+  if (p.Runs(Phase::kBisection) && p.preflight.hosts >= 1 && p.preflight.hosts < 4) {
+    problem("preflight.hosts",
+            std::to_string(p.preflight.hosts) + ": the bisection phase needs at least 4 hosts (two blocks of two)");
   }
   return p;
 }

@@ -16,9 +16,11 @@
 
 namespace commbench::accept {
 
-// The localisation steps, in the order they run: the whole cluster, each host's own ranks, host pairs in random
-// re-pairing rounds, bisection of the host list (declared but not implemented yet).
-enum class Phase { kCluster, kHost, kPairs, kBisection };
+// The localisation steps, in the order they run: the whole cluster, each host's own ranks, bisection of the host
+// list (lib/accept/bisect.h: log2(hosts) launches), host pairs in random re-pairing rounds (`rounds` launches; the
+// only phase that names a slow link). Bisection runs before pairs because it is cheaper: when it names one host
+// clearly, the pairs are not needed.
+enum class Phase { kCluster, kHost, kBisection, kPairs };
 std::string_view Name(Phase p);
 StatusOr<Phase> ParsePhase(std::string_view s);
 const std::vector<Phase>& AllPhases();
@@ -60,6 +62,10 @@ struct PairsSpec {
   double slow_rank_factor = 2.0;  // a rank whose median time is this many times its group peers' is slow
 };
 
+struct BisectionSpec {
+  double block_fraction = 0.7;  // a block below this share of the typical block of its level fails (BisectOptions)
+};
+
 // What every host must show before anything is measured (a missing one: exit 3, named per host).
 struct PreflightSpec {
   int hosts = 0;           // expected host count; 0: whatever the launcher gives
@@ -79,6 +85,7 @@ struct Profile {
   double time_budget_s = 0;   // the whole acceptance run
   std::vector<Phase> phases;  // in run order
   PairsSpec pairs;
+  BisectionSpec bisection;
   PreflightSpec preflight;
 
   bool Runs(Phase p) const;

@@ -107,7 +107,7 @@ TEST(ProfileTest, EachBadValueIsOneLineNamingKeyAndValue) {
   EXPECT_EQ(OneProblem("time_budget_s: 90", "time_budget_s: 0"),
             "p.yaml:12: time_budget_s: 0 is out of range (accepted: seconds above 0)");
   EXPECT_EQ(OneProblem("phases: [pairs, cluster, host]", "phases: [pairs, cluster, hots]"),
-            "p.yaml:13: phases: 'hots' is not a phase (accepted: cluster, host, pairs, bisection)");
+            "p.yaml:13: phases: 'hots' is not a phase (accepted: cluster, host, bisection, pairs)");
   EXPECT_EQ(OneProblem("rounds: 7", "rounds: 0"), "p.yaml:14: pairs.rounds: 0 is out of range (accepted: 1 to 1000)");
   EXPECT_EQ(OneProblem("hosts: 4", "hosts: four"),
             "p.yaml:15: preflight.hosts: expected a whole number, got a string (\"four\") (accepted: 1 or more)");
@@ -115,7 +115,28 @@ TEST(ProfileTest, EachBadValueIsOneLineNamingKeyAndValue) {
             "p.yaml:15: preflight.interface: 'eth 0' is not an interface name (accepted: an interface name like eth0)");
   EXPECT_EQ(OneProblem("repeats: 3", "repeat: 3"),
             "p.yaml:11: repeat: unknown key (accepted: name, description, backend, ops, sizes, floors, ceilings, "
-            "repeats, time_budget_s, phases, pairs, preflight)");
+            "repeats, time_budget_s, phases, pairs, bisection, preflight)");
+}
+
+TEST(ProfileTest, Bisection) {
+  std::string text = kGood;
+  text.replace(text.find("phases: [pairs, cluster, host]"), 30, "phases: [pairs, bisection, cluster, host]");
+  text.replace(text.find("pairs: {rounds: 7, seed: 3}"), 27, "bisection: {block_fraction: 0.6}");
+  auto p = ParseProfile(text, "p.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  // Bisection before pairs: when it names one host clearly, the pairs rounds are not needed.
+  EXPECT_EQ(p->phases, (std::vector<Phase>{Phase::kCluster, Phase::kHost, Phase::kBisection, Phase::kPairs}));
+  EXPECT_DOUBLE_EQ(p->bisection.block_fraction, 0.6);
+  EXPECT_DOUBLE_EQ(ParseProfile(kGood, "p.yaml")->bisection.block_fraction, 0.7);  // the default
+  EXPECT_EQ(OneProblem("pairs: {rounds: 7, seed: 3}", "bisection: {block_fraction: 1}"),
+            "p.yaml:14: bisection.block_fraction: 1 is out of range (accepted: a share above 0, below 1)");
+  EXPECT_EQ(OneProblem("pairs: {rounds: 7, seed: 3}", "bisection: {levels: 3}"),
+            "p.yaml:14: bisection.levels: unknown key (accepted: block_fraction)");
+  text.replace(text.find("hosts: 4"), 8, "hosts: 3");
+  auto three = ParseProfile(text, "p.yaml");
+  ASSERT_FALSE(three.ok());
+  EXPECT_EQ(three.status().message(),
+            "p.yaml:15: preflight.hosts: 3: the bisection phase needs at least 4 hosts (two blocks of two)");
 }
 
 TEST(ProfileTest, WholeFileChecks) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/accept/bisect.h"
 #include "lib/accept/localize.h"
 #include "lib/accept/profile.h"
 #include "lib/result/point_result.h"
@@ -18,11 +19,12 @@ namespace commbench::accept {
 //  - kCluster: every rank in one group (or several concurrent ones).
 //  - kHost: one group per host; per_group[g].hosts names it.
 //  - kPairs: one round; one group per host pair; per_group[g].hosts names the two.
+//  - kBisection: one level (BisectionLevels); one group per block of hosts; per_group[g].hosts names them.
 // Several points at the same op and size within a phase are repeats of one another (a check fails only if every
 // repeat fails it). Ranks are named by their number in that launch and their host address.
 struct PhaseResult {
   Phase phase = Phase::kCluster;
-  int round = 0;  // kPairs: 1-based round; 0 otherwise
+  int round = 0;  // kPairs: 1-based round; kBisection: the level; 0 otherwise
   bool ran = false;
   std::string why_not;  // when !ran: "time budget spent", "not implemented", "skipped: clean answer", ...
   std::vector<result::PointResult> points;
@@ -89,12 +91,21 @@ struct PairMatrix {
   std::string floor;                                             // where it comes from: "declared (...)", "0.5 x ..."
 };
 
+// The bisection's levels at one op and size (its largest): each level's blocks with their busbw, failed or not.
+struct BisectionTable {
+  Collective op = Collective::kAllreduce;
+  uint64_t bytes = 0;
+  std::vector<std::string> hosts;    // BlockVerdict::hosts index into it
+  std::vector<LevelVerdict> levels;  // in level order
+};
+
 struct AcceptanceReport {
   bool passed = false;
   std::vector<Check> checks;
   std::vector<HostVerdict> hosts;
   std::vector<AcceptanceSuspect> suspects;  // most likely first; empty for a healthy cluster
   std::vector<PairMatrix> pair_matrices;    // one per op localised (its largest size); empty without pairs
+  std::vector<BisectionTable> bisections;   // one per op localised (its largest size); empty without bisection
   std::vector<std::string> notes;           // what was skipped and why, assumptions made
 
   bool PreflightFailed() const;

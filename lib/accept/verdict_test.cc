@@ -30,8 +30,27 @@ const char kProfile[] =
     "pairs: {rounds: 7, pair_fraction: 0.5, slow_rank_factor: 2}\n"
     "preflight: {hosts: 8, ranks_per_host: 2, interface: eth0}\n";
 
-Profile TestProfile() {
-  auto p = ParseProfile(kProfile, "test.yaml");
+// The same cluster localised by bisection instead of pairs.
+const char kBisectProfile[] =
+    "backend: gloo\n"
+    "ops: allreduce\n"
+    "sizes: [4K, 4M]\n"
+    "floors:\n"
+    "  - {phase: bisection, size: 4M, busbw_gbps: 0.3, source: test}\n"
+    "  - {phase: cluster, size: 4M, busbw_gbps: 0.5}\n"
+    "  - {phase: host, size: 4M, fraction: 0.5, fraction_of: best_host}\n"
+    "ceilings:\n"
+    "  - {size: 4K, p50_us: 500}\n"
+    "  - {p99_over_p50: 3}\n"
+    "repeats: 1\n"
+    "time_budget_s: 100\n"
+    "phases: [cluster, host, bisection]\n"
+    "pairs: {slow_rank_factor: 2}\n"
+    "bisection: {block_fraction: 0.5}\n"
+    "preflight: {hosts: 8, ranks_per_host: 2, interface: eth0}\n";
+
+Profile TestProfile(const char* text = kProfile) {
+  auto p = ParseProfile(text, "test.yaml");
   EXPECT_TRUE(p.ok()) << p.status().message();
   return *p;
 }
@@ -153,6 +172,27 @@ struct Cluster {
       out.push_back(pairs);
     }
     return out;
+  }
+
+  // The bisection levels, the first `levels` to run (all: -1), each one launch of its blocks.
+  std::vector<PhaseResult> Bisection(int levels = -1) {
+    std::vector<PhaseResult> out;
+    for (const BisectLevel& l : BisectionLevels(hosts)) {
+      if (levels >= 0 && static_cast<int>(out.size()) == levels) break;
+      PhaseResult level{Phase::kBisection, l.level, true, "", {}};
+      for (uint64_t bytes : {kSmall, kLarge}) level.points.push_back(Point(bytes, l.blocks));
+      out.push_back(level);
+    }
+    return out;
+  }
+
+  // Cluster, host and bisection phases under kBisectProfile.
+  AcceptanceInput BisectInput(int levels = -1) {
+    AcceptanceInput in = Input(0);
+    in.profile = TestProfile(kBisectProfile);
+    in.phases.resize(2);
+    for (PhaseResult& level : Bisection(levels)) in.phases.push_back(level);
+    return in;
   }
 
   AcceptanceInput Input(int rounds = 7) {
@@ -377,11 +417,133 @@ TEST(VerdictTest, MissingPhaseFailsClosedUnlessEarlierAnswerWasClean) {
   ASSERT_NE(Find(closed, "cluster phase"), nullptr);
   EXPECT_NE(Find(closed, "cluster phase")->reason.find("no result was given"), std::string::npos);
 
-  // Bisection declared: not implemented, acceptable only after a clean answer.
-  AcceptanceInput bis = healthy.Input();
-  bis.profile.phases.push_back(Phase::kBisection);
-  bis.phases.push_back({Phase::kBisection, 0, false, "not implemented", {}});
-  EXPECT_TRUE(Judge(bis).passed);
+  // Bisection that could not run: acceptable only after a clean answer, like any phase.
+  AcceptanceInput bis = healthy.BisectInput();
+  bis.phases.resize(2);
+  bis.phases.push_back({Phase::kBisection, 0, false, "3 host(s): bisection needs at least 4 (two blocks of two)", {}});
+  EXPECT_TRUE(Judge(bis).passed) << Failed(Judge(bis));
+  AcceptanceInput slow_bis = slow.BisectInput();
+  slow_bis.phases.resize(2);
+  slow_bis.phases.push_back({Phase::kBisection, 0, false, "time budget spent", {}});
+  AcceptanceReport open = Judge(slow_bis);
+  EXPECT_FALSE(open.passed);
+  ASSERT_NE(Find(open, "bisection phase"), nullptr);
+  EXPECT_FALSE(Find(open, "bisection phase")->passed);
+  EXPECT_NE(Find(open, "bisection phase")->reason.find("time budget spent"), std::string::npos);
+}
+
+TEST(VerdictTest, BisectionNamesTheSlowHost) {
+  Cluster c;
+  c.host_net[3] = 0.25;
+  AcceptanceReport r = Judge(c.BisectInput());
+  EXPECT_FALSE(r.passed);
+  ASSERT_EQ(r.suspects.size(), 1u) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kHost);
+  EXPECT_EQ(r.suspects[0].host, Address(3));
+  EXPECT_NEAR(r.suspects[0].score, 0.75, 0.05);
+  const std::string& e = r.suspects[0].evidence[0];
+  EXPECT_EQ(e.rfind("bisection phase (allreduce 4M, 3 level(s), a block fails below 0.5 x the typical block of its "
+                    "level or the floor 0.3 GB/s): its block failed at 3 of the 3 levels it ran: level 1 [10.77.0.1 .. "
+                    "10.77.0.4 (4 hosts)] 0.2",
+                    0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("level 3 (shifted) [10.77.0.4, 10.77.0.5]"), std::string::npos) << e;
+  EXPECT_NE(e.find("its block mates passed in other blocks (10.77.0.3 at level 3, 10.77.0.5 at level 2)"),
+            std::string::npos)
+      << e;
+  EXPECT_TRUE(CleanAnswer(r)) << Failed(r);
+  for (const HostVerdict& h : r.hosts) EXPECT_EQ(h.passed, h.host != Address(3)) << h.host << "\n" << Failed(r);
+  EXPECT_TRUE(Find(r, "bisection levels")->passed);
+  EXPECT_TRUE(Find(r, "bisection allreduce 4M unexplained blocks")->passed);
+  const Check* blocks = Find(r, "bisection allreduce 4M blocks", Address(3));
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_FALSE(blocks->passed);
+  EXPECT_EQ(blocks->reason, "10.77.0.4: its block passed at 0 of the 3 level(s) it ran; a suspect");
+  const Check* floor = Find(r, "bisection allreduce 4M busbw floor");
+  ASSERT_NE(floor, nullptr);
+  EXPECT_FALSE(floor->passed);
+  EXPECT_NE(floor->reason.find("3 of 10 blocks below the floor 0.3 GB/s"), std::string::npos) << floor->reason;
+  ASSERT_EQ(r.bisections.size(), 1u);
+  ASSERT_EQ(r.bisections[0].levels.size(), 3u);
+  EXPECT_EQ(r.bisections[0].levels[1].blocks.size(), 4u);
+}
+
+TEST(VerdictTest, BisectionHealthyAndNoisyPass) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    Cluster c;
+    c.noise = 0.1;
+    c.rng.seed(seed);
+    AcceptanceReport r = Judge(c.BisectInput());
+    EXPECT_TRUE(r.passed) << "seed " << seed << "\n" << Failed(r);
+    EXPECT_TRUE(r.suspects.empty());
+  }
+}
+
+TEST(VerdictTest, BisectionTwoBadHostsInDifferentHalves) {
+  Cluster c;
+  c.host_net[1] = 0.25;
+  c.host_net[6] = 0.3;
+  AcceptanceReport r = Judge(c.BisectInput());
+  ASSERT_EQ(r.suspects.size(), 2u) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(1));  // the slower first
+  EXPECT_EQ(r.suspects[1].host, Address(6));
+  EXPECT_FALSE(CleanAnswer(r));
+  // Both halves fail at level 1 against the floor (0.3 GB/s; relative to each other they pass).
+  ASSERT_FALSE(r.bisections.empty());
+  const LevelVerdict& one = r.bisections[0].levels[0];
+  EXPECT_TRUE(one.blocks[0].failed && one.blocks[1].failed);
+}
+
+TEST(VerdictTest, BisectionStopsOnceClear) {
+  Cluster c;
+  c.host_net[3] = 0.25;
+  // Only the first launch ran (blocks of two): the slow host's block fails, its two hosts tied.
+  AcceptanceReport one = Judge(c.BisectInput(1));
+  EXPECT_FALSE(CleanAnswer(one)) << Failed(one);
+  EXPECT_EQ(one.suspects.size(), 2u) << Failed(one);
+  const Check* levels = Find(one, "bisection levels");
+  ASSERT_NE(levels, nullptr);
+  EXPECT_FALSE(levels->passed);
+  EXPECT_EQ(levels->reason, "1 of the 3 levels ran: too few to localise (fails closed)");
+  // The shifted cut tells them apart: a clean answer, the coarser level not needed.
+  AcceptanceReport two = Judge(c.BisectInput(2));
+  ASSERT_EQ(two.suspects.size(), 1u) << Failed(two);
+  EXPECT_EQ(two.suspects[0].host, Address(3));
+  EXPECT_TRUE(CleanAnswer(two)) << Failed(two);
+  EXPECT_TRUE(Find(two, "bisection levels")->passed);
+  EXPECT_EQ(Find(two, "bisection levels")->reason,
+            "2 of the 3 levels ran: stopped early, the suspect was already clear");
+}
+
+TEST(VerdictTest, BisectionAndPairsMergeOneSuspect) {
+  Cluster c;
+  c.host_net[5] = 0.25;
+  AcceptanceInput in = c.Input();
+  in.profile.phases = {Phase::kCluster, Phase::kHost, Phase::kBisection, Phase::kPairs};
+  for (PhaseResult& level : c.Bisection()) in.phases.push_back(level);
+  AcceptanceReport r = Judge(in);
+  ASSERT_EQ(r.suspects.size(), 1u) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(5));
+  std::string all;
+  for (const std::string& e : r.suspects[0].evidence) all += e + "\n";
+  EXPECT_NE(all.find("bisection phase"), std::string::npos) << all;
+  EXPECT_NE(all.find("pairs phase"), std::string::npos) << all;
+}
+
+TEST(VerdictTest, BisectionSlowRankNamesItsHostAndRank) {
+  Cluster c;
+  c.slow_rank = 5;  // host 2's second rank
+  c.slow_factor = 4;
+  AcceptanceReport r = Judge(c.BisectInput());
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5);
+  EXPECT_EQ(r.suspects.size(), 1u) << Failed(r);
+  std::string all;
+  for (const std::string& e : r.suspects[0].evidence) all += e + "\n";
+  EXPECT_NE(all.find("bisection phase"), std::string::npos) << all;
 }
 
 TEST(VerdictTest, HostWithoutPointsFailsClosed) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 
+#include "lib/accept/bisect.h"
 #include "lib/accept/layout.h"
 #include "lib/accept/outputs.h"
 #include "lib/accept/profile.h"
@@ -66,6 +67,7 @@ SweepSpec BaseSpec(const accept::Profile& p, const AcceptOptions& o, int hosts) 
   int launches = 0;
   for (accept::Phase phase : p.phases) {
     if (phase == accept::Phase::kPairs) launches += hosts >= 2 ? p.pairs.rounds : 0;
+    if (phase == accept::Phase::kBisection) launches += static_cast<int>(accept::BisectionLevels(hosts).size());
     if (phase == accept::Phase::kCluster || phase == accept::Phase::kHost) launches += 1;
   }
   const double points = static_cast<double>(std::max(launches, 1) * p.ops.size() * p.sizes.size() * s.repeats);
@@ -93,7 +95,8 @@ StatusOr<Plan> PlanPhase(const SweepSpec& base, const accept::Layout& layout,
   return plan;
 }
 
-// One phase to run (a pairs round is one), or one the profile asks for that cannot run (why_not).
+// One phase to run (a pairs round or a bisection level is one), or one the profile asks for that cannot run
+// (why_not).
 struct PlannedPhase {
   accept::Phase phase = accept::Phase::kCluster;
   int round = 0;
@@ -128,8 +131,26 @@ std::vector<PlannedPhase> PlanPhases(const accept::Profile& p, const accept::Hos
         out.push_back(round);
       }
       continue;
-    } else {
-      planned.why_not = "not implemented";
+    } else if (phase == accept::Phase::kBisection) {
+      const auto levels = accept::BisectionLevels(static_cast<int>(hosts.names.size()));
+      if (levels.empty()) {
+        planned.why_not =
+            std::to_string(hosts.names.size()) + " host(s): bisection needs at least 4 (two blocks of two)";
+        out.push_back(planned);
+        continue;
+      }
+      for (const accept::BisectLevel& level : levels) {
+        PlannedPhase planned_level = planned;
+        planned_level.round = level.level;
+        auto layout = accept::BlockLayout(hosts, level);
+        if (layout.ok()) {
+          planned_level.layout = *layout;
+        } else {
+          planned_level.why_not = layout.status().message();
+        }
+        out.push_back(planned_level);
+      }
+      continue;
     }
     out.push_back(planned);
   }
@@ -208,8 +229,12 @@ class Acceptance {
       if (next == planned_.size()) return f;
       ran_[next] = true;
       if (!options_.output.quiet) {
-        std::fprintf(stderr, "commbench: accept: phase %s%s\n", std::string(accept::Name(planned_[next].phase)).c_str(),
-                     planned_[next].round ? (" round " + std::to_string(planned_[next].round)).c_str() : "");
+        const PlannedPhase& p = planned_[next];
+        const std::string step = !p.round                               ? ""
+                                 : p.phase == accept::Phase::kBisection ? " level " + std::to_string(p.round)
+                                                                        : " round " + std::to_string(p.round);
+        std::fprintf(stderr, "commbench: accept: phase %s%s\n", std::string(accept::Name(p.phase)).c_str(),
+                     step.c_str());
       }
       f.plan = plans_[next];
       return f;

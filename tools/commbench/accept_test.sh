@@ -6,12 +6,16 @@
 #   - on a 4-host virtual cluster (root only; a recorded skip otherwise): healthy -> exit 0, no suspect; one host's
 #     link capped by tbf to 300 Mbit/s -> exit 1, that host first. (At 1 Gbit/s, about what a CPU-bound pair of
 #     these 2-core hosts moves anyway, one of the capped host's two pairs passed in a CI run and a link came first.)
+#     And the smoke profile with phases [cluster, bisection] and one rank sleeping every iteration (--test-only-slow-rank)
+#     -> exit 1, its host first, named by the bisection levels (bisect-1, bisect-2).
 set -uo pipefail
 CB="$(realpath "$1")"
 VC="$(realpath "$2")"
 SMOKE="$(realpath "$3")"
 JUNIT_XSD="$(realpath "$4")"
 CHECK_JUNIT="$(realpath "$5")"
+SCHEMA="$(realpath "$6")"
+VALIDATE="$(realpath "$7")"
 T=$(mktemp -d)
 trap '"$VC" down "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 cd "$T"
@@ -37,14 +41,15 @@ s = a["suspects"]
 print(a["verdict"], s[0]["kind"] if s else "-", s[0]["host"] if s else "-", len(a["checks"]))' "$1"
 }
 
-# 1. The local smoke profile.
+# 1. The local smoke profile (its result valid against the schema).
 "$CB" accept --profile "$SMOKE" -o smoke.json --junit smoke.xml --summary summary.md --quiet >smoke.out 2>smoke.err
 code=$?
 if [[ $code -eq 0 ]] && read -r v kind host checks < <(verdict smoke.json) && [[ $v == pass && $kind == - ]] &&
-  [[ $(grep -c "<testcase" smoke.xml) -ge $checks ]] && grep -q "pass" summary.md; then
+  [[ $(grep -c "<testcase" smoke.xml) -ge $checks ]] && grep -q "pass" summary.md &&
+  python3 "$VALIDATE" "$SCHEMA" smoke.json >schema.out 2>&1; then
   ok
 else
-  fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(tail -n 3 smoke.err)"
+  fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(tail -n 3 smoke.err) $(head -n 3 schema.out)"
 fi
 "$CHECK_JUNIT" "$JUNIT_XSD" smoke.xml && ok || fail "local-smoke: JUnit"
 
@@ -70,12 +75,14 @@ fi
 # 3. A 4-host cluster, 2 ranks per host, cyclic placement; the profile from the virtual-cluster one, for 4 hosts.
 sed -e 's/^  hosts: 8/  hosts: 4/' -e 's/^  rounds: 7/  rounds: 3/' -e 's/^time_budget_s: .*/time_budget_s: 60/' \
   "$(dirname "$SMOKE")/virtual-cluster.yaml" >vc4.yaml
+# accept_on_cluster NAME [PROFILE [FLAGS...]]: every rank's exit waited for, rank 0's printed.
 accept_on_cluster() {
-  local name="$1" pids=() r
+  local name="$1" profile="${2:-vc4.yaml}" pids=() r
+  shift $(($# < 2 ? $# : 2))
   source "$T/c/env"
   for r in 0 1 2 3 4 5 6 7; do
-    "$VC" exec "$T/c" $((r % 4)) "$CB" accept --profile vc4.yaml --rank "$r" --world 8 --rendezvous "$VC_REDIS" \
-      --run-id "$name" --quiet --timeout 30 -o "$T/$name.json" >"$T/$name-$r.log" 2>&1 &
+    "$VC" exec "$T/c" $((r % 4)) "$CB" accept --profile "$profile" --rank "$r" --world 8 --rendezvous "$VC_REDIS" \
+      --run-id "$name" --quiet --timeout 30 -o "$T/$name.json" "$@" >"$T/$name-$r.log" 2>&1 &
     pids+=($!)
   done
   wait "${pids[0]}"
@@ -95,6 +102,30 @@ code=$(accept_on_cluster capped)
 read -r v kind host checks < <(verdict "$T/capped.json" 2>/dev/null)
 [[ $code -eq 1 && ${kind:-} == host && ${host:-} == "$VC_ADDR_2" ]] && ok ||
   fail "host 2 capped: exit $code, first suspect ${kind:-?} ${host:-?} (want host $VC_ADDR_2): $(tail -n 3 "$T/capped-0.log")"
+"$VC" down "$T/c" >/dev/null
+
+# 4. Bisection: the smoke profile on the 4 hosts with phases [cluster, bisection], its floor on the cluster phase only
+# (the test is the localising, not a floor on 8 ranks sharing 2 cores); launcher rank 2 (host 2) sleeps 100 ms per
+# iteration. The cluster phase fails its 4K ceiling; bisection level 1 ([h0, h1] [h2, h3]) and level 2, shifted
+# ([h1, h2] [h3, h0]) leave host 2 alone uncleared.
+sed -e 's/^phases: .*/phases: [cluster, bisection]/' -e 's/^  hosts: 1$/  hosts: 4/' \
+  -e 's/^  - {size: 1M, busbw_gbps/  - {phase: cluster, size: 1M, busbw_gbps/' "$SMOKE" >bisect4.yaml
+"$VC" up "$T/c" --hosts 4 --redis >/dev/null || fail "vcluster up for bisection"
+source "$T/c/env"
+code=$(accept_on_cluster bisect bisect4.yaml --test-only-slow-rank 2:100000)
+read -r v kind host checks < <(verdict "$T/bisect.json" 2>/dev/null)
+phases=$(python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+print(" ".join(sorted({p.get("phase", "") for p in f["points"]})))' "$T/bisect.json" 2>&1)
+evidence=$(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["acceptance"]["suspects"]
+print(" ".join(e for e in s[0]["evidence"] if e.startswith("bisection phase")) if s else "")' "$T/bisect.json" 2>&1)
+schema=$(python3 "$VALIDATE" "$SCHEMA" "$T/bisect.json" 2>&1 | head -n 3)
+[[ $code -eq 1 && ${kind:-} =~ ^(host|rank)$ && ${host:-} == "$VC_ADDR_2" && $phases == "bisect-1 bisect-2 cluster" &&
+  $evidence == *"failed at 2 of the 2 levels"* && -z $schema ]] && ok ||
+  fail "bisection, rank 2 slow: exit $code, first suspect ${kind:-?} ${host:-?} (want $VC_ADDR_2), phases '$phases', evidence '$evidence', schema '$schema': $(failed_checks "$T/bisect.json")"
 "$VC" down "$T/c" >/dev/null
 [[ -z "$(pgrep -f "$CB" || true)" ]] || fail "processes left"
 
