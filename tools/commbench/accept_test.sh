@@ -118,14 +118,19 @@ phases=$(python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))
 print(" ".join(sorted({p.get("phase", "") for p in f["points"]})))' "$T/bisect.json" 2>&1)
+# The profile's repeats (2) apply to every phase, not only the first.
+repeats=$(python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+print(" ".join(sorted({str(p.get("repeats", {}).get("n", 1)) for p in f["points"]})))' "$T/bisect.json" 2>&1)
 evidence=$(python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))["acceptance"]["suspects"]
 print(" ".join(e for e in s[0]["evidence"] if e.startswith("bisection phase")) if s else "")' "$T/bisect.json" 2>&1)
 schema=$(python3 "$VALIDATE" "$SCHEMA" "$T/bisect.json" 2>&1 | head -n 3)
 [[ $code -eq 1 && ${kind:-} =~ ^(host|rank)$ && ${host:-} == "$VC_ADDR_2" && $phases == "bisect-1 bisect-2 cluster" &&
-  $evidence == *"failed at 2 of the 2 levels"* && -z $schema ]] && ok ||
-  fail "bisection, rank 2 slow: exit $code, first suspect ${kind:-?} ${host:-?} (want $VC_ADDR_2), phases '$phases', evidence '$evidence', schema '$schema': $(failed_checks "$T/bisect.json")"
+  $evidence == *"failed at 2 of the 2 levels"* && -z $schema && $repeats == 2 ]] && ok ||
+  fail "bisection, rank 2 slow: exit $code, first suspect ${kind:-?} ${host:-?} (want $VC_ADDR_2), phases '$phases', repeats per point '$repeats', evidence '$evidence', schema '$schema': $(failed_checks "$T/bisect.json")"
 "$VC" down "$T/c" >/dev/null
 [[ -z "$(pgrep -f "$CB" || true)" ]] || fail "processes left"
 

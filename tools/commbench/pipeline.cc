@@ -116,21 +116,29 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     return OkStatus();
   };
   auto run_plan = request.run_plan ? request.run_plan : RunPlan;
-  DriverOutcome driven;
-  for (repeat = 0; repeat < repeats && driven.failure.empty(); ++repeat) {
-    if (repeats > 1 && options.progress) {
-      options.progress("repeat " + std::to_string(repeat + 1) + "/" + std::to_string(repeats));
+  // Every plan, the follow-ups' too (accept's later phases, --explain's A/B points), runs `repeats` times: a
+  // profile's repeats apply to every check, and a repeated sweep's A/B sides are judged like its other points.
+  auto run_repeated = [&](const Plan& plan) {
+    DriverOutcome driven;
+    for (repeat = 0; repeat < repeats && driven.failure.empty(); ++repeat) {
+      if (repeats > 1 && options.progress) {
+        options.progress("repeat " + std::to_string(repeat + 1) + "/" + std::to_string(repeats));
+      }
+      driven = run_plan(plan, options);
     }
-    driven = run_plan(*request.plan, options);
-  }
-  repeat = repeats;  // from here on (a failure's leftovers, --explain's points) everything is written at once
-  for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
-    if (!held.count(id)) continue;
-    result::PointResult last = std::move(held[id].back());
-    held[id].pop_back();
-    Status s = write(std::move(last));
-    if (!s.ok() && driven.failure.empty()) driven.failure = s.message();
-  }
+    repeat = repeats;  // a failure's leftovers are written at once
+    for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
+      if (!held.count(id)) continue;
+      result::PointResult last = std::move(held[id].back());
+      held[id].pop_back();
+      Status s = write(std::move(last));
+      if (!s.ok() && driven.failure.empty()) driven.failure = s.message();
+    }
+    held.clear();
+    held_order.clear();
+    return driven;
+  };
+  DriverOutcome driven = run_repeated(*request.plan);
 
   result::ResultTrailer& trailer = file.trailer;
   trailer.skipped = request.plan->skipped;
@@ -142,7 +150,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
       trailer.explain = std::move(next.record);
     }
     if (next.plan.launches.empty()) break;
-    driven = run_plan(next.plan, options);
+    driven = run_repeated(next.plan);
     trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
     trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
     if (!next.again) break;
