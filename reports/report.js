@@ -11,30 +11,9 @@
   window.commbenchReport = state;
 
   // ---------- small helpers ----------
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') node.className = v;
-      else node.setAttribute(k, v);
-    }
-    for (const child of children) {
-      if (child === null || child === undefined || child === false) continue;
-      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
-    }
-    return node;
-  }
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
-  const uniq = (xs) => Array.from(new Set(xs));
+  const {el, isNum, uniq, fmtBytes, scaleFor, chartAdder} = window.commbenchKit;
   const get = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
-  function fmtBytes(b) {
-    if (!isNum(b)) return String(b);
-    const units = [['GiB', 1 << 30], ['MiB', 1 << 20], ['KiB', 1 << 10]];
-    for (const [u, n] of units) if (b >= n && b % n === 0) return b / n + ' ' + u;
-    if (b >= 1e6) return (b / 1e6).toPrecision(3) + ' MB';
-    if (b >= 1e4) return (b / 1e3).toPrecision(3) + ' kB';
-    return b + ' B';
-  }
   function fmtTime(us) {
     if (!isNum(us)) return '?';
     if (us >= 1e6) return (us / 1e6).toPrecision(3) + ' s';
@@ -44,13 +23,6 @@
   function fmtNum(v, digits) {
     if (!isNum(v)) return String(v);
     return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en') : Number(v.toPrecision(digits || 3)).toString();
-  }
-  // Log axes where the values span more than a decade (DESIGN: sizes and times usually do).
-  function scaleFor(values) {
-    const pos = values.filter((v) => isNum(v) && v > 0);
-    if (pos.length < 2) return {type: 'linear', zero: false};
-    const lo = Math.min(...pos), hi = Math.max(...pos);
-    return hi / lo > 10 ? {type: 'log'} : {type: 'linear', zero: false};
   }
 
   // ---------- the data ----------
@@ -277,48 +249,7 @@
 
   // Registers a chart box (in #charts unless `parent` is given); `build` returns {spec, note} or {skip: 'reason'}.
   const chartsBox = () => document.getElementById('charts');
-  function addChart(id, title, why, build, parent) {
-    const box = el('div', {class: 'chart', id: id});
-    box.appendChild(el('h2', {}, title));
-    (parent || chartsBox()).appendChild(box);
-    const record = {id, title, status: 'pending'};
-    state.charts.push(record);
-    let built;
-    try {
-      built = build();
-    } catch (e) {
-      built = {error: e};
-    }
-    if (built.error) {
-      record.status = 'error';
-      state.errors.push(id + ': ' + built.error.message);
-      console.error('commbench report: ' + id, built.error);
-      box.appendChild(el('p', {class: 'error'}, 'This chart could not be built: ' + built.error.message));
-      return Promise.resolve();
-    }
-    if (built.skip) {
-      record.status = 'skipped';
-      record.reason = built.skip;
-      box.appendChild(el('p', {class: 'skipped'}, 'Not shown: ' + built.skip));
-      return Promise.resolve();
-    }
-    box.appendChild(el('p', {class: 'why'}, why + (built.note ? ' ' + built.note : '')));
-    // vega-embed makes its target an inline-block as wide as the chart; the outer div scrolls instead of the page.
-    const view = el('div', {class: 'view'});
-    box.appendChild(el('div', {class: 'scroll'}, view));
-    return vegaEmbed(view, built.spec, {
-      mode: 'vega-lite', renderer: 'svg', actions: false, tooltip: {theme: 'light'},
-    }).then((result) => {
-      record.status = 'drawn';
-      record.rows = built.rows;
-      record.view = result.view;
-    }).catch((e) => {
-      record.status = 'error';
-      state.errors.push(id + ': ' + e.message);
-      console.error('commbench report: ' + id, e);
-      view.appendChild(el('p', {class: 'error'}, 'This chart could not be drawn: ' + e.message));
-    });
-  }
+  const addChart = chartAdder(state, 'commbench report', chartsBox);
 
   // 1. Time per op vs group count, with the fitted model of each series.
   function timeVsGroups() {

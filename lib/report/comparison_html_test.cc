@@ -84,8 +84,8 @@ TEST(ComparisonHtmlTest, SelfContainedAndTheDataParsesBack) {
 TEST(ComparisonHtmlTest, StringsFromFilesCannotCloseOrChangeTheScriptElement) {
   StatusOr<std::string> html = RenderComparisonHtml(Hostile(), "base.json", "new <i>.json");
   ASSERT_TRUE(html.ok()) << html.status().message();
-  // Exactly the template's five script elements close: none inside the data.
-  EXPECT_EQ(Count(*html, "</script"), 5u);
+  // Exactly the template's six script elements close: none inside the data.
+  EXPECT_EQ(Count(*html, "</script"), 6u);
   const std::string data = EmbeddedText(*html);
   for (const char* raw : {"<img", "<b>", "<!--", "</script", "<i>", "&", "\xE2\x80\xA8"}) {
     EXPECT_EQ(data.find(raw), std::string::npos) << raw << " reached the page raw: " << data;

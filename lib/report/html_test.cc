@@ -121,10 +121,11 @@ TEST(RenderHtmlTest, SelfContained) {
   EXPECT_NE(html->find("vegaEmbed"), std::string::npos);
   EXPECT_NE(html->find("commbenchReport"), std::string::npos);
   EXPECT_NE(html->find("commbenchAcceptance"), std::string::npos);
+  EXPECT_NE(html->find("commbenchKit"), std::string::npos);
   // Exactly the template's script elements close: none inside the data or the libraries.
   size_t closes = 0;
   for (size_t at = html->find("</script"); at != std::string::npos; at = html->find("</script", at + 1)) ++closes;
-  EXPECT_EQ(closes, 6u);
+  EXPECT_EQ(closes, 7u);
   EXPECT_EQ(json::parse(EmbeddedText(*html)), result);
   EXPECT_LT(html->size(), 1200u * 1000u) << "the libraries alone should stay near 0.85 MB";
 }

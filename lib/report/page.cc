@@ -87,6 +87,7 @@ std::map<std::string, std::string> CommonSlots() {
       {"VEGA_JS", EscapeInlineScript(report_assets::VegaJs())},
       {"VEGA_LITE_JS", EscapeInlineScript(report_assets::VegaLiteJs())},
       {"VEGA_EMBED_JS", EscapeInlineScript(report_assets::VegaEmbedJs())},
+      {"PAGE_KIT_JS", EscapeInlineScript(report_assets::PageKitJs())},
   };
 }
 

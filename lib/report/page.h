@@ -25,8 +25,9 @@ std::string EscapeInlineScript(const std::string& js);
 // strings becomes U+FFFD instead of failing.
 std::string JsonForScript(const nlohmann::json& value);
 
-// The slots every page has: CSS (reports/report.css) and the chart library, VEGA_JS, VEGA_LITE_JS and
-// VEGA_EMBED_JS (third_party/vega), escaped for inline scripts.
+// The slots every page has: CSS (reports/report.css), the chart library (third_party/vega) in VEGA_JS,
+// VEGA_LITE_JS and VEGA_EMBED_JS, and the helpers both pages share (reports/page_kit.js) in PAGE_KIT_JS; the
+// scripts escaped for inline use.
 std::map<std::string, std::string> CommonSlots();
 
 }  // namespace commbench::report
