@@ -19,10 +19,8 @@ namespace {
 
 struct CompareOptions {
   std::string base, now;
-  ComparisonOutputs outputs;
+  ComparisonFlags flags;
   gate::CompareOptions compare;
-  double min_effect = 0.05;
-  std::vector<std::string> min_effect_below;
 };
 
 int Fail(const std::string& message) {
@@ -31,9 +29,9 @@ int Fail(const std::string& message) {
 }
 
 int RunCompare(CompareOptions o) {
-  Status floors = gate::SetMinEffects(o.min_effect, o.min_effect_below, &o.compare);
+  Status floors = ApplyComparisonFlags(o.flags, &o.compare);
   if (!floors.ok()) return Fail(floors.message());
-  Status writable = CheckComparisonOutputs(o.outputs);
+  Status writable = CheckComparisonOutputs(o.flags.outputs);
   if (!writable.ok()) return Fail(writable.message());
   auto base = result::LoadResultFile(o.base);
   if (!base.ok()) return Fail(base.status().message());
@@ -41,7 +39,7 @@ int RunCompare(CompareOptions o) {
   if (!now.ok()) return Fail(now.status().message());
 
   const gate::Comparison c = gate::Compare(*base, *now, o.compare);
-  Status emitted = EmitComparison(c, o.outputs, o.base, o.now, "compare");
+  Status emitted = EmitComparison(c, o.flags.outputs, o.base, o.now, "compare");
   if (!emitted.ok()) return Fail(emitted.message());
   return c.ExitCode();
 }
@@ -56,17 +54,7 @@ void SetupCompare(CLI::App& app, int* exit_code) {
       "regression, 1 regression or wrong result, 2 bad input, 3 inconclusive or incomparable.");
   cmd->add_option("base", o->base, "the baseline result JSON")->required();
   cmd->add_option("new", o->now, "the new result JSON")->required();
-  cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
-  cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
-  cmd->add_option("--html", o->outputs.html,
-                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
-  cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
-      ->capture_default_str();
-  cmd->add_option("--min-effect-below", o->min_effect_below,
-                  "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");
-  cmd->add_flag("--allow-env-drift", o->compare.allow_env_drift,
-                "compare even when CPU, cores, versions or NCCL_/GLOO_/CUDA_/OMP_ variables differ");
+  AddComparisonFlags(cmd, &o->flags);
   cmd->callback([o, exit_code] { *exit_code = RunCompare(*o); });
 }
 

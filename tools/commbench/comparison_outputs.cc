@@ -43,4 +43,24 @@ Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& o, con
   return OkStatus();
 }
 
+void AddComparisonFlags(CLI::App* cmd, ComparisonFlags* flags) {
+  cmd->add_option("--json", flags->outputs.json, "write the comparison as JSON");
+  cmd->add_option("--junit", flags->outputs.junit, "write JUnit XML (one testcase per point)");
+  cmd->add_option("--html", flags->outputs.html,
+                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
+  cmd->add_option("--summary", flags->outputs.summary,
+                  "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
+  cmd->add_option("--min-effect", flags->min_effect, "smallest relative change that counts as slower or faster")
+      ->capture_default_str();
+  cmd->add_option("--min-effect-below", flags->min_effect_below,
+                  "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");
+  cmd->add_flag("--allow-env-drift", flags->allow_env_drift,
+                "compare even when CPU, cores, versions or NCCL_/GLOO_/CUDA_/OMP_ variables differ");
+}
+
+Status ApplyComparisonFlags(const ComparisonFlags& flags, gate::CompareOptions* options) {
+  options->allow_env_drift = flags.allow_env_drift;
+  return gate::SetMinEffects(flags.min_effect, flags.min_effect_below, options);
+}
+
 }  // namespace commbench::cli

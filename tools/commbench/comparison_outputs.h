@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
@@ -12,6 +15,17 @@ namespace commbench::cli {
 struct ComparisonOutputs {
   std::string json, junit, html, summary;
 };
+
+// The flags `compare` and `gate` share: where the comparison goes and how a point is judged.
+struct ComparisonFlags {
+  ComparisonOutputs outputs;
+  double min_effect = 0.05;
+  std::vector<std::string> min_effect_below;  // SIZE=FRACTION
+  bool allow_env_drift = false;
+};
+void AddComparisonFlags(CLI::App* cmd, ComparisonFlags* flags);
+// The judging flags, checked, into `options` (its other fields kept); InvalidArgument names a bad value.
+Status ApplyComparisonFlags(const ComparisonFlags& flags, gate::CompareOptions* options);
 
 // Fails before any work when an output could not be written (not a regular file, unwritable directory).
 Status CheckComparisonOutputs(const ComparisonOutputs& outputs);

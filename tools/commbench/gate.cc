@@ -55,10 +55,8 @@ struct GateOptions {
   bool ab = false;
   std::string a, b;
   bool quiet = false;
-  ComparisonOutputs outputs;
+  ComparisonFlags flags;
   gate::CompareOptions compare;
-  double min_effect = 0.05;
-  std::vector<std::string> min_effect_below;
 };
 
 int Fail(const std::string& message) {
@@ -190,7 +188,7 @@ bool CompleteAndCorrect(const result::ResultFile& file) {
 }
 
 int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now) {
-  Status emitted = EmitComparison(c, o.outputs, base, now, "gate");
+  Status emitted = EmitComparison(c, o.flags.outputs, base, now, "gate");
   if (!emitted.ok()) return Fail(emitted.message());
   return c.ExitCode();
 }
@@ -329,7 +327,7 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
 }
 
 int RunGate(GateOptions o) {
-  Status floors = gate::SetMinEffects(o.min_effect, o.min_effect_below, &o.compare);
+  Status floors = ApplyComparisonFlags(o.flags, &o.compare);
   if (!floors.ok()) return Fail(floors.message());
   if (o.ab == !o.baseline.empty()) {
     return Fail(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
@@ -339,7 +337,7 @@ int RunGate(GateOptions o) {
   if (o.ab && o.update_baseline) return Fail("--update-baseline needs --baseline (--ab keeps no baseline)");
   if (!o.ab && !o.out_a.empty()) return Fail("--out-a needs --ab (it is variant A's result)");
   if (!o.out_a.empty() && o.out_a == o.out) return Fail("--out-a " + o.out_a + " is also --out (accepted: two paths)");
-  Status writable = CheckComparisonOutputs(o.outputs);
+  Status writable = CheckComparisonOutputs(o.flags.outputs);
   if (writable.ok()) writable = CheckWritableOutput(o.out);
   if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
   if (!writable.ok()) return Fail(writable.message());
@@ -373,17 +371,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
   cmd->add_option("--b", o->b, "variant B: NAME=VALUE[,NAME=VALUE...] for the rank processes");
   cmd->add_option("--out,-o", o->out, "the new result (B with --ab), without raw samples")->capture_default_str();
   cmd->add_option("--out-a", o->out_a, "--ab: also write variant A's result here (without raw samples)");
-  cmd->add_option("--json", o->outputs.json, "write the comparison as JSON");
-  cmd->add_option("--junit", o->outputs.junit, "write JUnit XML (one testcase per point)");
-  cmd->add_option("--html", o->outputs.html,
-                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
-  cmd->add_option("--summary", o->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--min-effect", o->min_effect, "smallest relative change that counts as slower or faster")
-      ->capture_default_str();
-  cmd->add_option("--min-effect-below", o->min_effect_below,
-                  "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");
-  cmd->add_flag("--allow-env-drift", o->compare.allow_env_drift,
-                "compare even when CPU, cores, versions or NCCL_/GLOO_/CUDA_/OMP_ variables differ");
+  AddComparisonFlags(cmd, &o->flags);
   cmd->add_flag("--quiet,-q", o->quiet, "No progress lines");
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
