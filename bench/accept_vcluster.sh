@@ -7,8 +7,8 @@
 #   rank        launcher rank 9 (host 9 % 8 = 1) sleeps 100 ms per iteration (about a 4 MiB op here)
 #                                                         -> host 1 the first suspect (or its rank)
 # Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
-# Needs root (network namespaces). Usage: [CASES="healthy rank"] bench/accept_vcluster.sh [N] [CAP]
-# (CAP default 200mbit)
+# Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] bench/accept_vcluster.sh [N] [CAP]
+# (CAP default 200mbit; KEEP keeps each run's result file as DIR/CASE-I.json)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-10}"
@@ -71,6 +71,7 @@ for case in ${CASES:-healthy host link rank}; do
     [[ $code -eq 0 ]] && passes=$((passes + 1))
     if [[ "$first" =~ ^(${want//./\\.}) ]]; then hits=$((hits + 1)); fi
     echo "  $case run $i: exit $code, $secs s, first suspect $first" >&2
+    [[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP" && cp "$T/out.json" "$KEEP/$case-$i.json" 2>/dev/null
   done
   sorted=$(printf "%s\n" "${times[@]}" | sort -n)
   median=$(echo "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
