@@ -174,6 +174,28 @@ std::string AcceptanceToJunit(const AcceptanceReport& r) {
   return x;
 }
 
+// One row per bisection level: the block size, the pass line and the blocks under it (hosts and busbw).
+std::string BisectionMarkdown(const std::vector<BisectionTable>& tables) {
+  std::string m;
+  for (const BisectionTable& t : tables) {
+    m += "\n**Bisection**, " + std::string(Name(t.op)) + " " + FormatBytes(t.bytes) +
+         ":\n\n| level | hosts per block | typical GB/s | pass line GB/s | blocks below it |\n|---|---|---|---|---|\n";
+    for (const LevelVerdict& level : t.levels) {
+      std::string failed;
+      for (const BlockVerdict& b : level.blocks) {
+        if (!b.failed) continue;
+        std::string hosts;
+        for (int h : b.hosts) hosts += (hosts.empty() ? "" : " + ") + t.hosts.at(static_cast<size_t>(h));
+        failed += (failed.empty() ? "" : "<br>") + Cell(hosts) + " (" + Num(b.gbps) + " GB/s)";
+      }
+      m += "| " + std::to_string(level.level) + " | " + std::to_string(level.block_hosts) + " | " +
+           Num(level.typical_gbps) + " | " + Num(level.threshold_gbps) + " | " + (failed.empty() ? "none" : failed) +
+           " |\n";
+    }
+  }
+  return m;
+}
+
 std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
   std::string m = "### commbench accept: " +
                   std::string(r.PreflightFailed() ? "could not run (pre-flight)"
@@ -214,6 +236,7 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
            " | " + Num(h.pair_busbw_gbps) + " |\n";
     }
   }
+  m += BisectionMarkdown(r.bisections);
   for (const std::string& n : r.notes) m += "\n- " + n;
   if (!r.notes.empty()) m += "\n";
   return m;

@@ -133,6 +133,8 @@ TEST(AcceptOutputsTest, MarkdownVerdictSuspectsFailedChecks) {
   EXPECT_NE(m.find("arrival skew: \\| pipe"), std::string::npos) << m;
   EXPECT_NE(m.find("| pairs allreduce 4M busbw floor |  | 0.25 GB/s | 0.5 |"), std::string::npos) << m;
   EXPECT_EQ(m.find("preflight ranks"), std::string::npos) << "passed checks stay out of the summary";
+  EXPECT_NE(m.find("**Bisection**, allreduce 4M:"), std::string::npos) << m;
+  EXPECT_NE(m.find("| 2 | 2 | 1 | 0.7 | 10.77.0.4 + 10.77.0.1 (0.25 GB/s) |"), std::string::npos) << m;
   AcceptanceReport ok;
   ok.passed = true;
   EXPECT_EQ(AcceptanceToMarkdown(ok).rfind("### commbench accept: pass\n", 0), 0u);

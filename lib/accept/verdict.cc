@@ -905,6 +905,7 @@ class Judgement {
   }
 
   // Ranks much slower than their group peers, over every point of every phase that ran; and the arrival skew.
+  // Keyed by process rank where the file has it (launch ranks in older files).
   void RankSuspects() {
     std::map<std::pair<std::string, int>, RankRecord> records;
     for (const PhaseResult& pr : in_.phases) {
@@ -918,7 +919,8 @@ class Judgement {
             for (const result::RankTime* q : ranks) {
               if (q != r) peers.push_back(q->time_us.p50);
             }
-            RankRecord& rec = records[{AddressOf(*r), r->rank}];
+            // By process: the phases place ranks in different orders, a slow process is the same one in each.
+            RankRecord& rec = records[{AddressOf(*r), r->process_rank >= 0 ? r->process_rank : r->rank}];
             ++rec.points;
             const double peer = Median(peers);
             if (peer > 0 && r->time_us.p50 >= p_.pairs.slow_rank_factor * peer) {

@@ -72,7 +72,7 @@ struct AcceptanceSuspect {
   SuspectWhat what = SuspectWhat::kHost;
   std::string host;
   std::string peer;                   // kLink: the other end
-  int rank = -1;                      // kRank: its rank in the launch that showed it
+  int rank = -1;                      // kRank: its process's rank as the launcher numbered it (--rank, SLURM_PROCID)
   double score = 0;                   // 0..1, how much slower than its peers (1 - its / typical); ranked by it
   std::vector<std::string> evidence;  // sentences with figures
 };

@@ -63,8 +63,11 @@ struct Cluster {
   int hosts = 8, ranks_per_host = 2;
   std::map<int, double> host_net;  // factor on a host's network bandwidth
   std::map<Pair, double> link;     // factor on one link
-  int slow_rank = -1;
+  int slow_rank = -1;  // a process rank (host * ranks_per_host + k)
   double slow_factor = 1;
+  // As real launches number ranks: each point's ranks in the order of its groups (so a process has a different
+  // rank in each phase), its process rank recorded beside. Off: rank = process rank, none recorded (older files).
+  bool launch_order = false;
   double noise = 0.03;
   std::mt19937_64 rng{1};
 
@@ -84,6 +87,8 @@ struct Cluster {
     p.point.group_size = static_cast<int>(groups[0].size()) * ranks_per_host;
     const int n = p.point.group_size;
     double slowest = 0;
+    int position = 0;
+    auto process = [](const result::RankTime& r) { return r.process_rank >= 0 ? r.process_rank : r.rank; };
     for (size_t g = 0; g < groups.size(); ++g) {
       double gbps = 4;
       if (groups[g].size() > 1) {
@@ -101,7 +106,9 @@ struct Cluster {
       for (int h : groups[g]) {
         for (int k = 0; k < ranks_per_host; ++k) {
           result::RankTime r;
-          r.rank = h * ranks_per_host + k;
+          r.rank = launch_order ? position : h * ranks_per_host + k;
+          r.process_rank = launch_order ? h * ranks_per_host + k : -1;
+          ++position;
           r.group = static_cast<int>(g);
           r.group_rank = group_rank++;
           r.host = "h" + std::to_string(h);
@@ -112,10 +119,10 @@ struct Cluster {
         }
       }
       bool has_slow = false;
-      for (const result::RankTime& r : p.per_rank) has_slow |= r.group == static_cast<int>(g) && r.rank == slow_rank;
+      for (const result::RankTime& r : p.per_rank) has_slow |= r.group == static_cast<int>(g) && process(r) == slow_rank;
       for (result::RankTime& r : p.per_rank) {
         if (r.group != static_cast<int>(g)) continue;
-        if (r.rank == slow_rank) {
+        if (process(r) == slow_rank) {
           r.time_us.p50 *= slow_factor;
           r.time_us.p99 *= slow_factor;
         } else if (has_slow) {
@@ -369,6 +376,22 @@ TEST(VerdictTest, SlowRankNamesItsHostAndRank) {
   EXPECT_NE(all.find("arrival skew: the slowest rank at"), std::string::npos) << all;
   EXPECT_NE(all.find("host phase"), std::string::npos) << all;
   EXPECT_NE(all.find("pairs phase"), std::string::npos) << all;
+}
+
+// The pairs rounds place each process at another launch rank: the suspect is still one process, named by the
+// rank its launcher gave it.
+TEST(VerdictTest, SlowRankIsNamedByItsProcessRankAcrossReorderedPhases) {
+  Cluster c;
+  c.launch_order = true;
+  c.slow_rank = 5;
+  c.slow_factor = 4;
+  AcceptanceReport r = Judge(c.Input());
+  ASSERT_FALSE(r.suspects.empty());
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5) << Failed(r);
+  EXPECT_EQ(r.suspects.size(), 1u) << Failed(r);
+  EXPECT_NE(r.suspects[0].evidence[0].find("of the 18 points it ran"), std::string::npos) << Failed(r);
 }
 
 TEST(VerdictTest, TwoBadHostsBothNamedFirst) {

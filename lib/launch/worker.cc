@@ -149,6 +149,7 @@ class RankRunner {
     result::RankSamples out;
     out.point_id = point.Id();
     out.rank = rank_;
+    out.process_rank = ProcessRank();
     out.group = place.group;
     out.group_rank = place.group_rank;
     out.pid = static_cast<int>(getpid());
@@ -174,6 +175,11 @@ class RankRunner {
   }
 
   const WorkerPlan& plan_;
+  // This process's rank as its launcher numbered it: the launch's order maps launch ranks to it (SPMD).
+  int ProcessRank() const {
+    return static_cast<size_t>(rank_) < plan_.order.size() ? plan_.order[static_cast<size_t>(rank_)] : rank_;
+  }
+
   int rank_;
   int local_rank_;  // among the ranks on this host
   Store* store_;

@@ -110,6 +110,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.group = r.group;
     t.group_rank = r.group_rank;
     t.pid = r.pid;
+    t.process_rank = r.process_rank;
     t.host = r.host;
     t.address = r.address;
     t.transport = r.transport;

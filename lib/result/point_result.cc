@@ -62,6 +62,7 @@ json RankToJson(const RankTime& r) {
               {"setup_s", r.setup_s},
               {"wall_s", r.wall_s},
               {"checked_iters", r.checked_iters}};
+  if (r.process_rank >= 0) out["process_rank"] = r.process_rank;
   if (!r.host.empty()) out["host"] = r.host;  // absent where it was not recorded, so older files read back alike
   if (!r.address.empty()) out["address"] = r.address;
   if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);
@@ -74,6 +75,7 @@ RankTime ReadRank(ObjectReader in) {
   r.group = in.SmallInt("group", 0);
   r.group_rank = in.SmallInt("group_rank", 0);
   r.pid = in.SmallInt("pid", 0);
+  r.process_rank = in.Has("process_rank") ? in.SmallInt("process_rank", -1) : -1;  // absent before it was recorded
   r.host = in.Has("host") ? in.String("host") : "";  // absent before hosts were recorded
   r.address = in.Has("address") ? in.String("address") : "";
   // Absent before transports were reported, and where the backend does not say.

@@ -37,6 +37,7 @@ struct GroupTime {
 
 struct RankTime {
   int rank = 0, group = 0, group_rank = 0, pid = 0;
+  int process_rank = -1;  // the launcher's rank of its process (RankSamples::process_rank); -1: not recorded
   std::string host, address;                  // machine name and transport address ("" in older files)
   Transport transport = Transport::kUnknown;  // what its communicator ran over (RankSamples); kUnknown: not reported
   Summary time_us;

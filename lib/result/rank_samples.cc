@@ -14,6 +14,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
            {"rank", r.rank},
            {"group", r.group},
            {"group_rank", r.group_rank},
+           {"process_rank", r.process_rank},
            {"pid", r.pid},
            {"host", r.host},
            {"address", r.address},
@@ -46,6 +47,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.rank = in.SmallInt("rank", 0);
   r.group = in.SmallInt("group", 0);
   r.group_rank = in.SmallInt("group_rank", 0);
+  r.process_rank = in.Has("process_rank") ? in.SmallInt("process_rank", -1) : -1;
   r.pid = in.SmallInt("pid", 0);
   r.host = in.Has("host") ? in.String("host") : "";
   r.address = in.Has("address") ? in.String("address") : "";

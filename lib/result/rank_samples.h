@@ -16,6 +16,9 @@ struct RankSamples {
   int point_index = 0;  // position of the point in the launch's plan
   std::string point_id;
   int rank = 0, group = 0, group_rank = 0;
+  // The process's own rank as its launcher numbered it (--rank, SLURM_PROCID, ...): differs from `rank` where a
+  // launch places ranks in another order (WorkerPlan::order); -1 in lines written before it was recorded.
+  int process_rank = -1;
   int pid = 0;
   std::string host;     // the rank's machine name
   std::string address;  // the address its transports used

@@ -30,6 +30,7 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   r.affinity = "0-1";
   r.setup_s = 0.02;
   r.checked_iters = 17;
+  r.process_rank = 9;  // another launch order put process 9 at launch rank 3
   const std::string line = RankSamplesToJsonLine(r);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   auto back = ParseRankSamplesLine(line);
@@ -46,6 +47,7 @@ TEST(RankSamplesTest, RoundTripsThroughOneLine) {
   EXPECT_EQ(back->end_ns, 5000);
   EXPECT_DOUBLE_EQ(back->vol_ctx, 7.5);
   EXPECT_EQ(back->checked_iters, 17);
+  EXPECT_EQ(back->process_rank, 9);
   EXPECT_EQ(RankSamplesToJsonLine(*back), line);
 }
 

@@ -184,6 +184,22 @@ TEST(ResultFileTest, RankTransportRoundTripsWhereReported) {
       << refused.status().message();
 }
 
+// per_rank[].process_rank: written where recorded, absent in older files (read as -1), read back as it was.
+TEST(ResultFileTest, ProcessRankRoundTripsWhereRecorded) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_GE(file->points[0].per_rank.size(), 2u);
+  EXPECT_EQ(file->points[0].per_rank[0].process_rank, -1);
+  file->points[0].per_rank[0].process_rank = 5;
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["points"][0]["per_rank"][0]["process_rank"], 5);
+  EXPECT_FALSE(j["points"][0]["per_rank"][1].contains("process_rank"));
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->points[0].per_rank[0].process_rank, 5);
+  EXPECT_EQ(back->points[0].per_rank[1].process_rank, -1);
+}
+
 // The record of several repeats: the last one's, with each repeat's p50 and mean, wrong when any repeat was.
 TEST(ResultFileTest, CombineRepeatsKeepsEveryRepeat) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));

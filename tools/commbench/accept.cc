@@ -35,7 +35,7 @@ struct AcceptOptions {
   std::string junit, summary;
   std::string iface;
   double timeout_s = 60;
-  std::string test_only_slow_rank;  // RANK:US, as sweep's (in launch ranks of every phase)
+  std::string test_only_slow_rank;  // RANK:US, as sweep's; RANK is a launcher rank (SPMD maps it per launch)
   SpmdFlags spmd;
 };
 
