@@ -44,7 +44,7 @@ struct LoopOptions {
   // the clock (a group barrier follows each check). The draws come from check_seed, which must be the same on
   // every rank of a group: they decide together which iterations to check. Each check and its barrier perturb
   // the groups running beside it: on a 2-core host, 2 pairs of 400 B Gloo ops measured 1.25-1.44x a bare loop at
-  // 1/64, 1.06-1.16x at 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
+  // 1/64, 1.06-1.26x at 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
   double check_rate = 1.0 / 256;
   uint64_t check_seed = 0;
   int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)
