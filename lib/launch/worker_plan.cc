@@ -27,6 +27,7 @@ json WorkerPlanToJson(const WorkerPlan& p) {
             {"iters", p.loop.iters},
             {"time_budget_s", p.loop.time_budget_s},
             {"target_ci", p.loop.target_ci},
+            {"check_rate", p.loop.check_rate},
             {"min_iters", p.loop.min_iters},
             {"max_iters", p.loop.max_iters},
             {"uniform_slowdown", p.loop.uniform_slowdown}}},
@@ -59,6 +60,7 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.loop.iters = loop.at("iters").get<int64_t>();
     p.loop.time_budget_s = loop.at("time_budget_s").get<double>();
     p.loop.target_ci = loop.at("target_ci").get<double>();
+    p.loop.check_rate = loop.at("check_rate").get<double>();
     p.loop.min_iters = loop.at("min_iters").get<int64_t>();
     p.loop.max_iters = loop.at("max_iters").get<int64_t>();
     p.loop.uniform_slowdown = loop.value("uniform_slowdown", 0.0);
@@ -88,6 +90,7 @@ WorkerPlan WorkerPlanFor(const Launch& launch, int launch_index, const SweepSpec
   plan.loop.iters = spec.iters;
   plan.loop.time_budget_s = spec.time_budget_s;
   plan.loop.target_ci = spec.target_ci;
+  plan.loop.check_rate = spec.check_rate;
   plan.loop.min_iters = spec.min_iters;
   plan.loop.max_iters = spec.max_iters;
   plan.loop.uniform_slowdown = spec.test_only_uniform_slowdown;

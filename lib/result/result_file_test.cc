@@ -62,6 +62,7 @@ json ExpectedWriteBack(const std::string& path, StatusOr<ResultFile>* file) {
   original["spec"].emplace("test_only_hang_rank", "");
   original["spec"].emplace("repeats", 1);  // schema_version 3: one repeat before --repeats existed
   original["spec"].emplace("test_only_uniform_slowdown", 0.0);
+  original["spec"].emplace("check_rate", 1.0 / 64);  // the rate those runs checked at, before it was a flag
   return original;
 }
 

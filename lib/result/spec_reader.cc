@@ -52,6 +52,7 @@ void ReadSettings(ObjectReader& in, SweepSpec* s) {
   s->time_budget_s = in.Number("time_budget_s", 0);
   s->timeout_s = in.Number("timeout_s", 0);
   s->target_ci = in.NumberOr("target_ci", s->target_ci);
+  s->check_rate = in.NumberOr("check_rate", 1.0 / 64);  // absent before it was a flag; those runs checked 1/64
   if (in.Has("min_iters")) s->min_iters = in.Int("min_iters", 0);
   if (in.Has("max_iters")) s->max_iters = in.Int("max_iters", 0);
   if (in.Has("sample_cap")) s->sample_cap = in.Int("sample_cap", 0);

@@ -64,6 +64,10 @@ Status ValidateSpec(const SweepSpec& spec) {
   if (!(spec.time_budget_s > 0 && spec.time_budget_s <= 3600)) {
     return InvalidArgument("--time-budget: invalid value " + std::to_string(spec.time_budget_s) + " (accepted: 0 < seconds <= 3600)");
   }
+  if (!(spec.check_rate >= 0 && spec.check_rate <= 1)) {
+    return InvalidArgument("--check-rate: invalid value " + std::to_string(spec.check_rate) +
+                           " (accepted: 0 to 1, the share of the middle timed iterations checked; e.g. 0.004, or 1 for all)");
+  }
   if (!(spec.target_ci > 0 && spec.target_ci < 1)) {
     return InvalidArgument("--target-ci: invalid value " + std::to_string(spec.target_ci) + " (accepted: a fraction between 0 and 1, e.g. 0.05)");
   }

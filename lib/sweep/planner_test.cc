@@ -154,6 +154,18 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   hang.test_only_hang_rank = "1:5";
   EXPECT_TRUE(PlanSweep(hang).ok());
 
+  SweepSpec checks;
+  for (double bad : {-0.1, 1.5, std::nan("")}) {
+    checks.check_rate = bad;
+    auto refused = PlanSweep(checks);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message().rfind("--check-rate: invalid value ", 0), 0u) << refused.status().message();
+  }
+  for (double fine : {0.0, 1.0 / 256, 1.0}) {
+    checks.check_rate = fine;
+    EXPECT_TRUE(PlanSweep(checks).ok()) << fine;
+  }
+
   SweepSpec repeats;
   for (int64_t bad : {0, -1, 1001}) {
     repeats.repeats = bad;

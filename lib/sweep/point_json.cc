@@ -131,6 +131,7 @@ json SpecToJson(const SweepSpec& s) {
           {"warmup", s.warmup},
           {"time_budget_s", s.time_budget_s},
           {"target_ci", s.target_ci},
+          {"check_rate", s.check_rate},
           {"min_iters", s.min_iters},
           {"max_iters", s.max_iters},
           {"sample_cap", s.sample_cap},

@@ -38,6 +38,7 @@ struct SweepSpec {
   int64_t warmup = 5;
   double time_budget_s = 0.2;  // per point, timed loop
   double target_ci = 0.05;     // stop early once the 95% CI of the median is within +-5% of it
+  double check_rate = 1.0 / 256;  // share of the middle timed iterations checked (LoopOptions::check_rate)
   int64_t min_iters = 20;
   int64_t max_iters = 100000;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON

@@ -57,6 +57,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--dtypes", "f8"}, "unknown dtype 'f8' (accepted: f32, f64, i32, f16, bf16)"},
       {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},
       {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
+      {{"sweep", "--check-rate", "1.5"}, "--check-rate: invalid value 1.5"},
       {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
       {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
       // Outputs and host resources are checked before any rank starts.
@@ -105,6 +106,22 @@ pid_t StartLongSweep(CliRunner* cli, std::vector<std::string> extra, std::vector
 
 // --explain with nothing suspected (one group count: no growth to diagnose) runs no second phase and says so;
 // the result file records that it ran and added nothing.
+// --check-rate 1 checks every timed iteration, 0 only the first and last; the file records the rate.
+TEST(CliTest, CheckRateDecidesHowManyIterationsAreChecked) {
+  for (const auto& [rate, checked] : std::vector<std::pair<std::string, int>>{{"1", 30}, {"0", 2}}) {
+    CliRunner cli;
+    const std::string out = cli.dir() + "/r.json";
+    CliResult r = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "30", "--warmup", "0",
+                           "--check-rate", rate, "--quiet", "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
+    EXPECT_EQ(result["spec"]["check_rate"], std::stod(rate));
+    EXPECT_EQ(result["points"][0]["checked_iters"], checked) << rate;
+    for (const nlohmann::json& rank : result["points"][0]["per_rank"]) EXPECT_EQ(rank["checked_iters"], checked) << rate;
+    ExpectNothingLeft(cli);
+  }
+}
+
 TEST(CliTest, ExplainWithNothingSuspectedRunsNothingMore) {
   CliRunner cli;
   const std::string out = cli.dir() + "/r.json";

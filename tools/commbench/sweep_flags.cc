@@ -56,6 +56,9 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
                   "Adaptive: more iterations (up to twice the budget) until the 95% CI of the median is within "
                   "this fraction of it")
       ->capture_default_str();
+  app->add_option("--check-rate", s.check_rate,
+                  "Share of the middle timed iterations whose output is checked, each on its own input (0..1)")
+      ->capture_default_str();
   app->add_option("--min-iters", s.min_iters, "Adaptive: at least this many iterations")->capture_default_str();
   app->add_option("--max-iters", s.max_iters, "Adaptive: at most this many iterations")->capture_default_str();
   app->add_option("--sample-cap", s.sample_cap, "Raw per-iteration samples kept per rank in the JSON")
