@@ -905,7 +905,6 @@ class Judgement {
   }
 
   // Ranks much slower than their group peers, over every point of every phase that ran; and the arrival skew.
-  // Keyed by process rank where the file has it (launch ranks in older files).
   void RankSuspects() {
     std::map<std::pair<std::string, int>, RankRecord> records;
     for (const PhaseResult& pr : in_.phases) {
@@ -919,7 +918,8 @@ class Judgement {
             for (const result::RankTime* q : ranks) {
               if (q != r) peers.push_back(q->time_us.p50);
             }
-            // By process: the phases place ranks in different orders, a slow process is the same one in each.
+            // By process rank (launch rank in older files): each phase orders ranks its own way, a slow process
+            // is the same one in all of them.
             RankRecord& rec = records[{AddressOf(*r), r->process_rank >= 0 ? r->process_rank : r->rank}];
             ++rec.points;
             const double peer = Median(peers);
