@@ -300,7 +300,8 @@ std::string AnalysisInput::ConfirmCommand(
 }
 
 AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
-                                 const result::Environment& environment, const ScalingOptions& options) {
+                                 const result::Environment& environment, const ScalingOptions& options,
+                                 int64_t requested_points) {
   AnalysisInput in;
   in.options = options;
   in.command = command;
@@ -311,9 +312,11 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
     in.tcp_loopback_gbps = environment.peaks->tcp_loopback_gbps;
   }
   in.points.reserve(points.size());
-  for (const result::PointResult& p : points) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const result::PointResult& p = points[i];
     if (p.correct) {
       in.points.push_back(FromResult(p));
+      in.points.back().requested = requested_points < 0 || static_cast<int64_t>(i) < requested_points;
     } else {
       in.excluded.push_back(p.id);
     }
@@ -329,9 +332,12 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
       SeriesData s;
       s.key = key;
       s.axes = in.points[i].axes;
+      s.requested = false;
       in.series.push_back(s);
     }
-    in.series[static_cast<size_t>(it->second)].points.push_back(static_cast<int>(i));
+    SeriesData& series = in.series[static_cast<size_t>(it->second)];
+    series.points.push_back(static_cast<int>(i));
+    series.requested = series.requested || in.points[i].requested;
   }
   for (SeriesData& s : in.series) {
     std::stable_sort(s.points.begin(), s.points.end(), [&in](int a, int b) {

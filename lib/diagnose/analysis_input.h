@@ -50,6 +50,7 @@ struct PointData {
   std::vector<RankData> ranks;
   double busbw_gbps = 0, aggregate_busbw_gbps = 0;
   std::optional<result::HostLoad> host_load;  // CPU taken by processes outside the run (rules/outside_load.cc)
+  bool requested = true;  // in the sweep the user asked for; false: a point --explain added for an A/B
 
   std::string Axis(const std::string& name) const;
   double MaxSetupS() const;  // -1 when no rank reported setup_s
@@ -66,6 +67,9 @@ struct SeriesData {
   result::SlopeKind slope_vs_bytes = result::SlopeKind::kUnknown;
   double bytes_share = 0;
   bool explained = false;  // a confirmed finding accounts for this series' growth: other rules look elsewhere
+  // The user asked for it; false: --explain added it as the B side of an A/B. A finding about the user's own
+  // loop ranks before one about a loop that exists only as evidence.
+  bool requested = true;
 };
 
 // Growth of A and of B over the group counts they share, and how much B cut it.
@@ -129,8 +133,11 @@ int CountCpus(const std::string& list);
 // The axes that form the series key (PointData::axes), in output order.
 const std::vector<std::string>& SeriesAxes();
 
+// `requested_points`: points[0, requested_points) are the sweep the user asked for, the rest --explain's A/B
+// points (result::ExplainRecord::first_phase_points); -1: all of them were asked for.
 AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
-                                 const result::Environment& environment, const ScalingOptions& options = {});
+                                 const result::Environment& environment, const ScalingOptions& options = {},
+                                 int64_t requested_points = -1);
 
 }  // namespace diagnose
 }  // namespace commbench

@@ -122,8 +122,17 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   }
   NoteOutsideLoad(in, &d.findings);  // growth measured beside another process is not the ranks' alone
   NoteOutsideLoad(in, &d.ruled_out);
-  std::stable_sort(d.findings.begin(), d.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.Score() > b.Score(); });
+  // Confirmed first; then findings about the loops the user asked for before those about a loop --explain added
+  // as an A/B side (a cause it amplified there may be real, but it is not what the user's loop pays); then score.
+  auto on_requested = [&in](const Finding& f) {
+    return f.series < 0 || in.series[static_cast<size_t>(f.series)].requested;
+  };
+  std::stable_sort(d.findings.begin(), d.findings.end(), [&on_requested](const Finding& a, const Finding& b) {
+    const bool ca = a.status == FindingStatus::kConfirmed, cb = b.status == FindingStatus::kConfirmed;
+    if (ca != cb) return ca;
+    if (on_requested(a) != on_requested(b)) return on_requested(a);
+    return a.Score() > b.Score();
+  });
   // Set-up growing with groups is a cost growing with groups too, even when the timed loop is flat.
   bool grows = std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.fit.grows; }) ||
                !d.findings.empty();
@@ -133,8 +142,13 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
 }
 
 result::Diagnosis Diagnose(const std::vector<result::PointResult>& points, const std::string& command,
-                           const result::Environment& environment) {
-  return Run(BuildAnalysisInput(points, command, environment));
+                           const result::Environment& environment, int64_t requested_points) {
+  return Run(BuildAnalysisInput(points, command, environment, {}, requested_points));
+}
+
+result::Diagnosis Diagnose(const result::ResultFile& file) {
+  return Diagnose(file.points, file.header.command, file.header.environment,
+                  file.trailer.explain ? file.trailer.explain->first_phase_points : -1);
 }
 
 }  // namespace diagnose

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   commbench::result::ResultTrailer trailer = file->trailer;
-  trailer.diagnosis = commbench::diagnose::Diagnose(file->points, file->header.command, file->header.environment);
+  trailer.diagnosis = commbench::diagnose::Diagnose(*file);
   if (argc > 2 && std::string(argv[2]) == "--json") {
     std::cout << commbench::result::TrailerToJson(trailer).dump(2) << "\n";
   } else {

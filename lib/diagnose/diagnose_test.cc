@@ -217,6 +217,41 @@ TEST(Diagnose, OneAbConfirmsOneCause) {
   }
 }
 
+// What plant (b) of the planted-cause suite saw in CI: --explain's --cpus 0 side of the barrier loop (three
+// single-rank groups on one core) grows twice as fast as the user's loop on both cores, so oversubscription is
+// confirmed there by "all cores" with a higher score than the barrier's. The user's loop is the barrier's: its
+// --sync none A/B removes all of its growth. A finding about the loop the user asked for ranks first.
+TEST(Diagnose, TheUsersOwnLoopRanksBeforeALoopExplainAdded) {
+  auto barrier_loop = [](const std::string& sync, const std::string& cpus) {
+    PointSpec s;
+    s.axes["sync"] = sync;
+    s.axes["cpus"] = cpus;
+    s.group_size = 1;
+    s.saturation = 0.9;
+    return s;
+  };
+  std::vector<int> g13 = {1, 2, 3};
+  auto more_preemptions = [](int g, PointSpec* p) { p->invol_ctx_per_iter = 0.2 * g; };
+  json r = MakeResult({MakeSeries(barrier_loop("world-barrier", ""), g13, [](int g) { return 1.0 + 50 * (g - 1); }),
+                       MakeSeries(barrier_loop("none", ""), g13, [](int) { return 1.0; }),
+                       MakeSeries(barrier_loop("world-barrier", "0"), g13,
+                                  [](int g) { return 1.0 + 105 * (g - 1); }, more_preemptions)},
+                      "commbench sweep --groups 1..3 --group-size 1 --sync world-barrier --explain");
+  r["explain"] = {{"first_phase_points", 3}, {"abs", json::array()}};
+  json d = Diagnose(r);
+  ASSERT_GE(d["findings"].size(), 2u) << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["rule"], "world_barrier") << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed") << d.dump(1);
+  // The oversubscription on one core is real and stays, confirmed, after it, though its score is higher.
+  const json& over = d["findings"][1];
+  EXPECT_EQ(over["rule"], "cpu_oversubscription") << d.dump(1);
+  EXPECT_EQ(over["status"], "confirmed") << d.dump(1);
+  EXPECT_GT(over["score"].get<double>(), d["findings"][0]["score"].get<double>()) << d.dump(1);
+  // Without the --explain record every loop was asked for, and the score alone orders them.
+  r.erase("explain");
+  EXPECT_EQ(Diagnose(r)["findings"][0]["rule"], "cpu_oversubscription");
+}
+
 TEST(Diagnose, DeterministicOutput) {
   PointSpec base;
   base.saturation = 0.95;

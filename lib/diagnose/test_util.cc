@@ -138,8 +138,7 @@ result::ResultFile ReadSynthetic(const json& result) {
 }
 
 result::Diagnosis DiagnoseTyped(const json& result) {
-  const result::ResultFile file = ReadSynthetic(result);
-  return diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+  return diagnose::Diagnose(ReadSynthetic(result));
 }
 
 json Diagnose(const json& result) {
@@ -155,7 +154,8 @@ json Diagnose(const json& result) {
 
 AnalysisInput BuildAnalysisInput(const json& result) {
   const result::ResultFile file = ReadSynthetic(result);
-  return diagnose::BuildAnalysisInput(file.points, file.header.command, file.header.environment);
+  return diagnose::BuildAnalysisInput(file.points, file.header.command, file.header.environment, {},
+                                      file.trailer.explain ? file.trailer.explain->first_phase_points : -1);
 }
 
 const std::vector<int>& OneToEight() {

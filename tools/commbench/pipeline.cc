@@ -142,7 +142,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
 
   result::ResultTrailer& trailer = file.trailer;
   trailer.skipped = request.plan->skipped;
-  trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+  trailer.diagnosis = diagnose::Diagnose(file);
   while (request.follow_up && driven.failure.empty()) {
     FollowUp next = request.follow_up(file);
     if (next.explain) {
@@ -152,7 +152,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     if (next.plan.launches.empty()) break;
     driven = run_repeated(next.plan);
     trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
-    trailer.diagnosis = diagnose::Diagnose(file.points, file.header.command, file.header.environment);
+    trailer.diagnosis = diagnose::Diagnose(file);
     if (!next.again) break;
   }
 

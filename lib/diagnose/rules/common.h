@@ -42,9 +42,10 @@ void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, con
 namespace commbench {
 namespace diagnose {
 
-// The most telling of several candidate findings: confirmed, then suspected, then ruled out; then one with
-// a measured A/B before one without; then strength.
-std::optional<Finding> PickBest(std::vector<Finding> candidates);
+// The most telling of several candidate findings: confirmed, then suspected, then ruled out; then one about a
+// series the user asked for before one --explain added; then one with a measured A/B before one without; then
+// strength.
+std::optional<Finding> PickBest(const AnalysisInput& in, std::vector<Finding> candidates);
 
 // PickBest over what `build` finds in each growing series that `pred` accepts (build may find nothing).
 using BuildFinding = std::function<std::optional<Finding>(const AnalysisInput&, int series)>;

@@ -144,7 +144,7 @@ class OutsideLoadRule : public Rule {
       std::optional<Finding> f = Build(in, static_cast<int>(a));
       if (f) out.push_back(std::move(*f));
     }
-    return PickBest(std::move(out));
+    return PickBest(in, std::move(out));
   }
 
  private:

@@ -26,7 +26,7 @@ class SetupGrowthRule : public Rule {
       std::optional<Finding> f = Build(in, static_cast<int>(a));
       if (f) out.push_back(*f);
     }
-    return PickBest(out);
+    return PickBest(in, out);
   }
 
  private:
