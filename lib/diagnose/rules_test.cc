@@ -406,6 +406,41 @@ TEST(SharedBandwidthRule, SequentialAbWithoutEitherSignatureCannotTell) {
   EXPECT_NE(f->summary.find("cannot be told: one size only"), std::string::npos) << f->summary;
 }
 
+// Plant (a) of the planted-cause suite once ranked this first: 12 ranks on 2 saturated cores moving 64 KiB, the
+// groups together at 68 % of the loopback TCP peak. Loopback TCP is moved by those same cores, so near its peak
+// is the CPU's signature: no bandwidth finding without a sequential A/B, and with one the resource is CPU.
+TEST(SharedBandwidthRule, NearTheLoopbackPeakOnOversubscribedCoresIsCpu) {
+  auto cpu_limited = [](const std::string& concurrency) {
+    PointSpec s = Oversubscribed("", 2);
+    s.axes["concurrency"] = concurrency;
+    s.bytes = 65536;
+    const bool seq = concurrency == "sequential";
+    return MakeSeries(s, OneToEight(), [seq](int g) { return seq ? 120.0 : 120.0 + 20 * (g - 1); },
+                      [](int g, PointSpec* p) { p->busbw_gbps = 1.4 / g; });  // together 1.4 GB/s at every G
+  };
+  const double tcp_peak = 2.0;  // GB/s: the aggregate is at 70 % of it
+  EXPECT_FALSE(Eval("shared_bandwidth", MakeResult({cpu_limited("concurrent")}, "commbench sweep", 10, tcp_peak)));
+  std::optional<Finding> f = Eval(
+      "shared_bandwidth",
+      MakeResult({cpu_limited("concurrent"), cpu_limited("sequential")}, "commbench sweep", 10, tcp_peak));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed) << f->summary;
+  EXPECT_EQ(f->cause, "groups contend for CPU") << f->summary;
+  // On cores that are not oversubscribed the same aggregate is a bandwidth signature.
+  auto roomy = [](int g, PointSpec* p) {
+    p->busbw_gbps = 1.4 / g;
+    p->cores = 64;
+  };
+  PointSpec s = Oversubscribed("", 64);
+  s.bytes = 65536;
+  std::optional<Finding> bw = Eval(
+      "shared_bandwidth",
+      MakeResult({MakeSeries(s, OneToEight(), [](int g) { return 120.0 + 20 * (g - 1); }, roomy)}, "commbench sweep",
+                 10, tcp_peak));
+  ASSERT_TRUE(bw);
+  EXPECT_EQ(bw->cause, "groups contend for memory or link bandwidth") << bw->summary;
+}
+
 TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeakWithABusyCpu) {
   // The same sweep on a host whose measured peak is 100x the aggregate: with the CPU busy, the bytes are CPU
   // time (copies, reduction), not a saturated link.

@@ -63,11 +63,16 @@ class SharedBandwidthRule : public Rule {
     return std::max(last.threads_per_core, cores > 0 ? last.world / cores : 0.0);
   }
 
+  // Ranks outnumber the cores and keep them busy.
+  static bool CpuBound(const AnalysisInput& in, const SeriesData& s) {
+    return RanksPerCore(in, s) > 1.0 && in.Last(s).saturation >= kSaturated;
+  }
+
   static ResourceReading ReadResource(const AnalysisInput& in, const SeriesData& s, bool by_size, bool near_peak,
                                       double fraction, const std::string& peak_name) {
     const PointData& last = in.Last(s);
     const double rpc = RanksPerCore(in, s);
-    const bool cpu_bound = rpc > 1.0 && last.saturation >= kSaturated;
+    const bool cpu_bound = CpuBound(in, s);
     const std::string at = " at G=" + std::to_string(last.groups);
     const std::string bytes_text =
         s.slope_vs_bytes == result::SlopeKind::kUnknown
@@ -108,7 +113,11 @@ class SharedBandwidthRule : public Rule {
     double peak = PeakFor(in, s, &peak_name);
     double fraction = peak > 0 && moves_bytes ? last.aggregate_busbw_gbps / peak : 0;
     bool by_size = moves_bytes && s.slope_vs_bytes == result::SlopeKind::kBandwidthBound;
-    bool near_peak = fraction >= kNearPeak;
+    // Loopback TCP is moved by the host's own cores: where the ranks outnumber them and keep them busy, an
+    // aggregate near its peak is what the cores can copy, the CPU's signature, not a link filling up.
+    const bool peak_is_cpu =
+        CpuBound(in, s) && in.First(s).point.transport == Transport::kTcp && in.tcp_loopback_gbps > 0;
+    bool near_peak = fraction >= kNearPeak && !peak_is_cpu;
     // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
     double agg_lo = 0, agg_hi = 0;
     int shared_points = 0;
