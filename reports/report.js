@@ -85,7 +85,8 @@
       ' to ' + pct(a.cut_ci95[1]) + ')' : '';
     const verdict = a.supports_cause ? 'confirms ' + a.supports_cause + ' instead' :
       a.outcome === 'rules out' ? 'rules it out' : a.outcome === 'supports' ? 'supports it' : 'inconclusive';
-    return (a.partner || a.factor || 'A/B') + (isNum(a.g_lo) && isNum(a.g_hi) ? ' over G=' + a.g_lo + '..' + a.g_hi : '') +
+    const pair = a.a_side ? a.a_side + ' to ' + (a.partner || a.factor) : (a.partner || a.factor || 'A/B');
+    return pair + (isNum(a.g_lo) && isNum(a.g_hi) ? ' over G=' + a.g_lo + '..' + a.g_hi : '') +
       ': growth ' + fmtTime(a.growth_a_us) + ' → ' + fmtTime(a.growth_b_us) + ', cut ' + pct(a.cut) + ci + ', ' + verdict;
   }
   function abDetail(f, status) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 #include "lib/stats/fit.h"
@@ -121,54 +122,94 @@ std::string PartnerLabel(const std::string& axis, const std::string& value) {
   return flag + " " + value;
 }
 
-std::vector<AbRecord> EvaluateAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& rule) {
-  std::vector<AbRecord> out;
-  const SeriesData& sa = in.series[static_cast<size_t>(a)];
-  for (const std::string& axis : factor.axes) {
-    // Partners() keeps every other axis equal: a B that changed something else as well proves nothing alone.
-    for (int b : in.Partners(a, axis)) {
-      const SeriesData& sb = in.series[static_cast<size_t>(b)];
-      if (!factor.removes || !factor.removes(in, sa, sb, axis)) continue;
-      const AbComparison c = in.Compare(a, b);
-      if (c.g_hi <= c.g_lo) continue;  // fewer than two shared group counts: no growth to compare
-      AbRecord r;
-      r.factor = axis;
-      r.partner = PartnerLabel(axis, AxisOf(sb, axis));
-      for (int p : sb.points) r.points.push_back(in.points[static_cast<size_t>(p)].id);
-      r.g_lo = c.g_lo;
-      r.g_hi = c.g_hi;
-      r.growth_a_us = c.growth_a_us;
-      r.growth_b_us = c.growth_b_us;
-      r.cut = c.cut;
-      r.a_series = a;
-      r.b_series = b;
-      if (!c.a_grows) {
-        r.outcome = AbOutcome::kInconclusive;
-        r.note = "A does not grow over the group counts both sides share, so the pair tests nothing";
-      } else {
-        r.cut_ci95 = BootstrapCut(in, a, b);
-        // The reported cut is the more conservative of model and line; the interval must contain it.
-        r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
-        r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
-        if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
-          r.outcome = AbOutcome::kSupports;
-        } else if (r.cut_ci95.hi < kRuleOutCutHigh) {
-          r.outcome = AbOutcome::kRulesOut;
-        } else {
-          r.outcome = AbOutcome::kInconclusive;
-          r.note = "cut " + Percent(r.cut) + ", 95% interval " + Percent(r.cut_ci95.lo) + " to " +
-                   Percent(r.cut_ci95.hi) + ": confirming needs a cut of at least " + Percent(kConfirmCut) +
-                   " with the interval's lower end at least " + Percent(kConfirmCutLow) +
-                   ", ruling out an upper end below " + Percent(kRuleOutCutHigh);
-        }
+namespace {
+
+// The series reachable from `a` by changing the factor's axes alone, one axis at a time; `a` first.
+std::vector<int> Family(const AnalysisInput& in, int a, const AbFactor& factor) {
+  std::vector<int> family = {a};
+  for (size_t i = 0; i < family.size(); ++i) {
+    for (const std::string& axis : factor.axes) {
+      for (int b : in.Partners(family[i], axis)) {
+        if (std::find(family.begin(), family.end(), b) == family.end()) family.push_back(b);
       }
-      auto credit = in.ab_credit.find({a, b});
-      if (credit != in.ab_credit.end() && credit->second.rule != rule) {
-        r.supports_cause = credit->second.cause;
-        r.note = "this A/B confirms " + credit->second.cause + ", whose factor it varies: one A/B confirms one cause";
-      }
-      out.push_back(std::move(r));
     }
+  }
+  return family;
+}
+
+// One pair, cause on A and removed on B, compared and judged; nullopt when they share fewer than two group counts.
+std::optional<AbRecord> EvaluatePair(const AnalysisInput& in, int a, int b, const std::string& axis) {
+  const SeriesData& sb = in.series[static_cast<size_t>(b)];
+  const AbComparison c = in.Compare(a, b);
+  if (c.g_hi <= c.g_lo) return std::nullopt;  // fewer than two shared group counts: no growth to compare
+  AbRecord r;
+  r.factor = axis;
+  r.partner = PartnerLabel(axis, AxisOf(sb, axis));
+  for (int p : sb.points) r.points.push_back(in.points[static_cast<size_t>(p)].id);
+  r.g_lo = c.g_lo;
+  r.g_hi = c.g_hi;
+  r.growth_a_us = c.growth_a_us;
+  r.growth_b_us = c.growth_b_us;
+  r.cut = c.cut;
+  r.a_series = a;
+  r.b_series = b;
+  if (!c.a_grows) {
+    r.outcome = AbOutcome::kInconclusive;
+    r.note = "A does not grow over the group counts both sides share, so the pair tests nothing";
+    return r;
+  }
+  r.cut_ci95 = BootstrapCut(in, a, b);
+  // The reported cut is the more conservative of model and line; the interval must contain it.
+  r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
+  r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
+  if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
+    r.outcome = AbOutcome::kSupports;
+  } else if (r.cut_ci95.hi < kRuleOutCutHigh) {
+    r.outcome = AbOutcome::kRulesOut;
+  } else {
+    r.outcome = AbOutcome::kInconclusive;
+    r.note = "cut " + Percent(r.cut) + ", 95% interval " + Percent(r.cut_ci95.lo) + " to " + Percent(r.cut_ci95.hi) +
+             ": confirming needs a cut of at least " + Percent(kConfirmCut) + " with the interval's lower end at least " +
+             Percent(kConfirmCutLow) + ", ruling out an upper end below " + Percent(kRuleOutCutHigh);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<AbRecord> EvaluateAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& rule) {
+  if (!factor.removes) return {};
+  // Every pair in the family, once, with the cause on its A side. Those where `a` is A come first, then those
+  // where it is B (a partner that adds the cause, e.g. --explain's --cpus 0 beside all cores), then the rest.
+  struct Oriented {
+    int a, b;
+    std::string axis;
+    int order;
+  };
+  std::vector<Oriented> pairs;
+  const std::vector<int> family = Family(in, a, factor);
+  for (int x : family) {
+    const SeriesData& sx = in.series[static_cast<size_t>(x)];
+    for (const std::string& axis : factor.axes) {
+      // Partners() keeps every other axis equal: a B that changed something else as well proves nothing alone.
+      for (int y : in.Partners(x, axis)) {
+        if (!factor.removes(in, sx, in.series[static_cast<size_t>(y)], axis)) continue;
+        pairs.push_back({x, y, axis, x == a ? 0 : y == a ? 1 : 2});
+      }
+    }
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Oriented& p, const Oriented& q) { return p.order < q.order; });
+  std::vector<AbRecord> out;
+  for (const Oriented& p : pairs) {
+    std::optional<AbRecord> r = EvaluatePair(in, p.a, p.b, p.axis);
+    if (!r) continue;
+    if (p.a != a) r->a_side = PartnerLabel(p.axis, AxisOf(in.series[static_cast<size_t>(p.a)], p.axis));
+    auto credit = in.ab_credit.find({p.a, p.b});
+    if (credit != in.ab_credit.end() && credit->second.rule != rule) {
+      r->supports_cause = credit->second.cause;
+      r->note = "this A/B confirms " + credit->second.cause + ", whose factor it varies: one A/B confirms one cause";
+    }
+    out.push_back(std::move(*r));
   }
   return out;
 }

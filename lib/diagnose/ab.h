@@ -49,9 +49,13 @@ std::vector<std::string> DifferingAxes(const SeriesData& a, const SeriesData& b)
 // The B side as the user would write it: "--cpus 0-1", "all cores", "--graph".
 std::string PartnerLabel(const std::string& axis, const std::string& value);
 
-// Every partner of series `a` along `factor` that removes the cause, compared and judged. `rule` is the rule
-// asking: a pair the diagnosis credited to another rule (AnalysisInput::ab_credit) keeps its figures but says
-// which cause it supports instead.
+// Every A/B pair along `factor` that concerns series `a`: the pairs within its family (the series reachable
+// from `a` by changing the factor's axes alone), each once, oriented with the cause on A, compared and judged.
+// Pairs where `a` is the A side come first, then those where it is the B side (a partner that adds the cause),
+// then the rest of the family; a record whose A side is not `a` names it in `a_side`. So every series of a
+// family is judged on the same pairs: none is confirmed by one pair while another pair rules the cause out.
+// `rule` is the rule asking: a pair the diagnosis credited to another rule (AnalysisInput::ab_credit) keeps its
+// figures but says which cause it supports instead.
 std::vector<result::AbRecord> EvaluateAbs(const AnalysisInput& in, int a, const AbFactor& factor,
                                           const std::string& rule);
 

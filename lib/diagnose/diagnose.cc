@@ -123,14 +123,21 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   NoteOutsideLoad(in, &d.findings);  // growth measured beside another process is not the ranks' alone
   NoteOutsideLoad(in, &d.ruled_out);
   // Confirmed first; then findings about the loops the user asked for before those about a loop --explain added
-  // as an A/B side (a cause it amplified there may be real, but it is not what the user's loop pays); then score.
+  // as an A/B side (a cause it amplified there may be real, but it is not what the user's loop pays); then one
+  // whose deciding A/B took the cause out of its own loop before one whose A/B added it to another loop (it shows
+  // the factor matters, not how much of this loop's growth it accounts for); then score.
   auto on_requested = [&in](const Finding& f) {
     return f.series < 0 || in.series[static_cast<size_t>(f.series)].requested;
   };
-  std::stable_sort(d.findings.begin(), d.findings.end(), [&on_requested](const Finding& a, const Finding& b) {
+  auto removed_here = [](const Finding& f) {
+    const int k = JudgeAbs(f.ab).decisive;
+    return k >= 0 && f.ab[static_cast<size_t>(k)].a_side.empty();
+  };
+  std::stable_sort(d.findings.begin(), d.findings.end(), [&](const Finding& a, const Finding& b) {
     const bool ca = a.status == FindingStatus::kConfirmed, cb = b.status == FindingStatus::kConfirmed;
     if (ca != cb) return ca;
     if (on_requested(a) != on_requested(b)) return on_requested(a);
+    if (ca && removed_here(a) != removed_here(b)) return removed_here(a);
     return a.Score() > b.Score();
   });
   // Set-up growing with groups is a cost growing with groups too, even when the timed loop is flat.

@@ -218,9 +218,10 @@ TEST(Diagnose, OneAbConfirmsOneCause) {
 }
 
 // What plant (b) of the planted-cause suite saw in CI: --explain's --cpus 0 side of the barrier loop (three
-// single-rank groups on one core) grows twice as fast as the user's loop on both cores, so oversubscription is
-// confirmed there by "all cores" with a higher score than the barrier's. The user's loop is the barrier's: its
-// --sync none A/B removes all of its growth. A finding about the loop the user asked for ranks first.
+// single-rank groups on one core) grows twice as fast as the user's loop on both cores, so oversubscription was
+// confirmed there, by "all cores", with a higher score than the barrier's, and ranked first. The user's loop is
+// the barrier's: its --sync none A/B removes all of its growth. Findings about the loop the user asked for rank
+// first, and the --cpus pair is reported on that loop too, from --cpus 0 to all cores.
 TEST(Diagnose, TheUsersOwnLoopRanksBeforeALoopExplainAdded) {
   auto barrier_loop = [](const std::string& sync, const std::string& cpus) {
     PointSpec s;
@@ -242,12 +243,18 @@ TEST(Diagnose, TheUsersOwnLoopRanksBeforeALoopExplainAdded) {
   ASSERT_GE(d["findings"].size(), 2u) << d.dump(1);
   EXPECT_EQ(d["findings"][0]["rule"], "world_barrier") << d.dump(1);
   EXPECT_EQ(d["findings"][0]["status"], "confirmed") << d.dump(1);
-  // The oversubscription on one core is real and stays, confirmed, after it, though its score is higher.
+  // Oversubscription is real too: confirmed on the user's loop by the pair --explain measured for it.
   const json& over = d["findings"][1];
   EXPECT_EQ(over["rule"], "cpu_oversubscription") << d.dump(1);
   EXPECT_EQ(over["status"], "confirmed") << d.dump(1);
-  EXPECT_GT(over["score"].get<double>(), d["findings"][0]["score"].get<double>()) << d.dump(1);
-  // Without the --explain record every loop was asked for, and the score alone orders them.
+  ASSERT_EQ(over["ab"].size(), 1u) << over.dump(1);
+  EXPECT_EQ(over["ab"][0]["a_side"], "--cpus 0") << over.dump(1);
+  EXPECT_EQ(over["ab"][0]["partner"], "all cores") << over.dump(1);
+  EXPECT_NE(over["summary"].get<std::string>().find("A/B: from --cpus 0 to all cores"), std::string::npos)
+      << over["summary"];
+  EXPECT_EQ(over["points"][0], d["findings"][0]["points"][0]) << "not the user's loop: " << over.dump(1);
+  // Without the --explain record every loop was asked for: the one-core loop is the user's too, and its
+  // oversubscription (the higher score, its own cause removed by all cores) comes first.
   r.erase("explain");
   EXPECT_EQ(Diagnose(r)["findings"][0]["rule"], "cpu_oversubscription");
 }

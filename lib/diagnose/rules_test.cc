@@ -104,11 +104,13 @@ TEST(CpuOversubscriptionRule, RuledOutWhenMoreCoresDoNotHelp) {
   json r = MakeResult({OversubscribedSeries("0", 1, 40), OversubscribedSeries("0-1", 2, 39)}, "commbench sweep");
   std::optional<Finding> f = Eval("cpu_oversubscription", r);
   ASSERT_TRUE(f);
-  // The restricted series' A/B did not cut it; the unrestricted one has no B with more cores: suspected.
-  EXPECT_NE(f->status, FindingStatus::kConfirmed);
+  // The one pair, more cores against fewer, did not cut the growth: both series are judged on it, so the cause is
+  // ruled out on either and listed in ruled_out[] with that A/B.
+  EXPECT_EQ(f->status, FindingStatus::kRuledOut);
   json d = Diagnose(r);
   EXPECT_EQ(CountConfirmed(d), 0);
-  ASSERT_EQ(d["ruled_out"].size(), 0u);  // the suspected candidate is more telling than the ruled-out one
+  ASSERT_EQ(d["ruled_out"].size(), 1u) << d.dump(1);
+  EXPECT_EQ(d["ruled_out"][0]["ab"][0]["outcome"], "rules out");
 }
 
 // The case: `sweep --groups 1..6 --sizes 64K --pin none,compact` at 6 ranks per core on both sides.

@@ -35,6 +35,7 @@ json AbToJson(const AbRecord& r) {
             {"cut", Round3(r.cut)},
             {"cut_ci95", IntervalToJson(r.cut_ci95)},
             {"outcome", NameOf(kAbOutcomeNames, r.outcome)}};
+  if (!r.a_side.empty()) j["a_side"] = r.a_side;
   if (!r.note.empty()) j["note"] = r.note;
   if (!r.supports_cause.empty()) j["supports_cause"] = r.supports_cause;
   return j;
@@ -63,6 +64,7 @@ AbRecord ReadAb(const json& j, const std::string& path, SchemaErrors* errors) {
   r.cut = in.Number("cut");
   r.cut_ci95 = ReadInterval(in, "cut_ci95");
   r.outcome = in.Enum("outcome", kAbOutcomeNames);
+  if (in.Has("a_side")) r.a_side = in.String("a_side");
   if (in.Has("note")) r.note = in.String("note");
   if (in.Has("supports_cause")) r.supports_cause = in.String("supports_cause");
   return r;

@@ -54,6 +54,7 @@ struct CutInterval {
 struct AbRecord {
   std::string factor;               // the axis the pair varies, e.g. "cpus"
   std::string partner;              // the B side as the user's flag, e.g. "--cpus 0-1"
+  std::string a_side;  // the A side as the user's flag when it is not the finding's own series ("" when it is)
   std::vector<std::string> points;  // B's point ids
   double g_lo = 0, g_hi = 0;        // the group counts both sides share
   double growth_a_us = 0, growth_b_us = 0;

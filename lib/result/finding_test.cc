@@ -39,6 +39,7 @@ Finding WithAbs() {
   r.cut_ci95 = {-0.1, 0.2};
   r.outcome = AbOutcome::kRulesOut;
   r.supports_cause = "another cause";
+  r.a_side = "--ranks-per-process 2";
   f.ab.push_back(r);
   return f;
 }
@@ -49,6 +50,8 @@ TEST(FindingTest, AbRecordsRoundTrip) {
   EXPECT_EQ(j["ab"][1]["outcome"], "rules out");
   EXPECT_EQ(j["ab"][1]["supports_cause"], "another cause");
   EXPECT_FALSE(j["ab"][0].contains("supports_cause"));
+  EXPECT_FALSE(j["ab"][0].contains("a_side"));  // A is the finding's own series
+  EXPECT_EQ(j["ab"][1]["a_side"], "--ranks-per-process 2");
   auto back = ReadFinding(j);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(FindingToJson(*back), j);
@@ -56,6 +59,7 @@ TEST(FindingTest, AbRecordsRoundTrip) {
   EXPECT_EQ(back->cut_ci95->lo, 0.55);
   EXPECT_EQ(back->ab[0].partner, "--cpus 0-1");
   EXPECT_EQ(back->ab[1].outcome, AbOutcome::kRulesOut);
+  EXPECT_EQ(back->ab[1].a_side, "--ranks-per-process 2");
 }
 
 TEST(FindingTest, OlderFindingsWithoutAbsStillLoad) {

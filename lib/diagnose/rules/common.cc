@@ -53,9 +53,17 @@ std::string Interval(const result::AbRecord& r) {
 
 std::string Range(const result::AbRecord& r) { return "G=" + Fmt(r.g_lo, 0) + ".." + Fmt(r.g_hi, 0); }
 
+// The pair as the user would write it: "--pin compact", or "--cpus 0 to all cores" where A is another series.
+std::string PairLabel(const result::AbRecord& r) { return r.a_side.empty() ? r.partner : r.a_side + " to " + r.partner; }
+
+// "with --cpus 0-1", or "from --cpus 0 to all cores" where A is another series than the finding's.
+std::string With(const result::AbRecord& r) {
+  return r.a_side.empty() ? "with " + r.partner : "from " + r.a_side + " to " + r.partner;
+}
+
 // "--pin compact: cut 12% (95% interval -3% to 25%), rules it out".
 std::string Brief(const result::AbRecord& r) {
-  std::string s = r.partner + ": cut " + Pct(r.cut) + " (" + Interval(r) + "), ";
+  std::string s = PairLabel(r) + ": cut " + Pct(r.cut) + " (" + Interval(r) + "), ";
   if (!r.supports_cause.empty()) return s + "confirms " + r.supports_cause + " instead";
   switch (r.outcome) {
     case result::AbOutcome::kSupports:
@@ -75,9 +83,9 @@ std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgem
                            Fmt(d.growth_b_us) + " us";
   std::string s;
   if (j.status == FindingStatus::kConfirmed) {
-    s = " A/B: with " + d.partner + " " + fell + " (cut by " + Pct(d.cut) + ", " + Interval(d) + ").";
+    s = " A/B: " + With(d) + " " + fell + " (cut by " + Pct(d.cut) + ", " + Interval(d) + ").";
   } else if (j.status == FindingStatus::kRuledOut) {
-    s = " A/B: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) +
+    s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) +
         "), so this is not the cause.";
   } else if (j.conflicting) {
     s = " The A/Bs disagree, so it stays suspected:";
@@ -85,9 +93,9 @@ std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgem
     s.back() = '.';
     return s;
   } else if (!d.supports_cause.empty()) {
-    s = " A/B: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + "), but " + d.note + ".";
+    s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + "), but " + d.note + ".";
   } else {
-    s = " A/B inconclusive: with " + d.partner + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "); " +
+    s = " A/B inconclusive: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "); " +
         (d.note.rfind("A does not grow", 0) == 0 ? d.note : "confirming needs a cut of at least 50% with the "
                                                            "interval's lower end at least 30%") +
         ". Repeat it with more iterations or group counts.";
@@ -111,6 +119,9 @@ void Judge(const std::string& confirm_command, Finding* f) {
   f->cut = d.cut;
   f->cut_ci95 = d.cut_ci95;
   f->ab_points = d.points;
+  if (!d.a_side.empty()) {
+    f->evidence.push_back({"growth over " + Range(d) + " with the cause (" + d.a_side + ")", d.growth_a_us, "us"});
+  }
   f->evidence.push_back({"growth over " + Range(d) + " without the cause (" + d.partner + ")", d.growth_b_us, "us"});
   f->evidence.push_back({"growth cut by the A/B", 100 * d.cut, "%"});
   f->evidence.push_back({"lower end of the cut's 95% interval", 100 * d.cut_ci95.lo, "%"});
@@ -138,7 +149,7 @@ void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, con
       return &b == &sb;
     };
     for (result::AbRecord& r : EvaluateAbs(in, ab->a, only, f->rule)) {
-      if (r.b_series != ab->b) continue;
+      if (r.a_series != ab->a || r.b_series != ab->b) continue;
       r.partner = b_label;
       f->ab.push_back(std::move(r));
       break;

@@ -37,7 +37,7 @@ class HostSyncRule : public Rule {
     f.axes = {"sync", "graph"};
     f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string& axis) {
       if (axis == "graph") return a.axes.at("graph") != "true" && b.axes.at("graph") == "true";
-      return b.axes.at("sync") == "event" || b.axes.at("sync") == "none";
+      return HostSyncs(a) && (b.axes.at("sync") == "event" || b.axes.at("sync") == "none");
     };
     return f;
   }

@@ -41,8 +41,8 @@ class LegacyDefaultStreamRule : public Rule {
     AbFactor f;
     f.name = "the stream";
     f.axes = {"stream"};
-    f.removes = [](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
-      return !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";
+    f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
+      return OnLegacyStream(a) && !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";
     };
     return f;
   }

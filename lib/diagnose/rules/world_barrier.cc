@@ -31,8 +31,8 @@ class WorldBarrierRule : public Rule {
     AbFactor f;
     f.name = "the world-wide barrier";
     f.axes = {"sync"};
-    f.removes = [](const AnalysisInput&, const SeriesData&, const SeriesData& b, const std::string&) {
-      return b.axes.at("sync") == "none" || b.axes.at("sync") == "group-barrier";
+    f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
+      return IsWorldBarrier(a) && (b.axes.at("sync") == "none" || b.axes.at("sync") == "group-barrier");
     };
     return f;
   }
