@@ -118,6 +118,8 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
       f = first[r];
     }
     if (!f) continue;
+    for (Finding& elsewhere : f->ruled_out_elsewhere) d.ruled_out.push_back(std::move(elsewhere));
+    f->ruled_out_elsewhere.clear();
     (f->status == FindingStatus::kRuledOut ? d.ruled_out : d.findings).push_back(*f);
   }
   NoteOutsideLoad(in, &d.findings);  // growth measured beside another process is not the ranks' alone

@@ -259,6 +259,40 @@ TEST(Diagnose, TheUsersOwnLoopRanksBeforeALoopExplainAdded) {
   EXPECT_EQ(Diagnose(r)["findings"][0]["rule"], "cpu_oversubscription");
 }
 
+// The --explain example: oversubscription suspected at 400 B and 64 KiB; --explain ran --cpus 0 for 64 KiB, where
+// one core grew less than two, ruling the cause out there. The 400 B finding (no A/B) stays suspected and the
+// 64 KiB one is listed in ruled_out[] with its A/B, not dropped because another series had none.
+TEST(Diagnose, ASeriesRuledOutIsListedBesideTheOneStillSuspected) {
+  auto loop = [](int64_t bytes, const std::string& cpus) {
+    PointSpec s;
+    s.bytes = bytes;
+    s.axes["cpus"] = cpus;
+    s.saturation = 0.9;
+    return s;
+  };
+  const std::vector<int> g158 = {1, 5, 8};
+  json r = MakeResult({MakeSeries(loop(400, ""), OneToEight(), [](int g) { return 70.0 + 40 * (g - 1); }),
+                       MakeSeries(loop(65536, ""), OneToEight(), [](int g) { return 130.0 + 120 * (g - 1); }),
+                       MakeSeries(loop(65536, "0"), g158, [](int g) { return 250.0 + 45 * (g - 1); })},
+                      "commbench sweep --groups 1..8 --explain");
+  r["explain"] = {{"first_phase_points", 16}, {"abs", json::array()}};
+  json d = Diagnose(r);
+  const json* suspected = nullptr;
+  for (const json& f : d["findings"]) {
+    if (f["rule"] == "cpu_oversubscription") suspected = &f;
+  }
+  ASSERT_NE(suspected, nullptr) << d.dump(1);
+  EXPECT_EQ((*suspected)["status"], "suspected");
+  EXPECT_NE((*suspected)["summary"].get<std::string>().find("400 B"), std::string::npos) << (*suspected)["summary"];
+  ASSERT_EQ(d["ruled_out"].size(), 1u) << d.dump(1);
+  const json& out = d["ruled_out"][0];
+  EXPECT_EQ(out["rule"], "cpu_oversubscription");
+  EXPECT_NE(out["summary"].get<std::string>().find("65536 B"), std::string::npos) << out["summary"];
+  ASSERT_EQ(out["ab"].size(), 1u) << out.dump(1);
+  EXPECT_EQ(out["ab"][0]["a_side"], "--cpus 0");
+  EXPECT_EQ(out["ab"][0]["outcome"], "rules out");
+}
+
 TEST(Diagnose, DeterministicOutput) {
   PointSpec base;
   base.saturation = 0.95;

@@ -81,6 +81,9 @@ struct Finding {
   std::optional<CutInterval> cut_ci95;  // its 95% interval; absent without an A/B (and in older files)
   std::vector<AbRecord> ab;             // every A/B pair measured for this finding, decisive or not
   int series = -1;  // the diagnosis's series index the finding is about; not written to JSON
+  // The same rule's findings on other series that their A/Bs ruled out, while this one was not: the diagnosis
+  // lists them in ruled_out[] beside this finding. Not written to JSON.
+  std::vector<Finding> ruled_out_elsewhere;
 
   double Score() const { return strength + (status == FindingStatus::kConfirmed ? 1.0 : 0.0); }
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <utility>
 
 namespace commbench {
 namespace diagnose {
@@ -181,7 +183,24 @@ std::optional<Finding> PickBest(const AnalysisInput& in, std::vector<Finding> ca
     if (a.ab.empty() != b.ab.empty()) return !a.ab.empty();
     return a.strength > b.strength;
   });
-  return candidates.front();
+  // A series whose A/B ruled the cause out stays in view beside the one that is still suspected or confirmed;
+  // once per family (its series share their pairs), the first in the order above.
+  Finding best = std::move(candidates.front());
+  std::set<std::pair<int, int>> listed;
+  auto shares_a_pair = [&listed](const Finding& f) {
+    return std::any_of(f.ab.begin(), f.ab.end(),
+                       [&listed](const result::AbRecord& r) { return listed.count({r.a_series, r.b_series}) > 0; });
+  };
+  auto list = [&listed](const Finding& f) {
+    for (const result::AbRecord& r : f.ab) listed.insert({r.a_series, r.b_series});
+  };
+  list(best);
+  for (size_t i = 1; i < candidates.size() && best.status != FindingStatus::kRuledOut; ++i) {
+    if (candidates[i].status != FindingStatus::kRuledOut || shares_a_pair(candidates[i])) continue;
+    list(candidates[i]);
+    best.ruled_out_elsewhere.push_back(std::move(candidates[i]));
+  }
+  return best;
 }
 
 std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,

@@ -44,7 +44,7 @@ namespace diagnose {
 
 // The most telling of several candidate findings: confirmed, then suspected, then ruled out; then one about a
 // series the user asked for before one --explain added; then one with a measured A/B before one without; then
-// strength.
+// strength. Candidates that their A/Bs ruled out go with a best that is not in its ruled_out_elsewhere.
 std::optional<Finding> PickBest(const AnalysisInput& in, std::vector<Finding> candidates);
 
 // PickBest over what `build` finds in each growing series that `pred` accepts (build may find nothing).
