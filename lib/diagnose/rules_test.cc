@@ -7,6 +7,7 @@
 #include "lib/diagnose/ab.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/test_util.h"
 
 namespace commbench {
@@ -798,6 +799,16 @@ TEST(HostSyncRule, QuietOnCpuBackendsAndEventSync) {
 }
 
 // ---------- the registry ----------
+
+// A finding names its series as the user would tell them apart: groups taking turns are not the concurrent loop.
+TEST(Describe, NamesTheAxesThatSetASeriesApart) {
+  SeriesData s;
+  s.axes = {{"backend", "gloo"}, {"op", "allreduce"}, {"algo", "ring"}, {"bytes", "400"}, {"cpus", "0"},
+            {"sync", "none"}, {"concurrency", "concurrent"}};
+  EXPECT_EQ(Describe(s), "gloo allreduce/ring 400 B cpus=0");
+  s.axes["concurrency"] = "sequential";
+  EXPECT_EQ(Describe(s), "gloo allreduce/ring 400 B cpus=0 concurrency=sequential");
+}
 
 TEST(Registry, EveryRuleHasANameAndDescription) {
   std::set<std::string> names;
