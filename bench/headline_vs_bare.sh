@@ -7,7 +7,8 @@
 # loop_us_per_op (wall / iterations), the old headline (per-iteration max across the whole world, from the raw
 # samples), the ratio headline mean / bare, and the growth G=last / G=first of both.
 #
-# Usage: bench/headline_vs_bare.sh [REPEATS]   (default 3; GROUP_COUNTS="1 2 4 8", ITERS=1024 override)
+# Usage: bench/headline_vs_bare.sh [REPEATS]   (default 3; GROUP_COUNTS="1 2 4 8", ITERS=1024 override;
+#        COMMBENCH_FLAGS="--check-rate 0" adds flags to commbench's side, for ablations)
 # Needs: bazel build //bench:gloo_bare_loop //tools/commbench (binaries from `bazel info bazel-bin`, or BIN_DIR).
 set -euo pipefail
 
@@ -36,7 +37,9 @@ run_bare() {  # G REPEAT; one retry: about 1 run in 40 at G=8 on a loaded host s
   echo "$1 $2 ${out##* }" >>"$work/bare.txt"
 }
 run_commbench() {  # G REPEAT
-  "$commbench" sweep --groups "$1" --sizes 400 --iters "$iters" --backends gloo --out "$work/cb_g$1_r$2.json" \
+  # shellcheck disable=SC2086  # COMMBENCH_FLAGS is a list of flags
+  "$commbench" sweep --groups "$1" --sizes 400 --iters "$iters" --backends gloo ${COMMBENCH_FLAGS:-} \
+    --out "$work/cb_g$1_r$2.json" \
     >/dev/null 2>"$work/cb_g$1_r$2.err" || { cat "$work/cb_g$1_r$2.err" >&2; exit 1; }
 }
 
@@ -49,8 +52,23 @@ done
 echo "# end   $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/')"
 
 python3 - "$work" <<'EOF'
-import json, statistics, sys
+import json, random, statistics, sys
 work = sys.argv[1]
+
+def median_interval(values, resamples=2000):
+    # 95% percentile bootstrap interval of the median (fixed seed: the same runs give the same interval).
+    rng = random.Random(11)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+
+def within_10(lo, hi):
+    # The target: within 10 % of the bare loop. Said only where the interval settles it.
+    if 0.9 <= lo and hi <= 1.1:
+        return "yes"
+    if hi < 0.9 or lo > 1.1:
+        return "no"
+    return "cannot tell"
+
 bare = {}
 for line in open(f"{work}/bare.txt"):
     g, r, us = line.split()
@@ -69,12 +87,14 @@ for (g, r), bare_us in sorted(bare.items()):
 med = {g: {k: statistics.median(x[k] for x in rs) for k in rs[0]} for g, rs in rows.items()}
 ratio = {g: statistics.median(x["mean"] / x["bare"] for x in rs) for g, rs in rows.items()}
 print("| G | bare us/iter | commbench mean (loop cost) | commbench p50 | loop_us_per_op | mean / bare "
-      "| min..max of mean / bare | old headline p50 / mean (world max) |")
-print("|---|---|---|---|---|---|---|---|")
+      "| 95% interval of that median | within 10 %? | min..max of mean / bare | old headline p50 / mean (world max) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for g in sorted(med):
     m = med[g]
     each = [x["mean"] / x["bare"] for x in rows[g]]
+    lo, hi = median_interval(each)
     print(f"| {g} | {m['bare']:.1f} | {m['mean']:.1f} | {m['p50']:.1f} | {m['loop']:.1f} | {ratio[g]:.3f} "
+          f"| {lo:.3f}..{hi:.3f} | {within_10(lo, hi)} "
           f"| {min(each):.3f}..{max(each):.3f} | {m['old_p50']:.1f} / {m['old_mean']:.1f} |")
 lo, hi = min(med), max(med)
 if lo != hi:
