@@ -169,8 +169,9 @@ std::optional<AbRecord> EvaluatePair(const AnalysisInput& in, int a, int b, cons
   } else {
     r.outcome = AbOutcome::kInconclusive;
     r.note = "cut " + Percent(r.cut) + ", 95% interval " + Percent(r.cut_ci95.lo) + " to " + Percent(r.cut_ci95.hi) +
-             ": confirming needs a cut of at least " + Percent(kConfirmCut) + " with the interval's lower end at least " +
-             Percent(kConfirmCutLow) + ", ruling out an upper end below " + Percent(kRuleOutCutHigh);
+             ": confirming needs a cut of at least " + Percent(kConfirmCut) +
+             " with the interval's lower end at least " + Percent(kConfirmCutLow) + ", ruling out an upper end below " +
+             Percent(kRuleOutCutHigh);
   }
   return r;
 }

@@ -33,7 +33,8 @@ std::string Percent(double v) { return std::isfinite(v) ? Number(std::round(100 
 // ruling-out ones included.
 void WriteAbs(const Finding& f, std::ostringstream& out) {
   for (const result::AbRecord& a : f.ab) {
-    out << "   A/B " << (a.a_side.empty() ? "" : a.a_side + " to ") << a.partner << " (G=" << Number(a.g_lo) << ".." << Number(a.g_hi) << "): growth "
+    out << "   A/B " << (a.a_side.empty() ? "" : a.a_side + " to ") << a.partner << " (G=" << Number(a.g_lo) << ".."
+        << Number(a.g_hi) << "): growth "
         << Number(a.growth_a_us) << " -> " << Number(a.growth_b_us) << " us, cut " << Percent(a.cut)
         << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << "): "
         << (a.supports_cause.empty() ? NameOf(result::kAbOutcomeNames, a.outcome)

@@ -57,7 +57,9 @@ std::string Interval(const result::AbRecord& r) {
 std::string Range(const result::AbRecord& r) { return "G=" + Fmt(r.g_lo, 0) + ".." + Fmt(r.g_hi, 0); }
 
 // The pair as the user would write it: "--pin compact", or "--cpus 0 to all cores" where A is another series.
-std::string PairLabel(const result::AbRecord& r) { return r.a_side.empty() ? r.partner : r.a_side + " to " + r.partner; }
+std::string PairLabel(const result::AbRecord& r) {
+  return r.a_side.empty() ? r.partner : r.a_side + " to " + r.partner;
+}
 
 // "with --cpus 0-1", or "from --cpus 0 to all cores" where A is another series than the finding's.
 std::string With(const result::AbRecord& r) {
