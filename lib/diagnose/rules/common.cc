@@ -138,7 +138,11 @@ void Judge(const std::string& confirm_command, Finding* f) {
 
 void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command,
               Finding* f) {
-  f->ab = EvaluateAbs(in, a, factor, f->rule);
+  ApplyAbs(EvaluateAbs(in, a, factor, f->rule), confirm_command, f);
+}
+
+void ApplyAbs(std::vector<result::AbRecord> abs, const std::string& confirm_command, Finding* f) {
+  f->ab = std::move(abs);
   Judge(confirm_command, f);
 }
 

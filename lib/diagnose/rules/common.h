@@ -31,6 +31,8 @@ void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::
 // give (JudgeAbs); the decisive one sets cut, cut_ci95, ab_points and the summary's A/B sentences. Suspected
 // findings carry `confirm_command`.
 void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command, Finding* f);
+// The same for A/Bs the rule has already evaluated (EvaluateAbs).
+void ApplyAbs(std::vector<result::AbRecord> abs, const std::string& confirm_command, Finding* f);
 
 // One A/B pair judged as ApplyAbs judges each (kept for rules that compare a single partner; nullopt: none).
 void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, const std::string& b_label,

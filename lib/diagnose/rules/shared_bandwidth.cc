@@ -5,6 +5,7 @@
 // peak/G); CPU when ranks outnumber cores, the CPU is saturated and the slope does not scale with bytes;
 // otherwise the finding says it cannot tell, and why. (The rule id stays shared_bandwidth for older files.)
 #include <algorithm>
+#include <utility>
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
@@ -199,7 +200,7 @@ class SharedBandwidthRule : public Rule {
             "bytes?) and core counts (--cpus: does it follow ranks per core?).";
         break;
     }
-    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
+    ApplyAbs(std::move(abs), in.ConfirmCommand({{"concurrency", {"concurrent", "sequential"}}}), &f);
     return f;
   }
 };
