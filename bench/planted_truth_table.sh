@@ -4,8 +4,10 @@
 # often it had the status the plant expects, and how often anything else was confirmed (a plant may name other
 # causes that are real in it too). Prints the load before and after.
 # usage: bench/planted_truth_table.sh [N] (after `bazel build //tools/commbench`)
+#        KEEP=DIR keeps the result file of every run that missed (planted cause not first with its status, or
+#        something unplanted confirmed) as DIR/<plant>-<run>.json, to read why.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 N="${1:-10}"
 BIN=.bazel/bin/tools/commbench/commbench
 [[ -x "$BIN" ]] || { echo "build first: bazel build //tools/commbench" >&2; exit 2; }
@@ -42,9 +44,14 @@ f = r.get("findings", [])
 first = f[0]["rule"] if f else "-"
 first_status = f[0]["status"] if f else "-"
 others = sorted({x["rule"] for x in f if x["status"] == "confirmed" and x["rule"] not in real})
+missed = (rule != "-" and not (first == rule and first_status == status)) or bool(others)
 print(int(first == rule), int(first == rule and first_status == status), ",".join(others) or "-",
-      "%.1f" % (float(sys.argv[5]) - float(sys.argv[4])))
+      "%.1f" % (float(sys.argv[5]) - float(sys.argv[4])), int(missed))
 PY
+    if [[ -n "${KEEP:-}" ]] && [[ "$(tail -1 "$T/$i-$rule.row" | awk '{print $5}')" == 1 ]]; then
+      tag=$(tr -d '()' <<<"${name%% *}")
+      mkdir -p "$KEEP" && cp "$T/r.json" "$KEEP/$tag-$i.json"
+    fi
   done
   cat "$T"/*-"$rule".row | python3 -c "
 import sys
