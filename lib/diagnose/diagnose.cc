@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lib/diagnose/rule.h"
+#include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/outside_load.h"
 
 namespace commbench {
@@ -128,9 +129,6 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   // as an A/B side (a cause it amplified there may be real, but it is not what the user's loop pays); then one
   // whose deciding A/B took the cause out of its own loop before one whose A/B added it to another loop (it shows
   // the factor matters, not how much of this loop's growth it accounts for); then score.
-  auto on_requested = [&in](const Finding& f) {
-    return f.series < 0 || in.series[static_cast<size_t>(f.series)].requested;
-  };
   auto removed_here = [](const Finding& f) {
     const int k = JudgeAbs(f.ab).decisive;
     return k >= 0 && f.ab[static_cast<size_t>(k)].a_side.empty();
@@ -138,7 +136,8 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   std::stable_sort(d.findings.begin(), d.findings.end(), [&](const Finding& a, const Finding& b) {
     const bool ca = a.status == FindingStatus::kConfirmed, cb = b.status == FindingStatus::kConfirmed;
     if (ca != cb) return ca;
-    if (on_requested(a) != on_requested(b)) return on_requested(a);
+    const bool ra = OnRequestedSeries(in, a), rb = OnRequestedSeries(in, b);
+    if (ra != rb) return ra;
     if (ca && removed_here(a) != removed_here(b)) return removed_here(a);
     return a.Score() > b.Score();
   });

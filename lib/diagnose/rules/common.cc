@@ -173,18 +173,20 @@ void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, con
 namespace commbench {
 namespace diagnose {
 
+bool OnRequestedSeries(const AnalysisInput& in, const Finding& f) {
+  return f.series < 0 || in.series[static_cast<size_t>(f.series)].requested;
+}
+
 std::optional<Finding> PickBest(const AnalysisInput& in, std::vector<Finding> candidates) {
   if (candidates.empty()) return std::nullopt;
   auto rank = [](const Finding& f) {
     return f.status == FindingStatus::kConfirmed ? 0 : f.status == FindingStatus::kSuspected ? 1 : 2;
   };
-  auto requested = [&in](const Finding& f) {
-    return f.series < 0 || in.series[static_cast<size_t>(f.series)].requested;
-  };
   std::stable_sort(candidates.begin(), candidates.end(), [&](const Finding& a, const Finding& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     // The user's own loop before one --explain added as an A/B side.
-    if (requested(a) != requested(b)) return requested(a);
+    const bool ra = OnRequestedSeries(in, a), rb = OnRequestedSeries(in, b);
+    if (ra != rb) return ra;
     // A series whose own A/B was measured says more than one without (e.g. a --cpus partner series that
     // --explain added, which grows with the barrier too but has no --sync none twin).
     if (a.ab.empty() != b.ab.empty()) return !a.ab.empty();

@@ -44,6 +44,9 @@ void ApplyAb(const AnalysisInput& in, const std::optional<AbComparison>& ab, con
 namespace commbench {
 namespace diagnose {
 
+// Whether the finding is about a series the user asked for (not one --explain added as an A/B side).
+bool OnRequestedSeries(const AnalysisInput& in, const Finding& f);
+
 // The most telling of several candidate findings: confirmed, then suspected, then ruled out; then one about a
 // series the user asked for before one --explain added; then one with a measured A/B before one without; then
 // strength. Candidates that their A/Bs ruled out go with a best that is not in its ruled_out_elsewhere.
