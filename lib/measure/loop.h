@@ -9,6 +9,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/core/axes.h"
+#include "lib/core/loop_defaults.h"
 #include "lib/measure/progress.h"
 #include "lib/measure/timing_plan.h"
 
@@ -23,12 +24,12 @@ class Agreement {
 };
 
 struct LoopOptions {
-  int64_t warmup = 5;
+  int64_t warmup = loop_defaults::kWarmup;
   int64_t iters = 0;  // 0: adaptive
-  double time_budget_s = 0.2;
-  double target_ci = 0.05;
-  int64_t min_iters = 20;
-  int64_t max_iters = 100000;
+  double time_budget_s = loop_defaults::kTimeBudgetS;
+  double target_ci = loop_defaults::kTargetCi;
+  int64_t min_iters = loop_defaults::kMinIters;
+  int64_t max_iters = loop_defaults::kMaxIters;
   Sync sync = Sync::kNone;  // the loop runs the barriers; the GPU syncs are the backend's
   // kSequential: groups take turns (one group's timed loop at a time) instead of running together, the A/B that
   // shows whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
@@ -45,7 +46,7 @@ struct LoopOptions {
   // every rank of a group: they decide together which iterations to check. Each check and its barrier perturb
   // the groups running beside it: on a 2-core host, 2 pairs of 400 B Gloo ops measured 1.25-1.44x a bare loop at
   // 1/64, 1.06-1.26x at 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
-  double check_rate = 1.0 / 256;
+  double check_rate = loop_defaults::kCheckRate;
   uint64_t check_seed = 0;
   int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)
   // Where this rank publishes its progress (not part of the plan file; none in tests that need none).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/core/axes.h"
+#include "lib/core/loop_defaults.h"
 #include "lib/core/status.h"
 
 namespace commbench {
@@ -35,12 +36,12 @@ struct SweepSpec {
 
   // Measurement.
   int64_t iters = 0;  // 0: adaptive (time budget and target CI width)
-  int64_t warmup = 5;
-  double time_budget_s = 0.2;  // per point, timed loop
-  double target_ci = 0.05;     // stop early once the 95% CI of the median is within +-5% of it
-  double check_rate = 1.0 / 256;  // share of the middle timed iterations checked (LoopOptions::check_rate)
-  int64_t min_iters = 20;
-  int64_t max_iters = 100000;
+  int64_t warmup = loop_defaults::kWarmup;
+  double time_budget_s = loop_defaults::kTimeBudgetS;  // per point, timed loop
+  double target_ci = loop_defaults::kTargetCi;  // stop early once the 95% CI of the median is within +-5% of it
+  double check_rate = loop_defaults::kCheckRate;  // share of the middle timed iterations checked (LoopOptions)
+  int64_t min_iters = loop_defaults::kMinIters;
+  int64_t max_iters = loop_defaults::kMaxIters;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
   // Independent repeats: every point runs this many times, each time in a fresh launch, interleaved (repeat 1 of
   // every point, then repeat 2, ...). The gate's evidence is one median per repeat (DESIGN §7).

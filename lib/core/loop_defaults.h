@@ -1,0 +1,19 @@
+// Defaults of a point's timed loop, in one place: the sweep's flags (SweepSpec) and the loop itself (LoopOptions)
+// both start from them.
+#pragma once
+
+#include <cstdint>
+
+namespace commbench {
+namespace loop_defaults {
+
+inline constexpr int64_t kWarmup = 5;
+inline constexpr double kTimeBudgetS = 0.2;  // per point, timed loop
+inline constexpr double kTargetCi = 0.05;    // relative half-width of the 95% CI that ends an adaptive loop
+inline constexpr int64_t kMinIters = 20;
+inline constexpr int64_t kMaxIters = 100000;
+// Share of the middle timed iterations checked. Each check perturbs the groups running beside it (LoopOptions).
+inline constexpr double kCheckRate = 1.0 / 256;
+
+}  // namespace loop_defaults
+}  // namespace commbench
