@@ -185,6 +185,59 @@ TEST(OutsideLoad, DemotesAConfirmedFindingWhoseGrowthTheLoadCanExplain) {
       << steady.dump(1);
 }
 
+// Control (d) beside a busy process (seen in 4 of 30 runs with a shell loop spinning on the 2-core host): single-rank
+// groups, G=1,2, groups together and in turn. One rank left the spinner a core of its own; two shared what it left
+// them, so G=2 took 2.1x (unpinned) and 2.4x (pinned) as long together and no longer in turn. The A/B "confirmed"
+// groups contending, but the spinner took about the same share at every point: only the crowd it made, not a rise,
+// explains the growth. The figures are those two runs' 1 MiB points.
+json SteadySpinnerBesideTwoSingleRankGroups(const std::string& pin, bool with_load) {
+  const bool pinned = pin != "none";
+  PointSpec base;
+  base.group_size = 1;
+  base.bytes = 1 << 20;
+  base.axes["pin"] = pin;
+  base.saturation = 0.57;
+  PointSpec in_turn = base;
+  in_turn.axes["concurrency"] = "sequential";
+  const double together_g2 = pinned ? 105.8 : 91.8, load_g2 = pinned ? 0.55 : 0.8;
+  json r = MakeResult(
+      {MakeSeries(base, {1, 2}, [&](int g) { return g == 1 ? (pinned ? 43.4 : 44.3) : together_g2; }),
+       MakeSeries(in_turn, {1, 2}, [&](int g) { return g == 1 ? (pinned ? 45.8 : 43.8) : 46.9; })},
+      "commbench sweep --groups 1,2 --group-size 1 --sizes 1M --pin " + pin + " --concurrency concurrent,sequential");
+  if (!with_load) return r;
+  return WithLoad(r, [&](int g) { return SpinnerLoad(g == 1 ? 0.9 : load_g2); });
+}
+
+TEST(OutsideLoad, ASteadyBusyProcessThatCrowdsTheLargerGroupCountsIsNamedAndConfirmsNothing) {
+  for (const std::string pin : {"none", "compact"}) {
+    SCOPED_TRACE("pin " + pin);
+    // On a quiet host this A/B confirms the groups contend: the plant would be caught.
+    json quiet = Diagnose(SteadySpinnerBesideTwoSingleRankGroups(pin, false));
+    ASSERT_FALSE(quiet["findings"].empty()) << quiet.dump(1);
+    ASSERT_EQ(quiet["findings"][0]["status"], "confirmed") << quiet.dump(1);
+
+    json d = Diagnose(SteadySpinnerBesideTwoSingleRankGroups(pin, true));
+    bool outside_seen = false;
+    for (const json& f : d["findings"]) {
+      EXPECT_NE(f["status"], "confirmed") << f.dump(1);
+      outside_seen = outside_seen || f["rule"] == "outside_load";
+    }
+    EXPECT_TRUE(outside_seen) << d.dump(1);
+  }
+}
+
+// The crowd is what the load adds, not the ranks' own: 16 ranks on 2 cores are crowded with or without a spinner.
+TEST(OutsideLoad, CrowdSlowdownCountsOnlyWhatTheOutsideLoadAdds) {
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, false), 1);  // one rank: the spinner has the other core
+  EXPECT_NEAR(CrowdSlowdown(2, 2, 0.9, false), 2 / 1.1, 1e-9);
+  EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, false), (16 / 1.1) / 8, 1e-9);
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, true), 1);   // pinned: the spinner takes the CPU without a rank
+  EXPECT_NEAR(CrowdSlowdown(2, 2, 0.5, true), 2, 1e-9);  // it shares one rank's CPU: that rank gets half
+  EXPECT_NEAR(CrowdSlowdown(3, 2, 0.5, true), 1, 1e-9);  // 2 ranks on CPU 0 already; CPU 1's rank gets half
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, true), 1);
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, false), 1);
+}
+
 // Load on the A/B's points only where it does not touch a finding leaves that finding as it was.
 TEST(OutsideLoad, LeavesFindingsOnUnloadedPointsAlone) {
   json d = Diagnose(WithLoad(testing::PlantedBarrierOnTwoCores(), [](int) { return SpinnerLoad(0.05); }));

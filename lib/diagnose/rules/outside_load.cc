@@ -48,13 +48,26 @@ double OutsideCpus(const AnalysisInput& in, const PointData& p) {
   return p.host_load && p.host_load->window_s > 0 ? OutsideOnRankCpus(in, p) / p.host_load->window_s : 0;
 }
 
-// How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
-// them: (C - load at first) / (C - load at p) with C the ranks' CPUs. An upper bound (ranks that only compute).
-double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
+// How many CPUs the ranks of `p` could use.
+double RankCpuCount(const AnalysisInput& in, const PointData& p) {
   const std::vector<int> cpus = RankCpus(in, p);
-  const double c = cpus.empty() ? std::max(p.cores_available, 1.0) : static_cast<double>(cpus.size());
+  return cpus.empty() ? std::max(p.cores_available, 1.0) : static_cast<double>(cpus.size());
+}
+
+// CrowdSlowdown at point `p`: its ranks that run at once (one group when groups take turns) on its CPUs.
+double CrowdSlowdownAt(const AnalysisInput& in, const PointData& p) {
+  const int ranks = p.point.concurrency == Concurrency::kSequential ? p.group_size : p.world;
+  return CrowdSlowdown(ranks, RankCpuCount(in, p), OutsideCpus(in, p), p.point.pin != Pin::kNone);
+}
+
+// How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
+// them. An upper bound (ranks that only compute), the larger of two: the load rose, (C - load at first) /
+// (C - load at p) with C the ranks' CPUs; or the load, even a steady one, crowds p's ranks more than first's
+// (one busy process on 2 cores leaves one rank alone but slows two by 1.5-2x).
+double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
+  const double c = RankCpuCount(in, p);
   const double at_first = std::min(OutsideCpus(in, first), c - 0.05), at_p = std::min(OutsideCpus(in, p), c - 0.05);
-  return (c - at_first) / (c - at_p);
+  return std::max((c - at_first) / (c - at_p), CrowdSlowdownAt(in, p) / CrowdSlowdownAt(in, first));
 }
 
 // The outside load over a set of points: per process, and in all.
@@ -203,6 +216,19 @@ class OutsideLoadRule : public Rule {
 };
 
 }  // namespace
+
+// Unpinned threads spread over what is left (the scheduler migrates them); pinned ranks stay on their CPUs: the
+// outside load takes CPUs without a rank first, then its rest goes to one of the least crowded CPUs (an upper
+// bound: all of it on one), whose ranks get what it leaves.
+double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned) {
+  const double r = std::max(ranks, 1);
+  outside = std::min(outside, cpus - 0.05);
+  if (!pinned) return std::max(1.0, r / (cpus - outside)) / std::max(1.0, r / cpus);
+  const double busiest = std::ceil(r / cpus), least = std::floor(r / cpus);
+  const double left_over = std::min(outside - std::max(cpus - r, 0.0), 0.95);
+  if (left_over <= 0) return 1;
+  return std::max(busiest, std::max(least, 1.0) / (1 - left_over)) / busiest;
+}
 
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
   return p.host_load && p.host_load->window_s > 0 &&

@@ -18,6 +18,10 @@ inline constexpr double kMinOutsideCpus = 0.2;
 // True when processes outside the run took at least kMinOutsideCpus of the point's CPUs during it.
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
 
+// How much longer the busiest of `ranks` compute-bound threads takes on `cpus` CPUs when outside processes take
+// `outside` CPUs of them than when they take none (pinned: one rank per CPU, in turn).
+double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned);
+
 // True when at point i of series s outside processes took enough more of the ranks' CPUs than at its first
 // point to explain at least half of its growth there (on a log scale).
 bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
