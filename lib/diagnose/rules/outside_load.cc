@@ -217,17 +217,18 @@ class OutsideLoadRule : public Rule {
 
 }  // namespace
 
-// Unpinned threads spread over what is left (the scheduler migrates them); pinned ranks stay on their CPUs: the
-// outside load takes CPUs without a rank first, then its rest goes to one of the least crowded CPUs (an upper
-// bound: all of it on one), whose ranks get what it leaves.
 double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned) {
   const double r = std::max(ranks, 1);
   outside = std::min(outside, cpus - 0.05);
-  if (!pinned) return std::max(1.0, r / (cpus - outside)) / std::max(1.0, r / cpus);
-  const double busiest = std::ceil(r / cpus), least = std::floor(r / cpus);
-  const double left_over = std::min(outside - std::max(cpus - r, 0.0), 0.95);
+  // Unpinned ranks that outnumber the CPUs: the scheduler spreads them and the load over the CPUs alike.
+  if (!pinned && r > cpus) return std::max(1.0, r / (cpus - outside)) / (r / cpus);
+  // Otherwise no rank can get away from the load: it takes the CPUs without a rank first, then the rest of it goes
+  // to one of the least crowded CPUs (all of it to one: an upper bound), where it gets at most a fair share
+  // beside that CPU's k ranks, 1/(k+1). Those ranks get what it leaves them.
+  const double busiest = std::ceil(r / cpus), k = std::max(std::floor(r / cpus), 1.0);
+  const double left_over = std::min(outside - std::max(cpus - r, 0.0), 1 / (k + 1));
   if (left_over <= 0) return 1;
-  return std::max(busiest, std::max(least, 1.0) / (1 - left_over)) / busiest;
+  return std::max(busiest, k / (1 - left_over)) / busiest;
 }
 
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {

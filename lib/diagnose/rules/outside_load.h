@@ -18,8 +18,10 @@ inline constexpr double kMinOutsideCpus = 0.2;
 // True when processes outside the run took at least kMinOutsideCpus of the point's CPUs during it.
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
 
-// How much longer the busiest of `ranks` compute-bound threads takes on `cpus` CPUs when outside processes take
-// `outside` CPUs of them than when they take none (pinned: one rank per CPU, in turn).
+// How much longer the slowest of `ranks` compute-bound threads takes on `cpus` CPUs when outside processes take
+// `outside` CPUs of them than when they take none (pinned: one rank per CPU, in turn). A steady load slows a
+// sweep's larger group counts more when its first leaves a CPU free: one busy process on 2 cores leaves one rank
+// a core of its own, and makes one of two share.
 double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned);
 
 // True when at point i of series s outside processes took enough more of the ranks' CPUs than at its first
