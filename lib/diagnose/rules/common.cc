@@ -42,6 +42,17 @@ std::string Describe(const SeriesData& s) {
   return d;
 }
 
+double CoresForRanks(const AnalysisInput& in, const SeriesData& s) {
+  const double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
+  const double reported = in.Last(s).cores_available > 0 ? in.Last(s).cores_available : in.cores_online;
+  return listed > 0 && (reported <= 0 || listed < reported) ? listed : reported;
+}
+
+double RanksPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p) {
+  const double cores = CoresForRanks(in, s);
+  return std::max(p.threads_per_core, cores > 0 ? p.world / cores : 0.0);
+}
+
 void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::string>* ids) {
   for (int p : s.points) ids->push_back(in.points[static_cast<size_t>(p)].id);
 }

@@ -24,6 +24,12 @@ std::string Fmt(double v, int decimals = 1);
 // A short name for a series for sentences: "gloo allreduce 400 B sync=none".
 std::string Describe(const SeriesData& s);
 
+// Cores the series' ranks may use: its --cpus list when that restricts them, else the cores the sweep saw.
+double CoresForRanks(const AnalysisInput& in, const SeriesData& s);
+
+// Ranks per core at point `p` of series `s` (at least the point's measured threads per core).
+double RanksPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p);
+
 // Adds the series' point ids to finding->points (or ab_points).
 void AddPointIds(const AnalysisInput& in, const SeriesData& s, std::vector<std::string>* ids);
 

@@ -34,26 +34,14 @@ class CpuOversubscriptionRule : public Rule {
     f.name = "ranks per core";
     f.axes = {"cpus", "ranks_per_process"};
     f.removes = [](const AnalysisInput& in, const SeriesData& a, const SeriesData& b, const std::string& axis) {
-      if (axis == "cpus") return Cores(in, b) > Cores(in, a);
+      if (axis == "cpus") return CoresForRanks(in, b) > CoresForRanks(in, a);
       return std::atoi(b.axes.at(axis).c_str()) < std::atoi(a.axes.at(axis).c_str());
     };
     return f;
   }
 
-  // Cores the ranks may use: the --cpus list when it restricts them (the sweep may report the host's cores).
-  static double Cores(const AnalysisInput& in, const SeriesData& s) {
-    double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
-    double reported = in.Last(s).cores_available > 0 ? in.Last(s).cores_available : in.cores_online;
-    return listed > 0 && (reported <= 0 || listed < reported) ? listed : reported;
-  }
-
-  static double ThreadsPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p) {
-    double cores = Cores(in, s);
-    return std::max(p.threads_per_core, cores > 0 ? p.world / cores : 0.0);
-  }
-
   static bool Oversubscribed(const AnalysisInput& in, const SeriesData& s) {
-    return ThreadsPerCore(in, s, in.Last(s)) > 1.0;
+    return RanksPerCore(in, s, in.Last(s)) > 1.0;
   }
 
   static Finding Build(const AnalysisInput& in, int a) {
@@ -64,11 +52,11 @@ class CpuOversubscriptionRule : public Rule {
     f.rule = "cpu_oversubscription";
     f.series = a;
     f.cause = "CPU oversubscription";
-    double cores = Cores(in, s);
-    double tpc = ThreadsPerCore(in, s, last);
+    double cores = CoresForRanks(in, s);
+    double tpc = RanksPerCore(in, s, last);
     int g_over = 0;  // first group count where ranks outnumber cores
     for (size_t i = 0; i < s.points.size() && g_over == 0; ++i) {
-      if (ThreadsPerCore(in, s, in.Point(s, i)) > 1.0) g_over = in.Point(s, i).groups;
+      if (RanksPerCore(in, s, in.Point(s, i)) > 1.0) g_over = in.Point(s, i).groups;
     }
     // Ranks outnumbering cores is the precondition; a busy CPU, rising preemptions and growth that starts where
     // the ranks outnumber the cores make it the likely cause.
