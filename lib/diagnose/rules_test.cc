@@ -641,6 +641,38 @@ TEST(StragglerRule, NoStepBonusForAMarginalGroup) {
   EXPECT_EQ(f->summary.find("joins"), std::string::npos) << f->summary;
 }
 
+// Plant (a) (`--groups 1..6 --sizes 64K --pin none,compact`, nothing slow planted) once ranked a straggler first
+// (0.58) above oversubscription (0.5): on the pinned series, 12 ranks on 2 cores, group 2 was the slowest in 3 of
+// 5 multi-group points at 1.35x the others. On cores the ranks outnumber, that is the scheduler's chance.
+TEST(StragglerRule, ASlowestGroupByChanceOnOversubscribedCoresRanksBelowOversubscription) {
+  const std::vector<int> slowest_at = {1, 2, 2, 0, 2};  // the slowest group at G=2..6
+  auto series = [&slowest_at](double cores) {
+    PointSpec base = Oversubscribed("", cores);
+    base.saturation = 0.8;
+    base.bytes = 65536;
+    base.axes["pin"] = "compact";
+    return MakeSeries(
+        base, {1, 2, 3, 4, 5, 6}, [](int g) { return g == 1 ? 148.5 : 250.0 + 20 * (g - 2); },
+        [&slowest_at](int g, PointSpec* s) {
+          if (g == 1) return;
+          const int slow = slowest_at[static_cast<size_t>(g - 2)];
+          s->group_p50.assign(static_cast<size_t>(g), s->p50_us / 1.35);
+          s->group_p50[static_cast<size_t>(slow)] = s->p50_us;
+          s->slowest_group = slow;
+          s->slowest_rank = 2 * slow + 1;
+        });
+  };
+  const json r = MakeResult({series(2)}, "commbench sweep --groups 1..6 --sizes 64K --pin compact");
+  std::optional<Finding> straggler = Eval("straggler", r);
+  std::optional<Finding> oversubscription = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(straggler && oversubscription);
+  EXPECT_LT(straggler->strength, oversubscription->strength) << straggler->summary << "\n" << oversubscription->summary;
+  // With cores to spare, the same group is worth its full strength.
+  std::optional<Finding> roomy = Eval("straggler", MakeResult({series(64)}, "commbench sweep --groups 1..6"));
+  ASSERT_TRUE(roomy);
+  EXPECT_NEAR(roomy->strength, straggler->strength + 0.15, 1e-9);
+}
+
 TEST(StragglerRule, TwoMultiGroupPointsAreWeakerEvidence) {
   // The same marginal group at G=2 and 3 only: "slowest in 2 of 2" must not tie a signature that holds at
   // every point (shared bandwidth's bytes-scaled slope scores 0.7).

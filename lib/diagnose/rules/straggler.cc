@@ -24,6 +24,8 @@ constexpr double kAloneRatio = 5;
 // The step-where-it-joins bonus likewise needs a group clearly slower than the others: the same host produced
 // a 1.4x "straggler" whose series happened to step where that group joined.
 constexpr double kOnsetRatio = 2;
+// Less strength for a slowest group on cores the ranks outnumber, with neither of those (Build says why).
+constexpr double kByChanceOnBusyCores = 0.15;
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -164,6 +166,10 @@ class StragglerRule : public Rule {
     // from three multi-group points on.
     const double support = std::min(1.0, slow->multi / 3.0);
     f.strength = 0.4 + 0.3 * slow->consistency * support + (onset || alone ? 0.3 : 0);
+    // Where the ranks outnumber the cores, the scheduler makes some group the slowest by chance, and pinning
+    // keeps it so: plant (a) (12 ranks pinned on 2 cores, nothing slow planted) found a group slowest in 3 of
+    // 5 points at 1.35x. Only an onset or a group slow alone sets a straggler apart there.
+    if (!onset && !alone && RanksPerCore(in, s, in.Last(s)) > 1.0) f.strength -= kByChanceOnBusyCores;
     f.summary = Summary(in, s, *slow, last, onset, alone);
     AddGrowthEvidence(in, s, &f);
     AddStragglerEvidence(*slow, last, &f);
