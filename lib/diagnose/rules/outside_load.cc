@@ -63,7 +63,7 @@ double CrowdSlowdownAt(const AnalysisInput& in, const PointData& p) {
 // How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
 // them. An upper bound (ranks that only compute), the larger of two: the load rose, (C - load at first) /
 // (C - load at p) with C the ranks' CPUs; or the load, even a steady one, crowds p's ranks more than first's
-// (one busy process on 2 cores leaves one rank alone but slows two by 1.5-2x).
+// (one busy process on 2 cores leaves one rank a core of its own, but one of two shares its core: up to 2x).
 double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
   const double c = RankCpuCount(in, p);
   const double at_first = std::min(OutsideCpus(in, first), c - 0.05), at_p = std::min(OutsideCpus(in, p), c - 0.05);

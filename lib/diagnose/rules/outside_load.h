@@ -24,13 +24,14 @@ bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
 // a core of its own, and makes one of two share.
 double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned);
 
-// True when at point i of series s outside processes took enough more of the ranks' CPUs than at its first
-// point to explain at least half of its growth there (on a log scale).
+// True when at point i of series s the outside load can slow the ranks enough more than at its first point
+// (it rose, or it crowds point i's ranks more) to explain at least half of its growth there (on a log scale).
 bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
 
 // Every finding (but outside_load's own) that rests on a point with outside load gets a note saying so; a
 // confirmed one whose own series' growth the load can explain becomes suspected: its A/B compared times that
-// another process shared unevenly. Load about as large at every G leaves it confirmed, with the note.
+// another process shared unevenly. Load about as large at every G, on ranks that fill the CPUs from the first
+// point on, leaves it confirmed, with the note.
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings);
 
 }  // namespace diagnose
