@@ -229,14 +229,15 @@ TEST(OutsideLoad, ASteadyBusyProcessThatCrowdsTheLargerGroupCountsIsNamedAndConf
 // The crowd is what the load adds, not the ranks' own: 16 ranks on 2 cores are crowded with or without a spinner.
 TEST(OutsideLoad, CrowdSlowdownCountsOnlyWhatTheOutsideLoadAdds) {
   EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, false), 1);  // one rank: the spinner has the other core
-  // Two: one shares its core; the spinner takes at most half of it, however long it ran there.
-  EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0.9, false), 2);
+  // Two: one shares its core, and gets what the spinner left of it.
+  EXPECT_NEAR(CrowdSlowdown(2, 2, 0.9, false), 10, 1e-9);
+  EXPECT_NEAR(CrowdSlowdown(2, 2, 0.5, false), 2, 1e-9);
   EXPECT_NEAR(CrowdSlowdown(2, 2, 0.25, false), 1 / 0.75, 1e-9);
   EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, false), (16 / 1.1) / 8, 1e-9);  // many: spread over both cores
   EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, true), 1);          // pinned: the spinner takes the CPU without a rank
   EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0.5, true), 2);          // it shares one rank's CPU: that rank gets half
   EXPECT_DOUBLE_EQ(CrowdSlowdown(3, 2, 0.5, true), 1);          // 2 ranks on CPU 0 already; CPU 1's rank gets half
-  EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, true), 9.0 / 8, 1e-9);  // a ninth of a CPU beside 8 ranks
+  EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, true), 10, 1e-9);  // 8 ranks share a tenth of a CPU: as 1 rank would
   EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, true), 1);
   EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, false), 1);
 }

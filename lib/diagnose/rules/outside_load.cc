@@ -63,7 +63,7 @@ double CrowdSlowdownAt(const AnalysisInput& in, const PointData& p) {
 // How much slower the ranks of `p` can be than those of `first` for the CPU time that outside processes took from
 // them. An upper bound (ranks that only compute), the larger of two: the load rose, (C - load at first) /
 // (C - load at p) with C the ranks' CPUs; or the load, even a steady one, crowds p's ranks more than first's
-// (one busy process on 2 cores leaves one rank a core of its own, but one of two shares its core: up to 2x).
+// (one busy process on 2 cores leaves one rank a core of its own, but two ranks share what it leaves them).
 double LoadSlowdown(const AnalysisInput& in, const PointData& first, const PointData& p) {
   const double c = RankCpuCount(in, p);
   const double at_first = std::min(OutsideCpus(in, first), c - 0.05), at_p = std::min(OutsideCpus(in, p), c - 0.05);
@@ -223,10 +223,11 @@ double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned) {
   // Unpinned ranks that outnumber the CPUs: the scheduler spreads them and the load over the CPUs alike.
   if (!pinned && r > cpus) return std::max(1.0, r / (cpus - outside)) / (r / cpus);
   // Otherwise no rank can get away from the load: it takes the CPUs without a rank first, then the rest of it goes
-  // to one of the least crowded CPUs (all of it to one: an upper bound), where it gets at most a fair share
-  // beside that CPU's k ranks, 1/(k+1). Those ranks get what it leaves them.
+  // to one of the least crowded CPUs (all of it to one: an upper bound), whose k ranks get what it leaves them.
+  // Not capped at a fair share: a spinner at nice -10 in its own autogroup took 91 % of a CPU it shared with a
+  // pinned busy process at nice 0.
   const double busiest = std::ceil(r / cpus), k = std::max(std::floor(r / cpus), 1.0);
-  const double left_over = std::min(outside - std::max(cpus - r, 0.0), 1 / (k + 1));
+  const double left_over = std::min(outside - std::max(cpus - r, 0.0), 0.95);
   if (left_over <= 0) return 1;
   return std::max(busiest, k / (1 - left_over)) / busiest;
 }
