@@ -163,7 +163,7 @@ TEST(PlantedOutsideLoad, ASteadyBusyProcessThatOnlyTheLargerGroupCountsShareIsNa
   json r = Sweep({"--groups", "1,2", "--group-size", "1", "--sizes", "1M", "--concurrency", "concurrent,sequential",
                   "--time-budget", "0.3"});
   // The plant grew the concurrent series, so the test can fail. The growth is whole time slices lost (p50 flat, the
-  // mean about 2x): at 0.1 s per point, 2 runs in 18 had too few of them to clear the noise.
+  // mean about 2x): at 0.1 s per point 2 of 18 runs failed, one of them with too few to clear the noise.
   ASSERT_EQ(r["verdict"], "growth") << Digest(r);
   ASSERT_FALSE(r["findings"].empty()) << Digest(r);
   EXPECT_EQ(r["findings"][0]["rule"], "outside_load") << Digest(r);
