@@ -19,6 +19,7 @@
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/core/temp_dir.h"
+#include "lib/launch/idle_queue.h"
 #include "lib/launch/interrupt.h"
 #include "lib/launch/process_group.h"
 #include "lib/launch/worker_plan.h"
@@ -97,6 +98,7 @@ class LaunchRunner {
     mpi_shm_.reset();  // whatever a killed mpirun left behind
     for (auto& tail : tails_) tail.Poll();
     std::string late = Deliver();  // points that completed while the others were stopped
+    if (late.empty()) late = delivery_.Drain().message();
     return failure.empty() ? late : failure;
   }
 
@@ -269,28 +271,31 @@ class LaunchRunner {
     return msg.str();
   }
 
-  // Hands every point that all ranks have finished to on_point, in order. Returns a failure ("" when fine).
+  // Queues every point that all ranks have finished for on_point, in order, and returns the first failure of
+  // those queued so far ("" when fine). Parsing and on_point run on the idle queue: while the launch's next point
+  // runs, they take no CPU time its ranks want.
   std::string Deliver() {
     while (delivered_ < MinDone()) {
       FinishedPoint fp;
       fp.point = launch_.points[delivered_];
       fp.cores_available = static_cast<int>(allowed_.size());
-      for (size_t r = 0; r < tails_.size(); ++r) {
-        auto samples = result::ParseRankSamplesLine(tails_[r].Take());
-        if (!samples.ok()) {
-          return "rank " + std::to_string(r) + " sent a bad result in point " + PointName(delivered_) + ": " +
-                 samples.status().message();
+      std::vector<std::string> lines;
+      for (auto& tail : tails_) lines.push_back(tail.Take());
+      delivery_.Post([this, fp = std::move(fp), lines = std::move(lines), name = PointName(delivered_)]() mutable {
+        for (size_t r = 0; r < lines.size(); ++r) {
+          auto samples = result::ParseRankSamplesLine(lines[r]);
+          if (!samples.ok()) {
+            return Internal("rank " + std::to_string(r) + " sent a bad result in point " + name + ": " +
+                            samples.status().message());
+          }
+          fp.ranks.push_back(std::move(*samples));
         }
-        fp.ranks.push_back(std::move(*samples));
-      }
+        return options_.on_point ? options_.on_point(std::move(fp)) : OkStatus();
+      });
       ++delivered_;
       ++*finished_;
-      if (options_.on_point) {
-        Status s = options_.on_point(std::move(fp));
-        if (!s.ok()) return s.message();
-      }
     }
-    return "";
+    return delivery_.FirstFailure().message();
   }
 
   const Launch& launch_;
@@ -303,6 +308,7 @@ class LaunchRunner {
   std::unique_ptr<TempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
   size_t delivered_ = 0;              // points of this launch handed to on_point
   size_t* finished_ = nullptr;        // the whole run's count
+  IdleQueue delivery_;                // last: drained and stopped before the members its tasks read
 };
 
 }  // namespace

@@ -23,8 +23,9 @@ struct DriverOptions {
   std::string binary;  // the commbench executable the ranks run (`worker` subcommand)
   SweepSpec spec;
   std::function<void(const std::string&)> progress;  // one line per event; may be empty
-  // Called as soon as every rank finished a point, in plan order, so that its samples need not wait in memory
-  // for the rest of the sweep. A non-OK status stops the run with that failure.
+  // Called once every rank finished a point, in plan order, so that its samples need not wait in memory for the
+  // rest of the sweep. It runs on the driver's idle-priority thread (idle_queue.h), never beside `progress` on
+  // the same data, and all calls of a plan are done when RunPlan returns. A non-OK status stops the run.
   std::function<Status(FinishedPoint&&)> on_point;
 };
 
