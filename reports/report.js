@@ -228,6 +228,12 @@
       box.appendChild(el('p', {class: 'muted', id: 'ruled-out'}, 'Ruled out by an A/B in this sweep: ' +
         R.ruled_out.map((f) => (f.cause || f.rule) + (f.summary ? ' (' + f.summary + ')' : '')).join('; ') + '.'));
     }
+    const noise = R.noise_floor;
+    if (noise && noise.replicate_pairs > 0) {
+      box.appendChild(el('p', {class: 'muted', id: 'noise-floor'}, 'Point noise: ' + noise.replicate_pairs +
+        ' pair(s) of points that measured one configuration twice differed by ' + pct(noise.replicate_relative_sd) +
+        ' (one point, rms); each point\'s noise was taken as at least ' + pct(noise.relative) + ' of its value.'));
+    }
     if (Array.isArray(R.skipped) && R.skipped.length) {
       box.appendChild(el('p', {class: 'muted'}, 'Skipped: ' + R.skipped.map((s) =>
         [s.backend, s.op].filter(Boolean).join(' ') + (s.reason ? ' (' + s.reason + ')' : '')).join('; ') + '.'));

@@ -65,6 +65,15 @@ PointData FromResult(const result::PointResult& r) {
   d.median_us = r.time_us.p50;
   if (r.time_us_world_max) d.world_max_p50_us = r.time_us_world_max->p50;
   d.se_us = StandardErrorOfMean(r.time_us);
+  // Independent repeats (--repeats) measured the point's drift between runs, which no resampling of one run's
+  // iterations sees: its standard error is at least theirs.
+  if (r.repeat_mean_us.size() >= 2) {
+    const double k = static_cast<double>(r.repeat_mean_us.size());
+    double mean = 0, ss = 0;
+    for (double m : r.repeat_mean_us) mean += m / k;
+    for (double m : r.repeat_mean_us) ss += (m - mean) * (m - mean);
+    d.se_us = std::max(d.se_us, std::sqrt(ss / (k - 1)) / std::sqrt(k));
+  }
   d.wall_s = r.wall_s;
   d.has_cpu = true;
   d.cpu_s_total = r.cpu.cpu_s_total;
@@ -299,11 +308,31 @@ std::string AnalysisInput::ConfirmCommand(
   return Join(tokens, " ");
 }
 
+ReplicateNoise MeasureReplicateNoise(const std::vector<PointData>& points) {
+  std::map<std::pair<int, std::map<std::string, std::string>>, std::vector<double>> by_config;
+  for (const PointData& p : points) {
+    if (!(p.p50_us > 0)) continue;
+    std::map<std::string, std::string> config = p.axes;
+    if (p.groups == 1) config.erase("concurrency");
+    by_config[{p.groups, config}].push_back(p.p50_us);
+  }
+  ReplicateNoise noise;
+  double sum_sq = 0;
+  for (const auto& [config, values] : by_config) {
+    for (size_t i = 1; i < values.size(); ++i) {  // consecutive pairs: each point in at most two
+      const double d = (values[i] - values[i - 1]) / (0.5 * (values[i] + values[i - 1]));
+      sum_sq += d * d;
+      ++noise.pairs;
+    }
+  }
+  if (noise.pairs > 0) noise.relative_sd = std::sqrt(sum_sq / (2.0 * noise.pairs));
+  return noise;
+}
+
 AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
                                  const result::Environment& environment, const ScalingOptions& options,
                                  int64_t requested_points) {
   AnalysisInput in;
-  in.options = options;
   in.command = command;
   in.cores_online = environment.cores_online;
   in.affinity = environment.affinity;
@@ -321,6 +350,10 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
       in.excluded.push_back(p.id);
     }
   }
+
+  in.replicate_noise = MeasureReplicateNoise(in.points);
+  in.options = options;
+  in.options.relative_noise_floor = std::max(options.relative_noise_floor, in.replicate_noise.relative_sd);
 
   std::map<std::string, int> index;
   for (size_t i = 0; i < in.points.size(); ++i) {
@@ -358,7 +391,7 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
       s.p50_us.push_back(d.p50_us);
       s.se_us.push_back(d.se_us);
     }
-    s.fit = FitScaling(s.groups, s.p50_us, s.se_us, options);
+    s.fit = FitScaling(s.groups, s.p50_us, s.se_us, in.options);
   }
 
   // Per size: does the per-group slope scale with bytes? Needs at least two sizes of the same series family.

@@ -89,6 +89,15 @@ struct AbCredit {
 
 inline constexpr double kMinCut = 0.3;
 
+// Point-to-point noise measured in the run itself, from pairs of points that measured one configuration twice:
+// the same axes and group count, where at G=1 the concurrency axis changes nothing (one group runs alone). Iterations resampled within a
+// point do not see it; on the 2-core VM such pairs at 1 MiB differed by 4 % (rms, one point) and up to 28 %.
+struct ReplicateNoise {
+  int pairs = 0;
+  double relative_sd = 0;  // of one point: sqrt(mean(d^2) / 2) over the pairs' relative differences d
+};
+ReplicateNoise MeasureReplicateNoise(const std::vector<PointData>& points);
+
 struct AnalysisInput {
   std::vector<PointData> points;
   std::vector<std::string> excluded;  // points with a wrong result: their times say nothing about the cause
@@ -97,7 +106,9 @@ struct AnalysisInput {
   std::string affinity;  // environment.affinity, e.g. "0-1"
   double cores_online = 0;
   double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
+  // The fits' options; relative_noise_floor raised to replicate_noise.relative_sd where that is larger.
   ScalingOptions options;
+  ReplicateNoise replicate_noise;
   // Pairs (A series, B series) that confirm one rule's cause only: set by the diagnosis, read by EvaluateAbs.
   std::map<std::pair<int, int>, AbCredit> ab_credit;
 

@@ -79,6 +79,15 @@ std::string FormatFindings(const result::Diagnosis& d) {
     for (const std::string& id : d.excluded) out << " " << id;
     out << "\n";
   }
+  if (d.noise_floor && d.noise_floor->replicate_pairs > 0) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "Point noise: %d pair(s) of points that measured one configuration twice differed by %.1f%% "
+                  "(one point, rms); each point's noise was taken as at least %.1f%% of its value.\n",
+                  d.noise_floor->replicate_pairs, 100 * d.noise_floor->replicate_relative_sd,
+                  100 * d.noise_floor->relative);
+    out << line;
+  }
   if (!d.ruled_out.empty()) {
     out << "Ruled out by an A/B in this sweep:\n";
     for (const Finding& f : d.ruled_out) out << "   - " << f.cause << ": " << f.summary << "\n";

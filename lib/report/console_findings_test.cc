@@ -56,6 +56,19 @@ TEST(ConsoleFindings, NoGrowthAndInsufficientData) {
   EXPECT_TRUE(Has(text, "- l: n/a")) << text;
 }
 
+// The noise floor is said where the run measured it; a run without replicate points says nothing about it.
+TEST(ConsoleFindings, ThePointNoiseMeasuredInTheRunIsStated) {
+  result::Diagnosis d;
+  d.verdict = result::Verdict::kNoGrowth;
+  d.noise_floor = result::NoiseFloor{0.02, 0, 0};
+  EXPECT_FALSE(Has(FormatFindings(d), "Point noise")) << FormatFindings(d);
+  d.noise_floor = result::NoiseFloor{0.0433, 4, 0.0433};
+  EXPECT_TRUE(Has(FormatFindings(d),
+                  "Point noise: 4 pair(s) of points that measured one configuration twice differed by 4.3% (one "
+                  "point, rms); each point's noise was taken as at least 4.3% of its value."))
+      << FormatFindings(d);
+}
+
 TEST(ConsoleFindings, RuledOutCausesAreListed) {
   PointSpec b;
   b.axes["sync"] = "world-barrier";

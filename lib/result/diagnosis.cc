@@ -47,6 +47,23 @@ json FitToJson(const Fit& f) {
   return j;
 }
 
+json NoiseFloorToJson(const NoiseFloor& n) {
+  return {{"relative", n.relative},
+          {"replicate_pairs", n.replicate_pairs},
+          {"replicate_relative_sd", n.replicate_relative_sd}};
+}
+
+StatusOr<NoiseFloor> ReadNoiseFloor(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  NoiseFloor n;
+  n.relative = in.Number("relative", 0);
+  n.replicate_pairs = in.SmallInt("replicate_pairs", 0);
+  n.replicate_relative_sd = in.Number("replicate_relative_sd", 0);
+  RETURN_IF_ERROR(errors.status());
+  return n;
+}
+
 StatusOr<Fit> ReadFit(const json& j, const std::string& path) {
   SchemaErrors errors;
   ObjectReader in(j, path, &errors);

@@ -55,8 +55,17 @@ inline constexpr NameTable<Verdict, 3> kVerdictNames = {{
     {Verdict::kInsufficientData, "insufficient data"},
 }};
 
+// The noise every point was assumed to have, at least: the larger of the default floor and what pairs of points
+// that measured one configuration twice in this run differed by (diagnose: ReplicateNoise).
+struct NoiseFloor {
+  double relative = 0;  // of a point's value
+  int replicate_pairs = 0;
+  double replicate_relative_sd = 0;  // one point's, from those pairs (0 without any)
+};
+
 struct Diagnosis {
   std::vector<Fit> fits;
+  std::optional<NoiseFloor> noise_floor;  // absent in files written before it was recorded
   std::vector<Finding> findings;   // confirmed and suspected, highest score first
   std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
   Verdict verdict = Verdict::kInsufficientData;
@@ -64,6 +73,8 @@ struct Diagnosis {
 };
 
 nlohmann::json FitToJson(const Fit& f);
+nlohmann::json NoiseFloorToJson(const NoiseFloor& n);
+StatusOr<NoiseFloor> ReadNoiseFloor(const nlohmann::json& j, const std::string& path = "noise_floor");
 StatusOr<Fit> ReadFit(const nlohmann::json& j, const std::string& path = "fit");
 
 }  // namespace commbench::result

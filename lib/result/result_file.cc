@@ -105,6 +105,9 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   RETURN_IF_ERROR(in.errors()->status());
   RETURN_IF_ERROR(ReadList(in, "skipped", ReadSkip, &t.skipped));
   RETURN_IF_ERROR(ReadList(in, "fits", ReadFit, &t.diagnosis.fits));
+  if (in.Has("noise_floor")) {  // absent before it was recorded
+    ASSIGN_OR_RETURN(t.diagnosis.noise_floor, ReadNoiseFloor(in.value().at("noise_floor"), in.PathOf("noise_floor")));
+  }
   RETURN_IF_ERROR(ReadList(in, "findings", ReadFinding, &t.diagnosis.findings));
   // ruled_out[] came after schema_version 1's first files: absent means none were recorded.
   if (in.Has("ruled_out")) RETURN_IF_ERROR(ReadList(in, "ruled_out", ReadFinding, &t.diagnosis.ruled_out));
@@ -165,6 +168,7 @@ json TrailerToJson(const ResultTrailer& t) {
             {"verdict", NameOf(kVerdictNames, t.diagnosis.verdict)},
             {"excluded_points", t.diagnosis.excluded},
             {"status", NameOf(kRunStatusNames, t.status)}};
+  if (t.diagnosis.noise_floor) j["noise_floor"] = NoiseFloorToJson(*t.diagnosis.noise_floor);
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   if (t.acceptance) j["acceptance"] = *t.acceptance;
