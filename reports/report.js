@@ -229,10 +229,12 @@
         R.ruled_out.map((f) => (f.cause || f.rule) + (f.summary ? ' (' + f.summary + ')' : '')).join('; ') + '.'));
     }
     const noise = R.noise_floor;
-    if (noise && noise.replicate_pairs > 0) {
-      box.appendChild(el('p', {class: 'muted', id: 'noise-floor'}, 'Point noise: ' + noise.replicate_pairs +
-        ' pair(s) of points that measured one configuration twice differed by ' + pct(noise.replicate_relative_sd) +
-        ' (one point, rms); each point\'s noise was taken as at least ' + pct(noise.relative) + ' of its value.'));
+    if (noise && noise.replicate_pairs > 0 && Array.isArray(noise.by_bytes)) {
+      const pct1 = (v) => (isNum(v) ? (100 * v).toFixed(1) + '%' : 'n/a');
+      box.appendChild(el('p', {class: 'muted', id: 'noise-floor'}, 'Point noise: points that measured one ' +
+        'configuration twice differed by ' + noise.by_bytes.map((s) => pct1(s.relative_sd) + ' at ' + fmtBytes(s.bytes) +
+        ' (' + s.pairs + (s.pairs === 1 ? ' pair)' : ' pairs)')).join(', ') + ' (one point, rms); each point\'s ' +
+        'noise was taken as at least its size\'s, and ' + pct(noise.default) + '.'));
     }
     if (Array.isArray(R.skipped) && R.skipped.length) {
       box.appendChild(el('p', {class: 'muted'}, 'Skipped: ' + R.skipped.map((s) =>

@@ -56,7 +56,7 @@ CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, u
   const SeriesData& sb = in.series[static_cast<size_t>(b)];
   // The group counts both sides measured, with each point's noise as the fits see it.
   std::vector<double> g, ya, na, yb, nb;
-  const double floor = in.options.relative_noise_floor;
+  const double floor = std::max(in.OptionsFor(sa).relative_noise_floor, in.OptionsFor(sb).relative_noise_floor);
   for (size_t i = 0; i < sa.groups.size(); ++i) {
     auto it = std::find(sb.groups.begin(), sb.groups.end(), sa.groups[i]);
     if (it == sb.groups.end()) continue;

@@ -221,7 +221,10 @@ AbComparison AnalysisInput::Compare(int a, int b) const {
   // Each side's growth is its own model's, judged against its own noise: a B side whose shape is within its
   // noise grew by nothing. The least-squares slopes must agree, so that a B too noisy to model cannot pass for
   // a fix: the reported cut is the smaller of the two.
-  ScalingFit fa = FitScaling(g, ya, sea, options), fb = FitScaling(g, yb, seb, options);
+  // Both sides at the noisier side's floor (a pair differs in one axis, so both have one size and one floor).
+  ScalingOptions both = OptionsFor(sa);
+  both.relative_noise_floor = std::max(both.relative_noise_floor, OptionsFor(sb).relative_noise_floor);
+  ScalingFit fa = FitScaling(g, ya, sea, both), fb = FitScaling(g, yb, seb, both);
   c.growth_a_us = fa.grows ? fa.growth : 0;
   c.growth_b_us = fb.grows ? fb.growth : 0;
   double ls_a = FitLine(g, ya).slope * (c.g_hi - c.g_lo), ls_b = FitLine(g, yb).slope * (c.g_hi - c.g_lo);
@@ -308,25 +311,37 @@ std::string AnalysisInput::ConfirmCommand(
   return Join(tokens, " ");
 }
 
-ReplicateNoise MeasureReplicateNoise(const std::vector<PointData>& points) {
-  std::map<std::pair<int, std::map<std::string, std::string>>, std::vector<double>> by_config;
+result::NoiseFloor MeasureNoiseFloor(const std::vector<PointData>& points, double default_relative) {
+  std::map<std::pair<int, std::map<std::string, std::string>>, std::vector<const PointData*>> by_config;
   for (const PointData& p : points) {
     if (!(p.p50_us > 0)) continue;
     std::map<std::string, std::string> config = p.axes;
     if (p.groups == 1) config.erase("concurrency");
-    by_config[{p.groups, config}].push_back(p.p50_us);
+    by_config[{p.groups, config}].push_back(&p);
   }
-  ReplicateNoise noise;
-  double sum_sq = 0;
-  for (const auto& [config, values] : by_config) {
-    for (size_t i = 1; i < values.size(); ++i) {  // consecutive pairs: each point in at most two
-      const double d = (values[i] - values[i - 1]) / (0.5 * (values[i] + values[i - 1]));
-      sum_sq += d * d;
-      ++noise.pairs;
+  std::map<int64_t, double> sum_sq;
+  double all_sq = 0;
+  result::NoiseFloor floor;
+  floor.default_relative = default_relative;
+  for (const auto& [config, same] : by_config) {
+    for (size_t i = 1; i < same.size(); ++i) {  // consecutive pairs: each point in at most two
+      const double a = same[i - 1]->p50_us, b = same[i]->p50_us;
+      const double d = (b - a) / (0.5 * (a + b));
+      sum_sq[same[i]->bytes] += d * d;
+      all_sq += d * d;
+      ++floor.by_bytes[same[i]->bytes].pairs;
+      ++floor.all.pairs;
     }
   }
-  if (noise.pairs > 0) noise.relative_sd = std::sqrt(sum_sq / (2.0 * noise.pairs));
-  return noise;
+  for (auto& [bytes, r] : floor.by_bytes) r.relative_sd = std::sqrt(sum_sq[bytes] / (2.0 * r.pairs));
+  if (floor.all.pairs > 0) floor.all.relative_sd = std::sqrt(all_sq / (2.0 * floor.all.pairs));
+  return floor;
+}
+
+ScalingOptions AnalysisInput::OptionsFor(const SeriesData& s) const {
+  ScalingOptions o = options;
+  if (!s.points.empty()) o.relative_noise_floor = noise_floor.For(First(s).bytes);
+  return o;
 }
 
 AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
@@ -351,9 +366,8 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
     }
   }
 
-  in.replicate_noise = MeasureReplicateNoise(in.points);
   in.options = options;
-  in.options.relative_noise_floor = std::max(options.relative_noise_floor, in.replicate_noise.relative_sd);
+  in.noise_floor = MeasureNoiseFloor(in.points, options.relative_noise_floor);
 
   std::map<std::string, int> index;
   for (size_t i = 0; i < in.points.size(); ++i) {
@@ -391,7 +405,7 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
       s.p50_us.push_back(d.p50_us);
       s.se_us.push_back(d.se_us);
     }
-    s.fit = FitScaling(s.groups, s.p50_us, s.se_us, in.options);
+    s.fit = FitScaling(s.groups, s.p50_us, s.se_us, in.OptionsFor(s));
   }
 
   // Per size: does the per-group slope scale with bytes? Needs at least two sizes of the same series family.

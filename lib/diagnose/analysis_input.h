@@ -89,14 +89,10 @@ struct AbCredit {
 
 inline constexpr double kMinCut = 0.3;
 
-// Point-to-point noise measured in the run itself, from pairs of points that measured one configuration twice:
-// the same axes and group count, where at G=1 the concurrency axis changes nothing (one group runs alone). Iterations resampled within a
-// point do not see it; on the 2-core VM such pairs at 1 MiB differed by 4 % (rms, one point) and up to 28 %.
-struct ReplicateNoise {
-  int pairs = 0;
-  double relative_sd = 0;  // of one point: sqrt(mean(d^2) / 2) over the pairs' relative differences d
-};
-ReplicateNoise MeasureReplicateNoise(const std::vector<PointData>& points);
+// Point-to-point noise measured in the run itself (result::NoiseFloor), from pairs of points that measured one
+// configuration twice: the same axes and group count, where at G=1 the concurrency axis changes nothing (one
+// group runs alone). On the 2-core VM such pairs at 1 MiB differed by 4 % (rms, one point) and up to 28 %.
+result::NoiseFloor MeasureNoiseFloor(const std::vector<PointData>& points, double default_relative);
 
 struct AnalysisInput {
   std::vector<PointData> points;
@@ -106,15 +102,16 @@ struct AnalysisInput {
   std::string affinity;  // environment.affinity, e.g. "0-1"
   double cores_online = 0;
   double memcpy_gbps = 0, tcp_loopback_gbps = 0;  // environment.peaks, 0 when not measured
-  // The fits' options; relative_noise_floor raised to replicate_noise.relative_sd where that is larger.
-  ScalingOptions options;
-  ReplicateNoise replicate_noise;
+  ScalingOptions options;  // relative_noise_floor: the default; a series' fits use OptionsFor(series)
+  result::NoiseFloor noise_floor;
   // Pairs (A series, B series) that confirm one rule's cause only: set by the diagnosis, read by EvaluateAbs.
   std::map<std::pair<int, int>, AbCredit> ab_credit;
 
   const PointData& Point(const SeriesData& s, size_t i) const { return points[static_cast<size_t>(s.points[i])]; }
   const PointData& Last(const SeriesData& s) const { return Point(s, s.points.size() - 1); }
   const PointData& First(const SeriesData& s) const { return Point(s, 0); }
+  // The fits' options for series `s`: each point's noise at least noise_floor.For(its bytes).
+  ScalingOptions OptionsFor(const SeriesData& s) const;
 
   // Series equal to `a` on every axis except those in `varying`, and different from `a` on `primary`.
   std::vector<int> Partners(int a, const std::string& primary, const std::vector<std::string>& varying = {}) const;

@@ -88,8 +88,7 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   AnalysisInput in = input;
   result::Diagnosis d;
   d.fits = Fits(in);
-  d.noise_floor = result::NoiseFloor{in.options.relative_noise_floor, in.replicate_noise.pairs,
-                                     in.replicate_noise.relative_sd};
+  d.noise_floor = in.noise_floor;
   d.excluded = in.excluded;
   bool enough =
       std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.groups.size() >= 2; });

@@ -235,18 +235,27 @@ TEST(Diagnose, PointsMeasuredTwiceSetTheNoiseFloor) {
                        {point(1, "compact", "sequential", 100)}},
                       "commbench sweep --groups 1,2 --pin none,compact --concurrency concurrent,sequential");
   AnalysisInput in = BuildAnalysisInput(r);
-  EXPECT_EQ(in.replicate_noise.pairs, 2);
+  EXPECT_EQ(in.noise_floor.all.pairs, 2);
   const double d = 10.0 / 105;  // the none pair's relative difference; the compact pair's is 0
-  EXPECT_NEAR(in.replicate_noise.relative_sd, std::sqrt(d * d / 4), 1e-12);
-  EXPECT_NEAR(in.options.relative_noise_floor, in.replicate_noise.relative_sd, 1e-12);
+  EXPECT_NEAR(in.noise_floor.all.relative_sd, std::sqrt(d * d / 4), 1e-12);
+  ASSERT_EQ(in.noise_floor.by_bytes.size(), 1u);
+  EXPECT_NEAR(in.noise_floor.For(400), std::sqrt(d * d / 4), 1e-12);
+  for (const SeriesData& s : in.series) {
+    EXPECT_NEAR(in.OptionsFor(s).relative_noise_floor, std::sqrt(d * d / 4), 1e-12);
+    double mean = 0;  // the fit's noise is its points' mean noise
+    for (double y : s.p50_us) mean += y / static_cast<double>(s.p50_us.size());
+    EXPECT_NEAR(s.fit.noise, std::sqrt(d * d / 4) * mean, 1e-9 * mean) << s.key;
+  }
   result::Diagnosis typed = testing::DiagnoseTyped(r);
   ASSERT_TRUE(typed.noise_floor);
-  EXPECT_EQ(typed.noise_floor->replicate_pairs, 2);
-  EXPECT_NEAR(typed.noise_floor->relative, in.replicate_noise.relative_sd, 1e-12);
-  // Replicates that agree leave the default floor.
+  EXPECT_EQ(typed.noise_floor->all.pairs, 2);
+  EXPECT_NEAR(typed.noise_floor->For(400), std::sqrt(d * d / 4), 1e-12);
+  // Replicates that agree leave the default floor; a size without replicates takes every pair's.
   json quiet = MakeResult({{point(1, "none", "concurrent", 100)}, {point(1, "none", "sequential", 100.5)}},
                           "commbench sweep --concurrency concurrent,sequential");
-  EXPECT_DOUBLE_EQ(BuildAnalysisInput(quiet).options.relative_noise_floor, ScalingOptions{}.relative_noise_floor);
+  AnalysisInput q = BuildAnalysisInput(quiet);
+  EXPECT_DOUBLE_EQ(q.noise_floor.For(400), ScalingOptions{}.relative_noise_floor);
+  EXPECT_NEAR(in.noise_floor.For(1 << 20), std::sqrt(d * d / 4), 1e-12);
 }
 
 // --repeats ran the point several times: its means' spread is noise between runs, which the within-run standard
@@ -261,7 +270,7 @@ TEST(Diagnose, RepeatsThatDisagreeWidenAPointsNoise) {
   ASSERT_EQ(in.points.size(), 2u);
   EXPECT_NEAR(in.points[0].se_us, 1.15, 1e-9);  // sd 1.41 / sqrt(2) = 1: below the iterations' own
   EXPECT_NEAR(in.points[1].se_us, 10, 1e-9);    // sd 14.1 / sqrt(2)
-  EXPECT_EQ(in.replicate_noise.pairs, 1);        // one configuration measured twice
+  EXPECT_EQ(in.noise_floor.all.pairs, 1);        // one configuration measured twice
 }
 
 // Control (d) of the planted-cause suite on the 2-core VM (run 9 of 30, means and standard errors as measured):
@@ -306,8 +315,9 @@ TEST(Diagnose, AConcurrencyAbWithinTheRunsOwnReplicateNoiseConfirmsNothing) {
                       /*memcpy_gbps=*/0, /*tcp_gbps=*/0);
   result::Diagnosis d = testing::DiagnoseTyped(r);
   ASSERT_TRUE(d.noise_floor);
-  EXPECT_EQ(d.noise_floor->replicate_pairs, 4);
-  EXPECT_NEAR(d.noise_floor->relative, 0.0433, 0.0005);  // the 1 MiB pairs differ by 11 % and 4.7 %, 64 KiB by 0.6 % and 2 %
+  EXPECT_EQ(d.noise_floor->all.pairs, 4);
+  EXPECT_NEAR(d.noise_floor->For(1048576), 0.0603, 0.0005);  // the 1 MiB pairs differ by 11.1 % and 4.7 %
+  EXPECT_NEAR(d.noise_floor->For(65536), 0.02, 1e-12);       // 64 KiB: 0.6 % and 2.0 %, below the default
   for (const result::Finding& f : d.findings) EXPECT_NE(f.status, FindingStatus::kConfirmed) << f.summary;
 }
 

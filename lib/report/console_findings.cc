@@ -1,8 +1,11 @@
 #include "lib/report/console_findings.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include "lib/core/ranges.h"
 
 namespace commbench {
 namespace {
@@ -58,6 +61,23 @@ void WriteFinding(int index, const Finding& f, std::ostringstream& out) {
   }
 }
 
+// "Point noise: points that measured one configuration twice differed by 6.1% at 1M (2 pairs), ..."
+std::string NoiseSentence(const result::NoiseFloor& n) {
+  std::string sizes;
+  for (const auto& [bytes, r] : n.by_bytes) {
+    std::string size = FormatBytes(static_cast<uint64_t>(bytes));  // as --sizes writes it: 400, 64K, 1M
+    if (std::isdigit(static_cast<unsigned char>(size.back()))) size += " B";
+    char one[96];
+    std::snprintf(one, sizeof one, "%s%.1f%% at %s (%d pair%s)", sizes.empty() ? "" : ", ", 100 * r.relative_sd,
+                  size.c_str(), r.pairs, r.pairs == 1 ? "" : "s");
+    sizes += one;
+  }
+  char tail[96];
+  std::snprintf(tail, sizeof tail, " (one point, rms); each point's noise was taken as at least its size's, and %.0f%%.\n",
+                100 * n.default_relative);
+  return "Point noise: points that measured one configuration twice differed by " + sizes + tail;
+}
+
 }  // namespace
 
 std::string FormatFindings(const result::Diagnosis& d) {
@@ -79,15 +99,7 @@ std::string FormatFindings(const result::Diagnosis& d) {
     for (const std::string& id : d.excluded) out << " " << id;
     out << "\n";
   }
-  if (d.noise_floor && d.noise_floor->replicate_pairs > 0) {
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "Point noise: %d pair(s) of points that measured one configuration twice differed by %.1f%% "
-                  "(one point, rms); each point's noise was taken as at least %.1f%% of its value.\n",
-                  d.noise_floor->replicate_pairs, 100 * d.noise_floor->replicate_relative_sd,
-                  100 * d.noise_floor->relative);
-    out << line;
-  }
+  if (d.noise_floor && d.noise_floor->all.pairs > 0) out << NoiseSentence(*d.noise_floor);
   if (!d.ruled_out.empty()) {
     out << "Ruled out by an A/B in this sweep:\n";
     for (const Finding& f : d.ruled_out) out << "   - " << f.cause << ": " << f.summary << "\n";

@@ -60,12 +60,14 @@ TEST(ConsoleFindings, NoGrowthAndInsufficientData) {
 TEST(ConsoleFindings, ThePointNoiseMeasuredInTheRunIsStated) {
   result::Diagnosis d;
   d.verdict = result::Verdict::kNoGrowth;
-  d.noise_floor = result::NoiseFloor{0.02, 0, 0};
+  d.noise_floor = result::NoiseFloor{0.02, {}, {}};
   EXPECT_FALSE(Has(FormatFindings(d), "Point noise")) << FormatFindings(d);
-  d.noise_floor = result::NoiseFloor{0.0433, 4, 0.0433};
+  d.noise_floor->all = {3, 0.043};
+  d.noise_floor->by_bytes = {{65536, {1, 0.013}}, {1048576, {2, 0.061}}};
   EXPECT_TRUE(Has(FormatFindings(d),
-                  "Point noise: 4 pair(s) of points that measured one configuration twice differed by 4.3% (one "
-                  "point, rms); each point's noise was taken as at least 4.3% of its value."))
+                  "Point noise: points that measured one configuration twice differed by 1.3% at 64K (1 pair), "
+                  "6.1% at 1M (2 pairs) (one point, rms); each point's noise was taken as at least its size's, "
+                  "and 2%."))
       << FormatFindings(d);
 }
 

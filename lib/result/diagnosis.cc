@@ -1,5 +1,6 @@
 #include "lib/result/diagnosis.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -47,19 +48,42 @@ json FitToJson(const Fit& f) {
   return j;
 }
 
+double NoiseFloor::For(int64_t bytes) const {
+  auto own = by_bytes.find(bytes);
+  const ReplicateNoise& r = own != by_bytes.end() && own->second.pairs > 0 ? own->second : all;
+  return std::max(default_relative, r.relative_sd);
+}
+
 json NoiseFloorToJson(const NoiseFloor& n) {
-  return {{"relative", n.relative},
-          {"replicate_pairs", n.replicate_pairs},
-          {"replicate_relative_sd", n.replicate_relative_sd}};
+  json sizes = json::array();
+  for (const auto& [bytes, r] : n.by_bytes) {
+    sizes.push_back({{"bytes", bytes}, {"pairs", r.pairs}, {"relative_sd", r.relative_sd}, {"floor", n.For(bytes)}});
+  }
+  return {{"default", n.default_relative},
+          {"replicate_pairs", n.all.pairs},
+          {"replicate_relative_sd", n.all.relative_sd},
+          {"by_bytes", sizes}};
 }
 
 StatusOr<NoiseFloor> ReadNoiseFloor(const json& j, const std::string& path) {
   SchemaErrors errors;
   ObjectReader in(j, path, &errors);
   NoiseFloor n;
-  n.relative = in.Number("relative", 0);
-  n.replicate_pairs = in.SmallInt("replicate_pairs", 0);
-  n.replicate_relative_sd = in.Number("replicate_relative_sd", 0);
+  n.default_relative = in.Number("default", 0);
+  n.all.pairs = in.SmallInt("replicate_pairs", 0);
+  n.all.relative_sd = in.Number("replicate_relative_sd", 0);
+  if (in.Has("by_bytes")) {
+    const json& sizes = in.value().at("by_bytes");
+    if (!sizes.is_array()) errors.Add(in.PathOf("by_bytes"), "expected an array");
+    for (size_t i = 0; sizes.is_array() && i < sizes.size(); ++i) {
+      ObjectReader size(sizes[i], ObjectReader::PathOf(in.PathOf("by_bytes"), i), &errors);
+      const int64_t bytes = size.Int("bytes", 0);
+      ReplicateNoise r;
+      r.pairs = size.SmallInt("pairs", 0);
+      r.relative_sd = size.Number("relative_sd", 0);
+      n.by_bytes[bytes] = r;  // "floor" is derived: For(bytes)
+    }
+  }
   RETURN_IF_ERROR(errors.status());
   return n;
 }

@@ -2,6 +2,8 @@
 // verdict.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,12 +57,22 @@ inline constexpr NameTable<Verdict, 3> kVerdictNames = {{
     {Verdict::kInsufficientData, "insufficient data"},
 }};
 
-// The noise every point was assumed to have, at least: the larger of the default floor and what pairs of points
-// that measured one configuration twice in this run differed by (diagnose: ReplicateNoise).
+// What pairs of points that measured one configuration twice in a run differed by: one point's rms relative
+// difference, sqrt(mean(d^2) / 2) over the pairs' relative differences d.
+struct ReplicateNoise {
+  int pairs = 0;
+  double relative_sd = 0;
+};
+
+// The noise every point was assumed to have, at least, as a fraction of its value. Resampling a point's
+// iterations does not see drift between points; points measured twice in the run do.
 struct NoiseFloor {
-  double relative = 0;  // of a point's value
-  int replicate_pairs = 0;
-  double replicate_relative_sd = 0;  // one point's, from those pairs (0 without any)
+  double default_relative = 0;  // without replicates
+  ReplicateNoise all;           // every pair of the run
+  std::map<int64_t, ReplicateNoise> by_bytes;
+  // A point of `bytes`: its own size's replicates where it has any (noise differs by size: 4 % at 1 MiB, 1.8 %
+  // at 64 KiB on the 2-core VM), else every pair's, and never below the default.
+  double For(int64_t bytes) const;
 };
 
 struct Diagnosis {
