@@ -30,8 +30,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A rank's result file: one line per finished point (result::RankSamples). Holds only the lines of points
-// that this rank finished and the driver has not taken yet.
+// Where one finished line lies in a rank's result file: its bytes stay on disk until the idle queue reads them,
+// so that points waiting there (a whole launch, while its ranks fill every core) hold no samples in memory.
+struct LineRef {
+  std::string path;
+  size_t offset = 0, length = 0;
+};
+
+// The text of `ref` ("" when it cannot be read back).
+std::string ReadLine(const LineRef& ref) {
+  std::ifstream in(ref.path, std::ios::binary);
+  std::string line(ref.length, '\0');
+  in.seekg(static_cast<std::streamoff>(ref.offset));
+  if (!in.read(line.data(), static_cast<std::streamsize>(ref.length))) return "";
+  return line;
+}
+
+// A rank's result file: one line per finished point (result::RankSamples), appended by the rank. Knows where
+// the lines of points that this rank finished and the driver has not taken yet lie.
 class ResultTail {
  public:
   explicit ResultTail(std::string path) : path_(std::move(path)) {}
@@ -42,14 +58,14 @@ class ResultTail {
     std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     size_t start = 0;
     for (size_t nl = chunk.find('\n'); nl != std::string::npos; nl = chunk.find('\n', start)) {
-      pending_.push_back(chunk.substr(start, nl - start));
+      pending_.push_back({path_, offset_ + start, nl - start});
       start = nl + 1;
     }
     offset_ += start;
   }
   size_t finished() const { return taken_ + pending_.size(); }
-  std::string Take() {
-    std::string line = std::move(pending_.front());
+  LineRef Take() {
+    LineRef line = std::move(pending_.front());
     pending_.pop_front();
     ++taken_;
     return line;
@@ -59,7 +75,7 @@ class ResultTail {
   std::string path_;
   size_t offset_ = 0;
   size_t taken_ = 0;
-  std::deque<std::string> pending_;
+  std::deque<LineRef> pending_;
 };
 
 std::string LastLine(const std::string& path) {
@@ -279,11 +295,11 @@ class LaunchRunner {
       FinishedPoint fp;
       fp.point = launch_.points[delivered_];
       fp.cores_available = static_cast<int>(allowed_.size());
-      std::vector<std::string> lines;
+      std::vector<LineRef> lines;
       for (auto& tail : tails_) lines.push_back(tail.Take());
       delivery_.Post([this, fp = std::move(fp), lines = std::move(lines), name = PointName(delivered_)]() mutable {
         for (size_t r = 0; r < lines.size(); ++r) {
-          auto samples = result::ParseRankSamplesLine(lines[r]);
+          auto samples = result::ParseRankSamplesLine(ReadLine(lines[r]));
           if (!samples.ok()) {
             return Internal("rank " + std::to_string(r) + " sent a bad result in point " + name + ": " +
                             samples.status().message());
