@@ -82,6 +82,7 @@ PointData FromResult(const result::PointResult& r) {
   d.threads_per_core = r.cpu.threads_per_core;
   d.vol_ctx_per_iter = r.cpu.vol_ctx_per_iter;
   d.invol_ctx_per_iter = r.cpu.invol_ctx_per_iter;
+  d.runqueue_wait_us_per_op = r.cpu.runqueue_wait_us_per_iter;
   d.has_skew = true;
   d.start_skew_us = r.skew.start_skew_us;
   d.slowest_group = r.skew.slowest_group;

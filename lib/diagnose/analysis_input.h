@@ -43,6 +43,7 @@ struct PointData {
   bool has_cpu = false;
   double cpu_s_total = 0, cores_available = 0, saturation = 0, threads_per_core = 0;
   double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // per rank per iteration (mean over ranks)
+  double runqueue_wait_us_per_op = -1;  // cpu.runqueue_wait_us_per_iter: the most any rank waited; -1 unknown
   bool has_skew = false;
   double start_skew_us = 0;
   int slowest_group = -1, slowest_rank = -1;

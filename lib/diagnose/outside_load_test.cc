@@ -226,6 +226,61 @@ TEST(OutsideLoad, ASteadyBusyProcessThatCrowdsTheLargerGroupCountsIsNamedAndConf
   }
 }
 
+// Control (d) on a quiet host before the driver aggregated at idle priority (run 5 of 30, 1 MiB pinned): the
+// driver's work on the previous point preempted one of the two pinned ranks in 4-6 ms slices, too briefly for the
+// host monitor (no outside load at any point). G=2 together took 80.2 us against 43.4 at G=1, in turns 48.1: the
+// A/B confirmed contention. The run predates the ranks' run-queue reading; its waits here are what the stalls in
+// its samples add up to (21.2 ms over 577 iterations: 36.7 us per op; 0.3 us where a core was free).
+json PreemptedPinnedRanks(int group_size, bool with_wait) {
+  PointSpec base;
+  base.group_size = group_size;
+  base.bytes = 1 << 20;
+  base.axes["pin"] = "compact";
+  PointSpec in_turn = base;
+  in_turn.axes["concurrency"] = "sequential";
+  auto wait = [with_wait](double us) { return with_wait ? us : -1.0; };
+  return MakeResult(
+      {MakeSeries(base, {1, 2}, [](int g) { return g == 1 ? 43.4 : 80.2; },
+                  [&](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(g == 1 ? 0.3 : 36.7); }),
+       MakeSeries(in_turn, {1, 2}, [](int g) { return g == 1 ? 44.9 : 48.1; },
+                  [&](int, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(0.3); })},
+      "commbench sweep --groups 1,2 --group-size " + std::to_string(group_size) +
+          " --sizes 1M --pin compact --concurrency concurrent,sequential");
+}
+
+TEST(OutsideLoad, RanksThatWaitedForCoresTheyDoNotOutnumberNameTheLoadAndConfirmNothing) {
+  json without = Diagnose(PreemptedPinnedRanks(1, false));  // the plant is caught without the reading
+  ASSERT_FALSE(without["findings"].empty()) << without.dump(1);
+  ASSERT_EQ(without["findings"][0]["status"], "confirmed") << without.dump(1);
+
+  json d = Diagnose(PreemptedPinnedRanks(1, true));
+  bool outside_seen = false;
+  for (const json& f : d["findings"]) {
+    EXPECT_NE(f["status"], "confirmed") << f.dump(1);
+    const std::string summary = f["summary"];
+    if (f["rule"] == "outside_load") {
+      outside_seen = true;
+      EXPECT_NE(summary.find("the ranks waited for a CPU (runnable, on a run queue) 36.7 us per op at G=2 against "
+                             "0.3 us at G=1 (up to 99% of the growth there)"),
+                std::string::npos)
+          << summary;
+      EXPECT_NE(summary.find("its 2 ranks do not outnumber the 2 cores they may use"), std::string::npos) << summary;
+    } else if (f["rule"] == "shared_bandwidth") {
+      EXPECT_NE(summary.find("Not confirmed: the ranks waited for a CPU"), std::string::npos) << summary;
+    }
+  }
+  EXPECT_TRUE(outside_seen) << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["rule"], "outside_load") << d.dump(1);
+}
+
+// Pairs of ranks at G=2 outnumber the 2 cores: waiting for a CPU is then the ranks' own crowding, not a load.
+TEST(OutsideLoad, RanksThatOutnumberTheirCoresWaitForEachOtherAndNameNoLoad) {
+  json d = Diagnose(PreemptedPinnedRanks(2, true));
+  ASSERT_FALSE(d["findings"].empty()) << d.dump(1);
+  EXPECT_EQ(d["findings"][0]["status"], "confirmed") << d.dump(1);
+  for (const json& f : d["findings"]) EXPECT_NE(f["rule"], "outside_load") << f.dump(1);
+}
+
 // The crowd is what the load adds, not the ranks' own: 16 ranks on 2 cores are crowded with or without a spinner.
 TEST(OutsideLoad, CrowdSlowdownCountsOnlyWhatTheOutsideLoadAdds) {
   EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, false), 1);  // one rank: the spinner has the other core

@@ -65,6 +65,7 @@ json MakePoint(const PointSpec& s) {
               {"threads_per_core", world / s.cores},
               {"vol_ctx_per_iter", s.vol_ctx_per_iter},
               {"invol_ctx_per_iter", s.invol_ctx_per_iter}};
+  if (s.runqueue_wait_us_per_iter >= 0) p["cpu"]["runqueue_wait_us_per_iter"] = s.runqueue_wait_us_per_iter;
   p["skew"] = {
       {"start_skew_us", s.start_skew_us}, {"slowest_group", s.slowest_group}, {"slowest_rank", s.slowest_rank}};
   json groups = json::array();

@@ -28,6 +28,7 @@ struct PointSpec {
   double saturation = 0.5;
   double vol_ctx_per_iter = 0;    // per rank per iteration
   double invol_ctx_per_iter = 0;  // per rank per iteration
+  double runqueue_wait_us_per_iter = -1;  // the most any rank waited for a CPU, per iteration; -1: not recorded
   double setup_s = 0.02;
   double busbw_gbps = 0.01;       // per group
   std::vector<double> group_p50;  // empty: every group at p50_us

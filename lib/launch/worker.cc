@@ -166,6 +166,7 @@ class RankRunner {
     out.cpu_sys_s = r.cpu_sys_s * share;
     out.vol_ctx = static_cast<double>(r.vol_ctx) * share;
     out.invol_ctx = static_cast<double>(r.invol_ctx) * share;
+    out.runqueue_wait_s = r.runqueue_wait_s;  // the rank's own thread: no share to take
     out.affinity = FormatCpuList(AllowedCpus());
     out.host = plan_.host_name;
     out.address = plan_.host;

@@ -119,6 +119,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.cpu_sys_s = r.cpu_sys_s;
     t.vol_ctx = r.vol_ctx;
     t.invol_ctx = r.invol_ctx;
+    t.runqueue_wait_s = r.runqueue_wait_s;
     t.affinity = r.affinity;
     t.setup_s = r.setup_s;
     t.checked_iters = r.checked_iters;
@@ -150,6 +151,11 @@ void AddCpu(const std::vector<RankSamples>& ranks, const AggregateOptions& optio
   out->cpu.threads_per_core = static_cast<double>(ranks.size()) / cores;
   out->cpu.vol_ctx_per_iter = vol * per_iter;
   out->cpu.invol_ctx_per_iter = invol * per_iter;
+  for (const RankSamples& r : ranks) {
+    if (r.runqueue_wait_s < 0 || r.samples_us.empty()) continue;
+    const double us_per_iter = 1e6 * r.runqueue_wait_s / static_cast<double>(r.samples_us.size());
+    out->cpu.runqueue_wait_us_per_iter = std::max(out->cpu.runqueue_wait_us_per_iter, us_per_iter);
+  }
 }
 
 // Per group: the group's own per-iteration max; the slowest group and rank by median, and the start skew.

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <random>
 #include <thread>
 
 #include "lib/measure/pattern.h"
+#include "lib/measure/run_queue.h"
 #include "lib/stats/summary.h"
 
 namespace commbench {
@@ -102,6 +104,7 @@ class PointRunner {
     if (!sequential_) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
     EnterPhase(ProgressPhase::kTimed);
     const rusage before = ProcessUsage();
+    const std::optional<double> wait_before = ThreadRunQueueWaitS();
     result_.start_ns = MonotonicNs();
     RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter, "first"));
     // Gloo-style transports write into peers' buffers: nobody starts the next iteration before all have read.
@@ -117,6 +120,8 @@ class PointRunner {
     }
     RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter, "last"));
     result_.end_ns = MonotonicNs();
+    const std::optional<double> wait_after = ThreadRunQueueWaitS();
+    if (wait_before && wait_after) result_.runqueue_wait_s = std::max(*wait_after - *wait_before, 0.0);
     const rusage after = ProcessUsage();
     result_.cpu_user_s = Seconds(after.ru_utime) - Seconds(before.ru_utime);
     result_.cpu_sys_s = Seconds(after.ru_stime) - Seconds(before.ru_stime);

@@ -68,6 +68,8 @@ struct RankResult {
   // getrusage(RUSAGE_SELF) over the same window: the whole process, all its rank threads and helper threads.
   double cpu_user_s = 0, cpu_sys_s = 0;
   long vol_ctx = 0, invol_ctx = 0;
+  // This rank's thread, runnable without a CPU over the timed loop (run_queue.h); -1 where the kernel does not say.
+  double runqueue_wait_s = -1;
 };
 
 // Runs one point on this rank. `group` serves group barriers; `world` keeps all ranks' decisions identical.

@@ -29,12 +29,14 @@ Summary ReadSummary(ObjectReader in) {
 }
 
 json CpuToJson(const CpuUsage& c) {
-  return {{"cpu_s_total", c.cpu_s_total},
-          {"cores_available", c.cores_available},
-          {"saturation", c.saturation},
-          {"threads_per_core", c.threads_per_core},
-          {"vol_ctx_per_iter", c.vol_ctx_per_iter},
-          {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
+  json out = {{"cpu_s_total", c.cpu_s_total},
+              {"cores_available", c.cores_available},
+              {"saturation", c.saturation},
+              {"threads_per_core", c.threads_per_core},
+              {"vol_ctx_per_iter", c.vol_ctx_per_iter},
+              {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
+  if (c.runqueue_wait_us_per_iter >= 0) out["runqueue_wait_us_per_iter"] = c.runqueue_wait_us_per_iter;
+  return out;
 }
 
 CpuUsage ReadCpu(ObjectReader in) {
@@ -45,6 +47,7 @@ CpuUsage ReadCpu(ObjectReader in) {
   c.threads_per_core = in.Number("threads_per_core", 0);
   c.vol_ctx_per_iter = in.Number("vol_ctx_per_iter", 0);
   c.invol_ctx_per_iter = in.Number("invol_ctx_per_iter", 0);
+  c.runqueue_wait_us_per_iter = in.Has("runqueue_wait_us_per_iter") ? in.Number("runqueue_wait_us_per_iter", 0) : -1;
   return c;
 }
 
@@ -66,6 +69,7 @@ json RankToJson(const RankTime& r) {
   if (!r.host.empty()) out["host"] = r.host;  // absent where it was not recorded, so older files read back alike
   if (!r.address.empty()) out["address"] = r.address;
   if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);
+  if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;
   return out;
 }
 
@@ -85,6 +89,7 @@ RankTime ReadRank(ObjectReader in) {
   r.cpu_sys_s = in.Number("cpu_sys_s", 0);
   r.vol_ctx = in.Number("vol_ctx", 0);
   r.invol_ctx = in.Number("invol_ctx", 0);
+  r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;  // absent: not known
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s");
   // Files written before wall_s was recorded per rank do not have it.

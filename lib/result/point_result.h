@@ -22,6 +22,9 @@ struct CpuUsage {
   double saturation = 0;  // CPU s / (cores x wall)
   double threads_per_core = 0;
   double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // per rank per iteration
+  // The most any rank waited for a CPU (runnable, on a run queue) over the timed loop, per timed iteration, in
+  // us; -1 where no rank could say (and in files written before it was recorded).
+  double runqueue_wait_us_per_iter = -1;
 };
 
 struct Skew {
@@ -42,6 +45,7 @@ struct RankTime {
   Transport transport = Transport::kUnknown;  // what its communicator ran over (RankSamples); kUnknown: not reported
   Summary time_us;
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
+  double runqueue_wait_s = -1;  // RankSamples::runqueue_wait_s
   std::string affinity;
   double setup_s = 0, wall_s = 0;
   int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)

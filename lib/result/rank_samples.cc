@@ -35,6 +35,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
            {"setup_s", r.setup_s}};
   if (r.transport != Transport::kUnknown)
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
+  if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
   return out.dump();
 }
 
@@ -65,6 +66,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.cpu_sys_s = in.Number("cpu_sys_s", 0);
   r.vol_ctx = in.Number("vol_ctx", 0);
   r.invol_ctx = in.Number("invol_ctx", 0);
+  r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s", 0);
   RETURN_IF_ERROR(errors.status());

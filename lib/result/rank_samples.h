@@ -36,6 +36,9 @@ struct RankSamples {
   // This rank's share of its process's rusage over the timed loop (the process's ranks run the same loop).
   double cpu_user_s = 0, cpu_sys_s = 0;
   double vol_ctx = 0, invol_ctx = 0;
+  // This rank's thread, runnable without a CPU over the timed loop (lib/measure/run_queue.h); -1: not known
+  // (the kernel does not say, or a line written before it was recorded).
+  double runqueue_wait_s = -1;
   std::string affinity;  // CPU list the rank could run on
   double setup_s = 0;    // communicator set-up, the first time this rank used it
 };

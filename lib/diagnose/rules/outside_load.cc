@@ -70,6 +70,53 @@ double LoadSlowdown(const AnalysisInput& in, const PointData& first, const Point
   return std::max((c - at_first) / (c - at_p), CrowdSlowdownAt(in, p) / CrowdSlowdownAt(in, first));
 }
 
+// The ranks' own reading of CPU taken from them (cpu.runqueue_wait_us_per_iter): how much longer per op the
+// ranks at point i waited for a CPU, runnable on a run queue, than at the first point (us; 0 where either did not
+// record it). Only where the ranks do not outnumber the cores they may use: then that wait was other tasks' use of
+// those cores (processes, kernel threads, the harness), not the ranks' own oversubscription. It sees bursts of a
+// few ms that the host monitor's 10 ms ticks miss.
+double WaitRiseUs(const AnalysisInput& in, const SeriesData& s, size_t i) {
+  const PointData& first = in.First(s);
+  const PointData& p = in.Point(s, i);
+  if (i == 0 || first.runqueue_wait_us_per_op < 0 || p.runqueue_wait_us_per_op < 0) return 0;
+  if (RanksPerCore(in, s, p) > 1.0) return 0;
+  return std::max(0.0, p.runqueue_wait_us_per_op - first.runqueue_wait_us_per_op);
+}
+
+// The wait rose by at least half of point i's growth over the first point (both in us per op: a wait adds to the
+// op it falls in).
+bool WaitExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i) {
+  const double growth_us = in.Point(s, i).p50_us - in.First(s).p50_us;
+  return growth_us > 0 && WaitRiseUs(in, s, i) >= 0.5 * growth_us;
+}
+
+// The point of `s` whose growth the wait explains most (by the share of its growth); -1 when none.
+int MostWaitExplained(const AnalysisInput& in, const SeriesData& s) {
+  int best = -1;
+  double best_share = 0;
+  for (size_t i = 1; i < s.points.size(); ++i) {
+    if (!WaitExplainsGrowth(in, s, i)) continue;
+    const double share = WaitRiseUs(in, s, i) / (in.Point(s, i).p50_us - in.First(s).p50_us);
+    if (share > best_share) best = static_cast<int>(i), best_share = share;
+  }
+  return best;
+}
+
+// "the ranks waited for a CPU 36.7 us per op at G=2 against 0.3 us at G=1 (up to 99% of the growth there), ..."
+// Per op is an upper bound: the timed loop also copies each op's input outside the clock, and a wait there does
+// not slow the op.
+std::string WaitSentence(const AnalysisInput& in, const SeriesData& s, size_t i) {
+  const PointData& first = in.First(s);
+  const PointData& p = in.Point(s, i);
+  const double share = WaitRiseUs(in, s, i) / (p.p50_us - first.p50_us);
+  const int ranks = p.point.concurrency == Concurrency::kSequential ? p.group_size : p.world;
+  return "the ranks waited for a CPU (runnable, on a run queue) " + Fmt(p.runqueue_wait_us_per_op) +
+         " us per op at G=" + std::to_string(p.groups) + " against " + Fmt(first.runqueue_wait_us_per_op) +
+         " us at G=" + std::to_string(first.groups) + " (up to " + Fmt(100 * std::min(share, 1.0), 0) +
+         "% of the growth there), though its " + std::to_string(ranks) + " ranks do not outnumber the " +
+         Fmt(CoresForRanks(in, s), 0) + " cores they may use: other tasks held those cores";
+}
+
 // The outside load over a set of points: per process, and in all.
 struct OutsideLoad {
   double window_s = 0, outside_s = 0, busy_s = 0, ranks_s = 0;
@@ -182,6 +229,7 @@ class OutsideLoadRule : public Rule {
     // Nothing when the load did not rise where the series grew, or by too little to matter next to the growth.
     if (loaded_growing == 0) return std::nullopt;
     const double coincidence = static_cast<double>(loaded_growing) / growing;
+    const int waited = MostWaitExplained(in, s);
 
     Finding f;
     f.rule = "outside_load";
@@ -191,25 +239,46 @@ class OutsideLoadRule : public Rule {
         "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
     // Ranks first when the load is on every growing point: then nothing else can be told from it.
     f.strength = 0.5 + 0.5 * coincidence;
-    f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " + Percent(load.Share()) +
-                " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " + std::to_string(loaded_growing) +
-                " of the " + std::to_string(growing) + " points where the series grew). The series grows " +
-                GrowthSentence(in, s) + "; the CPU time taken from the ranks can slow them up to " +
-                Fmt(worst_slowdown, 1) + "x where they are " + Fmt(growth_there, 1) +
-                "x slower than at the first point: that growth may be the outside load's, not the ranks'.";
+    if (!load.points.empty()) {
+      f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " +
+                  Percent(load.Share()) + " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " +
+                  std::to_string(loaded_growing) + " of the " + std::to_string(growing) +
+                  " points where the series grew). The series grows " + GrowthSentence(in, s) +
+                  "; the CPU time taken from the ranks can slow them up to " + Fmt(worst_slowdown, 1) +
+                  "x where they are " + Fmt(growth_there, 1) +
+                  "x slower than at the first point: that growth may be the outside load's, not the ranks'.";
+      if (waited > 0) f.summary += " The ranks' own reading agrees: " + WaitSentence(in, s, waited) + ".";
+    } else {
+      f.summary = Describe(s) + ": " + WaitSentence(in, s, waited) +
+                  ". By the host monitor's 10 ms ticks no process outside the run took " + Percent(kMinOutsideCpus) +
+                  " of a CPU: short bursts (kernel threads, the harness, brief processes). The series grows " +
+                  GrowthSentence(in, s) + ": that growth may be theirs, not the ranks'.";
+    }
     f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
     if (top.pid) {
       f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
       if (top.cpus.size() == 1) f.evidence.push_back({"CPU it ran on", static_cast<double>(top.cpus[0]), "cpu"});
     }
     f.evidence.push_back({"growing points the outside load can explain", coincidence, "ratio"});
-    f.evidence.push_back({"slowdown the outside load can explain", worst_slowdown, "x"});
-    f.evidence.push_back({"growth observed there", growth_there, "x"});
+    if (!load.points.empty()) {
+      f.evidence.push_back({"slowdown the outside load can explain", worst_slowdown, "x"});
+      f.evidence.push_back({"growth observed there", growth_there, "x"});
+    }
     f.evidence.push_back({"host CPU busy during those points", load.busy_s, "s"});
     f.evidence.push_back({"ranks' own CPU during those points", load.ranks_s, "s"});
+    if (waited > 0) {
+      const PointData& p = in.Point(s, static_cast<size_t>(waited));
+      f.evidence.push_back({"ranks' wait for a CPU per op at G=" + std::to_string(p.groups), p.runqueue_wait_us_per_op, "us"});
+      f.evidence.push_back({"ranks' wait for a CPU per op at G=" + std::to_string(in.First(s).groups),
+                            in.First(s).runqueue_wait_us_per_op, "us"});
+      f.evidence.push_back({"growth per op there", p.p50_us - in.First(s).p50_us, "us"});
+    }
     AddGrowthEvidence(in, s, &f);
-    f.fix = "Sweep again with " + (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
-            " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
+    f.fix = load.points.empty()
+                ? "Leave the system a core the ranks do not use (--cpus for the ranks, or fewer ranks per host), and "
+                  "find what runs beside them (perf sched record, pidstat -t 1) to stop it or keep it off their cores."
+                : "Sweep again with " + (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
+                      " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
     ApplyAb(in, std::nullopt, "", in.ConfirmCommand({}), &f);  // no A/B can toggle another process
     return f;
   }
@@ -240,6 +309,7 @@ bool HasOutsideLoad(const AnalysisInput& in, const PointData& p) {
 bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i) {
   const PointData& first = in.First(s);
   const PointData& p = in.Point(s, i);
+  if (i > 0 && WaitExplainsGrowth(in, s, i)) return true;
   if (i == 0 || first.p50_us <= 0 || !HasOutsideLoad(in, p)) return false;
   const double growth = p.p50_us / first.p50_us;
   // The load explains at least half the growth on a log scale (a 4x growth needs a 2x possible slowdown), or left
@@ -261,14 +331,19 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
       auto it = by_id.find(id);
       if (it != by_id.end() && HasOutsideLoad(in, *it->second)) load.Add(in, *it->second);
     }
-    if (load.points.empty()) continue;
-    const std::string what = ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
-                             std::to_string(ids.size()) + " points this rests on had outside load)";
     bool explains = false;  // the load rose enough along the finding's own series to explain its growth
+    int waited = -1;        // the point whose growth the ranks' wait for a CPU explains most
     if (f.series >= 0 && static_cast<size_t>(f.series) < in.series.size()) {
       const SeriesData& s = in.series[static_cast<size_t>(f.series)];
       for (size_t i = 0; i < s.points.size(); ++i) explains = explains || LoadExplainsGrowth(in, s, i);
+      waited = MostWaitExplained(in, s);
     }
+    if (load.points.empty() && waited < 0) continue;
+    const std::string what =
+        load.points.empty()
+            ? WaitSentence(in, in.series[static_cast<size_t>(f.series)], static_cast<size_t>(waited))
+            : ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
+                  std::to_string(ids.size()) + " points this rests on had outside load)";
     if (!explains) {
       f.summary += " Note: " + what + ", about as much where it grew as where it started: too little to explain it.";
     } else if (f.status == FindingStatus::kConfirmed) {

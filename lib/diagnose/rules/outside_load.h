@@ -25,7 +25,9 @@ bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
 double CrowdSlowdown(int ranks, double cpus, double outside, bool pinned);
 
 // True when at point i of series s the outside load can slow the ranks enough more than at its first point
-// (it rose, or it crowds point i's ranks more) to explain at least half of its growth there (on a log scale).
+// (it rose, or it crowds point i's ranks more) to explain at least half of its growth there (on a log scale); or
+// when the ranks, not outnumbering their cores, waited for a CPU (cpu.runqueue_wait_us_per_iter) longer per op
+// than at the first point by at least half of that growth: other tasks held their cores, however briefly.
 bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
 
 // Every finding (but outside_load's own) that rests on a point with outside load gets a note saying so; a
