@@ -70,6 +70,23 @@ TEST(RankSamplesTest, TransportIsWrittenOnlyWhenReported) {
       << unknown.status().message();
 }
 
+// The run-queue wait is written where the kernel gave it, and a line without it reads back as "not known".
+TEST(RankSamplesTest, RunQueueWaitIsWrittenOnlyWhereKnown) {
+  RankSamples r;
+  const std::string unknown = RankSamplesToJsonLine(r);
+  EXPECT_EQ(unknown.find("runqueue_wait_s"), std::string::npos) << unknown;
+  auto back = ParseRankSamplesLine(unknown);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->runqueue_wait_s, -1);
+  r.runqueue_wait_s = 0.0125;
+  auto known = ParseRankSamplesLine(RankSamplesToJsonLine(r));
+  ASSERT_TRUE(known.ok()) << known.status().message();
+  EXPECT_DOUBLE_EQ(known->runqueue_wait_s, 0.0125);
+  nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(r));
+  j["runqueue_wait_s"] = -3;
+  EXPECT_FALSE(ReadRankSamples(j).ok());
+}
+
 TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {
   nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(RankSamples{}));
   j.erase("samples_us");
