@@ -23,7 +23,7 @@ plants=(
   "5 control|-|-|--groups 1,2 --group-size 1 --sizes 64K,1M --time-budget 0.05"
   "(a) pin-only A/B, oversubscribed|cpu_oversubscription|suspected|--groups 1..6 --sizes 64K --pin none,compact --time-budget 0.05"
   "(b) barrier, --explain|world_barrier|confirmed|--groups 1..3 --group-size 1 --sizes 400 --sync world-barrier --explain --time-budget 0.3|cpu_oversubscription"
-  "(d) control with A/B axes|-|-|--groups 1,2 --group-size 1 --sizes 64K,1M --pin none,compact --concurrency concurrent,sequential --explain --time-budget 0.05"
+  "(d) control with A/B axes|-|-|--groups 1,2 --group-size 1 --sizes 16K,64K --pin none,compact --concurrency concurrent,sequential --explain --time-budget 0.05"
 )
 echo "# start $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/'), $N runs per plant, commit $(git rev-parse --short HEAD)"
 echo "| plant | planted cause first | with its expected status | anything else confirmed | sweep s (min-max) |"
