@@ -67,13 +67,7 @@ PointData FromResult(const result::PointResult& r) {
   d.se_us = StandardErrorOfMean(r.time_us);
   // Independent repeats (--repeats) measured the point's drift between runs, which no resampling of one run's
   // iterations sees: its standard error is at least theirs.
-  if (r.repeat_mean_us.size() >= 2) {
-    const double k = static_cast<double>(r.repeat_mean_us.size());
-    double mean = 0, ss = 0;
-    for (double m : r.repeat_mean_us) mean += m / k;
-    for (double m : r.repeat_mean_us) ss += (m - mean) * (m - mean);
-    d.se_us = std::max(d.se_us, std::sqrt(ss / (k - 1)) / std::sqrt(k));
-  }
+  if (r.repeat_mean_us.size() >= 2) d.se_us = std::max(d.se_us, StandardErrorOfMean(Summarize(r.repeat_mean_us)));
   d.wall_s = r.wall_s;
   d.has_cpu = true;
   d.cpu_s_total = r.cpu.cpu_s_total;
