@@ -3,6 +3,8 @@
 set -euo pipefail
 dir="$(dirname "$0")"
 "$dir/reduce_bench" --benchmark_filter='BM_Reduce/f32/sum/32768|BM_Memcpy/32768' --benchmark_min_time=0.01 >/dev/null
+# pattern_bench prints its ratio line for the case it ran (the line main adds after the library's output).
+"$dir/pattern_bench" --benchmark_filter='allreduce/f32/sum/G2' --benchmark_min_time=0.01 | grep -q '^Check  allreduce/f32/sum/G2 .*reference/fast'
 # shm_bench rendezvouses through a private directory in $TMPDIR: nothing of it may remain afterwards.
 export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}/shm-bench"
 mkdir -p "$TMPDIR"

@@ -118,6 +118,125 @@ uint64_t ReductionCode(const OpRequest& request, size_t index, uint64_t iter) {
   return Code(0, index, iter);
 }
 
+
+// The value of every code in one dtype, as a double and as the dtype's bytes: the per-element loops of FillInput
+// and CheckOutput look codes up here instead of encoding each element (ldexp and a dtype switch per element).
+struct CodeTable {
+  std::vector<double> value;
+  std::vector<char> bytes;
+};
+CodeTable BuildCodeTable(DataType dtype) {
+  CodeTable table{std::vector<double>(kCodes), std::vector<char>(kCodes * SizeOf(dtype))};
+  for (uint64_t code = 0; code < kCodes; ++code) {
+    table.value[code] = Encode(code, dtype);
+    StoreElement(dtype, table.bytes.data(), code, table.value[code]);
+  }
+  return table;
+}
+const CodeTable& CodesOf(DataType dtype) {
+  static const CodeTable tables[] = {BuildCodeTable(DataType::kF32), BuildCodeTable(DataType::kF64),
+                                     BuildCodeTable(DataType::kI32), BuildCodeTable(DataType::kF16),
+                                     BuildCodeTable(DataType::kBF16)};
+  return tables[static_cast<int>(dtype)];
+}
+
+// 2^e for the exponents the patterns use (a few below and above ExponentOffset's range), exact as ldexp.
+double Pow2(int e) {
+  static const std::vector<double> powers = [] {
+    std::vector<double> p(64);
+    for (int i = 0; i < 64; ++i) p[i] = std::ldexp(1.0, i - 32);
+    return p;
+  }();
+  return powers[static_cast<size_t>(e + 32)];
+}
+
+// Code(owner, offset, iter) for offset = 0, 1, 2, ...: the same sum modulo kCodes (a power of two), stepped.
+class CodeSequence {
+ public:
+  CodeSequence(uint64_t owner, uint64_t iter) : code_(kRankStep * owner + kIterStep * iter + kCodeOffset) {}
+  uint64_t At(size_t offset) const { return (code_ + kIndexStep * offset) & (kCodes - 1); }
+
+ private:
+  uint64_t code_;
+};
+static_assert((kCodes & (kCodes - 1)) == 0, "CodeSequence reduces modulo kCodes with a mask");
+
+// Elements whose bytes differ from their code's: counts them and keeps the first. Bits is the element's width.
+template <typename Bits>
+void CompareBlock(const char* got, const CodeTable& table, CodeSequence codes, size_t n, size_t base, size_t* wrong,
+                  size_t* first) {
+  for (size_t j = 0; j < n; ++j) {
+    Bits have, want;
+    std::memcpy(&have, got + (base + j) * sizeof(Bits), sizeof(Bits));
+    std::memcpy(&want, table.bytes.data() + codes.At(j) * sizeof(Bits), sizeof(Bits));
+    if (have != want) {
+      if (*wrong == 0) *first = base + j;
+      ++*wrong;
+    }
+  }
+}
+
+// Allgather inputs are plain codes of this rank: table lookups.
+void FillAllgather(const OpRequest& request, int rank, uint64_t iter, char* out) {
+  const CodeTable& table = CodesOf(request.dtype);
+  const size_t esize = SizeOf(request.dtype);
+  const CodeSequence codes(static_cast<uint64_t>(rank), iter);
+  for (size_t i = 0; i < request.count; ++i) std::memcpy(out + i * esize, &table.bytes[codes.At(i) * esize], esize);
+}
+
+// PatternValue for every element of a reduction's send buffer, with the window's start and the reduce-scatter
+// owner stepped instead of divided for; pattern_test compares it with PatternValue element by element.
+void FillReduction(const OpRequest& request, int rank, int group_size, uint64_t iter, char* out) {
+  const DataType dtype = request.dtype;
+  const size_t total = SendCount(request, group_size);
+  const uint64_t n = static_cast<uint64_t>(group_size);
+  const uint64_t r = static_cast<uint64_t>(rank);
+  const int window = std::min(group_size, kWindow);
+  const bool extreme = request.reduce == ReduceOp::kMax || request.reduce == ReduceOp::kMin;
+  const double beyond_unit = Pow2(ExponentOffset(dtype) + 15 + 8 - 3);  // as in PatternValue
+  // Reduce-scatter elements belong to blocks of `count` (owner = block); allreduce has one block.
+  const size_t block = request.op == Collective::kReduceScatter ? request.count : total;
+  uint64_t owner = 0;
+  size_t offset = 0;
+  CodeSequence codes(0, iter);
+  uint64_t start = (3 * (iter % n)) % n;  // (index % n + 3 * (iter % n)) % n at index 0, then one more per index
+  auto wrap = [n](uint64_t v) { return v >= n ? v - n : v; };
+  for (size_t i = 0; i < total; ++i) {
+    const Parts want = Decode(codes.At(offset), dtype);
+    const int pos = static_cast<int>(r >= start ? r - start : r + n - start);
+    double value;
+    if (extreme) {
+      const double beyond = static_cast<double>(8 + Mix(r, i, iter) % 8) * beyond_unit;
+      value = pos == 0 ? want.sign * want.mantissa * Pow2(want.exponent)
+                       : (request.reduce == ReduceOp::kMax ? -beyond : beyond);
+    } else if (pos >= window) {
+      value = request.reduce == ReduceOp::kSum ? 0.0 : 1.0;
+    } else if (request.reduce == ReduceOp::kSum) {
+      auto units = [&](int p) { return 1 + static_cast<int>(Mix(wrap(start + static_cast<uint64_t>(p)), i, iter) % 4); };
+      int k = pos == 0 ? want.mantissa : units(pos);
+      if (pos == 0) {
+        for (int p = 1; p < window; ++p) k -= units(p);
+      }
+      value = want.sign * k * Pow2(want.exponent);
+    } else {
+      auto negative = [&](int p) { return (Mix(wrap(start + static_cast<uint64_t>(p)), i, iter) & 1) != 0; };
+      if (pos > 0) {
+        value = (pos == 1 ? 2.0 : 1.0) * (negative(pos) ? -1.0 : 1.0);
+      } else {
+        double sign = want.sign;
+        for (int p = 1; p < window; ++p) sign = negative(p) ? -sign : sign;
+        value = sign * want.mantissa * Pow2(window > 1 ? want.exponent - 1 : want.exponent);
+      }
+    }
+    StoreElement(dtype, out, i, value);
+    start = wrap(start + 1);
+    if (++offset == block) {
+      offset = 0;
+      codes = CodeSequence(++owner, iter);
+    }
+  }
+}
+
 }  // namespace
 
 double PatternValue(const OpRequest& request, int rank, int group_size, size_t index, uint64_t iter) {
@@ -185,39 +304,50 @@ double ExpectedValue(const OpRequest& request, int rank, int /*group_size*/, siz
 }
 
 void FillInput(const OpRequest& request, int rank, int group_size, uint64_t iter, std::vector<char>* buffer) {
-  size_t n = SendCount(request, group_size);
-  buffer->resize(n * SizeOf(request.dtype));
-  for (size_t i = 0; i < n; ++i) {
-    StoreElement(request.dtype, buffer->data(), i, PatternValue(request, rank, group_size, i, iter));
+  buffer->resize(SendCount(request, group_size) * SizeOf(request.dtype));
+  if (request.op == Collective::kAllgather) {
+    FillAllgather(request, rank, iter, buffer->data());
+  } else {
+    FillReduction(request, rank, group_size, iter, buffer->data());
   }
 }
 
 Status CheckOutput(const OpRequest& request, int rank, int group_size, uint64_t iter,
                    const std::vector<char>& buffer) {
-  size_t n = RecvCount(request, group_size);
+  const size_t n = RecvCount(request, group_size);
   if (buffer.size() < n * SizeOf(request.dtype)) {
     return Internal("receive buffer holds " + std::to_string(buffer.size()) + " bytes, expected " +
                     std::to_string(n * SizeOf(request.dtype)));
   }
+  // The receive buffer in blocks of one owner each (ExpectedValue's codes): allgather one block per rank,
+  // reduce-scatter this rank's block, allreduce a single block.
+  const bool allgather = request.op == Collective::kAllgather;
+  const size_t block = allgather ? request.count : n;
+  const CodeTable& table = CodesOf(request.dtype);
   size_t wrong = 0;
   size_t first = 0;
-  double got_first = 0, want_first = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double got = LoadElement(request.dtype, buffer.data(), i);
-    double want = ExpectedValue(request, rank, group_size, i, iter);
-    if (!(got == want)) {
-      if (wrong == 0) {
-        first = i;
-        got_first = got;
-        want_first = want;
-      }
-      ++wrong;
+  for (size_t base = 0; base < n; base += block) {
+    const uint64_t owner = allgather                                         ? base / block
+                           : request.op == Collective::kReduceScatter ? static_cast<uint64_t>(rank)
+                                                                      : 0;
+    const CodeSequence codes(owner, iter);
+    switch (SizeOf(request.dtype)) {
+      case 2:
+        CompareBlock<uint16_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        break;
+      case 4:
+        CompareBlock<uint32_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        break;
+      default:
+        CompareBlock<uint64_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        break;
     }
   }
   if (wrong == 0) return OkStatus();
   std::ostringstream msg;
   msg << wrong << " of " << n << " elements wrong in iteration " << iter << "; first at index " << first << ": got "
-      << got_first << ", expected " << want_first;
+      << LoadElement(request.dtype, buffer.data(), first) << ", expected "
+      << ExpectedValue(request, rank, group_size, first, iter);
   return DataLoss(msg.str());
 }
 

@@ -87,6 +87,64 @@ TEST(PatternTest, ValuesAreExactInHalfPrecision) {
   }
 }
 
+// FillInput and CheckOutput run table-driven loops (no division or ldexp per element); they must agree with the
+// per-element definitions everywhere, including iterations past kCodes and the 64-bit wrap of the code sums.
+TEST(PatternTest, FillInputIsPatternValueElementByElement) {
+  const uint64_t iters[] = {0, 1, 4095, 4096, 4097, (uint64_t{1} << 40) + 3, ~uint64_t{0}};
+  int cases = 0;
+  for (Collective op : {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter}) {
+    for (ReduceOp reduce : AllReduceOps()) {
+      for (DataType dtype : AllDataTypes()) {
+        for (int n : {1, 2, 3, 7, 8, 9, 13, 64}) {
+          for (size_t count : {size_t{1}, size_t{5}, size_t{37}, size_t{4100}}) {
+            for (uint64_t iter : iters) {
+              const OpRequest req = Request(op, dtype, reduce, count);
+              const int rank = (n * 5) / 7;  // neither the first nor, where n > 2, the last
+              std::vector<char> filled;
+              FillInput(req, rank, n, iter, &filled);
+              ASSERT_EQ(filled.size(), SendCount(req, n) * SizeOf(dtype));
+              for (size_t i = 0; i < SendCount(req, n); ++i) {
+                std::vector<char> one(SizeOf(dtype));
+                StoreElement(dtype, one.data(), 0, PatternValue(req, rank, n, i, iter));
+                ASSERT_TRUE(std::equal(one.begin(), one.end(), filled.begin() + i * SizeOf(dtype)))
+                    << Name(op) << " " << Name(dtype) << " " << Name(reduce) << " n=" << n << " count=" << count
+                    << " iter=" << iter << " index " << i;
+              }
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 3 * 4 * 5 * 8 * 4 * 7);
+}
+
+TEST(PatternTest, CheckOutputFlagsExactlyTheElementsThatDifferFromExpectedValue) {
+  for (Collective op : {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter}) {
+    for (DataType dtype : AllDataTypes()) {
+      for (uint64_t iter : {uint64_t{2}, uint64_t{4099}, ~uint64_t{0}}) {
+        const int n = 3, rank = 2;
+        const OpRequest req = Request(op, dtype, ReduceOp::kSum, 11);
+        const size_t recv = RecvCount(req, n);
+        std::vector<char> out(recv * SizeOf(dtype));
+        for (size_t i = 0; i < recv; ++i) StoreElement(dtype, out.data(), i, ExpectedValue(req, rank, n, i, iter));
+        ASSERT_TRUE(CheckOutput(req, rank, n, iter, out).ok()) << Name(op) << " " << Name(dtype) << " " << iter;
+        for (size_t bad = 0; bad < recv; ++bad) {
+          std::vector<char> wrong = out;
+          StoreElement(dtype, wrong.data(), bad, -ExpectedValue(req, rank, n, bad, iter));
+          Status s = CheckOutput(req, rank, n, iter, wrong);
+          ASSERT_FALSE(s.ok());
+          EXPECT_NE(s.message().find("1 of " + std::to_string(recv) + " elements wrong"), std::string::npos)
+              << s.message();
+          EXPECT_NE(s.message().find("first at index " + std::to_string(bad) + ":"), std::string::npos)
+              << s.message();
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Corruption enumeration: for every collective, reduction and dtype over a grid of group sizes and counts, the
 // ranks' inputs are reduced here (rank by rank and as a pairwise tree, rounding to the dtype after every step,
