@@ -118,25 +118,17 @@ uint64_t ReductionCode(const OpRequest& request, size_t index, uint64_t iter) {
   return Code(0, index, iter);
 }
 
-
-// The value of every code in one dtype, as a double and as the dtype's bytes: the per-element loops of FillInput
-// and CheckOutput look codes up here instead of encoding each element (ldexp and a dtype switch per element).
-struct CodeTable {
-  std::vector<double> value;
-  std::vector<char> bytes;
-};
-CodeTable BuildCodeTable(DataType dtype) {
-  CodeTable table{std::vector<double>(kCodes), std::vector<char>(kCodes * SizeOf(dtype))};
-  for (uint64_t code = 0; code < kCodes; ++code) {
-    table.value[code] = Encode(code, dtype);
-    StoreElement(dtype, table.bytes.data(), code, table.value[code]);
-  }
-  return table;
+// Every code's value in one dtype's bytes: the per-element loops of FillInput and CheckOutput look codes up here
+// instead of encoding each element (ldexp and a dtype switch per element).
+std::vector<char> EncodeAllCodes(DataType dtype) {
+  std::vector<char> bytes(kCodes * SizeOf(dtype));
+  for (uint64_t code = 0; code < kCodes; ++code) StoreElement(dtype, bytes.data(), code, Encode(code, dtype));
+  return bytes;
 }
-const CodeTable& CodesOf(DataType dtype) {
-  static const CodeTable tables[] = {BuildCodeTable(DataType::kF32), BuildCodeTable(DataType::kF64),
-                                     BuildCodeTable(DataType::kI32), BuildCodeTable(DataType::kF16),
-                                     BuildCodeTable(DataType::kBF16)};
+const std::vector<char>& EncodedCodes(DataType dtype) {
+  static const std::vector<char> tables[] = {EncodeAllCodes(DataType::kF32), EncodeAllCodes(DataType::kF64),
+                                             EncodeAllCodes(DataType::kI32), EncodeAllCodes(DataType::kF16),
+                                             EncodeAllCodes(DataType::kBF16)};
   return tables[static_cast<int>(dtype)];
 }
 
@@ -151,6 +143,7 @@ double Pow2(int e) {
 }
 
 // Code(owner, offset, iter) for offset = 0, 1, 2, ...: the same sum modulo kCodes (a power of two), stepped.
+static_assert((kCodes & (kCodes - 1)) == 0, "CodeSequence reduces modulo kCodes with a mask");
 class CodeSequence {
  public:
   CodeSequence(uint64_t owner, uint64_t iter) : code_(kRankStep * owner + kIterStep * iter + kCodeOffset) {}
@@ -159,16 +152,15 @@ class CodeSequence {
  private:
   uint64_t code_;
 };
-static_assert((kCodes & (kCodes - 1)) == 0, "CodeSequence reduces modulo kCodes with a mask");
 
 // Elements whose bytes differ from their code's: counts them and keeps the first. Bits is the element's width.
 template <typename Bits>
-void CompareBlock(const char* got, const CodeTable& table, CodeSequence codes, size_t n, size_t base, size_t* wrong,
-                  size_t* first) {
+void CompareBlock(const char* got, const std::vector<char>& encoded, CodeSequence codes, size_t n, size_t base,
+                  size_t* wrong, size_t* first) {
   for (size_t j = 0; j < n; ++j) {
     Bits have, want;
     std::memcpy(&have, got + (base + j) * sizeof(Bits), sizeof(Bits));
-    std::memcpy(&want, table.bytes.data() + codes.At(j) * sizeof(Bits), sizeof(Bits));
+    std::memcpy(&want, encoded.data() + codes.At(j) * sizeof(Bits), sizeof(Bits));
     if (have != want) {
       if (*wrong == 0) *first = base + j;
       ++*wrong;
@@ -178,10 +170,10 @@ void CompareBlock(const char* got, const CodeTable& table, CodeSequence codes, s
 
 // Allgather inputs are plain codes of this rank: table lookups.
 void FillAllgather(const OpRequest& request, int rank, uint64_t iter, char* out) {
-  const CodeTable& table = CodesOf(request.dtype);
+  const std::vector<char>& encoded = EncodedCodes(request.dtype);
   const size_t esize = SizeOf(request.dtype);
   const CodeSequence codes(static_cast<uint64_t>(rank), iter);
-  for (size_t i = 0; i < request.count; ++i) std::memcpy(out + i * esize, &table.bytes[codes.At(i) * esize], esize);
+  for (size_t i = 0; i < request.count; ++i) std::memcpy(out + i * esize, &encoded[codes.At(i) * esize], esize);
 }
 
 // PatternValue for every element of a reduction's send buffer, with the window's start and the reduce-scatter
@@ -212,7 +204,9 @@ void FillReduction(const OpRequest& request, int rank, int group_size, uint64_t 
     } else if (pos >= window) {
       value = request.reduce == ReduceOp::kSum ? 0.0 : 1.0;
     } else if (request.reduce == ReduceOp::kSum) {
-      auto units = [&](int p) { return 1 + static_cast<int>(Mix(wrap(start + static_cast<uint64_t>(p)), i, iter) % 4); };
+      auto units = [&](int p) {
+        return 1 + static_cast<int>(Mix(wrap(start + static_cast<uint64_t>(p)), i, iter) % 4);
+      };
       int k = pos == 0 ? want.mantissa : units(pos);
       if (pos == 0) {
         for (int p = 1; p < window; ++p) k -= units(p);
@@ -225,6 +219,7 @@ void FillReduction(const OpRequest& request, int rank, int group_size, uint64_t 
       } else {
         double sign = want.sign;
         for (int p = 1; p < window; ++p) sign = negative(p) ? -sign : sign;
+        // Follower 1 (where the window has one) gives the only factor of 2.
         value = sign * want.mantissa * Pow2(window > 1 ? want.exponent - 1 : want.exponent);
       }
     }
@@ -323,23 +318,23 @@ Status CheckOutput(const OpRequest& request, int rank, int group_size, uint64_t 
   // reduce-scatter this rank's block, allreduce a single block.
   const bool allgather = request.op == Collective::kAllgather;
   const size_t block = allgather ? request.count : n;
-  const CodeTable& table = CodesOf(request.dtype);
+  const std::vector<char>& encoded = EncodedCodes(request.dtype);
   size_t wrong = 0;
   size_t first = 0;
   for (size_t base = 0; base < n; base += block) {
-    const uint64_t owner = allgather                                         ? base / block
-                           : request.op == Collective::kReduceScatter ? static_cast<uint64_t>(rank)
-                                                                      : 0;
+    uint64_t owner = 0;
+    if (allgather) owner = base / block;
+    if (request.op == Collective::kReduceScatter) owner = static_cast<uint64_t>(rank);
     const CodeSequence codes(owner, iter);
     switch (SizeOf(request.dtype)) {
       case 2:
-        CompareBlock<uint16_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        CompareBlock<uint16_t>(buffer.data(), encoded, codes, block, base, &wrong, &first);
         break;
       case 4:
-        CompareBlock<uint32_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        CompareBlock<uint32_t>(buffer.data(), encoded, codes, block, base, &wrong, &first);
         break;
       default:
-        CompareBlock<uint64_t>(buffer.data(), table, codes, block, base, &wrong, &first);
+        CompareBlock<uint64_t>(buffer.data(), encoded, codes, block, base, &wrong, &first);
         break;
     }
   }
