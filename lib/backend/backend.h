@@ -65,6 +65,11 @@ class Work {
   virtual std::string algo() const = 0;
   // Device-side time of the last Run in microseconds (CUDA events), or a negative value where there is none.
   virtual double last_device_time_us() const { return -1; }
+  // True where no peer can change this rank's receive buffer between the end of this rank's Run and the start of
+  // its next one (it receives only inside its own Run, or into buffers of its own): a check may then read the
+  // output without first holding the group at a barrier. False (the safe default) where a peer's next op may
+  // write into it early, as Gloo's allgather ring does.
+  virtual bool OutputHeldUntilNextRun() const { return false; }
 };
 
 // A group's connection, made once per (backend, group) and reused across points.

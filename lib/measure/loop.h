@@ -42,10 +42,11 @@ struct LoopOptions {
   // The backend's device: with the sync axis it decides what the clock covers (timing_plan.h).
   DeviceKind device = DeviceKind::kCpu;
   // Besides the first and last, each timed iteration is checked with this probability, on its own input, outside
-  // the clock (a group barrier follows each check). The draws come from check_seed, which must be the same on
-  // every rank of a group: they decide together which iterations to check. Each check and its barrier perturb
-  // the groups running beside it: on a 2-core host, 2 pairs of 400 B Gloo ops measured 1.25-1.44x a bare loop at
-  // 1/64, 1.06-1.26x at 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
+  // the clock (followed by a group barrier only where Work::OutputHeldUntilNextRun says a peer could overwrite
+  // the output first). The draws come from check_seed, which must be the same on every rank of a group: they
+  // decide together which iterations to check. Checks perturb the groups running beside them; on a 2-core host
+  // with a barrier after each, 2 pairs of 400 B Gloo ops measured 1.25-1.44x a bare loop at 1/64, 1.06-1.26x at
+  // 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
   double check_rate = loop_defaults::kCheckRate;
   uint64_t check_seed = 0;
   int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)

@@ -178,6 +178,61 @@ TEST(LoopTest, ARandomSampleIsCheckedAndCountedAlike) {
   }
 }
 
+// Forwards to a real Work and says whether its output is held until the next Run (Work::OutputHeldUntilNextRun).
+class DeclaredOutput : public Work {
+ public:
+  DeclaredOutput(std::unique_ptr<Work> work, bool held) : work_(std::move(work)), held_(held) {}
+  Status SetInput(const void* host, size_t bytes) override { return work_->SetInput(host, bytes); }
+  Status Run() override { return work_->Run(); }
+  Status GetOutput(void* host, size_t bytes) override { return work_->GetOutput(host, bytes); }
+  std::string algo() const override { return work_->algo(); }
+  bool OutputHeldUntilNextRun() const override { return held_; }
+
+ private:
+  std::unique_ptr<Work> work_;
+  const bool held_;
+};
+
+// Forwards to a real group and counts its barriers.
+class CountedBarriers : public Communicator {
+ public:
+  explicit CountedBarriers(Communicator* comm) : comm_(comm) {}
+  StatusOr<std::unique_ptr<Work>> Prepare(const OpRequest& request) override { return comm_->Prepare(request); }
+  Status Barrier() override {
+    ++barriers;
+    return comm_->Barrier();
+  }
+  int64_t barriers = 0;
+
+ private:
+  Communicator* comm_;
+};
+
+// Every iteration checked (50): a group barrier follows the first check always, and each sampled one (48) only
+// where the backend says a peer could write the output before it was read.
+TEST(LoopTest, SampledChecksHoldTheGroupOnlyWhereAPeerCouldOverwriteTheOutput) {
+  for (bool held : {true, false}) {
+    ThreadAgreement world(kRanks);
+    std::vector<RankResult> results(kRanks);
+    std::vector<int64_t> barriers(kRanks);
+    auto statuses = testing::RunThreads("gloo", kRanks, [&](int rank, Communicator* comm) -> Status {
+      CountedBarriers group(comm);
+      ASSIGN_OR_RETURN(auto work, comm->Prepare(SmallAllreduce()));
+      DeclaredOutput declared(std::move(work), held);
+      ASSIGN_OR_RETURN(results[rank], RunPointLoop(SmallAllreduce(), PlaceOf(rank, kRanks), &declared, &group,
+                                                   &world, Fixed(50, 1.0)));
+      barriers[rank] = group.barriers;
+      return OkStatus();
+    });
+    for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << s.message();
+    for (int rank = 0; rank < kRanks; ++rank) {
+      EXPECT_TRUE(results[rank].correct) << results[rank].error;
+      EXPECT_EQ(results[rank].checked_iters, 50);
+      EXPECT_EQ(barriers[rank], held ? 1 : 49) << "held " << held;
+    }
+  }
+}
+
 // A fault in the first or the last iteration is caught and named at any rate.
 TEST(LoopTest, FirstAndLastIterationsAreNamed) {
   for (const RankResult& r : RunLoop(Fixed(20, 0.0), Skip(3))) {

@@ -114,6 +114,11 @@ class GlooWork : public Work {
 
   std::string algo() const override { return request_.algo; }
 
+  // The allreduce and reduce-scatter algorithms receive into buffers of their own (inbox_, recvBuf_) and only the
+  // rank itself writes data_; the allgather ring receives each block straight into out_, and a peer sends its
+  // next op's block there as soon as that op starts.
+  bool OutputHeldUntilNextRun() const override { return request_.op != Collective::kAllgather; }
+
  private:
   OpRequest request_;
   RankPlace place_;

@@ -154,6 +154,24 @@ TEST(ControlPlaneTest, ALateRankAtTheBarrierIsNotPolledFor) {
   EXPECT_LT(cpu_s, 0.1) << "CPU seconds this process used while one rank was late";
 }
 
+// The allgather ring receives each block straight into the peer's output, where the peer's next op may write
+// before a check read it; the allreduce and reduce-scatter algorithms receive into buffers of their own.
+TEST(GlooGroupTest, OnlyAllgatherLetsAPeerWriteTheOutputEarly) {
+  auto statuses = testing::RunThreads("gloo", 2, [&](int, Communicator* comm) -> Status {
+    for (Collective op : {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter}) {
+      OpRequest request;
+      request.op = op;
+      request.count = 8;
+      ASSIGN_OR_RETURN(auto work, comm->Prepare(request));
+      if (work->OutputHeldUntilNextRun() != (op != Collective::kAllgather)) {
+        return Internal(std::string(Name(op)) + ": wrong OutputHeldUntilNextRun");
+      }
+    }
+    return OkStatus();
+  });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.message();
+}
+
 // The same for a group's own barrier (the one after the first and the sampled checks): a rank 300 ms late is not
 // polled for. A BarrierAllToAll built per call (its receive buffers not yet there when the peers' messages come)
 // used 0.30 CPU s here.

@@ -69,6 +69,8 @@ class ShmWork : public Work {
   Status Run() override;
   Status GetOutput(void* host, size_t bytes) override;
   std::string algo() const override { return algo_; }
+  // Every pull writes this rank's own memory; peers only read it.
+  bool OutputHeldUntilNextRun() const override { return true; }
 
  private:
   char* Address(const Loc& loc) const {
