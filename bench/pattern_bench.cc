@@ -4,7 +4,7 @@
 // perturbation of the points beside it.
 //
 // After benchmark's normal output, main prints one line per case: "reference/fast = X" (how many times faster the
-// fast path is) and the fast path's nanoseconds per element.
+// fast path is) and the fast path's nanoseconds per element (the mean over --benchmark_repetitions).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -120,7 +120,9 @@ class RatioReporter : public benchmark::BenchmarkReporter {
       if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
       auto items = run.counters.find("items_per_second");
       if (items == run.counters.end() || items->second.value <= 0) continue;
-      ns_per_element_[run.benchmark_name()] = 1e9 / items->second.value;
+      Mean& m = ns_per_element_[run.benchmark_name()];  // repetitions share the name
+      m.total += 1e9 / items->second.value;
+      m.n += 1;
     }
   }
 
@@ -132,17 +134,23 @@ class RatioReporter : public benchmark::BenchmarkReporter {
         auto fast = ns_per_element_.find(std::string("BM_") + kind + "/" + c.name);
         auto reference = ns_per_element_.find(std::string("BM_") + kind + "Reference/" + c.name);
         if (fast == ns_per_element_.end() || reference == ns_per_element_.end()) continue;
+        const double fast_ns = fast->second.Value(), reference_ns = reference->second.Value();
         std::fprintf(summary_, "%-6s %-28s reference/fast = %6.1f  (%6.2f ns per element, reference %6.2f)\n", kind,
-                     c.name, reference->second / fast->second, fast->second, reference->second);
+                     c.name, reference_ns / fast_ns, fast_ns, reference_ns);
       }
     }
     std::fflush(summary_);
   }
 
  private:
+  struct Mean {
+    double total = 0;
+    int n = 0;
+    double Value() const { return total / n; }
+  };
   benchmark::BenchmarkReporter* inner_;  // not owned
   FILE* summary_;
-  std::map<std::string, double> ns_per_element_;
+  std::map<std::string, Mean> ns_per_element_;
 };
 
 void RegisterAll() {
