@@ -4,13 +4,16 @@
 // first pair's start to the last pair's end, over the iterations. bench/headline_vs_bare.sh runs it beside
 // `commbench sweep` to check that commbench's headline is what this loop feels.
 //
-// Usage: gloo_bare_loop [--groups G] [--iters N] [--count C]   (defaults 1, 1024, 100)
+// Usage: gloo_bare_loop [--groups G] [--iters N] [--count C] [--pin compact]   (defaults 1, 1024, 100, none)
+// --pin compact places the ranks as `commbench sweep --pin compact` does: rank process p of P on the allowed CPU
+// p * CPUs / P, so that the two ranks of a pair share a CPU wherever pairs outnumber CPUs.
 #include <gloo/allreduce_ring.h>
 #include <gloo/barrier_all_to_all.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +33,7 @@ struct Options {
   int groups = 1;
   int iters = 1024;
   int count = 100;
+  bool pin_compact = false;
 };
 
 struct LoopTimes {
@@ -56,6 +60,11 @@ bool ParsePositive(const char* flag, const char* text, int* out) {
 bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--pin" && i + 1 < argc && std::string(argv[i + 1]) == "compact") {
+      o->pin_compact = true;
+      ++i;
+      continue;
+    }
     int* target = flag == "--groups"  ? &o->groups
                   : flag == "--iters" ? &o->iters
                   : flag == "--count" ? &o->count
@@ -63,7 +72,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     if (!target || i + 1 >= argc) {
       std::fprintf(stderr,
                    "gloo_bare_loop: error: unknown or incomplete argument '%s'; accepted: --groups G "
-                   "--iters N --count C\n",
+                   "--iters N --count C --pin compact\n",
                    argv[i]);
       return false;
     }
@@ -101,6 +110,22 @@ int RunRank(const Options& o, const std::string& dir, int pair, int rank, int re
   return write(report_fd, &t, sizeof(t)) == static_cast<ssize_t>(sizeof(t)) ? 0 : 1;
 }
 
+// The CPU of rank process `p` of `processes` under --pin compact, from this process's allowed CPUs.
+bool PinCompact(int p, int processes) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  if (cpus.empty()) return false;
+  const size_t slot = std::min(static_cast<size_t>(p) * cpus.size() / static_cast<size_t>(processes), cpus.size() - 1);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[slot], &one);
+  return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -127,6 +152,10 @@ int main(int argc, char** argv) {
         close(gate[1]);
         close(report[0]);
         int rc = 1;
+        if (o.pin_compact && !PinCompact(2 * pair + rank, 2 * o.groups)) {
+          std::perror("gloo_bare_loop: sched_setaffinity");
+          _exit(1);
+        }
         try {
           rc = RunRank(o, dir, pair, rank, ready[1], gate[0], report[1]);
         } catch (const std::exception& e) {

@@ -8,7 +8,8 @@
 # samples), the ratio headline mean / bare, and the growth G=last / G=first of both.
 #
 # Usage: bench/headline_vs_bare.sh [REPEATS]   (default 3; GROUP_COUNTS="1 2 4 8", ITERS=1024 override;
-#        COMMBENCH_FLAGS="--check-rate 0" adds flags to commbench's side, for ablations; KEEP=DIR keeps the
+#        COMMBENCH_FLAGS="--check-rate 0" adds flags to commbench's side, for ablations, BARE_FLAGS to the bare
+#        loop's (both "--pin compact": each pair on one CPU, as commbench places them); KEEP=DIR keeps the
 #        runs' files there; FROM=DIR reads such a folder again without running anything)
 # Needs: bazel build //bench:gloo_bare_loop //tools/commbench (binaries from `bazel info bazel-bin`, or BIN_DIR).
 set -euo pipefail
@@ -128,8 +129,9 @@ fi
 
 run_bare() {  # G REPEAT; one retry: about 1 run in 40 at G=8 on a loaded host still loses a peer at connect or exit
   local out
-  out=$("$bare" --groups "$1" --iters "$iters" --count 100 2>"$work/bare.err") ||
-    out=$("$bare" --groups "$1" --iters "$iters" --count 100) || { cat "$work/bare.err" >&2; exit 1; }
+  # shellcheck disable=SC2086  # BARE_FLAGS is a list of flags
+  out=$("$bare" --groups "$1" --iters "$iters" --count 100 ${BARE_FLAGS:-} 2>"$work/bare.err") ||
+    out=$("$bare" --groups "$1" --iters "$iters" --count 100 ${BARE_FLAGS:-}) || { cat "$work/bare.err" >&2; exit 1; }
   echo "$1 $2 ${out##* }" >>"$work/bare.txt"
 }
 run_commbench() {  # G REPEAT
