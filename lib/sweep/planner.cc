@@ -90,6 +90,10 @@ Status ValidateSpec(const SweepSpec& spec) {
     return colon != std::string::npos && colon > 0 && v.find(':', colon + 1) == std::string::npos &&
            v.find_first_not_of("0123456789:") == std::string::npos && colon + 1 < v.size();
   };
+  if (spec.sample_cap < 0) {
+    return InvalidArgument("--sample-cap: invalid value " + std::to_string(spec.sample_cap) +
+                           " (accepted: 0 or more raw samples kept per rank)");
+  }
   if (spec.repeats < 1 || spec.repeats > 1000) {
     return InvalidArgument("--repeats: invalid value " + std::to_string(spec.repeats) +
                            " (accepted: 1 to 1000 fresh launches per point)");

@@ -177,6 +177,15 @@ TEST(PlannerTest, BadInputNamesTheValue) {
   repeats.repeats = 5;
   EXPECT_TRUE(PlanSweep(repeats).ok());
 
+  SweepSpec cap;
+  cap.sample_cap = -1;
+  auto refused_cap = PlanSweep(cap);
+  ASSERT_FALSE(refused_cap.ok());
+  EXPECT_EQ(refused_cap.status().message(),
+            "--sample-cap: invalid value -1 (accepted: 0 or more raw samples kept per rank)");
+  cap.sample_cap = 0;
+  EXPECT_TRUE(PlanSweep(cap).ok());
+
   SweepSpec slowdown;
   for (double bad : {-0.1, 11.0, std::nan("")}) {
     slowdown.test_only_uniform_slowdown = bad;

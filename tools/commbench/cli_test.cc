@@ -13,7 +13,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <nlohmann/json.hpp>
 
 #include "tools/commbench/testing/cli_runner.h"
 
@@ -64,7 +63,12 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--out", "/dev/full"}, "cannot write /dev/full: it is a device"},
       {{"sweep", "--html", "/nonexistent/dir/r.html"}, "cannot write /nonexistent/dir/r.html"},
       {{"run", "--cpus", "99"}, "--cpus 99: CPU 99 is not available to this process"},
-      {{"run", "--warmup", "99999999999999999999"}, "--warmup"},
+      {{"run", "--warmup", "99999999999999999999"}, "--warmup: invalid value '99999999999999999999' (accepted: "},
+      // Numbers past their type's range are refused as typed, not saturated (DESIGN: bad input names the value).
+      {{"sweep", "--iters", "99999999999999999999"}, "--iters: invalid value '99999999999999999999' (accepted: "},
+      {{"sweep", "--sample-cap", "-1"}, "--sample-cap: invalid value"},
+      {{"sweep", "--timeout", "1e999"}, "--timeout: invalid value '1e999' (accepted: a finite decimal number"},
+      {{"sweep", "--iters", "0x10"}, "--iters: invalid value '0x10'"},
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
       {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept)"},
@@ -211,6 +215,26 @@ TEST(CliTest, InterruptStopsRanksAndWritesPartialResults) {
   EXPECT_NE(r.err.find("interrupted by signal 2"), std::string::npos) << r.err;
   EXPECT_TRUE(std::ifstream(cli.dir() + "/commbench-results.json").good());
   for (pid_t p : ranks) EXPECT_NE(kill(p, 0), 0) << "rank process " << p << " survived";
+  ExpectNothingLeft(cli);
+}
+
+// `commbench sweep 2>&1 | head`: once the reader has gone, the next progress line raises SIGPIPE. The run stops
+// as on Ctrl-C (ranks stopped, partial results, temporary files removed) instead of dying with them behind.
+TEST(CliTest, AClosedOutputPipeStopsTheRunCleanly) {
+  CliRunner cli;
+  int out = -1;
+  pid_t driver = cli.StartPiped({"sweep", "--groups", "2", "--sizes", "400,1M", "--iters", "3000", "--timeout", "60"},
+                                &out);
+  ASSERT_GT(driver, 0);
+  std::string seen;
+  char c;
+  while (seen.find("world of") == std::string::npos && read(out, &c, 1) == 1) seen += c;
+  ASSERT_NE(seen.find("world of"), std::string::npos) << seen;
+  close(out);  // as `head` does once it has its lines
+  CliResult r = cli.Wait(driver);
+  EXPECT_EQ(r.exit_code, 1) << "128 + 13 would be death by SIGPIPE";
+  nlohmann::json result = nlohmann::json::parse(std::ifstream(cli.dir() + "/commbench-results.json"));
+  EXPECT_EQ(result["status"], "partial");
   ExpectNothingLeft(cli);
 }
 

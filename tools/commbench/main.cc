@@ -9,6 +9,7 @@
 #include "tools/commbench/commands.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
+#include "tools/commbench/number_flags.h"
 #include "tools/version.h"
 
 namespace {
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   commbench::cli::SetupCompare(app, &exit_code);
   commbench::cli::SetupGate(app, &exit_code);
   commbench::cli::SetupAccept(app, &exit_code);
+  commbench::cli::RequireWellFormedNumbers(&app);
   if (argc > 1 && argv[1][0] != '-') {
     std::string accepted = UnknownSubcommand(app, argv[1]);
     if (!accepted.empty()) {

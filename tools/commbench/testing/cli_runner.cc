@@ -45,7 +45,18 @@ std::string CliRunner::Binary() {
   return std::string(srcdir ? srcdir : ".") + "/" + (workspace ? workspace : "commbench") + "/tools/commbench/commbench";
 }
 
-pid_t CliRunner::Start(const std::vector<std::string>& args) {
+pid_t CliRunner::Start(const std::vector<std::string>& args) { return StartWithOutput(args, -1); }
+
+pid_t CliRunner::StartPiped(const std::vector<std::string>& args, int* read_fd) {
+  int fds[2];  // close-on-exec: the child keeps only its copies on 1 and 2, so closing ours breaks the pipe
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t pid = StartWithOutput(args, fds[1]);
+  close(fds[1]);
+  *read_fd = fds[0];
+  return pid;
+}
+
+pid_t CliRunner::StartWithOutput(const std::vector<std::string>& args, int output_fd) {
   std::string binary = Binary();
   std::vector<std::string> argv{binary};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -55,8 +66,8 @@ pid_t CliRunner::Start(const std::vector<std::string>& args) {
   std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
   pid_t pid = fork();
   if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int o = output_fd >= 0 ? output_fd : open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = output_fd >= 0 ? output_fd : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(o, 1);
     dup2(e, 2);
     setenv("TMPDIR", tmp_.c_str(), 1);

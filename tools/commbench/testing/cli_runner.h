@@ -26,6 +26,8 @@ class CliRunner {
   // Asynchronous variant: Start, then Wait.
   pid_t Start(const std::vector<std::string>& args);
   CliResult Wait(pid_t pid);
+  // As Start, but stdout and stderr both go to a pipe whose read end is returned in `*read_fd`.
+  pid_t StartPiped(const std::vector<std::string>& args, int* read_fd);
 
   // Processes whose parent is `pid` (from /proc).
   static std::vector<pid_t> Children(pid_t pid);
@@ -35,6 +37,8 @@ class CliRunner {
   std::vector<std::string> TempEntries() const;
 
  private:
+  pid_t StartWithOutput(const std::vector<std::string>& args, int output_fd);  // -1: the files stdout, stderr
+
   std::string dir_;
   std::string tmp_;
 };
