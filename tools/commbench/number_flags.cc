@@ -1,6 +1,5 @@
 #include "tools/commbench/number_flags.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -34,11 +33,11 @@ std::string DecimalInteger(std::string& text, bool allow_negative) {
   return "";
 }
 
+// Read as CLI11 reads it (strtold, then to double), so that what passes here is what the flag will hold.
 std::string FiniteNumber(const std::string& text) {
-  errno = 0;
   char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value)) {
+  const double value = static_cast<double>(std::strtold(text.c_str(), &end));
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
     return Invalid(text, "a finite decimal number, e.g. 0.5 or 1e-3");
   }
   return "";
