@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,20 +34,27 @@ std::string Printable(const std::string& key) {
   return out;
 }
 
-// A plain scalar as YAML 1.2's core schema reads it.
-json PlainScalar(const std::string& s) {
+// A plain scalar as YAML 1.2's core schema reads it. A numeral past the range of what it spells is refused: a
+// rounded or infinite stand-in would be shown, and used, instead of what was typed.
+StatusOr<json> PlainScalar(const std::string& s) {
   static const std::regex kInt(R"([-+]?[0-9]+)");
   static const std::regex kNumber(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return json(true);
+  if (s == "false" || s == "False" || s == "FALSE") return json(false);
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return json(nullptr);
   if (std::regex_match(s, kInt)) {
     errno = 0;
     long long v = std::strtoll(s.c_str(), nullptr, 10);
-    if (errno == 0) return v;
+    if (errno == 0) return json(v);
+    return InvalidArgument("whole number '" + s + "' is out of range (accepted: -9223372036854775808 to " +
+                           "9223372036854775807)");
   }
-  if (std::regex_match(s, kNumber)) return std::strtod(s.c_str(), nullptr);
-  return s;
+  if (std::regex_match(s, kNumber)) {
+    const double v = std::strtod(s.c_str(), nullptr);
+    if (std::isfinite(v)) return json(v);
+    return InvalidArgument("number '" + s + "' is out of range (accepted: finite, up to about 1.8e308)");
+  }
+  return json(s);
 }
 
 Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file, json* out) {
@@ -56,9 +64,19 @@ Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file,
     case YAML::NodeType::Undefined:
       *out = nullptr;
       return OkStatus();
-    case YAML::NodeType::Scalar:
-      *out = node.Tag() == "?" ? PlainScalar(node.Scalar()) : json(node.Scalar());
+    case YAML::NodeType::Scalar: {
+      if (node.Tag() != "?") {
+        *out = json(node.Scalar());
+        return OkStatus();
+      }
+      auto value = PlainScalar(node.Scalar());
+      if (!value.ok()) {
+        return InvalidArgument(file->path + ":" + std::to_string(node.Mark().line + 1) + ": " + Printable(path) + ": " +
+                               value.status().message());
+      }
+      *out = std::move(*value);
       return OkStatus();
+    }
     case YAML::NodeType::Sequence: {
       *out = json::array();
       for (size_t i = 0; i < node.size(); ++i) {

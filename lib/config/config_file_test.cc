@@ -1,5 +1,7 @@
 #include "lib/config/config_file.h"
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -94,6 +96,23 @@ TEST(ConfigFileTest, SyntaxAndShapeErrorsNameFileAndLine) {
   auto twice = ParseConfigText("iters: 1\niters: 2\n", "t.yaml");
   EXPECT_NE(twice.status().message().find("t.yaml:2: iters: given twice"), std::string::npos)
       << twice.status().message();
+}
+
+TEST(ConfigFileTest, NumeralsPastTheirRangeAreRefusedAsTyped) {
+  auto big = ParseConfigText("groups: 1..8\niters: 99999999999999999999\n", "n.yaml");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message(), "n.yaml:2: iters: whole number '99999999999999999999' is out of range (accepted: "
+                                    "-9223372036854775808 to 9223372036854775807)");
+  auto inf = ParseConfigText("gate:\n  min-effect: 1e999\n", "f.json");
+  ASSERT_FALSE(inf.ok());
+  EXPECT_EQ(inf.status().message(),
+            "f.json:2: gate.min-effect: number '1e999' is out of range (accepted: finite, up to about 1.8e308)");
+  auto edge = ParseConfigText("a: 9223372036854775807\nb: -9223372036854775808\nc: 1.5e308\nd: 1e-400\n", "e.yaml");
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  EXPECT_EQ(edge->values["a"], INT64_MAX);
+  EXPECT_EQ(edge->values["b"], INT64_MIN);
+  EXPECT_EQ(edge->values["c"], 1.5e308);
+  EXPECT_EQ(edge->values["d"], 0.0);  // below the smallest double: read as 0, as every YAML reader does
 }
 
 TEST(ConfigFileTest, ReadsFilesAndRefusesWhatIsNotOne) {
