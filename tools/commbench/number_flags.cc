@@ -43,7 +43,9 @@ std::string FiniteNumber(const std::string& text) {
   return "";
 }
 
-void Attach(CLI::App* app) {
+}  // namespace
+
+void RequireWellFormedNumbers(CLI::App* app) {
   for (CLI::Option* option : app->get_options()) {
     const std::string type = option->get_type_name();
     if (StartsWith(type, "UINT")) {
@@ -54,11 +56,7 @@ void Attach(CLI::App* app) {
       option->check(CLI::Validator([](std::string& s) { return FiniteNumber(s); }, ""));
     }
   }
-  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) Attach(sub);
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) RequireWellFormedNumbers(sub);
 }
-
-}  // namespace
-
-void RequireWellFormedNumbers(CLI::App* app) { Attach(app); }
 
 }  // namespace commbench::cli

@@ -1,6 +1,6 @@
 // Strict reading of every numeric flag. CLI11 2.1 reads integers with strtoll(text, 0): a value past the type's
-// range saturates (--iters 99999999999999999999 ran as 9223372036854775807 iterations), "-1" wraps to a huge
-// unsigned, and "010" reads as octal 8; a float past the double range reads as inf.
+// range saturates to the largest one, "-1" wraps to a huge unsigned, and "010" reads as octal 8; a float past the
+// double range reads as inf. Each would run, silently, something other than what was typed.
 #pragma once
 
 #include <CLI/CLI.hpp>
