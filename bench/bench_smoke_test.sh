@@ -21,10 +21,17 @@ if ! [[ $line =~ ^groups\ 2\ iters\ 20\ count\ 100\ makespan_us_per_iter\ [0-9]+
   echo "gloo_bare_loop: unexpected output '$line' or left behind: $(ls -A "$TMPDIR")" >&2
   exit 1
 fi
-if "$dir/gloo_bare_loop" --groups 0 2>/dev/null; then
-  echo "gloo_bare_loop accepted --groups 0" >&2
+if ! [[ $("$dir/gloo_bare_loop" --groups 2 --iters 20 --pin compact) =~ makespan_us_per_iter\ [0-9]+\.[0-9]+$ ]]; then
+  echo "gloo_bare_loop --pin compact gave no time" >&2
   exit 1
 fi
+for bad in "--groups 0" "--pin spread"; do
+  # shellcheck disable=SC2086  # two words: the flag and its value
+  if "$dir/gloo_bare_loop" $bad 2>/dev/null; then
+    echo "gloo_bare_loop accepted $bad" >&2
+    exit 1
+  fi
+done
 # headline_vs_bare.sh: one short repeat of G=1,2 gives a table row per G and the growth lines, and reading its
 # kept files again (FROM) gives the same table.
 table=$(KEEP="$TMPDIR/hvb" BIN_DIR="$dir/.." GROUP_COUNTS="1 2" ITERS=64 "$dir/headline_vs_bare.sh" 1 | grep -v '^# ')
