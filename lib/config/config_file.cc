@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,7 +58,24 @@ StatusOr<json> PlainScalar(const std::string& s) {
   return json(s);
 }
 
-Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file, json* out) {
+// What ToJson may still build. yaml-cpp shares an anchored node among its aliases, so a document of a few hundred
+// bytes can stand for billions of values (a "billion laughs"), and an alias inside its own anchor for an endless
+// one; only converting it expands them. Every value is counted each time it is converted, aliases included.
+struct Budget {
+  int values_left = kMaxConfigValues;
+};
+
+Status ToJson(const YAML::Node& node, const std::string& path, int depth, Budget* budget, ConfigFile* file, json* out) {
+  if (--budget->values_left < 0) {
+    return InvalidArgument(file->path + ": more than " + std::to_string(kMaxConfigValues) +
+                           " values once its aliases are expanded (accepted: at most " +
+                           std::to_string(kMaxConfigValues) + "; an alias counts its anchor's values each time)");
+  }
+  if (depth > kMaxConfigDepth) {
+    return InvalidArgument(file->path + ":" + std::to_string(node.Mark().line + 1) + ": nested deeper than " +
+                           std::to_string(kMaxConfigDepth) + " levels (accepted: at most " +
+                           std::to_string(kMaxConfigDepth) + "; an alias inside its own anchor nests without end)");
+  }
   file->lines[path] = node.Mark().line + 1;
   switch (node.Type()) {
     case YAML::NodeType::Null:
@@ -81,7 +99,7 @@ Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file,
       *out = json::array();
       for (size_t i = 0; i < node.size(); ++i) {
         json v;
-        RETURN_IF_ERROR(ToJson(node[i], path + "[" + std::to_string(i) + "]", file, &v));
+        RETURN_IF_ERROR(ToJson(node[i], path + "[" + std::to_string(i) + "]", depth + 1, budget, file, &v));
         out->push_back(std::move(v));
       }
       return OkStatus();
@@ -100,13 +118,18 @@ Status ToJson(const YAML::Node& node, const std::string& path, ConfigFile* file,
                                  ": given twice");
         }
         json v;
-        RETURN_IF_ERROR(ToJson(kv.second, child, file, &v));
+        RETURN_IF_ERROR(ToJson(kv.second, child, depth + 1, budget, file, &v));
         (*out)[key] = std::move(v);
       }
       return OkStatus();
     }
   }
   return OkStatus();
+}
+
+Status TooLarge(const std::string& path, uint64_t bytes) {
+  return InvalidArgument(path + ": " + std::to_string(bytes) + " bytes, larger than a config may be (accepted: at most " +
+                         std::to_string(kMaxConfigBytes) + " bytes, 1 MiB)");
 }
 
 bool HasType(const json& v, ValueType t) {
@@ -243,6 +266,7 @@ const char* Describe(ValueType type) {
 }
 
 StatusOr<ConfigFile> ParseConfigText(const std::string& text, const std::string& path) {
+  if (text.size() > kMaxConfigBytes) return TooLarge(path, text.size());
   ConfigFile file;
   file.path = path;
   YAML::Node root;
@@ -254,7 +278,8 @@ StatusOr<ConfigFile> ParseConfigText(const std::string& text, const std::string&
   if (!root.IsMap()) {
     return InvalidArgument(path + ":1: expected a mapping of keys at the top (key: value lines, or a JSON object)");
   }
-  RETURN_IF_ERROR(ToJson(root, "", &file, &file.values));
+  Budget budget;
+  RETURN_IF_ERROR(ToJson(root, "", 0, &budget, &file, &file.values));
   return file;
 }
 
@@ -262,6 +287,7 @@ StatusOr<ConfigFile> ReadConfigFile(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return InvalidArgument(path + ": cannot read: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file (a config is a YAML or JSON file)");
+  if (st.st_size > static_cast<off_t>(kMaxConfigBytes)) return TooLarge(path, static_cast<uint64_t>(st.st_size));
   std::ifstream in(path);
   if (!in) return InvalidArgument(path + ": cannot read: " + std::string(std::strerror(errno)));
   std::stringstream ss;

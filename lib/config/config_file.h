@@ -4,6 +4,7 @@
 // them in one pass.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,14 @@ struct ConfigFile {
   std::map<std::string, int> lines;  // "a.b[2].c" -> 1-based line of that value
   int LineOf(const std::string& key) const;
 };
+
+// Bounds on what a config may be, so that no file can exhaust memory or the stack (a YAML alias bomb, an alias
+// inside its own anchor, a huge or deeply nested file): every config we ship is a few KB, a few hundred values and
+// four levels deep. Each is refused with one line naming the bound. Aliases stay allowed (a profile may reuse a
+// block), but every value counts each time an alias brings it in.
+inline constexpr size_t kMaxConfigBytes = 1 << 20;
+inline constexpr int kMaxConfigValues = 100000;
+inline constexpr int kMaxConfigDepth = 64;
 
 // Reads and parses `path` (YAML 1.2 or JSON). Plain YAML scalars become booleans, integers, numbers or null as
 // they read; quoted ones stay strings. A syntax error or a top level that is not a mapping is one line naming

@@ -115,6 +115,72 @@ TEST(ConfigFileTest, NumeralsPastTheirRangeAreRefusedAsTyped) {
   EXPECT_EQ(edge->values["d"], 0.0);  // below the smallest double: read as 0, as every YAML reader does
 }
 
+// "Billion laughs": ten levels of nine aliases each stand for 9^10 values in a few hundred bytes.
+std::string AliasBomb() {
+  std::string text = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i < 10; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 9; ++j) text += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  return text;
+}
+
+TEST(ConfigFileTest, AnAliasBombIsRefusedByItsValueCount) {
+  auto bomb = ParseConfigText(AliasBomb(), "bomb.yaml");
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_EQ(bomb.status().message(),
+            "bomb.yaml: more than 100000 values once its aliases are expanded (accepted: at most 100000; an alias "
+            "counts its anchor's values each time)");
+}
+
+TEST(ConfigFileTest, AliasesWithinTheBudgetStillRead) {
+  auto f = ParseConfigText("base: &b {iters: 5, sizes: [400, 64K]}\ncopy: *b\n", "a.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->values["copy"], f->values["base"]);
+  EXPECT_EQ(f->values["copy"]["sizes"][1], "64K");
+  // Exactly the budget reads; one value more does not (the top-level mapping and its list count too).
+  std::string list = "l: [";
+  for (int i = 0; i < kMaxConfigValues - 2; ++i) list += i ? ",1" : "1";
+  EXPECT_TRUE(ParseConfigText(list + "]\n", "max.yaml").ok());
+  EXPECT_FALSE(ParseConfigText(list + ",1]\n", "over.yaml").ok());
+}
+
+TEST(ConfigFileTest, AnAliasInsideItsOwnAnchorIsRefusedByDepth) {
+  auto cycle = ParseConfigText("a: &x [*x]\n", "cycle.yaml");
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_EQ(cycle.status().message(), "cycle.yaml:1: nested deeper than 64 levels (accepted: at most 64; an alias "
+                                      "inside its own anchor nests without end)");
+  auto map = ParseConfigText("a: &x {b: *x}\n", "cycle.yaml");
+  EXPECT_NE(map.status().message().find("nested deeper than 64 levels"), std::string::npos) << map.status().message();
+}
+
+TEST(ConfigFileTest, DeepNestingIsRefusedNotACrash) {
+  // 100000 levels: yaml-cpp's parser stops at its own depth guard; a file under it stops at ours.
+  auto deep = ParseConfigText("{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}", "deep.json");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message().rfind("deep.json:", 0), 0u) << deep.status().message();
+  auto nested = ParseConfigText("{\"a\": " + std::string(100, '[') + std::string(100, ']') + "}", "n.json");
+  EXPECT_NE(nested.status().message().find("nested deeper than 64 levels"), std::string::npos)
+      << nested.status().message();
+}
+
+TEST(ConfigFileTest, AFileOverOneMebibyteIsRefusedBeforeParsing) {
+  const std::string big = "a: \"" + std::string(kMaxConfigBytes, 'x') + "\"\n";
+  EXPECT_EQ(ParseConfigText(big, "big.yaml").status().message(),
+            "big.yaml: " + std::to_string(big.size()) +
+                " bytes, larger than a config may be (accepted: at most 1048576 bytes, 1 MiB)");
+  char name[] = "/tmp/commbench-config-test-XXXXXX";
+  int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(name) << big;
+  auto f = ReadConfigFile(name);
+  std::remove(name);
+  EXPECT_NE(f.status().message().find("bytes, larger than a config may be"), std::string::npos)
+      << f.status().message();
+}
+
 TEST(ConfigFileTest, ReadsFilesAndRefusesWhatIsNotOne) {
   char name[] = "/tmp/commbench-config-test-XXXXXX";
   int fd = mkstemp(name);
