@@ -8,12 +8,25 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <utility>
+
+#include "lib/core/leftovers.h"
 
 namespace commbench {
 namespace {
 
 std::string Why() { return strerror(errno); }
+
+// The process's umask, read from /proc: umask(2) could only read it by changing it, which races with other
+// threads creating files. 022 when /proc does not say.
+mode_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
 
 std::string DirectoryOf(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -52,10 +65,19 @@ StatusOr<std::string> ResolveTarget(const std::string& path) {
 
 StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
   ASSIGN_OR_RETURN(std::string target, ResolveTarget(path));
-  std::string tmp = target + ".tmp-XXXXXX";
+  RemoveLeftoverTempFiles(DirectoryOf(target));  // those of a killed run (leftovers.h)
+  std::string tmp = target + ".tmp-" + std::to_string(getpid()) + "-XXXXXX";
   const int fd = mkstemp(tmp.data());
   if (fd < 0) return Unavailable("cannot write " + path + ": " + Why());
-  fchmod(fd, 0644);  // mkstemp creates 0600; results are meant to be shared like any other output file
+  struct stat old;
+  if (stat(target.c_str(), &old) == 0) {
+    // A file being replaced keeps its mode and owner: a result kept private (0600) must not become readable
+    // to all. Changing the owner needs privilege; without it the file becomes ours, as any rewrite would.
+    if (fchown(fd, old.st_uid, old.st_gid) != 0) (void)fchown(fd, static_cast<uid_t>(-1), old.st_gid);
+    fchmod(fd, old.st_mode & 07777);
+  } else {
+    fchmod(fd, 0666 & ~CurrentUmask());  // mkstemp makes 0600; a new output is created as open(2) would
+  }
   return AtomicFile(std::move(target), std::move(tmp), fd);
 }
 
@@ -110,6 +132,40 @@ Status CheckWritableOutput(const std::string& path) {
   if (access(dir.c_str(), W_OK | X_OK) != 0) {
     return InvalidArgument("cannot write " + path + ": directory " + dir + " is not writable (" + Why() + ")");
   }
+  return OkStatus();
+}
+
+Status CheckAppendableOutput(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string target, ResolveTarget(path));
+  if (access(target.c_str(), F_OK) != 0) return CheckWritableOutput(target);  // created on the first append
+  if (access(target.c_str(), W_OK) != 0) {
+    return InvalidArgument("cannot append to " + path + ": " + Why() + " (accepted: a regular file this user may "
+                           "write, or a path that does not exist yet)");
+  }
+  return OkStatus();
+}
+
+Status AppendToFile(const std::string& path, std::string_view text) {
+  // O_NONBLOCK: a FIFO that appeared since the check fails (no reader) instead of hanging the run.
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
+  if (fd < 0) return Unavailable("cannot append to " + path + ": " + Why());
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Unavailable("cannot append to " + path + ": not a regular file");
+  }
+  size_t written = 0;
+  std::string error;
+  while (written < text.size() && error.empty()) {
+    const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) error = n == 0 ? "no space written" : Why();
+    else written += static_cast<size_t>(n);
+  }
+  // A full disk may only show at fsync or close.
+  if (error.empty() && fsync(fd) != 0) error = Why();
+  if (close(fd) != 0 && error.empty()) error = Why();
+  if (!error.empty()) return Unavailable("cannot append to " + path + ": " + error);
   return OkStatus();
 }
 

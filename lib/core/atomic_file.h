@@ -1,7 +1,8 @@
 // Output files are written to a temporary file beside the target and renamed over it only when complete: a
 // reader (or a crash) never sees half a file, a failed write leaves the previous file intact, and nothing but a
 // regular file is ever replaced (a device such as /dev/full, a directory or a socket is refused; a symlink is
-// followed, so its target is what gets written).
+// followed, so its target is what gets written). A replaced file keeps its mode and owner. The temporary file is
+// `TARGET.tmp-<pid>-XXXXXX`: those of a killed process are removed by the next Create in that directory.
 #pragma once
 
 #include <string>
@@ -13,7 +14,8 @@ namespace commbench {
 
 class AtomicFile {
  public:
-  // Creates the temporary file. InvalidArgument when `path` names something other than a regular file (or a
+  // Creates the temporary file (first removing those killed processes left in that directory), with the mode and
+  // owner of the file it will replace, else 0666 less the umask. InvalidArgument when `path` names something other than a regular file (or a
   // symlink to one); Unavailable when its directory cannot be written.
   static StatusOr<AtomicFile> Create(const std::string& path);
 
@@ -41,5 +43,13 @@ class AtomicFile {
 Status CheckWritableOutput(const std::string& path);
 
 Status WriteFileAtomically(const std::string& path, std::string_view content);
+
+// Summaries (--summary, $GITHUB_STEP_SUMMARY) are appended to, not replaced. OK when `path` could be appended
+// to: a regular file (or a symlink to one) this user may write, or a path that does not exist yet in a writable
+// directory. A directory, a FIFO, a device or a missing directory is InvalidArgument. Creates nothing.
+Status CheckAppendableOutput(const std::string& path);
+// Appends `text` and flushes it to disk; Unavailable (naming the path and why) when any of it could not be
+// written, e.g. on a full disk. Never blocks on a FIFO.
+Status AppendToFile(const std::string& path, std::string_view text);
 
 }  // namespace commbench

@@ -1,9 +1,12 @@
 #include "lib/core/temp_dir.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <system_error>
+
+#include "lib/core/leftovers.h"
 
 namespace commbench {
 
@@ -12,7 +15,8 @@ TempDir::TempDir(const std::string& prefix, std::string parent) {
     const char* base = getenv("TMPDIR");
     parent = base && *base ? base : "/tmp";
   }
-  std::string tmpl = parent + "/" + prefix + "XXXXXX";
+  RemoveLeftoverDirs(parent, prefix);  // those of killed runs: nothing else would ever remove them
+  std::string tmpl = parent + "/" + prefix + std::to_string(getpid()) + "-XXXXXX";
   if (mkdtemp(tmpl.data())) path_ = tmpl;
 }
 

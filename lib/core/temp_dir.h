@@ -1,4 +1,6 @@
-// A private temporary directory (mkdtemp: mode 0700), removed with its contents when the object goes.
+// A private temporary directory (mkdtemp: mode 0700), removed with its contents when the object goes. Its name
+// carries the creating pid, `<prefix><pid>-XXXXXX`: what a killed process (SIGKILL) could not remove, the next
+// TempDir with the same prefix under the same parent removes (lib/core/leftovers.h).
 #pragma once
 
 #include <string>
@@ -7,7 +9,7 @@ namespace commbench {
 
 class TempDir {
  public:
-  // `<parent>/<prefix>XXXXXX`; parent "" means $TMPDIR, else /tmp. path() is "" when it could not be made.
+  // `<parent>/<prefix><pid>-XXXXXX`; parent "" means $TMPDIR, else /tmp. path() is "" when it could not be made.
   explicit TempDir(const std::string& prefix, std::string parent = "");
   ~TempDir();
   TempDir(const TempDir&) = delete;
