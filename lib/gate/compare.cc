@@ -1,8 +1,12 @@
 #include "lib/gate/compare.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <iomanip>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "lib/core/ranges.h"
 
@@ -195,6 +199,59 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     c.outcome = Outcome::kPass;
   }
   return c;
+}
+
+namespace {
+
+// A point id as read from the file, control characters escaped so that the error stays one line.
+std::string Printable(const std::string& id) {
+  std::string out;
+  for (unsigned char c : id) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string Shown(double v) {
+  std::ostringstream out;
+  out << std::setprecision(10) << v;
+  return out.str();
+}
+
+}  // namespace
+
+Status CheckComparable(const result::ResultFile& file, const std::string& path) {
+  std::map<std::string, size_t> first_index;
+  for (size_t i = 0; i < file.points.size(); ++i) {
+    const result::PointResult& p = file.points[i];
+    const auto [seen, fresh] = first_index.emplace(p.id, i);
+    if (!fresh && file.header.schema_version >= 3) {
+      return InvalidArgument(path + ": point " + Printable(p.id) + ": the id is given twice (points[" +
+                             std::to_string(seen->second) + "] and points[" + std::to_string(i) +
+                             "]; accepted: each id once, its repeats in its own `repeats`)");
+    }
+    const std::vector<double> medians = result::RepeatMedians(p);
+    for (size_t r = 0; r < medians.size(); ++r) {
+      if (std::isfinite(medians[r]) && medians[r] > 0) continue;
+      const std::string field =
+          p.repeat_p50_us.empty() ? "time_us.p50" : "repeats.p50_us[" + std::to_string(r) + "]";
+      return InvalidArgument(path + ": point " + Printable(p.id) + ": " + field + " is " + Shown(medians[r]) +
+                             " (accepted: a finite time > 0 us)");
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<result::ResultFile> LoadComparable(const std::string& path) {
+  ASSIGN_OR_RETURN(result::ResultFile file, result::LoadResultFile(path));
+  RETURN_IF_ERROR(CheckComparable(file, path));
+  return file;
 }
 
 }  // namespace commbench::gate

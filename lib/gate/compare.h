@@ -77,4 +77,13 @@ Status SetMinEffects(double min_effect, const std::vector<std::string>& below, C
 
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options = {});
 
+// What Compare cannot judge, refused as bad input (exit 2) rather than decided on: a per-repeat median (or, with no
+// repeats recorded, time_us.p50) that is not a finite time > 0, and, in a file of schema_version 3 (which keeps a
+// point's repeats in its one entry), a point id given twice. One line: "PATH: point ID: FIELD is VALUE (accepted:
+// ...)"; `path` names the file.
+Status CheckComparable(const result::ResultFile& file, const std::string& path);
+
+// result::LoadResultFile (which refuses a key given twice in one object) and then CheckComparable.
+StatusOr<result::ResultFile> LoadComparable(const std::string& path);
+
 }  // namespace commbench::gate

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
 #include <random>
+
+#include "lib/core/temp_dir.h"
 
 namespace commbench::gate {
 namespace {
@@ -174,6 +178,71 @@ TEST(CompareTest, FloorsBySize) {
   CompareOptions twice;
   EXPECT_FALSE(SetMinEffects(0.05, {"4K=0.1", "4096=0.2"}, &twice).ok());
   EXPECT_FALSE(SetMinEffects(1.5, {}, &twice).ok());
+}
+
+TEST(CheckComparableTest, RefusesAMedianThatIsNotAFiniteTimeAboveZero) {
+  EXPECT_TRUE(CheckComparable(File({{"a", 100}}, 1, 1), "r.json").ok());
+  struct Case {
+    double p50;
+    std::string shown;
+  };
+  for (const Case& c : {Case{-1.5, "-1.5"}, Case{0, "0"}, Case{HUGE_VAL, "inf"}, Case{NAN, "nan"}}) {
+    ResultFile f = File({{"a", 100}, {"b", 50}}, 1, 1);
+    f.points[1].time_us.p50 = c.p50;
+    EXPECT_EQ(CheckComparable(f, "r.json").message(),
+              "r.json: point b: time_us.p50 is " + c.shown + " (accepted: a finite time > 0 us)");
+  }
+  // Per-repeat medians (schema_version 3) name the repeat.
+  ResultFile f;
+  f.points.push_back(result::CombineRepeats(File({{"a", 100}}, 6, 1).points));
+  f.points[0].repeat_p50_us[3] = -102.5;
+  EXPECT_EQ(CheckComparable(f, "r.json").message(),
+            "r.json: point a: repeats.p50_us[3] is -102.5 (accepted: a finite time > 0 us)");
+}
+
+TEST(CheckComparableTest, RefusesAPointIdGivenTwiceInSchemaVersion3) {
+  ResultFile f = File({{"a", 100}, {"b", 50}}, 2, 1);  // a, b, a, b
+  EXPECT_EQ(CheckComparable(f, "r.json").message(),
+            "r.json: point a: the id is given twice (points[0] and points[2]; accepted: each id once, its repeats in "
+            "its own `repeats`)");
+  f.header.schema_version = 2;  // before `repeats`, one entry per repeat
+  EXPECT_TRUE(CheckComparable(f, "r.json").ok());
+  f.points[0].id = "a\nb";  // an id from a file stays on one line
+  f.points[2].id = "a\nb";
+  f.header.schema_version = 3;
+  EXPECT_NE(CheckComparable(f, "r.json").message().find("point a\\x0ab: the id"), std::string::npos);
+}
+
+// Through real files: what LoadComparable refuses at the JSON level (a key twice, 1e400) and after reading.
+TEST(CheckComparableTest, LoadComparableRefusesFilesThatCannotBeJudged) {
+  std::ifstream in("reports/testdata/real_sweep_g1-4.json");
+  const json real = json::parse(in);
+  ASSERT_GE(real["points"].size(), 2u);
+  TempDir dir("compare-");
+  auto load = [&dir](const std::string& text) {
+    const std::string path = dir.path() + "/r.json";
+    std::ofstream(path) << text;
+    return LoadComparable(path);
+  };
+  ASSERT_TRUE(load(real.dump()).ok()) << load(real.dump()).status().message();
+  // A key given twice: nlohmann would keep the last silently.
+  std::string text = real.dump();
+  const std::string p50 = "\"p50\":" + real["points"][1]["time_us"]["p50"].dump();
+  const size_t at = text.find(p50, text.find(real["points"][1]["id"].get<std::string>()));
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"p50\":-5,");
+  EXPECT_EQ(load(text).status().message(),
+            dir.path() + "/r.json: points[1].time_us.p50: the key is given twice in one object (accepted: each key "
+                         "once)");
+  // A median past double's range, and one below zero.
+  text = real.dump();
+  text.replace(text.find(p50, text.find(real["points"][1]["id"].get<std::string>())), p50.size(), "\"p50\":1e400");
+  EXPECT_NE(load(text).status().message().find("number overflow parsing '1e400'"), std::string::npos);
+  json negative = real;
+  negative["points"][1]["time_us"]["p50"] = -33.5;
+  EXPECT_EQ(load(negative.dump()).status().message(),
+            dir.path() + "/r.json: point " + real["points"][1]["id"].get<std::string>() +
+                ": time_us.p50 is -33.5 (accepted: a finite time > 0 us)");
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 
 #include <climits>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <set>
+#include <vector>
 
 namespace commbench::result {
 namespace {
@@ -235,6 +238,52 @@ json::parser_callback_t DepthLimit(bool* too_deep) {
     if (depth <= kMaxJsonDepth) return true;
     if (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) *too_deep = true;
     return false;
+  };
+}
+
+namespace {
+
+// Where the parser is, one entry per open object or array: its keys so far, the last key, the elements so far.
+struct Level {
+  bool object = false;
+  std::set<std::string> keys;
+  std::string key;
+  size_t elements = 0;
+};
+
+std::string PathTo(const std::vector<Level>& levels, const std::string& key) {
+  std::string path;
+  for (size_t i = 0; i + 1 < levels.size(); ++i) {
+    path += levels[i].object ? (path.empty() ? "" : ".") + levels[i].key : "[" + std::to_string(levels[i].elements) + "]";
+  }
+  return path + (path.empty() ? "" : ".") + key;
+}
+
+}  // namespace
+
+json::parser_callback_t DepthAndDuplicateCheck(bool* too_deep, std::string* duplicate) {
+  auto depth_limit = DepthLimit(too_deep);
+  auto levels = std::make_shared<std::vector<Level>>();
+  return [depth_limit, levels, too_deep, duplicate](int depth, json::parse_event_t event, json& parsed) {
+    const bool keep = depth_limit(depth, event, parsed);
+    if (*too_deep) return keep;  // the whole document is refused: no need to follow it further
+    using E = json::parse_event_t;
+    auto& stack = *levels;
+    if (event == E::object_start || event == E::array_start) {
+      stack.push_back(Level{event == E::object_start, {}, {}, 0});
+    } else if (event == E::key && !stack.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (!stack.back().keys.insert(key).second && duplicate->empty()) *duplicate = PathTo(stack, key);
+      stack.back().key = key;
+    } else if (event == E::object_end || event == E::array_end) {
+      if (!stack.empty()) stack.pop_back();
+    }
+    // An element of an array ends: a plain value at the array's depth + 1, or a closed object or array.
+    if ((event == E::value || event == E::object_end || event == E::array_end) && !stack.empty() &&
+        !stack.back().object && (event != E::value || depth == static_cast<int>(stack.size()))) {
+      ++stack.back().elements;
+    }
+    return keep;
   };
 }
 

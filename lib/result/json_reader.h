@@ -117,6 +117,10 @@ inline constexpr int kMaxJsonDepth = 100;
 // ever built) and sets *too_deep; the result is then discarded as a whole.
 nlohmann::json::parser_callback_t DepthLimit(bool* too_deep);
 
+// DepthLimit, and a key given twice in one object sets *duplicate to its path ("points[2].repeats.p50_us"): JSON
+// leaves duplicates undefined and nlohmann keeps the last, so a file could show one value and be judged on another.
+nlohmann::json::parser_callback_t DepthAndDuplicateCheck(bool* too_deep, std::string* duplicate);
+
 // json::parse(text) with DepthLimit, without exceptions: InvalidArgument("not valid JSON" or "JSON nested deeper
 // than 100 levels"), for the caller to prefix with what it read.
 StatusOr<nlohmann::json> ParseJsonLine(const std::string& text);

@@ -58,5 +58,31 @@ TEST(ObjectReaderTest, ArraysNameTheBadElement) {
   EXPECT_EQ(errors.status().message(), "p.xs[2]: expected a number, got a string");
 }
 
+// The first key given twice in one object, with its path; the same key in sibling objects is no duplicate.
+TEST(DuplicateKeyTest, NamesTheFirstKeyGivenTwiceWithItsPath) {
+  struct Case {
+    std::string text, duplicate;
+  };
+  const Case cases[] = {
+      {R"({"a": 1, "a": 2})", "a"},
+      {R"({"points": [{"id": "x"}, {"id": "y", "t": {"p50": 1, "p50": 2}}]})", "points[1].t.p50"},
+      {R"({"a": [1, [2, 3], {"b": 1}, {"c": 1, "c": 2}]})", "a[3].c"},
+      {R"([{"k": 1}, {"k": 2}])", ""},
+      {R"({"a": {"k": 1}, "b": {"k": 2}, "k": 3})", ""},
+  };
+  for (const Case& c : cases) {
+    bool too_deep = false;
+    std::string duplicate;
+    EXPECT_FALSE(json::parse(c.text, DepthAndDuplicateCheck(&too_deep, &duplicate)).is_discarded());
+    EXPECT_EQ(duplicate, c.duplicate) << c.text;
+    EXPECT_FALSE(too_deep);
+  }
+  bool too_deep = false;
+  std::string duplicate;
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_TRUE(json::parse(deep, DepthAndDuplicateCheck(&too_deep, &duplicate)).is_array());
+  EXPECT_TRUE(too_deep);
+}
+
 }  // namespace
 }  // namespace commbench::result

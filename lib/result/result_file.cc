@@ -210,8 +210,9 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
   if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
   json j;
   bool too_deep = false;
+  std::string duplicate;
   try {
-    j = json::parse(content, DepthLimit(&too_deep));
+    j = json::parse(content, DepthAndDuplicateCheck(&too_deep, &duplicate));
   } catch (const json::out_of_range& e) {  // a number beyond double's range, e.g. 1e400
     std::string why = e.what();
     const size_t at = why.find("] ");
@@ -228,6 +229,9 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
   if (too_deep) {
     return InvalidArgument(path + " is not a results file: its JSON nests deeper than " +
                            std::to_string(kMaxJsonDepth) + " levels");
+  }
+  if (!duplicate.empty()) {
+    return InvalidArgument(path + ": " + duplicate + ": the key is given twice in one object (accepted: each key once)");
   }
   auto file = ReadResultFile(j);
   if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());
