@@ -33,9 +33,9 @@ int RunCompare(CompareOptions o) {
   if (!floors.ok()) return Fail(floors.message());
   Status writable = CheckComparisonOutputs(o.flags.outputs);
   if (!writable.ok()) return Fail(writable.message());
-  auto base = result::LoadResultFile(o.base);
+  auto base = gate::LoadComparable(o.base);
   if (!base.ok()) return Fail(base.status().message());
-  auto now = result::LoadResultFile(o.now);
+  auto now = gate::LoadComparable(o.now);
   if (!now.ok()) return Fail(now.status().message());
 
   const gate::Comparison c = gate::Compare(*base, *now, o.compare);

@@ -217,7 +217,7 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
     Status writable = CheckWritableOutput(o.baseline);
     if (!writable.ok()) return Fail(writable.message());
   }
-  auto base = result::LoadResultFile(o.baseline);
+  auto base = gate::LoadComparable(o.baseline);
   if (!base.ok()) return Fail(base.status().message());
   const std::vector<std::string> conflicts = SpecConflicts(given, base->header.spec);
   if (!conflicts.empty()) {
