@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -21,7 +22,9 @@
 #include "lib/core/temp_dir.h"
 #include "lib/launch/idle_queue.h"
 #include "lib/launch/interrupt.h"
+#include "lib/launch/launcher_failure.h"
 #include "lib/launch/process_group.h"
+#include "lib/launch/rank_watch.h"
 #include "lib/launch/worker_plan.h"
 #include "lib/measure/progress.h"
 
@@ -78,6 +81,15 @@ class ResultTail {
   std::deque<LineRef> pending_;
 };
 
+// The last `bytes` of a file ("" when it cannot be read).
+std::string Tail(const std::string& path, size_t bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  in.seekg(std::max<std::streamoff>(size - static_cast<std::streamoff>(bytes), 0));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::string LastLine(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -98,6 +110,9 @@ std::string SrunPath() {
   }
   return "srun";
 }
+
+// How long a rank itself waits for a peer before it gives up, when the driver watches it (24 h).
+constexpr double kRankBackstopS = 24 * 3600;
 
 class LaunchRunner {
  public:
@@ -130,6 +145,10 @@ class LaunchRunner {
     plan.store_dir = dir_ + "/store";
     plan.results_dir = dir_ + "/results";
     plan.progress_dir = dir_ + "/progress";
+    // The driver is the watchdog: it sees every rank's progress, and stops the launch only when none progressed
+    // for --timeout. A rank sees only its own waits, and one waiting for a group that is slow but progressing
+    // (a world barrier, the final handshake) must not give up: its own limit is only a backstop.
+    plan.timeout_s = std::max(options_.spec.timeout_s, kRankBackstopS);
     std::string plan_path = dir_ + "/plan.json";
     {
       std::ofstream f(plan_path);
@@ -190,6 +209,13 @@ class LaunchRunner {
     return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
   }
 
+  // The ranks process `process_index` runs (under a launcher too: its rank p is the driver's process p).
+  std::string RankRange(size_t process_index) const {
+    int first = static_cast<int>(process_index) * launch_.ranks_per_process;
+    int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
+    return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+  }
+
   std::string PointName(size_t index) const {
     return index < launch_.points.size() ? launch_.points[index].Id() : "(after the last point)";
   }
@@ -203,30 +229,33 @@ class LaunchRunner {
   std::string Supervise(bool* interrupted) {
     using clock = std::chrono::steady_clock;
     const auto timeout = std::chrono::duration<double>(options_.spec.timeout_s);
+    const bool by_launcher = options_.spec.launcher != Launcher::kLocal;
     size_t last_done = 0;
     auto last_progress = clock::now();
+    RankWatch watch(dir_ + "/progress", launch_.world, last_progress);
+    auto next_look = last_progress;
     while (true) {
       for (auto& tail : tails_) tail.Poll();
       std::string bad = Deliver();
       if (!bad.empty()) return bad;
       size_t done = MinDone();
+      auto now = clock::now();
       if (done != last_done) {
         last_done = done;
-        last_progress = clock::now();
+        last_progress = now;
         if (options_.progress && done > 0) {
           options_.progress("  " + std::to_string(done) + "/" + std::to_string(launch_.points.size()) + " " +
                             launch_.points[done - 1].Id());
         }
       }
+      // Any rank's page changing is progress: a point that keeps iterating is never cut short.
+      if (now >= next_look) {
+        if (watch.Poll(now)) last_progress = now;
+        if (by_launcher) watch.NoteGone();
+        next_look = now + std::chrono::milliseconds(100);
+      }
       for (const auto& e : group_.Reap()) {
-        if (e.signaled || e.code != 0) {
-          int first_rank = static_cast<int>(e.index) * launch_.ranks_per_process;
-          size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
-          std::string log = options_.spec.launcher != Launcher::kLocal ? LauncherLog() : LogPath(static_cast<int>(e.index));
-          std::string why = LastLine(log);
-          return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
-                 PointName(at) + (why.empty() ? "" : ": " + why);
-        }
+        if (e.signaled || e.code != 0) return Crashed(e, &watch);
       }
       if (group_.AllExited()) {
         for (auto& tail : tails_) tail.Poll();
@@ -237,49 +266,78 @@ class LaunchRunner {
         *interrupted = true;
         return "interrupted by signal " + std::to_string(InterruptSignal()) + " during point " + PointName(MinDone());
       }
-      if (clock::now() - last_progress > timeout) return TimedOut(last_done);
+      if (now - last_progress > timeout) return TimedOut(last_done, watch);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
 
-  // Names the rank(s) whose progress stopped first among those that did not finish the point, from their
-  // progress pages, then the others that waited.
-  std::string TimedOut(size_t point) const {
-    std::vector<int> late;
-    std::vector<ProgressSnapshot> progress;
-    const int64_t now_ns = MonotonicNowNs();
+  // A rank process (or the launcher that started them) failed: names the rank, its pid and host, the point and
+  // its last completed iteration. A launcher reports only its own exit: the rank is the one its output names,
+  // else the first seen gone.
+  std::string Crashed(const ProcessExit& e, RankWatch* watch) const {
+    const auto now = RankWatch::Clock::now();
+    watch->Poll(now);
+    const bool by_launcher = options_.spec.launcher != Launcher::kLocal;
+    const std::string log = by_launcher ? LauncherLog() : LogPath(static_cast<int>(e.index));
+    const std::string why = LastLine(log);
+    size_t process = e.index;
+    std::string what = e.Describe();
+    std::string launcher_note;
+    std::optional<LauncherFailure> named;
+    if (by_launcher) {
+      launcher_note = " (" + std::string(Name(options_.spec.launcher)) + ", pid " + std::to_string(e.pid) + ", " +
+                      what + ")";
+      named = ParseLauncherFailure(Tail(log, 64 * 1024));
+      if (named && named->process >= 0 && named->process < launch_.processes()) {
+        process = static_cast<size_t>(named->process);
+        what = named->what;
+      } else {
+        watch->NoteGone();
+        if (watch->gone().empty()) return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() +
+                                          " during point " + PointName(MinDone()) + (why.empty() ? "" : ": " + why);
+        process = static_cast<size_t>(watch->gone().front()) / static_cast<size_t>(launch_.ranks_per_process);
+        what = "exited (first rank seen gone)";
+      }
+    }
+    const int first_rank = static_cast<int>(process) * launch_.ranks_per_process;
+    const RankView view = first_rank < launch_.world ? watch->View(first_rank, now) : RankView{};
+    const size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
+    const pid_t pid = by_launcher ? view.progress.pid : e.pid;
+    std::string where = DescribeWhere(view);
+    if (where.empty() && named && !named->host.empty()) where = ", host " + named->host;
+    return RankRange(process) + " (pid " + std::to_string(pid) + ") " + what + " during point " + PointName(at) +
+           where + launcher_note + (why.empty() ? "" : ": " + why);
+  }
+
+  // Names the rank(s) whose progress stopped first among those that did not finish the point (a stopped or dead
+  // process before any that waits for it), then the others, which waited.
+  std::string TimedOut(size_t point, const RankWatch& watch) const {
+    const auto now = RankWatch::Clock::now();
+    std::vector<RankView> late;
     for (size_t r = 0; r < tails_.size(); ++r) {
-      if (tails_[r].finished() != point) continue;
-      late.push_back(static_cast<int>(r));
-      auto page = ReadProgress(ProgressPath(dir_ + "/progress", static_cast<int>(r)));
-      ProgressSnapshot s = page.ok() ? *page : ProgressSnapshot{};
-      s.rank = static_cast<int>(r);
-      progress.push_back(s);
+      if (tails_[r].finished() == point) late.push_back(watch.View(static_cast<int>(r), now));
     }
     std::ostringstream msg;
     msg << "--timeout " << options_.spec.timeout_s << " s expired in point " << PointName(point) << ": ";
-    const std::vector<ProgressSnapshot> first = StoppedFirst(progress);
+    const std::vector<RankView> first = StoppedFirstViews(late);
     for (size_t i = 0; i < first.size(); ++i) {
-      const ProgressSnapshot& s = first[i];
-      msg << (i ? "; " : "") << "rank " << s.rank;
-      if (s.pid == 0) {
+      const RankView& v = first[i];
+      msg << (i ? "; " : "") << "rank " << v.progress.rank;
+      if (v.progress.pid == 0) {
         msg << " never reported progress";
         continue;
       }
-      msg << " (pid " << s.pid << ", host " << s.host << ") stopped first: point "
-          << (s.point_index < 0 ? "(none yet)" : PointName(static_cast<size_t>(s.point_index)));
-      if (s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed) {
-        msg << ", last completed " << Name(s.phase) << " iteration " << s.completed << " (iteration " << s.completed + 1
-            << (s.started > s.completed ? " begun" : " not begun") << ")";
-      } else {
-        msg << (s.phase == ProgressPhase::kSetup ? ", setting up" : ", after its timed loop");
-      }
-      msg << ", no progress for " << std::fixed << std::setprecision(1)
-          << static_cast<double>(now_ns - s.updated_ns) * 1e-9 << " s";
+      const int p = v.progress.point_index;
+      msg << " (pid " << v.progress.pid << ", host " << v.progress.host << ")"
+          << (v.state == RankProcessState::kStopped ? " was stopped (SIGSTOP or a debugger) and" : "")
+          << (v.state == RankProcessState::kGone ? " is gone and" : "") << " stopped first: point "
+          << (p < 0 ? "(none yet)" : PointName(static_cast<size_t>(p))) << DescribePhase(v.progress)
+          << ", no progress for " << std::fixed << std::setprecision(1) << v.idle_s << " s";
     }
     std::vector<int> waiting;
-    for (int r : late) {
-      if (std::none_of(first.begin(), first.end(), [r](const ProgressSnapshot& s) { return s.rank == r; })) {
+    for (const RankView& v : late) {
+      const int r = v.progress.rank;
+      if (std::none_of(first.begin(), first.end(), [r](const RankView& f) { return f.progress.rank == r; })) {
         waiting.push_back(r);
       }
     }

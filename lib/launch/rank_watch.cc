@@ -1,0 +1,117 @@
+#include "lib/launch/rank_watch.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <tuple>
+
+namespace commbench {
+namespace {
+
+std::string ThisHost() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b) {
+  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed, a.updated_ns) ==
+         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed, b.updated_ns);
+}
+
+bool Halted(const RankView& v) { return v.state == RankProcessState::kStopped || v.state == RankProcessState::kGone; }
+
+}  // namespace
+
+RankProcessState ProcessStateOf(pid_t pid, const std::string& host) {
+  if (pid <= 0 || host != ThisHost()) return RankProcessState::kUnknown;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return RankProcessState::kGone;
+  // "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return RankProcessState::kUnknown;
+  switch (line[close + 2]) {
+    case 'T':
+    case 't':
+      return RankProcessState::kStopped;
+    case 'Z':
+    case 'X':
+      return RankProcessState::kGone;
+    default:
+      return RankProcessState::kRunning;
+  }
+}
+
+std::vector<RankView> StoppedFirstViews(const std::vector<RankView>& late) {
+  std::vector<RankView> candidates;
+  for (const RankView& v : late) {
+    if (Halted(v)) candidates.push_back(v);
+  }
+  if (candidates.empty()) candidates = late;
+  std::vector<ProgressSnapshot> snapshots;
+  for (const RankView& v : candidates) snapshots.push_back(v.progress);
+  std::vector<RankView> first;
+  for (const ProgressSnapshot& s : StoppedFirst(snapshots)) {
+    for (const RankView& v : candidates) {
+      if (v.progress.rank == s.rank) first.push_back(v);
+    }
+  }
+  return first;
+}
+
+std::string DescribePhase(const ProgressSnapshot& s) {
+  if (s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed) {
+    return ", last completed " + std::string(Name(s.phase)) + " iteration " + std::to_string(s.completed) +
+           " (iteration " + std::to_string(s.completed + 1) + (s.started > s.completed ? " begun" : " not begun") + ")";
+  }
+  return s.phase == ProgressPhase::kSetup ? ", setting up" : ", after its timed loop";
+}
+
+std::string DescribeWhere(const RankView& view) {
+  if (view.progress.pid == 0) return "";
+  return ", host " + view.progress.host + DescribePhase(view.progress);
+}
+
+RankWatch::RankWatch(std::string progress_dir, int world, Clock::time_point start)
+    : dir_(std::move(progress_dir)), ranks_(static_cast<size_t>(world)) {
+  for (Rank& r : ranks_) r.changed = start;
+}
+
+bool RankWatch::Poll(Clock::time_point now) {
+  bool any = false;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    auto page = ReadProgress(ProgressPath(dir_, static_cast<int>(r)));
+    if (!page.ok() || SameProgress(*page, ranks_[r].last)) continue;
+    ranks_[r].last = *page;
+    ranks_[r].changed = now;
+    any = true;
+  }
+  return any;
+}
+
+void RankWatch::NoteGone() {
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    Rank& rank = ranks_[r];
+    if (rank.gone || rank.last.pid == 0) continue;
+    if (ProcessStateOf(rank.last.pid, rank.last.host) == RankProcessState::kGone) {
+      rank.gone = true;
+      gone_.push_back(static_cast<int>(r));
+    }
+  }
+}
+
+RankView RankWatch::View(int rank, Clock::time_point now) const {
+  const Rank& r = ranks_[static_cast<size_t>(rank)];
+  RankView view;
+  view.progress = r.last;
+  view.progress.rank = rank;
+  view.state = r.gone ? RankProcessState::kGone : ProcessStateOf(r.last.pid, r.last.host);
+  view.idle_s = std::chrono::duration<double>(now - r.changed).count();
+  return view;
+}
+
+}  // namespace commbench
