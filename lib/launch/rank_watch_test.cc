@@ -1,0 +1,106 @@
+#include "lib/launch/rank_watch.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "lib/core/temp_dir.h"
+
+namespace commbench {
+namespace {
+
+using Clock = RankWatch::Clock;
+
+std::string ThisHost() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+RankView At(int rank, int64_t completed, int64_t started, RankProcessState state) {
+  RankView v;
+  v.progress.rank = rank;
+  v.progress.pid = 100 + rank;
+  v.progress.host = "h";
+  v.progress.point_index = 0;
+  v.progress.phase = ProgressPhase::kTimed;
+  v.progress.completed = completed;
+  v.progress.started = started;
+  v.state = state;
+  return v;
+}
+
+std::vector<int> Ranks(const std::vector<RankView>& views) {
+  std::vector<int> out;
+  for (const RankView& v : views) out.push_back(v.progress.rank);
+  return out;
+}
+
+TEST(RankWatchTest, AStoppedRankIsNamedAloneThoughItsPeerWaitsInTheSameCall) {
+  // Rank 1 was stopped inside iteration 5; rank 0 waits for it inside the same iteration: equally far in.
+  const std::vector<RankView> late = {At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 5, RankProcessState::kStopped)};
+  EXPECT_EQ(Ranks(StoppedFirstViews(late)), std::vector<int>{1});
+}
+
+TEST(RankWatchTest, AGoneRankComesBeforeOneThatIsLessFarIn) {
+  const std::vector<RankView> late = {At(0, 2, 2, RankProcessState::kRunning), At(1, 7, 8, RankProcessState::kGone)};
+  EXPECT_EQ(Ranks(StoppedFirstViews(late)), std::vector<int>{1});
+}
+
+TEST(RankWatchTest, WithoutAHaltedProcessTheLeastFarInIsNamedAndTiesAreAllNamed) {
+  EXPECT_EQ(Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 4, RankProcessState::kUnknown)})),
+            std::vector<int>{1});
+  EXPECT_EQ(Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 5, RankProcessState::kRunning)})),
+            (std::vector<int>{0, 1}));
+}
+
+TEST(RankWatchTest, DescribeWhereSaysHostAndIteration) {
+  EXPECT_EQ(DescribeWhere(At(1, 4, 5, RankProcessState::kRunning)),
+            ", host h, last completed timed iteration 4 (iteration 5 begun)");
+  RankView setting_up = At(1, 0, 0, RankProcessState::kRunning);
+  setting_up.progress.phase = ProgressPhase::kSetup;
+  EXPECT_EQ(DescribeWhere(setting_up), ", host h, setting up");
+  EXPECT_EQ(DescribeWhere(RankView{}), "");
+}
+
+TEST(RankWatchTest, ProcessStateOfARealChildStoppedThenGone) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  EXPECT_EQ(ProcessStateOf(child, ThisHost()), RankProcessState::kRunning);  // asleep in pause(): running
+  EXPECT_EQ(ProcessStateOf(child, "another-host"), RankProcessState::kUnknown);
+  kill(child, SIGSTOP);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, WUNTRACED), child);
+  EXPECT_EQ(ProcessStateOf(child, ThisHost()), RankProcessState::kStopped);
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_EQ(ProcessStateOf(child, ThisHost()), RankProcessState::kGone);
+}
+
+TEST(RankWatchTest, APageThatKeepsChangingIsNeverIdleAndAGoneRankIsNoted) {
+  TempDir dir("commbench-rank-watch-test-");
+  const Clock::time_point t0 = Clock::now();
+  RankWatch watch(dir.path(), 2, t0);
+  EXPECT_FALSE(watch.Poll(t0));  // no pages yet
+  auto page = ProgressPage::Create(ProgressPath(dir.path(), 0), 0);
+  ASSERT_TRUE(page.ok());
+  page->EnterPhase(0, ProgressPhase::kTimed);
+  EXPECT_TRUE(watch.Poll(t0 + std::chrono::seconds(1)));
+  EXPECT_FALSE(watch.Poll(t0 + std::chrono::seconds(2)));  // nothing changed
+  page->Started(1);
+  EXPECT_TRUE(watch.Poll(t0 + std::chrono::seconds(3)));
+  EXPECT_DOUBLE_EQ(watch.View(0, t0 + std::chrono::seconds(4)).idle_s, 1.0);
+  EXPECT_DOUBLE_EQ(watch.View(1, t0 + std::chrono::seconds(4)).idle_s, 4.0);  // never published: since the start
+  EXPECT_EQ(watch.View(0, t0).state, RankProcessState::kRunning);  // this process
+  watch.NoteGone();
+  EXPECT_TRUE(watch.gone().empty());
+}
+
+}  // namespace
+}  // namespace commbench
