@@ -573,7 +573,7 @@ case_stale_run_id() {
   spmd_start "$d" 2 stale-run "$d/a" --rendezvous "file:$d/store" --groups 1 --sizes 400 --iters 2000000 --warmup 0 \
     --timeout 20 -o "$d/a.json"
   sleep 5
-  for r in "${SPMD_PIDS[@]}"; do kill -KILL "$r"; done
+  for r in "${SPMD_PIDS[@]}"; do kill -KILL "$r"; wait "$r" 2>/dev/null; done
   spmd_wait 10
   find "$d/store" -mindepth 1 -exec touch -h -d '3 days ago' {} +
   spmd_start "$d" 2 stale-run "$d/b" --rendezvous "file:$d/store" --groups 1 --sizes 400 --iters 20 --warmup 0 \
@@ -698,7 +698,7 @@ case_redis() {
     --timeout 30 -o "$d/r.json"
   for ((i = 0; i < 300; i++)); do [[ -n $(rcli --scan 2>/dev/null) ]] && break; sleep 0.1; done
   sleep 2
-  for k in "${SPMD_PIDS[@]}"; do kill -KILL "$k"; done
+  for k in "${SPMD_PIDS[@]}"; do kill -KILL "$k"; wait "$k" 2>/dev/null; done
   spmd_wait 10
   keys=$(rcli --scan)
   for k in $keys; do
