@@ -1,6 +1,7 @@
 #include "lib/launch/process_group.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include <cerrno>
 #include <thread>
+
+#include "lib/launch/interrupt.h"
 
 namespace commbench {
 
@@ -26,6 +29,13 @@ ProcessGroup::~ProcessGroup() { Terminate(std::chrono::milliseconds(500)); }
 Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
   const pid_t parent = getpid();
   for (const auto& spec : specs) {
+    // Starting thousands of ranks takes seconds on a busy host: a Ctrl-C or SIGTERM meanwhile stops the start
+    // at once (the caller then stops what already runs) rather than after the last fork.
+    if (Interrupted()) {
+      return Unavailable("interrupted by signal " + std::to_string(InterruptSignal()) + " while starting rank "
+                       "processes (" + std::to_string(pids_.size()) + " of " + std::to_string(specs.size()) +
+                       " started)");
+    }
     // Everything the child needs is prepared before fork: after it only async-signal-safe calls are allowed.
     std::vector<char*> argv;
     for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -38,7 +48,19 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
       out_fd = open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
       if (out_fd < 0) return Internal("cannot create " + spec.output_path + ": " + strerror(errno));
     }
+    // The driver's signal handlers only set a flag: a child that inherited them would shrug off the SIGTERM
+    // that stops it until exec. Signals wait (blocked) across fork; the child restores the defaults first.
+    sigset_t stop_signals, before;
+    sigemptyset(&stop_signals);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&stop_signals, sig);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
     pid_t pid = fork();
+    if (pid == 0) {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    } else {
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    }
     if (pid < 0) {
       if (out_fd >= 0) close(out_fd);
       Terminate(std::chrono::milliseconds(200));

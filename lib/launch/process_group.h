@@ -34,6 +34,7 @@ class ProcessGroup {
   ProcessGroup& operator=(const ProcessGroup&) = delete;
   ~ProcessGroup();  // terminates whatever still runs
 
+  // Stops early (Unavailable, naming the signal) once Interrupted(): what it started so far still runs.
   Status Spawn(const std::vector<ProcessSpec>& specs);
   // Non-blocking: the processes that exited since the last call.
   std::vector<ProcessExit> Reap();
