@@ -314,7 +314,7 @@ done
 # Files that are not result files: report, compare (either side), gate --baseline.
 for f in missing.json adir garbage.bin empty.json truncated.json trailing.json array.json number.json string.json \
   null.json object.json points_object.json future.json nan.json; do
-  refuse "report $f" -- report "$IN/$f" -o "$ROOT/w/never.html"
+  refuse "report $f" -- report "$IN/$f" -o never.html
   refuse "compare new=$f" -- compare "$IN/base.json" "$IN/$f"
 done
 for f in missing.json garbage.bin truncated.json array.json; do
@@ -329,7 +329,7 @@ refuse "compare 1e400" -- compare "$IN/base.json" "$IN/huge.json"
 refuse "compare duplicate point ids" -m "dup_ids.json" -- compare "$IN/base.json" "$IN/dup_ids.json"
 refuse "compare duplicate keys (top level)" -- compare "$IN/base.json" "$IN/dup_key_top.json"
 refuse "compare duplicate keys (in a point)" -- compare "$IN/base.json" "$IN/dup_key_point.json"
-refuse "report duplicate keys" -- report "$IN/dup_key_top.json" -o "$ROOT/w/never.html"
+refuse "report duplicate keys" -- report "$IN/dup_key_top.json" -o never.html
 # Config files and profiles.
 cfg() { printf '%b' "$2" >"$IN/$1"; }
 cfg unknown.yaml 'groups: 1\nbogus: 3\n'
@@ -350,7 +350,7 @@ for f in unknown.yaml type.yaml list_scalar.yaml top_list.yaml top_scalar.yaml b
   refuse "sweep --config $f" -- sweep --config "$IN/$f" -q
 done
 for f in gate_key.yaml gate_type.yaml broken.yaml garbage.bin; do
-  refuse "gate --config $f" -- gate --baseline "$ROOT/w/never.json" --update-baseline --config "$IN/$f" -q
+  refuse "gate --config $f" -- gate --baseline never.json --update-baseline --config "$IN/$f" -q
 done
 printf 'name: p\n%s\nbogus: 1\n' "$PROFILE_BODY" >"$IN/p_unknown.yaml"
 printf 'name: p\n%s\n' "${PROFILE_BODY/repeats: 1/repeats: many}" >"$IN/p_type.yaml"
