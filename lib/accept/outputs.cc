@@ -20,13 +20,22 @@ std::string Num(double v) {
   return buf;
 }
 
-// A markdown table cell: no pipe or newline may end it early.
-std::string Cell(std::string s) {
-  for (char& c : s) {
-    if (c == '\n') c = ' ';
-  }
+// Text from a profile or a host (names, sources, reasons) in the markdown: no pipe or newline may end a cell or
+// row early, and no HTML from it reaches the page that renders the summary (a `<script>` in a profile's name);
+// a backtick would open code. As the gate summary does (lib/gate/outputs.cc).
+std::string Cell(const std::string& s) {
   std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  for (char c : s) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '\n': case '\r': out += ' '; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '`': out += '\''; break;
+      default: out += c;
+    }
+  }
   return out;
 }
 
@@ -237,7 +246,7 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
     }
   }
   m += BisectionMarkdown(r.bisections);
-  for (const std::string& n : r.notes) m += "\n- " + n;
+  for (const std::string& n : r.notes) m += "\n- " + Cell(n);
   if (!r.notes.empty()) m += "\n";
   return m;
 }

@@ -140,5 +140,21 @@ TEST(AcceptOutputsTest, MarkdownVerdictSuspectsFailedChecks) {
   EXPECT_EQ(AcceptanceToMarkdown(ok).rfind("### commbench accept: pass\n", 0), 0u);
 }
 
+// Names and reasons come from profiles and hosts: none of their HTML reaches the page that renders the summary.
+TEST(AcceptOutputsTest, MarkdownEscapesHtmlFromProfilesAndHosts) {
+  AcceptanceReport r = Sample();
+  r.checks[1].name = "<script>alert(1)</script> floor";
+  r.checks[1].reason = "source: <img src=x onerror=alert(2)> `code`";
+  r.hosts[1].host = "<b>host</b>";
+  r.suspects[0].evidence = {"<iframe>"};
+  r.notes = {"<script>note</script>"};
+  const std::string m = AcceptanceToMarkdown(r);
+  for (const char* raw : {"<script", "<img", "<b>", "<iframe", "`code`"}) {
+    EXPECT_EQ(m.find(raw), std::string::npos) << raw << " in\n" << m;
+  }
+  EXPECT_NE(m.find("| &lt;script&gt;alert(1)&lt;/script&gt; floor |"), std::string::npos) << m;
+  EXPECT_NE(m.find("- &lt;script&gt;note&lt;/script&gt;"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace commbench::accept

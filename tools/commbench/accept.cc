@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 
 #include "lib/accept/bisect.h"
@@ -22,6 +21,7 @@
 #include "lib/sweep/planner.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
+#include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/pipeline.h"
 #include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/sweep_flags.h"
@@ -179,6 +179,7 @@ class Acceptance {
     if (!backends.ok()) return Fail(backends.status(), 2);
     Status writable = CheckOutputs(options_.output);
     if (writable.ok() && !options_.junit.empty()) writable = CheckWritableOutput(options_.junit);
+    if (writable.ok()) writable = CheckSummaryOutputs(options_.summary);
     if (!writable.ok()) return Fail(writable, 2);
     planned_ = PlanPhases(profile_, hosts_);
     // Plans for every phase up front: a phase that cannot be planned is bad input before anything runs.
@@ -288,13 +289,10 @@ class Acceptance {
       if (!junit.ok()) return Fail(junit, 1);
     }
     const std::string markdown = accept::AcceptanceToMarkdown(report_);
-    for (const std::string& path : {options_.summary, std::string(std::getenv("GITHUB_STEP_SUMMARY") ?: "")}) {
-      if (path.empty()) continue;
-      std::ofstream out(path, std::ios::app);
-      out << markdown;
-      if (!out) std::fprintf(stderr, "commbench accept: cannot append to %s\n", path.c_str());
-    }
     std::fputs(markdown.c_str(), stdout);
+    std::fflush(stdout);
+    Status summaries = AppendSummaries(options_.summary, markdown);
+    if (!summaries.ok()) return Fail(summaries, 1);
     if (!outcome.failure.empty()) std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
     return report_.ExitCode();
   }

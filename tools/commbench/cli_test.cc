@@ -1,9 +1,13 @@
 // The CLI end to end with real rank processes: bad input, a killed rank, a timeout, Ctrl-C. After each, no rank
 // process and no temporary directory may remain.
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +76,20 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
       {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept)"},
+      // Every subcommand's errors start alike (they once started `commbench report:`, `commbench compare: error:`).
+      {{"report", "/nonexistent/r.json"}, "/nonexistent/r.json"},
+      {{"compare", "/nonexistent/a.json", "/nonexistent/b.json"}, "/nonexistent/a.json"},
+      {{"gate", "--baseline", "/nonexistent/base.json"}, "/nonexistent/base.json"},
+      // --rendezvous is for ranks a launcher started: without its variables (or --rank/--world) it is refused,
+      // not ignored for a local sweep.
+      {{"sweep", "--rendezvous", "file:/nonexistent/cb"},
+       "--rendezvous file:/nonexistent/cb needs this process's place: no launcher variables"},
+      // Summaries are checked before anything runs, like every other output.
+      {{"compare", "a.json", "b.json", "--summary", "/nonexistent/dir/s.md"},
+       "--summary: cannot write /nonexistent/dir/s.md: directory /nonexistent/dir does not exist"},
+      {{"compare", "a.json", "b.json", "--summary", "/dev/full"}, "--summary: cannot write /dev/full: it is a device"},
+      {{"gate", "--baseline", "base.json", "--summary", "/"}, "--summary: cannot write /: it is a directory"},
+      {{"accept", "--profile", "/nonexistent/p.yaml", "--summary", "/"}, "/nonexistent/p.yaml"},
   };
   for (const auto& c : cases) {
     CliRunner cli;
@@ -80,6 +98,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
     for (const auto& a : c.args) cmd += a + " ";
     EXPECT_EQ(r.exit_code, 2) << cmd << r.err;
     EXPECT_EQ(Lines(r.err), 1) << cmd << r.err;
+    EXPECT_EQ(r.err.rfind("commbench: error: ", 0), 0u) << cmd << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << cmd << "\n" << r.err;
     EXPECT_FALSE(std::ifstream(cli.dir() + "/commbench-results.json").good()) << cmd;
     ExpectNothingLeft(cli);
@@ -279,6 +298,135 @@ TEST(CliTest, KilledMpiRankLeavesNoSharedMemory) {
   CliResult r = cli.Wait(driver);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_FALSE(fs::exists(ours)) << ours << " left behind";
+  ExpectNothingLeft(cli);
+}
+
+// A small result file of a real sweep, for the commands that read one.
+std::string TinyResult(CliRunner* cli, const std::string& name) {
+  const std::string out = cli->dir() + "/" + name;
+  CliResult r = cli->Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "-q", "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+// --summary and $GITHUB_STEP_SUMMARY (appended to) are checked before anything is read or run: a FIFO (which
+// would hang the run), a directory, a missing directory. A failed append (a full disk) is an error, not exit 0.
+TEST(CliTest, SummariesAreCheckedFirstAndAFailedAppendIsAnError) {
+  CliRunner cli;
+  const std::string result = TinyResult(&cli, "r.json");
+  const std::string fifo = cli.dir() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  CliResult r = cli.Run({"compare", result, result, "--summary", fifo});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "commbench: error: --summary: cannot write " + fifo +
+                       ": it is a FIFO (accepted: a regular file, or a path that does not exist yet)\n");
+  const std::string profile = cli.dir() + "/p.yaml";
+  std::ofstream(profile) << "name: p\nbackend: gloo\nops: allreduce\nsizes: [4K]\nrepeats: 1\ntime_budget_s: 30\n"
+                         "phases: [cluster]\n";
+  r = cli.Run({"accept", "--profile", profile, "--summary", fifo, "-o", cli.dir() + "/a.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("commbench: error: --summary: cannot write " + fifo + ": it is a FIFO", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(cli.dir() + "/a.json"));
+
+  setenv("GITHUB_STEP_SUMMARY", cli.dir().c_str(), 1);  // inherited by the child
+  r = cli.Run({"compare", result, result});
+  unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("commbench: error: $GITHUB_STEP_SUMMARY: cannot write " + cli.dir() + ": it is a directory", 0), 0u)
+      << r.err;
+  // A step summary that does not exist yet is created.
+  const std::string step = cli.dir() + "/step.md";
+  setenv("GITHUB_STEP_SUMMARY", step.c_str(), 1);
+  r = cli.Run({"compare", result, result});
+  unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(r.exit_code, 3) << r.err;  // one repeat a side: inconclusive
+  EXPECT_TRUE(fs::exists(step));
+
+  const std::string full = cli.dir() + "/full";
+  fs::create_directory(full);
+  if (mount("tmpfs", full.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs (" << std::strerror(errno) << "): needs root";
+  }
+  std::ofstream(full + "/filler") << std::string(1 << 20, 'x');  // fills it
+  r = cli.Run({"compare", result, result, "--summary", full + "/s.md"});
+  EXPECT_EQ(umount(full.c_str()), 0);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "commbench: error: cannot append to " + full + "/s.md: No space left on device\n");
+  ExpectNothingLeft(cli);
+}
+
+// Rewriting an output keeps its mode (a private result stays private) and owner.
+TEST(CliTest, ARewrittenResultKeepsItsMode) {
+  CliRunner cli;
+  const std::string result = TinyResult(&cli, "r.json");
+  ASSERT_EQ(chmod(result.c_str(), 0600), 0);
+  TinyResult(&cli, "r.json");
+  struct stat st;
+  ASSERT_EQ(stat(result.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ExpectNothingLeft(cli);
+}
+
+// A SIGKILLed driver cannot clean up: its temporary directory and its outputs' temporary files stay. The next
+// run in the same place removes them, and only them: a live run's directory stays.
+TEST(CliTest, TheNextRunRemovesWhatAKilledDriverLeft) {
+  CliRunner cli;
+  std::vector<pid_t> ranks;
+  const std::string out = cli.dir() + "/killed.json";
+  pid_t killed = StartLongSweep(&cli, {"-o", out}, &ranks);
+  ASSERT_EQ(ranks.size(), 4u);
+  pid_t live = StartLongSweep(&cli, {"-o", cli.dir() + "/live.json"}, &ranks);
+  ASSERT_EQ(ranks.size(), 4u);
+  const std::string tag = "-" + std::to_string(killed) + "-";
+  auto left_by_killed = [&] {
+    std::vector<std::string> found;
+    for (const std::string& e : cli.TempEntries()) {
+      if (e.find("commbench" + tag) != std::string::npos) found.push_back(e);
+    }
+    for (const auto& f : fs::directory_iterator(cli.dir())) {
+      if (f.path().filename().string().find(".tmp" + tag) != std::string::npos) found.push_back(f.path());
+    }
+    return found;
+  };
+  auto live_dirs = [&] {
+    int n = 0;
+    for (const std::string& e : cli.TempEntries()) n += e.find("commbench-" + std::to_string(live) + "-") != std::string::npos;
+    return n;
+  };
+  kill(killed, SIGKILL);
+  EXPECT_EQ(cli.Wait(killed).exit_code, 128 + SIGKILL);
+  // Its ranks die with it (PR_SET_PDEATHSIG); what it wrote stays.
+  ASSERT_GE(left_by_killed().size(), 2u) << "expected its temporary directory and its result's temporary file";
+  ASSERT_EQ(live_dirs(), 1);
+
+  CliResult next = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "-q", "-o", out});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_TRUE(left_by_killed().empty()) << left_by_killed().front();
+  EXPECT_EQ(live_dirs(), 1) << "a live run's temporary directory was removed";
+
+  kill(live, SIGINT);
+  EXPECT_EQ(cli.Wait(live).exit_code, 1);
+  ExpectNothingLeft(cli);
+}
+
+// SIGTERM while a large world is still being started: the start stops, every rank started so far is stopped,
+// the temporary directory goes, exit 1, well within a few seconds (it once went on forking for over a minute).
+TEST(CliTest, SigtermWhileStartingALargeWorldStopsPromptly) {
+  CliRunner cli;
+  pid_t driver = cli.Start({"sweep", "--groups", "300", "--sizes", "400", "--iters", "10", "--max-world", "1000",
+                            "--timeout", "60"});
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       CliRunner::Children(driver).size() < 20 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(std::chrono::milliseconds(10))) {
+  }
+  ASSERT_GE(CliRunner::Children(driver).size(), 20u);
+  const auto sent = std::chrono::steady_clock::now();
+  kill(driver, SIGTERM);
+  CliResult r = cli.Wait(driver);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("interrupted by signal 15"), std::string::npos) << r.err;
+  EXPECT_LT(took, 5.0) << r.err;  // generous: it takes about 0.1 s on a loaded 2-core host
   ExpectNothingLeft(cli);
 }
 

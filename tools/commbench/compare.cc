@@ -24,7 +24,7 @@ struct CompareOptions {
 };
 
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench compare: error: %s\n", message.c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
   return 2;
 }
 

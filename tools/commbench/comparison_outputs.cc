@@ -2,7 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <vector>
 
 #include "lib/core/atomic_file.h"
 #include "lib/gate/outputs.h"
@@ -11,36 +11,48 @@
 namespace commbench::cli {
 namespace {
 
-Status AppendTo(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::app);
-  out << text;
-  out.close();
-  return out ? OkStatus() : Unavailable("cannot append to " + path);
+// Where a summary goes: --summary, then $GITHUB_STEP_SUMMARY; empty ones left out.
+std::vector<std::string> SummaryPaths(const std::string& summary) {
+  std::vector<std::string> paths;
+  if (!summary.empty()) paths.push_back(summary);
+  const char* step = std::getenv("GITHUB_STEP_SUMMARY");
+  if (step != nullptr && *step != '\0') paths.push_back(step);
+  return paths;
 }
 
 }  // namespace
+
+Status CheckSummaryOutputs(const std::string& summary) {
+  for (const std::string& path : SummaryPaths(summary)) {
+    Status s = CheckAppendableOutput(path);
+    if (!s.ok()) {
+      const bool step = path != summary;
+      return InvalidArgument((step ? "$GITHUB_STEP_SUMMARY: " : "--summary: ") + s.message());
+    }
+  }
+  return OkStatus();
+}
+
+Status AppendSummaries(const std::string& summary, const std::string& markdown) {
+  for (const std::string& path : SummaryPaths(summary)) RETURN_IF_ERROR(AppendToFile(path, markdown));
+  return OkStatus();
+}
 
 Status CheckComparisonOutputs(const ComparisonOutputs& o) {
   for (const std::string* out : {&o.json, &o.junit, &o.html}) {
     if (!out->empty()) RETURN_IF_ERROR(CheckWritableOutput(*out));
   }
-  return OkStatus();
+  return CheckSummaryOutputs(o.summary);
 }
 
 Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& o, const std::string& base,
-                      const std::string& now, const char* command) {
+                      const std::string& now, const char* /*command*/) {
   std::fputs(gate::ComparisonToText(c).c_str(), stdout);
   std::fflush(stdout);
   if (!o.json.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.json, gate::ComparisonToJson(c, base, now).dump(2) + "\n"));
   if (!o.junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.junit, gate::ComparisonToJunit(c)));
   if (!o.html.empty()) RETURN_IF_ERROR(report::WriteComparisonHtml(c, base, now, o.html));
-  const std::string markdown = gate::ComparisonToMarkdown(c);
-  for (const std::string& path : {o.summary, std::string(std::getenv("GITHUB_STEP_SUMMARY") ?: "")}) {
-    if (path.empty()) continue;
-    Status s = AppendTo(path, markdown);
-    if (!s.ok()) std::fprintf(stderr, "commbench %s: %s\n", command, s.message().c_str());
-  }
-  return OkStatus();
+  return AppendSummaries(o.summary, gate::ComparisonToMarkdown(c));
 }
 
 void AddComparisonFlags(CLI::App* cmd, ComparisonFlags* flags) {

@@ -60,7 +60,7 @@ struct GateOptions {
 };
 
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench gate: error: %s\n", message.c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
   return 2;
 }
 
@@ -203,7 +203,7 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
     PipelineOutcome run = runner.Run(given, o.out);
     if (!run.written.ok()) return Fail(run.written.message());
     if (!CompleteAndCorrect(run.result)) {
-      std::fprintf(stderr, "commbench gate: error: not writing a baseline from a failed run: %s\n",
+      std::fprintf(stderr, "commbench: error: not writing a baseline from a failed run: %s\n",
                    run.failure.empty() ? "a wrong result" : run.failure.c_str());
       return 1;
     }
@@ -241,7 +241,7 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
   const int code = Finish(c, o, o.baseline, o.out);
   if (!o.update_baseline || code == 2) return code;
   if (!CompleteAndCorrect(run.result)) {
-    std::fprintf(stderr, "commbench gate: error: the baseline stays as it was: the new run %s\n",
+    std::fprintf(stderr, "commbench: error: the baseline stays as it was: the new run %s\n",
                  run.failure.empty() ? "computed a wrong result" : "failed");
     return 1;
   }
@@ -383,7 +383,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
       scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
                              "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet"};
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
-      for (const std::string& p : problems) std::fprintf(stderr, "commbench gate: error: %s\n", p.c_str());
+      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
       if (!problems.empty()) {
         *exit_code = 2;
         return;

@@ -31,13 +31,13 @@ std::string DefaultOutput(const std::string& results) {
 int RunReport(const ReportOptions& options) {
   auto result = result::LoadResultFile(options.results);
   if (!result.ok()) {
-    std::fprintf(stderr, "commbench report: %s\n", result.status().message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", result.status().message().c_str());
     return 2;
   }
   const std::string out = options.out.empty() ? DefaultOutput(options.results) : options.out;
   const Status status = report::WriteHtmlReport(*result, out);
   if (!status.ok()) {
-    std::fprintf(stderr, "commbench report: %s\n", status.message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
     return 2;
   }
   std::printf("wrote %s\n", out.c_str());

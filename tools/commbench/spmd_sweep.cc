@@ -48,8 +48,15 @@ StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const Swe
   if (flags.world >= 0) overrides.world = flags.world;
   auto place = DetectLaunchPlace(ProcessEnv(), overrides);
   if (!place.ok()) {
-    if (place.status().code() == StatusCode::kNotFound) return std::optional<LaunchPlace>();
-    return place.status();
+    if (place.status().code() != StatusCode::kNotFound) return place.status();
+    // --rendezvous says the ranks were started by a launcher: without a place, running the driver's own local
+    // sweep instead would pass for the cluster run that was asked for.
+    if (!flags.rendezvous.empty()) {
+      return InvalidArgument("--rendezvous " + RedactSecrets(flags.rendezvous) + " needs this process's place: " +
+                             place.status().message() +
+                             " (accepted: run under srun, mpirun or torchrun, or give --rank and --world)");
+    }
+    return std::optional<LaunchPlace>();
   }
   if (place->world <= 1 && flags.rendezvous.empty()) return std::optional<LaunchPlace>();  // one rank: the driver
   return std::optional<LaunchPlace>(*place);
