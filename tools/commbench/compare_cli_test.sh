@@ -68,11 +68,17 @@ check one-repeat 3 $?
 grep -q "5 a side are needed" "$T/out" || { failed=$((failed + 1)); echo "FAIL one-repeat: $(head -1 "$T/out")"; }
 "$COMMBENCH" compare "$T/base.json" "$T/nosuch.json" 2>"$T/err" >/dev/null
 check unreadable 2 $?
-[[ $(wc -l <"$T/err") -eq 1 ]] || { failed=$((failed + 1)); echo "FAIL unreadable: $(cat "$T/err")"; }
+[[ $(wc -l <"$T/err") -eq 1 ]] && grep -q "^commbench: error: " "$T/err" ||
+  { failed=$((failed + 1)); echo "FAIL unreadable: $(cat "$T/err")"; }
 "$COMMBENCH" compare "$T/base.json" "$T/same.json" --junit /dev/full 2>"$T/err" >/dev/null
 check device-output 2 $?
 "$COMMBENCH" compare "$T/base.json" "$T/same.json" --min-effect 2 2>"$T/err" >/dev/null
 check min-effect 2 $?
+# --summary is checked before anything is read: a directory is bad input, not a line and exit 0.
+"$COMMBENCH" compare "$T/base.json" "$T/same.json" --summary "$T" --json "$T/never-summary.json" 2>"$T/err" >/dev/null
+check summary-dir 2 $?
+grep -q "^commbench: error: --summary: cannot write $T: it is a directory" "$T/err" && [[ ! -e "$T/never-summary.json" ]] ||
+  { failed=$((failed + 1)); echo "FAIL summary-dir: $(cat "$T/err")"; }
 
 # The JSON of every outcome (regression, incomparable, inconclusive with a point on one side only, one repeat) is
 # valid against the schema, and the schema is strict: an unknown verdict, a missing key or an extra one fail it.

@@ -17,8 +17,8 @@ bad() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() {  # name expected-rc actual-rc
   if [[ "$2" == "$3" ]]; then ok; else bad "$1: exit $3, expected $2"; tail -3 "$T/err" 2>/dev/null; fi
 }
-one_error_line() {  # name: stderr holds exactly one line, an error
-  if [[ $(wc -l <"$T/err") -eq 1 ]] && grep -q "error: " "$T/err"; then ok; else bad "$1: $(cat "$T/err")"; fi
+one_error_line() {  # name: stderr holds exactly one line, an error with the prefix every subcommand shares
+  if [[ $(wc -l <"$T/err") -eq 1 ]] && grep -q "^commbench: error: " "$T/err"; then ok; else bad "$1: $(cat "$T/err")"; fi
 }
 TINY=(--groups 1 --time-budget 0.03 --warmup 5 --pin compact -q)
 

@@ -13,7 +13,8 @@
 namespace commbench::cli {
 
 // This process's place when a launcher started it as one of several ranks (or --rank/--world say so), and the
-// sweep's own launcher is `local`; nullopt for the driver's usual run. InvalidArgument names a bad variable.
+// sweep's own launcher is `local`; nullopt for the driver's usual run. InvalidArgument names a bad variable, or
+// says what is missing when --rendezvous is given without a launcher's variables or --rank/--world.
 StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const SweepSpec& spec);
 
 // What rank 0 does once every rank arrived: run the work through the session and return the exit code, setting
