@@ -374,6 +374,7 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
       SeriesData s;
       s.key = key;
       s.axes = in.points[i].axes;
+      s.point = in.points[i].point;
       s.requested = false;
       in.series.push_back(s);
     }

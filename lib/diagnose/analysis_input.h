@@ -62,6 +62,7 @@ struct PointData {
 struct SeriesData {
   std::string key;  // "axis=value;..." over PointData::axes
   std::map<std::string, std::string> axes;
+  Point point;  // the same axes, typed, as its first point has them (its `groups` is that point's): rules read these
   std::vector<int> points;  // indices into AnalysisInput::points, ascending groups
   std::vector<double> groups, p50_us, se_us;
   ScalingFit fit;

@@ -855,6 +855,7 @@ TEST(Describe, NamesTheAxesThatSetASeriesApart) {
             {"sync", "none"}, {"concurrency", "concurrent"}};
   EXPECT_EQ(Describe(s), "gloo allreduce/ring 400 B cpus=0");
   s.axes["concurrency"] = "sequential";
+  s.point.concurrency = Concurrency::kSequential;  // rules read the typed axes
   EXPECT_EQ(Describe(s), "gloo allreduce/ring 400 B cpus=0 concurrency=sequential");
 }
 

@@ -38,7 +38,7 @@ std::string Describe(const SeriesData& s) {
   for (const char* k : {"sync", "cpus", "pin", "stream", "h2d"}) {
     if (!get(k).empty() && get(k) != "none") d += std::string(" ") + k + "=" + get(k);
   }
-  if (get("concurrency") == "sequential") d += " concurrency=sequential";  // concurrent is the default
+  if (s.point.concurrency == Concurrency::kSequential) d += " concurrency=sequential";  // concurrent is the default
   return d;
 }
 

@@ -11,9 +11,7 @@ namespace diagnose {
 namespace {
 
 bool HostSyncs(const SeriesData& s) {
-  if (!s.axes.count("sync") || !s.axes.count("stream") || s.axes.at("stream").empty()) return false;
-  const std::string& v = s.axes.at("sync");
-  return v == "stream" || v == "device";
+  return s.point.gpu_backend() && (s.point.sync == Sync::kStream || s.point.sync == Sync::kDevice);
 }
 
 class HostSyncRule : public Rule {
@@ -36,15 +34,16 @@ class HostSyncRule : public Rule {
     f.name = "host synchronisation";
     f.axes = {"sync", "graph"};
     f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string& axis) {
-      if (axis == "graph") return a.axes.at("graph") != "true" && b.axes.at("graph") == "true";
-      return HostSyncs(a) && (b.axes.at("sync") == "event" || b.axes.at("sync") == "none");
+      auto graph = [](const SeriesData& s) { return s.point.gpu_backend() && s.point.gpu.graph; };
+      if (axis == "graph") return !graph(a) && graph(b);
+      return HostSyncs(a) && (b.point.sync == Sync::kEvent || b.point.sync == Sync::kNone);
     };
     return f;
   }
 
   static Finding Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
-    const std::string sync = s.axes.at("sync");
+    const std::string sync(Name(s.point.sync));
     Finding f;
     f.rule = "host_sync";
     f.series = a;

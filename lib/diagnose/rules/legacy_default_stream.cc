@@ -13,7 +13,9 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-bool OnLegacyStream(const SeriesData& s) { return s.axes.count("stream") && s.axes.at("stream") == "legacy-default"; }
+bool OnLegacyStream(const SeriesData& s) {
+  return s.point.gpu_backend() && s.point.gpu.stream == StreamKind::kLegacyDefault;
+}
 
 // time(G_last) / (G_last/G_first * time(G_first)): 1 when the groups run strictly one after another.
 double SerialisationRatio(const AnalysisInput& in, const SeriesData& s) {
@@ -42,7 +44,7 @@ class LegacyDefaultStreamRule : public Rule {
     f.name = "the stream";
     f.axes = {"stream"};
     f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
-      return OnLegacyStream(a) && !b.axes.at("stream").empty() && b.axes.at("stream") != "legacy-default";
+      return OnLegacyStream(a) && b.point.gpu_backend() && b.point.gpu.stream != StreamKind::kLegacyDefault;
     };
     return f;
   }

@@ -21,7 +21,7 @@ constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 
 
 constexpr double kSaturated = 0.85;     // CPU saturation at which the CPU is the likely shared resource
 
-bool Sequential(const SeriesData& s) { return s.axes.count("concurrency") && s.axes.at("concurrency") == "sequential"; }
+bool Sequential(const SeriesData& s) { return s.point.concurrency == Concurrency::kSequential; }
 
 // What the groups share, read from a measurement other than the A/B: the slope against bytes, the aggregate
 // bandwidth against the host's peak, and ranks per core with the CPU's saturation.
@@ -103,7 +103,7 @@ class SharedBandwidthRule : public Rule {
     // not assumed: Gloo's in-place allreduce of one rank took 44 us at 1 MiB and 1.5 us at 64 KiB on the 2-core
     // VM, a copy, and two such groups at once slowed each other's typical op by up to 42 % there. The slope
     // against bytes says so.
-    const bool moves_bytes = !(last.group_size == 1 && last.Axis("in_place") == "true");
+    const bool moves_bytes = !(last.group_size == 1 && last.point.in_place);
     std::string peak_name;
     double peak = PeakFor(in, s, &peak_name);
     double fraction = peak > 0 && moves_bytes ? last.aggregate_busbw_gbps / peak : 0;

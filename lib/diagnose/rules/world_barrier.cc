@@ -11,7 +11,7 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-bool IsWorldBarrier(const SeriesData& s) { return s.axes.count("sync") && s.axes.at("sync") == "world-barrier"; }
+bool IsWorldBarrier(const SeriesData& s) { return s.point.sync == Sync::kWorldBarrier; }
 
 class WorldBarrierRule : public Rule {
  public:
@@ -32,7 +32,7 @@ class WorldBarrierRule : public Rule {
     f.name = "the world-wide barrier";
     f.axes = {"sync"};
     f.removes = [](const AnalysisInput&, const SeriesData& a, const SeriesData& b, const std::string&) {
-      return IsWorldBarrier(a) && (b.axes.at("sync") == "none" || b.axes.at("sync") == "group-barrier");
+      return IsWorldBarrier(a) && (b.point.sync == Sync::kNone || b.point.sync == Sync::kGroupBarrier);
     };
     return f;
   }
