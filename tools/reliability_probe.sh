@@ -730,15 +730,19 @@ case_output_mode() {
   [[ $(id -u) == 0 ]] && owner=nobody
   echo '{}' >"$d/r.json"
   echo '' >"$d/s.md"
-  chmod 0600 "$d/r.json" "$d/s.md"
-  chown "$owner" "$d/r.json" "$d/s.md" 2>/dev/null
+  echo '{}' >"$d/c.json"
+  chmod 0600 "$d/r.json" "$d/s.md" "$d/c.json"
+  chown "$owner" "$d/r.json" "$d/s.md" "$d/c.json" 2>/dev/null
   (cd "$d" && timeout 60 "$CB" sweep --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r.json >/dev/null 2>err)
   local rc=$? got
   got=$(stat -c '%a %U' "$d/r.json")
   if [[ $rc != 0 ]]; then fail "rewritten result keeps 0600 and owner" "the sweep failed: $(tail -n 1 "$d/err")"
   elif [[ $got != "600 $owner" ]]; then fail "rewritten result keeps 0600 and owner" "now $got, was 600 $owner"
   else ok "rewritten result keeps 0600 and owner"; fi
-  timeout 60 "$CB" compare "$IN/base.json" "$IN/new.json" --summary "$d/s.md" >/dev/null 2>"$d/err"
+  timeout 60 "$CB" compare "$IN/base.json" "$IN/new.json" --summary "$d/s.md" --json "$d/c.json" >/dev/null 2>"$d/err"
+  got=$(stat -c '%a %U' "$d/c.json")
+  if [[ $got != "600 $owner" ]]; then fail "rewritten compare --json keeps 0600 and owner" "now $got, was 600 $owner"
+  else ok "rewritten compare --json keeps 0600 and owner"; fi
   got=$(stat -c '%a %U' "$d/s.md")
   if [[ $got != "600 $owner" ]]; then fail "appended summary keeps 0600 and owner" "now $got, was 600 $owner"
   elif [[ $(grep -c '' "$d/s.md") -lt 2 ]]; then fail "appended summary keeps 0600 and owner" "nothing appended"
