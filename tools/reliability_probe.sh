@@ -81,7 +81,8 @@ refuse() {
   local w="$ROOT/w/$total" before after rc why="" lines first t
   mkdir -p "$w"
   before=$(snap "$w" "$IN")
-  (cd "$w" && ulimit -c 0 && ulimit -v 4000000 && exec timeout -k 2 "$secs" "$CB" "$@" </dev/null >"$ROOT/out" 2>"$ROOT/err")
+  { (cd "$w" && ulimit -c 0 && ulimit -v 4000000 && exec timeout -k 2 "$secs" "$CB" "$@" </dev/null >"$ROOT/out" 2>"$ROOT/err"); } \
+    2>/dev/null  # (the shell's own "Aborted" line: the case's FAIL line says it)
   rc=$?
   lines=$(grep -c '' "$ROOT/err")
   first=$(head -n 1 "$ROOT/err")
@@ -448,6 +449,7 @@ case_sigstop() {
   local t0
   t0=$(now)
   wait_bounded "$drv" 30
+  kill -KILL "$victim" 2>/dev/null
   local err
   err=$(grep -m 1 'error' "$d/err")
   pids=$(grep -o '(pid [0-9]*' "$d/err" | sort -u | tr '\n' ' ')
@@ -464,7 +466,6 @@ case_sigstop() {
     left=$(leftovers)
     if [[ -n $left ]]; then fail "$name" "$left"; else ok "$name"; fi
   fi
-  kill -KILL "$victim" 2>/dev/null
 }
 
 # SIGKILL of one rank: named with pid, host and iteration; the partial result is written.
@@ -573,7 +574,7 @@ case_stale_run_id() {
   spmd_start "$d" 2 stale-run "$d/a" --rendezvous "file:$d/store" --groups 1 --sizes 400 --iters 2000000 --warmup 0 \
     --timeout 20 -o "$d/a.json"
   sleep 5
-  for r in "${SPMD_PIDS[@]}"; do kill -KILL "$r"; wait "$r" 2>/dev/null; done
+  for r in "${SPMD_PIDS[@]}"; do kill -KILL "$r" 2>/dev/null; wait "$r" 2>/dev/null; done
   spmd_wait 10
   find "$d/store" -mindepth 1 -exec touch -h -d '3 days ago' {} +
   spmd_start "$d" 2 stale-run "$d/b" --rendezvous "file:$d/store" --groups 1 --sizes 400 --iters 20 --warmup 0 \
@@ -698,7 +699,7 @@ case_redis() {
     --timeout 30 -o "$d/r.json"
   for ((i = 0; i < 300; i++)); do [[ -n $(rcli --scan 2>/dev/null) ]] && break; sleep 0.1; done
   sleep 2
-  for k in "${SPMD_PIDS[@]}"; do kill -KILL "$k"; wait "$k" 2>/dev/null; done
+  for k in "${SPMD_PIDS[@]}"; do kill -KILL "$k" 2>/dev/null; wait "$k" 2>/dev/null; done
   spmd_wait 10
   keys=$(rcli --scan)
   for k in $keys; do
@@ -812,7 +813,8 @@ case_alias_bomb() {
       accept*) args=(accept --profile "$IN/bomb.yaml" --quiet) ;;
     esac
     t0=$(now)
-    (cd "$F" && ulimit -c 0 && ulimit -v 1500000 && exec timeout -k 2 20 "$CB" "${args[@]}" </dev/null >/dev/null 2>"$F/bomb.err")
+    { (cd "$F" && ulimit -c 0 && ulimit -v 1500000 && exec timeout -k 2 20 "$CB" "${args[@]}" </dev/null >/dev/null \
+      2>"$F/bomb.err"); } 2>/dev/null
     rc=$?
     took=$(since "$t0")
     if [[ $rc != 2 ]]; then fail "$name" "exit $rc after $took s: $(tail -n 1 "$F/bomb.err")"
