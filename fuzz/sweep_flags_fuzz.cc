@@ -9,7 +9,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "lib/result/spec_reader.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace {

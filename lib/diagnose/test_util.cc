@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/diagnose/diagnose.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench {
 namespace diagnose {

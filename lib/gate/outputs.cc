@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "lib/core/xml.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench::gate {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lib/core/status.h"
-#include "lib/sweep/spec.h"
+#include "lib/model/spec.h"
 
 namespace commbench {
 

@@ -132,7 +132,7 @@ class RankRunner {
     place.group_size = point.group_size;
     place.local_rank = local_rank_;
     ASSIGN_OR_RETURN(CachedCommunicator * cached, CommunicatorFor(point, place));
-    OpRequest request = point.Request();
+    OpRequest request = RequestOf(point);
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
     LoopOptions loop = plan_.loop;
     loop.sync = point.sync;

@@ -8,7 +8,7 @@
 
 #include "lib/result/point_result.h"
 #include "lib/result/rank_samples.h"
-#include "lib/sweep/planner.h"
+#include "lib/model/point.h"
 
 namespace commbench {
 

@@ -14,7 +14,7 @@
 #include "lib/core/status.h"
 #include "lib/result/finding.h"
 #include "lib/stats/scaling.h"
-#include "lib/sweep/planner.h"
+#include "lib/model/point.h"
 
 namespace commbench::result {
 

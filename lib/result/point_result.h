@@ -12,7 +12,7 @@
 #include "lib/core/status.h"
 #include "lib/result/host_load.h"
 #include "lib/stats/summary.h"
-#include "lib/sweep/planner.h"
+#include "lib/model/point.h"
 
 namespace commbench::result {
 

@@ -9,7 +9,7 @@
 
 #include "lib/result/json_reader.h"
 #include "lib/result/spec_reader.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench::result {
 

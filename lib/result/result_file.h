@@ -13,8 +13,8 @@
 #include "lib/core/status.h"
 #include "lib/result/diagnosis.h"
 #include "lib/result/point_result.h"
-#include "lib/sweep/planner.h"
-#include "lib/sweep/spec.h"
+#include "lib/model/point.h"
+#include "lib/model/spec.h"
 
 namespace commbench::result {
 

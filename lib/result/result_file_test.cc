@@ -9,7 +9,7 @@
 #include "lib/core/temp_dir.h"
 #include "lib/result/result_writer.h"
 #include "lib/result/spec_reader.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench::result {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
-#include "lib/sweep/spec.h"
+#include "lib/model/spec.h"
 
 namespace commbench::result {
 

@@ -8,7 +8,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/sweep/planner.h"
-#include "lib/sweep/spec.h"
+#include "lib/model/spec.h"
 
 namespace commbench {
 

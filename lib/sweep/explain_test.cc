@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench {
 namespace {

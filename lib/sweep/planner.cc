@@ -9,43 +9,20 @@
 
 namespace commbench {
 
-std::string Point::Id() const {
-  std::string id = backend + "/" + std::string(Name(op)) + "/" + algo + "/" + std::string(Name(dtype)) + "/" +
-                   std::string(Name(reduce)) + "/g" + std::to_string(groups) + "/k" + std::to_string(group_size) +
-                   "/" + std::to_string(bytes) + "B";
-  id += in_place ? "/in" : "/out";
-  id += "/sync=" + std::string(Name(sync));
-  if (concurrency != Concurrency::kConcurrent) id += "/" + std::string(Name(concurrency));
-  if (ranks_per_process != 1) id += "/rpp=" + std::to_string(ranks_per_process);
-  if (pin != Pin::kNone) id += "/pin=" + std::string(Name(pin));
-  if (!cpus.empty()) id += "/cpus=" + cpus;
-  if (gpu_backend()) {
-    id += "/stream=" + std::string(Name(gpu.stream)) + "/h2d=" + std::string(Name(gpu.h2d));
-    if (gpu.graph) id += "/graph";
-  }
-  if (!phase.empty()) id += "/phase=" + phase;
-  return id;
-}
-
-OpRequest Point::Request() const {
+OpRequest RequestOf(const Point& p) {
   OpRequest r;
-  r.op = op;
-  r.dtype = dtype;
-  r.reduce = reduce;
-  r.count = count;
-  r.algo = algo;
-  r.in_place = in_place;
-  r.gpu = gpu;
-  r.gpu.sync = IsGpuOnly(sync) ? sync : Sync::kNone;
-  if (concurrency == Concurrency::kSequential) r.concurrent_ranks = group_size;  // one group at a time
+  r.op = p.op;
+  r.dtype = p.dtype;
+  r.reduce = p.reduce;
+  r.count = p.count;
+  r.algo = p.algo;
+  r.in_place = p.in_place;
+  r.gpu = p.gpu;
+  r.gpu.sync = IsGpuOnly(p.sync) ? p.sync : Sync::kNone;
+  if (p.concurrency == Concurrency::kSequential) r.concurrent_ranks = p.group_size;  // one group at a time
   return r;
 }
 
-size_t Plan::point_count() const {
-  size_t n = 0;
-  for (const auto& l : launches) n += l.points.size();
-  return n;
-}
 
 Status ValidateSpec(const SweepSpec& spec) {
   for (const auto& op : spec.ops) RETURN_IF_ERROR(ParseCollective(op).status());
@@ -204,7 +181,7 @@ Status ChoosePlacement(const BackendDescription& backend, InPlace in_place, Poin
   Status why;
   for (bool placement : placements) {
     p->in_place = placement;
-    why = backend.supports(p->Request(), p->group_size);
+    why = backend.supports(RequestOf(*p), p->group_size);
     if (why.ok()) return why;
   }
   return why;

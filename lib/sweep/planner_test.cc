@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 namespace commbench {
 namespace {
@@ -272,9 +272,9 @@ TEST(PlannerTest, PlanPointsRunsExactlyTheListGroupedByLaunch) {
 TEST(PlannerTest, SequentialPointsRequestTheirGroupSizeAsConcurrentRanks) {
   Point p;
   p.group_size = 4;
-  EXPECT_EQ(p.Request().concurrent_ranks, 0);  // every rank of the world
+  EXPECT_EQ(RequestOf(p).concurrent_ranks, 0);  // every rank of the world
   p.concurrency = Concurrency::kSequential;
-  EXPECT_EQ(p.Request().concurrent_ranks, 4);
+  EXPECT_EQ(RequestOf(p).concurrent_ranks, 4);
 }
 
 TEST(PlannerTest, MpiNeedsTheMpirunLauncher) {
@@ -325,8 +325,8 @@ TEST(PlannerTest, AGpuBackendGetsTheGpuAxes) {
                  }));
   const Point& event = plan->launches[0].points[2];
   EXPECT_EQ(event.device, DeviceKind::kGpu);
-  EXPECT_EQ(event.Request().gpu.sync, Sync::kEvent);
-  EXPECT_EQ(event.Request().gpu.h2d_bytes, 64u);
+  EXPECT_EQ(RequestOf(event).gpu.sync, Sync::kEvent);
+  EXPECT_EQ(RequestOf(event).gpu.h2d_bytes, 64u);
   // The CPU backend beside it runs none of the GPU values: the GPU sync is noted, the stream and h2d values are
   // not its axes, and so not a point of its own.
   std::vector<std::string> skipped;

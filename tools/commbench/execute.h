@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "lib/sweep/spec.h"
+#include "lib/model/spec.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {

@@ -30,7 +30,7 @@
 #include "lib/result/result_file.h"
 #include "lib/result/result_writer.h"
 #include "lib/sweep/planner.h"
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "lib/core/status.h"
-#include "lib/sweep/spec.h"
+#include "lib/model/spec.h"
 
 namespace commbench::cli {
 

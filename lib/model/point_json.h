@@ -4,7 +4,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "lib/sweep/planner.h"
+#include "lib/model/point.h"
+#include "lib/model/spec.h"
 
 namespace commbench {
 

@@ -1,4 +1,4 @@
-#include "lib/sweep/point_json.h"
+#include "lib/model/point_json.h"
 
 #include <nlohmann/json.hpp>
 
