@@ -84,6 +84,12 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       // not ignored for a local sweep.
       {{"sweep", "--rendezvous", "file:/nonexistent/cb"},
        "--rendezvous file:/nonexistent/cb needs this process's place: no launcher variables"},
+      {{"sweep", "--rank", "-1", "--world", "2"}, "--rank"},
+      {{"sweep", "--world", "-1"}, "--world"},
+      // A fault injected into a rank no launch has would inject nothing.
+      {{"sweep", "--groups", "1", "--test-only-slow-rank", "9:1"},
+       "--test-only-slow-rank: rank 9 in '9:1' is in no world of this sweep (accepted: a rank from 0 to 1)"},
+      {{"sweep", "--groups", "1..2", "--test-only-hang-rank", "4:1"}, "--test-only-hang-rank: rank 4 in '4:1'"},
       // Summaries are checked before anything runs, like every other output.
       {{"compare", "a.json", "b.json", "--summary", "/nonexistent/dir/s.md"},
        "--summary: cannot write /nonexistent/dir/s.md: directory /nonexistent/dir does not exist"},

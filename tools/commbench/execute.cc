@@ -1,6 +1,9 @@
 #include "tools/commbench/execute.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
 #include <map>
 #include <optional>
 #include <set>
@@ -117,6 +120,25 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
   return all_correct ? 0 : 1;
 }
 
+// A fault aimed at a rank no launch of the sweep has would silently inject nothing: the test would pass for the
+// wrong reason.
+Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
+  if (plan.launches.empty()) return OkStatus();
+  int world = 0;
+  for (const Launch& l : plan.launches) world = std::max(world, l.world);
+  for (const auto& [flag, value] : {std::pair<std::string, std::string>{"--test-only-slow-rank", spec.test_only_slow_rank},
+                                    {"--test-only-hang-rank", spec.test_only_hang_rank}}) {
+    if (value.empty()) continue;
+    const long long rank = std::strtoll(value.c_str(), nullptr, 10);  // the planner checked RANK:NUMBER
+    if (rank >= world) {
+      return InvalidArgument(flag + ": rank " + value.substr(0, value.find(':')) + " in '" + value +
+                             "' is in no world of this sweep (accepted: a rank from 0 to " +
+                             std::to_string(world - 1) + ")");
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::string& command) {
@@ -144,6 +166,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
     if (!fitted.ok()) return bad_input(fitted);
     for (const std::string& note : notes) std::fprintf(stderr, "commbench: %s\n", note.c_str());
   }
+  Status injected = CheckInjectedRanks(spec, *plan);
+  if (!injected.ok()) return bad_input(injected);
   Status writable = CheckOutputs(outputs);
   if (!writable.ok()) return bad_input(writable);
   Status host = CheckHostSettings(spec);

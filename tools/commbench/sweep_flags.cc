@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "lib/backend/backend.h"
 #include "lib/core/atomic_file.h"
@@ -94,8 +95,11 @@ void AddSpmdFlags(CLI::App* app, SpmdFlags* f) {
   app->add_option("--rendezvous", f->rendezvous,
                   "Under a launcher (srun, mpirun, torchrun): where the ranks meet, file:/shared/dir or "
                   "redis://[:PASSWORD@]HOST[:PORT][/DB] (password also from $COMMBENCH_REDIS_PASSWORD)");
-  app->add_option("--rank", f->rank, "This process's rank (overrides the launcher's variables)");
-  app->add_option("--world", f->world, "The number of rank processes (overrides the launcher's variables)");
+  // -1 stands for "not given": a typed negative value must be refused, not read as absent.
+  app->add_option("--rank", f->rank, "This process's rank (overrides the launcher's variables)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
+  app->add_option("--world", f->world, "The number of rank processes (overrides the launcher's variables)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   app->add_option("--run-id", f->run_id,
                   "Names this run's keys in the rendezvous store (default: the launcher's job id, e.g. "
                   "SLURM_JOB_ID.SLURM_STEP_ID)");
