@@ -1,0 +1,181 @@
+#include "lib/accept/judge/common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "lib/core/ranges.h"
+
+namespace commbench::accept::judge {
+namespace {
+
+bool Near(uint64_t a, uint64_t b) {
+  const uint64_t d = a > b ? a - b : b - a;
+  return d <= std::max<uint64_t>(64, b / 100);  // the planner rounds a size to whole elements
+}
+
+double BusFactor(Collective op, int n) {
+  if (n <= 1) return 0;
+  return op == Collective::kAllreduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n;
+}
+
+}  // namespace
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double Max(const std::vector<double>& v) {
+  double m = kNaN;
+  for (double x : v) {
+    if (std::isfinite(x) && !(m >= x)) m = x;
+  }
+  return m;
+}
+
+double Min(const std::vector<double>& v) {
+  double m = kNaN;
+  for (double x : v) {
+    if (std::isfinite(x) && !(m <= x)) m = x;
+  }
+  return m;
+}
+
+std::string Num(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+std::string Gbps(double v) { return Num(v) + " GB/s"; }
+std::string Us(double v) { return Num(v) + " us"; }
+std::string Percent(double v) {
+  return std::isfinite(v) ? std::to_string(static_cast<int>(std::lround(100 * v))) + "%" : "n/a";
+}
+
+std::string What(Phase ph, Collective op, uint64_t bytes) {
+  return std::string(Name(ph)) + " " + std::string(Name(op)) + " " + FormatBytes(bytes);
+}
+
+std::string RepeatNote(size_t seen, int asked) {
+  if (seen >= static_cast<size_t>(asked)) return "in " + std::to_string(seen) + " repeat" + (seen == 1 ? "" : "s");
+  return "in " + std::to_string(seen) + " of the " + std::to_string(asked) + " repeats the profile asks for";
+}
+
+Check MakeCheck(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
+                std::string reason) {
+  Check c;
+  c.name = std::move(name);
+  c.host = std::move(host);
+  c.passed = passed;
+  c.measured = measured;
+  c.limit = limit;
+  c.unit = std::move(unit);
+  c.reason = std::move(reason);
+  return c;
+}
+
+bool Matches(const result::PointResult& p, Collective op, uint64_t bytes) {
+  return p.point.op == op && Near(p.point.bytes, bytes);
+}
+
+std::string AddressOf(const result::RankTime& r) { return r.address.empty() ? r.host : r.address; }
+
+// The hosts a group ran on: per_group[g].hosts, or (older files) its ranks' addresses.
+std::vector<std::string> GroupHosts(const result::PointResult& p, const result::GroupTime& g) {
+  if (!g.hosts.empty()) return g.hosts;
+  std::vector<std::string> hosts;
+  for (const result::RankTime& r : p.per_rank) {
+    if (r.group == g.group && std::find(hosts.begin(), hosts.end(), AddressOf(r)) == hosts.end()) {
+      hosts.push_back(AddressOf(r));
+    }
+  }
+  return hosts;
+}
+
+std::vector<const result::RankTime*> GroupRanks(const result::PointResult& p, int group) {
+  std::vector<const result::RankTime*> out;
+  for (const result::RankTime& r : p.per_rank) {
+    if (r.group == group) out.push_back(&r);
+  }
+  return out;
+}
+
+// A group's busbw from its own median time: the point's busbw scaled by time (same bytes, same group size), or
+// DESIGN §5's formula where the point has no busbw.
+double GroupBusbw(const result::PointResult& p, const result::GroupTime& g) {
+  if (g.p50_us <= 0) return kNaN;
+  if (p.busbw_gbps > 0 && p.time_us.p50 > 0) return p.busbw_gbps * p.time_us.p50 / g.p50_us;
+  return static_cast<double>(p.point.bytes) / (g.p50_us * 1e3) * BusFactor(p.point.op, p.point.group_size);
+}
+
+// The group's tail: its slowest rank's p99 over the group's median.
+double GroupTail(const result::PointResult& p, const result::GroupTime& g) {
+  double p99 = 0;
+  for (const result::RankTime* r : GroupRanks(p, g.group)) p99 = std::max(p99, r->time_us.p99);
+  return g.p50_us > 0 && p99 > 0 ? p99 / g.p50_us : kNaN;
+}
+
+// The point's busbw in each of its repeats (busbw scales as 1 / time at one size).
+std::vector<double> RepeatBusbw(const result::PointResult& p) {
+  std::vector<double> out;
+  for (double m : result::RepeatMedians(p)) {
+    if (m > 0 && p.time_us.p50 > 0) out.push_back(p.busbw_gbps * p.time_us.p50 / m);
+  }
+  return out;
+}
+
+Limit FloorLimit(const Floor& f, Collective op, const Peaks& peaks) {
+  Limit l;
+  if (f.of == PeakOf::kNone) {
+    l.value = f.busbw_gbps;
+    l.what = "declared" + (f.source.empty() ? std::string() : " (" + f.source + ")");
+    return l;
+  }
+  const auto& table = f.of == PeakOf::kBestPair ? peaks.best_pair : peaks.best_host;
+  auto it = table.find({op, f.bytes});
+  if (it == table.end() || !std::isfinite(it->second)) {
+    l.missing = "no " + std::string(Name(f.of)) + " peak was measured (the " +
+                (f.of == PeakOf::kBestPair ? "pairs" : "host") + " phase has no point at this op and size)";
+    return l;
+  }
+  l.value = f.fraction * it->second;
+  l.what = Num(f.fraction) + " x " + std::string(Name(f.of)) + " " + Gbps(it->second);
+  return l;
+}
+
+bool Applies(const std::optional<Phase>& ph, const std::optional<Collective>& op, Phase phase, Collective o) {
+  return (!ph || *ph == phase) && (!op || *op == o);
+}
+
+std::string FloorName(const Floor& f) {
+  return f.of == PeakOf::kNone ? "busbw floor" : "busbw floor " + Num(f.fraction) + "x" + std::string(Name(f.of));
+}
+
+std::vector<PairResult> PairResultsOf(const std::vector<const PhaseResult*>& rounds, Collective op, uint64_t bytes,
+                                      const std::vector<std::string>& hosts) {
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]] = static_cast<int>(i);
+  std::vector<PairResult> out;
+  for (const PhaseResult* r : rounds) {
+    if (r->phase != Phase::kPairs || !r->ran) continue;
+    for (const result::PointResult& p : r->points) {
+      if (!Matches(p, op, bytes)) continue;
+      for (const result::GroupTime& g : p.per_group) {
+        std::vector<std::string> two = GroupHosts(p, g);
+        if (two.size() != 2 || !index.count(two[0]) || !index.count(two[1])) continue;
+        const double gbps = GroupBusbw(p, g);
+        if (!std::isfinite(gbps)) continue;
+        const int a = index[two[0]], b = index[two[1]];
+        out.push_back({{std::min(a, b), std::max(a, b)}, gbps});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace commbench::accept::judge

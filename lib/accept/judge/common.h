@@ -1,0 +1,76 @@
+// What every phase's judgement reads the same way: numbers as the sentences print them, a point's groups and their
+// figures (busbw from the group's own median, tail), and the limits a floor or ceiling sets. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/accept/localize.h"
+#include "lib/accept/profile.h"
+#include "lib/accept/verdict.h"
+#include "lib/result/point_result.h"
+
+namespace commbench::accept::judge {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A suspect is "clearly localised" when it is at least this much slower than its peers (score) and the next one
+// scores at most kClearGap of it.
+inline constexpr double kClearScore = 0.3;
+inline constexpr double kClearGap = 0.5;
+
+// Numbers and sentences.
+double Median(std::vector<double> v);
+double Max(const std::vector<double>& v);  // of the finite values; NaN when none
+double Min(const std::vector<double>& v);
+std::string Num(double v);  // "%.3g", "n/a" when not finite
+std::string Gbps(double v);
+std::string Us(double v);
+std::string Percent(double v);
+std::string What(Phase ph, Collective op, uint64_t bytes);  // "pairs allreduce 4M"
+std::string RepeatNote(size_t seen, int asked);             // "in 2 repeats", "in 1 of the 3 repeats ..."
+
+Check MakeCheck(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
+                std::string reason);
+
+// Points and their groups.
+bool Matches(const result::PointResult& p, Collective op, uint64_t bytes);
+std::string AddressOf(const result::RankTime& r);
+std::vector<std::string> GroupHosts(const result::PointResult& p, const result::GroupTime& g);
+std::vector<const result::RankTime*> GroupRanks(const result::PointResult& p, int group);
+double GroupBusbw(const result::PointResult& p, const result::GroupTime& g);
+double GroupTail(const result::PointResult& p, const result::GroupTime& g);
+std::vector<double> RepeatBusbw(const result::PointResult& p);
+
+// One group's figures in one point.
+struct GroupSample {
+  double busbw = kNaN, p50_us = kNaN, tail = kNaN;
+  int group_size = 0;
+};
+
+// The figures a check compares, with the limit's origin.
+struct Limit {
+  double value = kNaN;
+  std::string what;     // "declared (source)", "0.5 x best_pair 2.1 GB/s"
+  std::string missing;  // why there is no limit (a peak not measured)
+};
+
+// The peaks relative floors are fractions of, per (op, size).
+struct Peaks {
+  std::map<std::pair<Collective, uint64_t>, double> best_pair, best_host;
+};
+
+Limit FloorLimit(const Floor& f, Collective op, const Peaks& peaks);
+bool Applies(const std::optional<Phase>& ph, const std::optional<Collective>& op, Phase phase, Collective o);
+std::string FloorName(const Floor& f);
+
+// Pair bandwidths of the pairs rounds among `rounds` (PairResults of verdict.h).
+std::vector<PairResult> PairResultsOf(const std::vector<const PhaseResult*>& rounds, Collective op, uint64_t bytes,
+                                      const std::vector<std::string>& hosts);
+
+}  // namespace commbench::accept::judge

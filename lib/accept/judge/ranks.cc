@@ -1,0 +1,71 @@
+// Across phases: a rank much slower than its group peers (slow_rank_factor x their median) at half or more of the
+// points it ran, over every phase that ran, is a rank suspect, with its arrival skew. Ranks are named by their
+// process rank: each phase orders ranks its own way, a slow process is the same one in all of them.
+#include <algorithm>
+
+#include "lib/accept/judge/phases.h"
+
+namespace commbench::accept::judge {
+namespace {
+
+using RankKey = std::pair<std::string, int>;  // host, process rank
+
+// Every rank of every group of one point against its group peers.
+void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankKey, RankRecord>* records) {
+  for (const result::GroupTime& g : pt.per_group) {
+    std::vector<const result::RankTime*> ranks = GroupRanks(pt, g.group);
+    if (ranks.size() < 2) continue;
+    for (const result::RankTime* r : ranks) {
+      std::vector<double> peers;
+      for (const result::RankTime* q : ranks) {
+        if (q != r) peers.push_back(q->time_us.p50);
+      }
+      // By process rank (launch rank in older files).
+      RankRecord& rec = (*records)[{AddressOf(*r), r->process_rank >= 0 ? r->process_rank : r->rank}];
+      ++rec.points;
+      const double peer = Median(peers);
+      if (peer > 0 && r->time_us.p50 >= j.profile.pairs.slow_rank_factor * peer) {
+        ++rec.slow_points;
+        rec.ratios.push_back(r->time_us.p50 / peer);
+      }
+      if (pt.skew.slowest_rank == r->rank) {
+        ++rec.last_arrivals;
+        rec.max_skew_us = std::max(rec.max_skew_us, pt.skew.start_skew_us);
+      }
+    }
+  }
+}
+
+AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
+  const double ratio = Median(rec.ratios);
+  AcceptanceSuspect s;
+  s.what = SuspectWhat::kRank;
+  s.host = key.first;
+  s.rank = key.second;
+  s.score = std::clamp(1 - 1 / ratio, 0.0, 1.0);
+  s.evidence.push_back("rank " + std::to_string(key.second) + " on " + key.first + ": its median time was " +
+                       Num(ratio) + "x its group peers' (median) at " + std::to_string(rec.slow_points) + " of the " +
+                       std::to_string(rec.points) + " points it ran");
+  if (rec.last_arrivals > 0) {
+    s.evidence.push_back("arrival skew: the slowest rank at " + std::to_string(rec.last_arrivals) +
+                         " point(s), start skew up to " + Us(rec.max_skew_us));
+  }
+  return s;
+}
+
+}  // namespace
+
+void RankSuspects(Judging& j) {
+  std::map<RankKey, RankRecord> records;
+  for (const PhaseResult& pr : j.in.phases) {
+    if (!pr.ran || !j.profile.Runs(pr.phase)) continue;
+    for (const result::PointResult& pt : pr.points) RecordPoint(j, pt, &records);
+  }
+  for (const auto& [key, rec] : records) {
+    j.rank_records[key.first].push_back({key.second, rec});
+    if (rec.slow_points == 0 || 2 * rec.slow_points < rec.points) continue;
+    j.AddSuspect(RankSuspect(key, rec));
+  }
+}
+
+}  // namespace commbench::accept::judge

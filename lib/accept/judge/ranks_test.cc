@@ -1,0 +1,85 @@
+// Slow ranks across phases (judge/ranks.cc): a process much slower than its group peers, by process rank.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "lib/accept/judge/testing.h"
+
+namespace commbench::accept {
+namespace {
+
+using namespace judge_testing;  // NOLINT: the synthetic cluster and report lookups
+
+TEST(RanksJudgeTest, SlowRankNamesItsHostAndRank) {
+  Cluster c;
+  c.slow_rank = 5;  // host 2's second rank
+  c.slow_factor = 4;
+  AcceptanceReport r = Judge(c.Input());
+  EXPECT_FALSE(r.passed);
+  ASSERT_FALSE(r.suspects.empty());
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5);
+  EXPECT_EQ(r.suspects.size(), 1u) << Failed(r);  // its host's suspicion folded into it
+  std::string all;
+  for (const std::string& e : r.suspects[0].evidence) all += e + "\n";
+  EXPECT_NE(all.find("x its group peers'"), std::string::npos) << all;
+  EXPECT_NE(all.find("arrival skew: the slowest rank at"), std::string::npos) << all;
+  EXPECT_NE(all.find("host phase"), std::string::npos) << all;
+  EXPECT_NE(all.find("pairs phase"), std::string::npos) << all;
+}
+
+// The pairs rounds place each process at another launch rank: the suspect is still one process, named by the
+// rank its launcher gave it.
+TEST(RanksJudgeTest, SlowRankIsNamedByItsProcessRankAcrossReorderedPhases) {
+  Cluster c;
+  c.launch_order = true;
+  c.slow_rank = 5;
+  c.slow_factor = 4;
+  AcceptanceReport r = Judge(c.Input());
+  ASSERT_FALSE(r.suspects.empty());
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5) << Failed(r);
+  EXPECT_EQ(r.suspects.size(), 1u) << Failed(r);
+  EXPECT_NE(r.suspects[0].evidence[0].find("of the 18 points it ran"), std::string::npos) << Failed(r);
+}
+
+TEST(RanksJudgeTest, BisectionSlowRankNamesItsHostAndRank) {
+  Cluster c;
+  c.slow_rank = 5;  // host 2's second rank
+  c.slow_factor = 4;
+  AcceptanceReport r = Judge(c.BisectInput());
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5);
+  EXPECT_EQ(r.suspects.size(), 1u) << Failed(r);
+  std::string all;
+  for (const std::string& e : r.suspects[0].evidence) all += e + "\n";
+  EXPECT_NE(all.find("bisection phase"), std::string::npos) << all;
+}
+
+TEST(RanksJudgeTest, NoisyRanksAreNotSuspects) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Cluster c;
+    c.noise = 0.1;
+    c.rng.seed(seed);
+    AcceptanceReport r = Judge(c.Input());
+    for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kRank) << Failed(r);
+  }
+}
+
+// Slow at fewer than half of its points: not a rank suspect.
+TEST(RanksJudgeTest, SlowInAFewPointsOnlyIsNotASuspect) {
+  Cluster c;
+  AcceptanceInput in = c.Input();
+  result::PointResult& p = in.phases[0].points[1];  // one cluster point of the 18
+  p.per_rank[5].time_us.p50 *= 4;
+  AcceptanceReport r = Judge(in);
+  for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kRank) << Failed(r);
+}
+
+}  // namespace
+}  // namespace commbench::accept
