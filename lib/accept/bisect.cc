@@ -79,14 +79,13 @@ std::vector<BisectLevel> BisectionLevels(int hosts) {
   return out;
 }
 
-Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockResult>& results,
-                 const BisectOptions& options) {
-  const int n = static_cast<int>(hosts.size());
-  Bisection out;
-  out.cleared.assign(hosts.size(), false);
+namespace {
 
-  // The best repeat per block, by level.
-  std::map<int, std::map<std::vector<int>, BlockVerdict>> by_level;
+using BlocksByLevel = std::map<int, std::map<std::vector<int>, BlockVerdict>>;
+
+// The best repeat per block, by level; results naming no host or a host out of range are left out.
+BlocksByLevel BestBlocks(int n, const std::vector<BlockResult>& results) {
+  BlocksByLevel by_level;
   for (const BlockResult& r : results) {
     if (r.hosts.empty() || !std::isfinite(r.busbw_gbps)) continue;
     if (std::any_of(r.hosts.begin(), r.hosts.end(), [n](int h) { return h < 0 || h >= n; })) continue;
@@ -100,14 +99,18 @@ Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockR
       b.gbps = std::max(b.gbps, r.busbw_gbps);
     }
   }
-  if (by_level.empty()) return out;
+  return by_level;
+}
 
+// Each level's blocks against its typical block and the floor; the levels of the smallest blocks are the finest.
+std::vector<LevelVerdict> JudgeLevels(int n, const BlocksByLevel& by_level, const BisectOptions& options) {
+  std::vector<LevelVerdict> levels;
   size_t finest = SIZE_MAX;
   for (const auto& [level, blocks] : by_level) {
     LevelVerdict l;
     l.level = level;
     std::vector<double> gbps;
-    std::vector<bool> in_block(hosts.size(), false);
+    std::vector<bool> in_block(static_cast<size_t>(n), false);
     for (const auto& [key, b] : blocks) {
       l.blocks.push_back(b);
       gbps.push_back(b.gbps);
@@ -121,18 +124,24 @@ Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockR
       if (!in_block[static_cast<size_t>(h)]) l.idle.push_back(h);
     }
     finest = std::min(finest, static_cast<size_t>(l.block_hosts));
-    out.levels.push_back(std::move(l));
+    levels.push_back(std::move(l));
   }
-  for (LevelVerdict& l : out.levels) l.finest = static_cast<size_t>(l.block_hosts) == finest;
+  for (LevelVerdict& l : levels) l.finest = static_cast<size_t>(l.block_hosts) == finest;
+  return levels;
+}
 
-  // A passing block of a finest cut clears its hosts.
-  for (const LevelVerdict& l : out.levels) {
-    if (!l.finest) continue;
-    for (const BlockVerdict& b : l.blocks) {
-      if (b.failed) continue;
-      for (int h : b.hosts) out.cleared[static_cast<size_t>(h)] = true;
-    }
-  }
+// The hosts named, and for each named host the uncleared block mates it is tied with.
+struct Named {
+  std::set<int> hosts;
+  std::map<int, std::set<int>> ties;
+  bool Has(int h) const { return hosts.count(h) > 0; }
+};
+
+// A failing finest block with one uncleared host names it; one with several names them all, tied, unless a host
+// named by another block already explains it. With nothing cleared the slowdown is everywhere: no one is named.
+Named NameHosts(const Bisection& out, bool any_cleared) {
+  Named named;
+  if (!any_cleared) return named;
   auto uncleared = [&out](const BlockVerdict& b) {
     std::vector<int> u;
     for (int h : b.hosts) {
@@ -140,100 +149,112 @@ Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockR
     }
     return u;
   };
-  const bool any_cleared = std::find(out.cleared.begin(), out.cleared.end(), true) != out.cleared.end();
-
-  // A failing finest block with one uncleared host names it; one with several names them all, tied, unless a host
-  // named by another block already explains it. With nothing cleared the slowdown is everywhere: no one is named.
-  std::set<int> named;
-  std::map<int, std::set<int>> ties;
-  if (any_cleared) {
-    for (const LevelVerdict& l : out.levels) {
-      for (const BlockVerdict& b : l.blocks) {
-        if (l.finest && b.failed && uncleared(b).size() == 1) named.insert(uncleared(b).front());
-      }
-    }
-    for (const LevelVerdict& l : out.levels) {
-      for (const BlockVerdict& b : l.blocks) {
-        if (!l.finest || !b.failed) continue;
-        const std::vector<int> u = uncleared(b);
-        if (u.size() < 2 || std::any_of(u.begin(), u.end(), [&named](int h) { return named.count(h) > 0; })) continue;
-        for (int h : u) {
-          for (int other : u) {
-            if (other != h) ties[h].insert(other);
-          }
-        }
-      }
-    }
-    for (const auto& [h, mates] : ties) named.insert(h);
-  }
-
-  const int levels_total = static_cast<int>(out.levels.size());
-  const int last_level = out.levels.back().level;
-  const bool has_shifted = levels_total >= 2 && out.levels.back().finest && out.levels[out.levels.size() - 2].finest;
-  for (int h : named) {
-    BisectSuspect s;
-    s.host = h;
-    if (ties.count(h)) s.tied_with.assign(ties[h].begin(), ties[h].end());
-    std::string levels, mates_cleared, not_cleared;
-    int ran = 0, failed = 0;
-    double milder = 0;  // the highest share of typical among its failing finest blocks
-    std::set<int> mates;
-    for (const LevelVerdict& l : out.levels) {
-      const BlockVerdict* mine = nullptr;
-      for (const BlockVerdict& b : l.blocks) {
-        if (Contains(b.hosts, h)) mine = &b;
-      }
-      const std::string name = LevelName(l, has_shifted && l.level == last_level);
-      if (!mine) {
-        levels += (levels.empty() ? "" : "; ") + name + ": sat out";
-        continue;
-      }
-      ++ran;
-      failed += mine->failed;
-      const double share = l.typical_gbps > 0 ? mine->gbps / l.typical_gbps : 0;
-      levels += (levels.empty() ? "" : "; ") + name + " [" + BlockName(hosts, mine->hosts) + "] " + Gbps(mine->gbps) +
-                ", " + Percent(share) + " of the typical block's " + Gbps(l.typical_gbps) + ", " +
-                (mine->failed ? "failed" : "passed");
-      if (l.finest && mine->failed) {
-        milder = std::max(milder, share);
-        for (int m : mine->hosts) {
-          if (m != h) mates.insert(m);
-        }
-      }
-    }
-    s.severity = std::clamp(1 - milder, 0.0, 1.0);
-    for (int m : mates) {
-      if (ties.count(h) && ties[h].count(m)) continue;
-      std::string where;
-      for (const LevelVerdict& l : out.levels) {
-        for (const BlockVerdict& b : l.blocks) {
-          if (where.empty() && l.finest && !b.failed && Contains(b.hosts, m))
-            where = "level " + std::to_string(l.level);
-        }
-      }
-      if (!where.empty()) {
-        mates_cleared += (mates_cleared.empty() ? "" : ", ") + hosts[static_cast<size_t>(m)] + " at " + where;
-      } else if (!named.count(m)) {
-        not_cleared += (not_cleared.empty() ? "" : ", ") + hosts[static_cast<size_t>(m)];
-      }
-    }
-    s.evidence = "its block failed at " + std::to_string(failed) + " of the " + std::to_string(ran) +
-                 " levels it ran: " + levels;
-    if (!mates_cleared.empty()) s.evidence += "; its block mates passed in other blocks (" + mates_cleared + ")";
-    if (!s.tied_with.empty()) {
-      s.evidence += "; it could not be told apart from " + BlockName(hosts, s.tied_with) +
-                    " (no finest block held one without the other)";
-    }
-    if (!not_cleared.empty()) s.evidence += "; " + not_cleared + " shared its failing block and passed nowhere";
-    out.suspects.push_back(std::move(s));
-  }
-  std::stable_sort(out.suspects.begin(), out.suspects.end(),
-                   [](const BisectSuspect& a, const BisectSuspect& b) { return a.severity > b.severity; });
-
-  // Failing blocks that no suspect explains.
   for (const LevelVerdict& l : out.levels) {
     for (const BlockVerdict& b : l.blocks) {
-      if (!b.failed || std::any_of(b.hosts.begin(), b.hosts.end(), [&named](int h) { return named.count(h) > 0; })) {
+      if (l.finest && b.failed && uncleared(b).size() == 1) named.hosts.insert(uncleared(b).front());
+    }
+  }
+  for (const LevelVerdict& l : out.levels) {
+    for (const BlockVerdict& b : l.blocks) {
+      if (!l.finest || !b.failed) continue;
+      const std::vector<int> u = uncleared(b);
+      if (u.size() < 2 || std::any_of(u.begin(), u.end(), [&named](int h) { return named.Has(h); })) continue;
+      for (int h : u) {
+        for (int other : u) {
+          if (other != h) named.ties[h].insert(other);
+        }
+      }
+    }
+  }
+  for (const auto& [h, mates] : named.ties) named.hosts.insert(h);
+  return named;
+}
+
+// A suspect's blocks level by level: "level 1 [..] 0.2 GB/s, 25% of the typical block's .., failed; ...".
+struct BlockTrail {
+  std::string levels;
+  int ran = 0, failed = 0;
+  double milder = 0;    // the highest share of typical among its failing finest blocks
+  std::set<int> mates;  // its block mates in failing finest blocks
+};
+
+BlockTrail TrailOf(int h, const std::vector<std::string>& hosts, const std::vector<LevelVerdict>& levels) {
+  BlockTrail t;
+  const int last_level = levels.back().level;
+  const bool has_shifted = levels.size() >= 2 && levels.back().finest && levels[levels.size() - 2].finest;
+  for (const LevelVerdict& l : levels) {
+    const BlockVerdict* mine = nullptr;
+    for (const BlockVerdict& b : l.blocks) {
+      if (Contains(b.hosts, h)) mine = &b;
+    }
+    const std::string name = LevelName(l, has_shifted && l.level == last_level);
+    if (!mine) {
+      t.levels += (t.levels.empty() ? "" : "; ") + name + ": sat out";
+      continue;
+    }
+    ++t.ran;
+    t.failed += mine->failed;
+    const double share = l.typical_gbps > 0 ? mine->gbps / l.typical_gbps : 0;
+    t.levels += (t.levels.empty() ? "" : "; ") + name + " [" + BlockName(hosts, mine->hosts) + "] " + Gbps(mine->gbps) +
+                ", " + Percent(share) + " of the typical block's " + Gbps(l.typical_gbps) + ", " +
+                (mine->failed ? "failed" : "passed");
+    if (l.finest && mine->failed) {
+      t.milder = std::max(t.milder, share);
+      for (int m : mine->hosts) {
+        if (m != h) t.mates.insert(m);
+      }
+    }
+  }
+  return t;
+}
+
+// The first level at which `m` was in a passing finest block ("" when none).
+std::string WhereCleared(int m, const std::vector<LevelVerdict>& levels) {
+  for (const LevelVerdict& l : levels) {
+    for (const BlockVerdict& b : l.blocks) {
+      if (l.finest && !b.failed && Contains(b.hosts, m)) return "level " + std::to_string(l.level);
+    }
+  }
+  return "";
+}
+
+BisectSuspect SuspectOf(int h, const std::vector<std::string>& hosts, const std::vector<LevelVerdict>& levels,
+                        const Named& named) {
+  BisectSuspect s;
+  s.host = h;
+  auto tie = named.ties.find(h);
+  if (tie != named.ties.end()) s.tied_with.assign(tie->second.begin(), tie->second.end());
+  const BlockTrail t = TrailOf(h, hosts, levels);
+  s.severity = std::clamp(1 - t.milder, 0.0, 1.0);
+  std::string mates_cleared, not_cleared;
+  for (int m : t.mates) {
+    if (tie != named.ties.end() && tie->second.count(m)) continue;
+    const std::string where = WhereCleared(m, levels);
+    if (!where.empty()) {
+      mates_cleared += (mates_cleared.empty() ? "" : ", ") + hosts[static_cast<size_t>(m)] + " at " + where;
+    } else if (!named.Has(m)) {
+      not_cleared += (not_cleared.empty() ? "" : ", ") + hosts[static_cast<size_t>(m)];
+    }
+  }
+  s.evidence = "its block failed at " + std::to_string(t.failed) + " of the " + std::to_string(t.ran) +
+               " levels it ran: " + t.levels;
+  if (!mates_cleared.empty()) s.evidence += "; its block mates passed in other blocks (" + mates_cleared + ")";
+  if (!s.tied_with.empty()) {
+    s.evidence += "; it could not be told apart from " + BlockName(hosts, s.tied_with) +
+                  " (no finest block held one without the other)";
+  }
+  if (!not_cleared.empty()) s.evidence += "; " + not_cleared + " shared its failing block and passed nowhere";
+  return s;
+}
+
+// Failing blocks that no suspect explains, with why.
+std::vector<UnexplainedBlock> Unexplained(const std::vector<std::string>& hosts,
+                                          const std::vector<LevelVerdict>& levels, const Named& named,
+                                          bool any_cleared) {
+  std::vector<UnexplainedBlock> out;
+  for (const LevelVerdict& l : levels) {
+    for (const BlockVerdict& b : l.blocks) {
+      if (!b.failed || std::any_of(b.hosts.begin(), b.hosts.end(), [&named](int h) { return named.Has(h); })) {
         continue;
       }
       UnexplainedBlock u;
@@ -256,9 +277,36 @@ Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockR
       u.evidence = "level " + std::to_string(l.level) + " block [" + BlockName(hosts, b.hosts) + "] " + Gbps(b.gbps) +
                    ", " + Percent(l.typical_gbps > 0 ? b.gbps / l.typical_gbps : 0) + " of the typical block's " +
                    Gbps(l.typical_gbps) + " (threshold " + Gbps(l.threshold_gbps) + "): " + why;
-      out.unexplained.push_back(std::move(u));
+      out.push_back(std::move(u));
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Bisection Bisect(const std::vector<std::string>& hosts, const std::vector<BlockResult>& results,
+                 const BisectOptions& options) {
+  const int n = static_cast<int>(hosts.size());
+  Bisection out;
+  out.cleared.assign(hosts.size(), false);
+  const BlocksByLevel by_level = BestBlocks(n, results);
+  if (by_level.empty()) return out;
+  out.levels = JudgeLevels(n, by_level, options);
+  // A passing block of a finest cut clears its hosts.
+  for (const LevelVerdict& l : out.levels) {
+    if (!l.finest) continue;
+    for (const BlockVerdict& b : l.blocks) {
+      if (b.failed) continue;
+      for (int h : b.hosts) out.cleared[static_cast<size_t>(h)] = true;
+    }
+  }
+  const bool any_cleared = std::find(out.cleared.begin(), out.cleared.end(), true) != out.cleared.end();
+  const Named named = NameHosts(out, any_cleared);
+  for (int h : named.hosts) out.suspects.push_back(SuspectOf(h, hosts, out.levels, named));
+  std::stable_sort(out.suspects.begin(), out.suspects.end(),
+                   [](const BisectSuspect& a, const BisectSuspect& b) { return a.severity > b.severity; });
+  out.unexplained = Unexplained(hosts, out.levels, named, any_cleared);
   return out;
 }
 

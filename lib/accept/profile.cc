@@ -104,221 +104,261 @@ KeySpec Object(std::string name, std::vector<KeySpec> children, ValueType type =
   return k;
 }
 
+const char kPhaseNames[] = "cluster, host, bisection, pairs";
+const char kOpNames[] = "allreduce, allgather, reduce_scatter";
+
+std::string Share(const json& v) {  // above 0, at most 1
+  const double x = v.get<double>();
+  return x > 0 && x <= 1 ? "" : v.dump() + " is out of range";
+}
+
+KeySpec ScopePhase() { return With(Key("phase", ValueType::kString, kPhaseNames), CheckPhase); }
+KeySpec ScopeOp() { return With(Key("op", ValueType::kString, kOpNames), CheckOp); }
+
+std::vector<KeySpec> FloorKeys() {
+  return {
+      ScopePhase(),
+      ScopeOp(),
+      With(Key("size", ValueType::kScalarOrList, "one size like 1M"), CheckSize, true),
+      With(Key("busbw_gbps", ValueType::kNumber, "GB/s above 0"), AtLeast(0, false)),
+      With(Key("fraction", ValueType::kNumber, "a share above 0, at most 1"), Share),
+      With(Key("fraction_of", ValueType::kString, "best_pair, best_host"),
+           [](const json& v) -> std::string {
+             auto p = ParseName(kPeaks, v.get<std::string>(), "");
+             return p.ok() && *p != PeakOf::kNone ? "" : Quoted(v) + " is not a measured peak";
+           }),
+      Key("source", ValueType::kString, "where the number comes from"),
+  };
+}
+
+std::vector<KeySpec> CeilingKeys() {
+  return {
+      ScopePhase(),
+      ScopeOp(),
+      With(Key("size", ValueType::kScalarOrList, "one size like 4K"), CheckSize),
+      With(Key("p50_us", ValueType::kNumber, "microseconds above 0"), AtLeast(0, false)),
+      With(Key("p99_over_p50", ValueType::kNumber, "a ratio of at least 1"), AtLeast(1, true)),
+  };
+}
+
+// A share of a typical pair or block: above 0, below 1.
+KeySpec TypicalShare(const char* name) {
+  return With(Key(name, ValueType::kNumber, "a share above 0, below 1"), [](const json& v) -> std::string {
+    const double x = v.get<double>();
+    return x > 0 && x < 1 ? "" : v.dump() + " is out of range";
+  });
+}
+
+std::vector<KeySpec> PairsKeys() {
+  return {
+      With(Key("rounds", ValueType::kInteger, "1 to 1000"),
+           [](const json& v) -> std::string {
+             return v.get<long long>() >= 1 && v.get<long long>() <= 1000 ? "" : v.dump() + " is out of range";
+           }),
+      With(Key("seed", ValueType::kInteger, "0 or more"), AtLeast(0, true)),
+      TypicalShare("pair_fraction"),
+      With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
+  };
+}
+
+std::vector<KeySpec> PreflightKeys() {
+  auto count = [](const char* name, const char* accepted) {
+    return With(Key(name, ValueType::kInteger, accepted), AtLeast(1, true));
+  };
+  return {
+      count("hosts", "1 or more"),
+      count("ranks_per_host", "1 or more"),
+      With(Key("interface", ValueType::kString, "an interface name like eth0"),
+           [](const json& v) -> std::string {
+             const std::string s = v.get<std::string>();
+             return !s.empty() && s.size() < 16 && s.find_first_of(" /\t") == std::string::npos
+                        ? ""
+                        : Quoted(v) + " is not an interface name";
+           }),
+      count("gpus_per_host", "1 or more"),
+  };
+}
+
+std::string CheckBackend(const json& v) {
+  const std::string s = v.get<std::string>();
+  for (const char* b : kBackends) {
+    if (s == b) return "";
+  }
+  return Quoted(v) + " is not a backend";
+}
+
 const std::vector<KeySpec>& Keys() {
-  static const std::vector<KeySpec> keys = [] {
-    const std::string phases = "cluster, host, bisection, pairs";
-    const std::string ops = "allreduce, allgather, reduce_scatter";
-    KeySpec floor_phase = With(Key("phase", ValueType::kString, phases), CheckPhase);
-    KeySpec floor_op = With(Key("op", ValueType::kString, ops), CheckOp);
-    std::vector<KeySpec> floor = {
-        floor_phase,
-        floor_op,
-        With(Key("size", ValueType::kScalarOrList, "one size like 1M"), CheckSize, true),
-        With(Key("busbw_gbps", ValueType::kNumber, "GB/s above 0"), AtLeast(0, false)),
-        With(Key("fraction", ValueType::kNumber, "a share above 0, at most 1"),
-             [](const json& v) -> std::string {
-               const double x = v.get<double>();
-               return x > 0 && x <= 1 ? "" : v.dump() + " is out of range";
-             }),
-        With(Key("fraction_of", ValueType::kString, "best_pair, best_host"),
-             [](const json& v) -> std::string {
-               auto p = ParseName(kPeaks, v.get<std::string>(), "");
-               return p.ok() && *p != PeakOf::kNone ? "" : Quoted(v) + " is not a measured peak";
-             }),
-        Key("source", ValueType::kString, "where the number comes from"),
-    };
-    std::vector<KeySpec> ceiling = {
-        floor_phase,
-        floor_op,
-        With(Key("size", ValueType::kScalarOrList, "one size like 4K"), CheckSize),
-        With(Key("p50_us", ValueType::kNumber, "microseconds above 0"), AtLeast(0, false)),
-        With(Key("p99_over_p50", ValueType::kNumber, "a ratio of at least 1"), AtLeast(1, true)),
-    };
-    auto share = [](const char* name) {  // of a typical pair or block
-      return With(Key(name, ValueType::kNumber, "a share above 0, below 1"), [](const json& v) -> std::string {
-        const double x = v.get<double>();
-        return x > 0 && x < 1 ? "" : v.dump() + " is out of range";
-      });
-    };
-    std::vector<KeySpec> pairs = {
-        With(Key("rounds", ValueType::kInteger, "1 to 1000"),
-             [](const json& v) -> std::string {
-               return v.get<long long>() >= 1 && v.get<long long>() <= 1000 ? "" : v.dump() + " is out of range";
-             }),
-        With(Key("seed", ValueType::kInteger, "0 or more"), AtLeast(0, true)),
-        share("pair_fraction"),
-        With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
-    };
-    std::vector<KeySpec> bisection = {share("block_fraction")};
-    auto count = [](const char* name, const char* accepted) {
-      return With(Key(name, ValueType::kInteger, accepted), AtLeast(1, true));
-    };
-    std::vector<KeySpec> preflight = {
-        count("hosts", "1 or more"),
-        count("ranks_per_host", "1 or more"),
-        With(Key("interface", ValueType::kString, "an interface name like eth0"),
-             [](const json& v) -> std::string {
-               const std::string s = v.get<std::string>();
-               return !s.empty() && s.size() < 16 && s.find_first_of(" /\t") == std::string::npos
-                          ? ""
-                          : Quoted(v) + " is not an interface name";
-             }),
-        count("gpus_per_host", "1 or more"),
-    };
-    return std::vector<KeySpec>{
-        Key("name", ValueType::kString),
-        Key("description", ValueType::kString),
-        With(
-            Key("backend", ValueType::kString, "gloo, nccl, native"),
-            [](const json& v) -> std::string {
-              const std::string s = v.get<std::string>();
-              for (const char* b : kBackends) {
-                if (s == b) return "";
-              }
-              return Quoted(v) + " is not a backend";
-            },
-            true),
-        With(Key("ops", ValueType::kScalarOrList, ops), CheckOps, true),
-        With(Key("sizes", ValueType::kScalarOrList, "sizes like 4K, 1M"), CheckSizes, true),
-        Object("floors", floor, ValueType::kObjectList),
-        Object("ceilings", ceiling, ValueType::kObjectList),
-        With(Key("repeats", ValueType::kInteger, "1 to 100"),
-             [](const json& v) -> std::string {
-               return v.get<long long>() >= 1 && v.get<long long>() <= 100 ? "" : v.dump() + " is out of range";
-             }),
-        With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
-        With(Key("phases", ValueType::kScalarOrList, phases), CheckPhases, true),
-        Object("pairs", pairs),
-        Object("bisection", bisection),
-        Object("preflight", preflight),
-    };
-  }();
+  static const std::vector<KeySpec> keys = {
+      Key("name", ValueType::kString),
+      Key("description", ValueType::kString),
+      With(Key("backend", ValueType::kString, "gloo, nccl, native"), CheckBackend, true),
+      With(Key("ops", ValueType::kScalarOrList, kOpNames), CheckOps, true),
+      With(Key("sizes", ValueType::kScalarOrList, "sizes like 4K, 1M"), CheckSizes, true),
+      Object("floors", FloorKeys(), ValueType::kObjectList),
+      Object("ceilings", CeilingKeys(), ValueType::kObjectList),
+      With(Key("repeats", ValueType::kInteger, "1 to 100"),
+           [](const json& v) -> std::string {
+             return v.get<long long>() >= 1 && v.get<long long>() <= 100 ? "" : v.dump() + " is out of range";
+           }),
+      With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
+      With(Key("phases", ValueType::kScalarOrList, kPhaseNames), CheckPhases, true),
+      Object("pairs", PairsKeys()),
+      Object("bisection", {TypicalShare("block_fraction")}),
+      Object("preflight", PreflightKeys()),
+  };
   return keys;
 }
 
 uint64_t Bytes(const json& v) { return *ParseByteSize(Text(v), "size"); }
 
-// The profile from a file CheckConfig found good; `problems` gets what only the whole file can tell (a floor at
-// a size the profile does not run, a relative floor whose peak no phase measures, ...).
-Profile Build(const config::ConfigFile& f, std::vector<std::string>* problems) {
-  const json& v = f.values;
-  auto problem = [&](const std::string& key, const std::string& what) {
-    std::string at = key;  // a missing key: the line of the mapping it is missing from
-    while (!f.lines.count(at) && at.find('.') != std::string::npos) at = at.substr(0, at.rfind('.'));
-    problems->push_back(f.path + ":" + std::to_string(f.LineOf(at)) + ": " + key + ": " + what);
-  };
-  Profile p;
-  p.path = f.path;
-  p.name = v.value("name", "");
-  p.description = v.value("description", "");
-  p.backend = v["backend"].get<std::string>();
-  for (const json& e : Items(v["ops"])) {
-    Collective c = *ParseCollective(e.get<std::string>());
-    if (std::find(p.ops.begin(), p.ops.end(), c) == p.ops.end()) p.ops.push_back(c);
+// Builds the profile from a file CheckConfig found good; `problems` gets what only the whole file can tell (a
+// floor at a size the profile does not run, a relative floor whose peak no phase measures, ...).
+class Builder {
+ public:
+  Builder(const config::ConfigFile& f, std::vector<std::string>* problems) : f_(f), v_(f.values), problems_(problems) {}
+
+  Profile Build() {
+    Scalars();
+    Sections();
+    if (v_.contains("floors")) {
+      for (size_t i = 0; i < v_["floors"].size(); ++i) p_.floors.push_back(FloorAt(i));
+    }
+    if (v_.contains("ceilings")) {
+      for (size_t i = 0; i < v_["ceilings"].size(); ++i) p_.ceilings.push_back(CeilingAt(i));
+    }
+    if (p_.Runs(Phase::kPairs) && p_.preflight.hosts == 1) {
+      Problem("preflight.hosts", "1: the pairs phase needs at least 2 hosts");
+    }
+    if (p_.Runs(Phase::kBisection) && p_.preflight.hosts >= 1 && p_.preflight.hosts < 4) {
+      Problem("preflight.hosts",
+              std::to_string(p_.preflight.hosts) + ": the bisection phase needs at least 4 hosts (two blocks of two)");
+    }
+    return p_;
   }
-  for (const json& e : Items(v["sizes"])) p.sizes.push_back(Bytes(e));
-  std::sort(p.sizes.begin(), p.sizes.end());
-  p.sizes.erase(std::unique(p.sizes.begin(), p.sizes.end()), p.sizes.end());
-  p.repeats = v.value("repeats", 1);
-  p.time_budget_s = v["time_budget_s"].get<double>();
-  for (Phase ph : AllPhases()) {  // run order, whatever order the file lists them in
-    for (const json& e : Items(v["phases"])) {
-      if (*ParsePhase(e.get<std::string>()) == ph) {
-        p.phases.push_back(ph);
-        break;
+
+ private:
+  void Problem(const std::string& key, const std::string& what) {
+    std::string at = key;  // a missing key: the line of the mapping it is missing from
+    while (!f_.lines.count(at) && at.find('.') != std::string::npos) at = at.substr(0, at.rfind('.'));
+    problems_->push_back(f_.path + ":" + std::to_string(f_.LineOf(at)) + ": " + key + ": " + what);
+  }
+
+  // Name, backend, ops, sizes, repeats, budget and phases.
+  void Scalars() {
+    p_.path = f_.path;
+    p_.name = v_.value("name", "");
+    p_.description = v_.value("description", "");
+    p_.backend = v_["backend"].get<std::string>();
+    for (const json& e : Items(v_["ops"])) {
+      Collective c = *ParseCollective(e.get<std::string>());
+      if (std::find(p_.ops.begin(), p_.ops.end(), c) == p_.ops.end()) p_.ops.push_back(c);
+    }
+    for (const json& e : Items(v_["sizes"])) p_.sizes.push_back(Bytes(e));
+    std::sort(p_.sizes.begin(), p_.sizes.end());
+    p_.sizes.erase(std::unique(p_.sizes.begin(), p_.sizes.end()), p_.sizes.end());
+    p_.repeats = v_.value("repeats", 1);
+    p_.time_budget_s = v_["time_budget_s"].get<double>();
+    for (Phase ph : AllPhases()) {  // run order, whatever order the file lists them in
+      for (const json& e : Items(v_["phases"])) {
+        if (*ParsePhase(e.get<std::string>()) == ph) {
+          p_.phases.push_back(ph);
+          break;
+        }
       }
     }
   }
-  if (v.contains("pairs")) {
-    const json& s = v["pairs"];
-    p.pairs.rounds = s.value("rounds", p.pairs.rounds);
-    p.pairs.seed = s.value("seed", p.pairs.seed);
-    p.pairs.pair_fraction = s.value("pair_fraction", p.pairs.pair_fraction);
-    p.pairs.slow_rank_factor = s.value("slow_rank_factor", p.pairs.slow_rank_factor);
+
+  // pairs, bisection and preflight.
+  void Sections() {
+    if (v_.contains("pairs")) {
+      const json& s = v_["pairs"];
+      p_.pairs.rounds = s.value("rounds", p_.pairs.rounds);
+      p_.pairs.seed = s.value("seed", p_.pairs.seed);
+      p_.pairs.pair_fraction = s.value("pair_fraction", p_.pairs.pair_fraction);
+      p_.pairs.slow_rank_factor = s.value("slow_rank_factor", p_.pairs.slow_rank_factor);
+    }
+    if (v_.contains("bisection")) {
+      p_.bisection.block_fraction = v_["bisection"].value("block_fraction", p_.bisection.block_fraction);
+    }
+    if (v_.contains("preflight")) {
+      const json& s = v_["preflight"];
+      p_.preflight.hosts = s.value("hosts", 0);
+      p_.preflight.ranks_per_host = s.value("ranks_per_host", 0);
+      p_.preflight.interface = s.value("interface", "");
+      p_.preflight.gpus_per_host = s.value("gpus_per_host", 0);
+    }
   }
-  if (v.contains("bisection")) {
-    p.bisection.block_fraction = v["bisection"].value("block_fraction", p.bisection.block_fraction);
-  }
-  if (v.contains("preflight")) {
-    const json& s = v["preflight"];
-    p.preflight.hosts = s.value("hosts", 0);
-    p.preflight.ranks_per_host = s.value("ranks_per_host", 0);
-    p.preflight.interface = s.value("interface", "");
-    p.preflight.gpus_per_host = s.value("gpus_per_host", 0);
-  }
-  auto scope = [&](const json& e, const std::string& key, std::optional<Phase>* phase, std::optional<Collective>* op) {
+
+  // A floor's or ceiling's phase and op, each among those the profile runs.
+  void Scope(const json& e, const std::string& key, std::optional<Phase>* phase, std::optional<Collective>* op) {
     if (e.contains("phase")) {
       *phase = *ParsePhase(e["phase"].get<std::string>());
-      if (!p.Runs(**phase)) problem(key + ".phase", "'" + std::string(Name(**phase)) + "' is not among phases");
+      if (!p_.Runs(**phase)) Problem(key + ".phase", "'" + std::string(Name(**phase)) + "' is not among phases");
     }
     if (e.contains("op")) {
       *op = *ParseCollective(e["op"].get<std::string>());
-      if (std::find(p.ops.begin(), p.ops.end(), **op) == p.ops.end()) {
-        problem(key + ".op", "'" + std::string(Name(**op)) + "' is not among ops");
+      if (std::find(p_.ops.begin(), p_.ops.end(), **op) == p_.ops.end()) {
+        Problem(key + ".op", "'" + std::string(Name(**op)) + "' is not among ops");
       }
     }
-  };
-  auto known_size = [&](const json& e, const std::string& key) {
-    if (std::find(p.sizes.begin(), p.sizes.end(), Bytes(e["size"])) == p.sizes.end()) {
-      problem(key + ".size", Quoted(e["size"]) + " is not among sizes");
+  }
+
+  void KnownSize(const json& e, const std::string& key) {
+    if (std::find(p_.sizes.begin(), p_.sizes.end(), Bytes(e["size"])) == p_.sizes.end()) {
+      Problem(key + ".size", Quoted(e["size"]) + " is not among sizes");
     }
-  };
-  if (v.contains("floors")) {
-    for (size_t i = 0; i < v["floors"].size(); ++i) {
-      const json& e = v["floors"][i];
-      const std::string key = "floors[" + std::to_string(i) + "]";
-      Floor fl;
-      fl.line = f.LineOf(key);
-      scope(e, key, &fl.phase, &fl.op);
-      fl.bytes = Bytes(e["size"]);
-      known_size(e, key);
-      fl.source = e.value("source", "");
-      const bool absolute = e.contains("busbw_gbps"), relative = e.contains("fraction") || e.contains("fraction_of");
-      if (absolute == relative) {
-        problem(key, "give either busbw_gbps (declared) or fraction with fraction_of (measured), not " +
-                         std::string(absolute ? "both" : "neither"));
-      } else if (absolute) {
-        fl.busbw_gbps = e["busbw_gbps"].get<double>();
-      } else if (!e.contains("fraction") || !e.contains("fraction_of")) {
-        problem(key + (e.contains("fraction") ? ".fraction_of" : ".fraction"), "missing: a relative floor needs both");
-      } else {
-        fl.fraction = e["fraction"].get<double>();
-        fl.of = *ParseName(kPeaks, e["fraction_of"].get<std::string>(), "");
-        const Phase needs = fl.of == PeakOf::kBestPair ? Phase::kPairs : Phase::kHost;
-        if (!p.Runs(needs)) {
-          problem(key + ".fraction_of", "'" + std::string(Name(fl.of)) + "' needs the " + std::string(Name(needs)) +
-                                            " phase, which phases does not list");
-        }
+  }
+
+  Floor FloorAt(size_t i) {
+    const json& e = v_["floors"][i];
+    const std::string key = "floors[" + std::to_string(i) + "]";
+    Floor fl;
+    fl.line = f_.LineOf(key);
+    Scope(e, key, &fl.phase, &fl.op);
+    fl.bytes = Bytes(e["size"]);
+    KnownSize(e, key);
+    fl.source = e.value("source", "");
+    const bool absolute = e.contains("busbw_gbps"), relative = e.contains("fraction") || e.contains("fraction_of");
+    if (absolute == relative) {
+      Problem(key, "give either busbw_gbps (declared) or fraction with fraction_of (measured), not " +
+                       std::string(absolute ? "both" : "neither"));
+    } else if (absolute) {
+      fl.busbw_gbps = e["busbw_gbps"].get<double>();
+    } else if (!e.contains("fraction") || !e.contains("fraction_of")) {
+      Problem(key + (e.contains("fraction") ? ".fraction_of" : ".fraction"), "missing: a relative floor needs both");
+    } else {
+      fl.fraction = e["fraction"].get<double>();
+      fl.of = *ParseName(kPeaks, e["fraction_of"].get<std::string>(), "");
+      const Phase needs = fl.of == PeakOf::kBestPair ? Phase::kPairs : Phase::kHost;
+      if (!p_.Runs(needs)) {
+        Problem(key + ".fraction_of", "'" + std::string(Name(fl.of)) + "' needs the " + std::string(Name(needs)) +
+                                          " phase, which phases does not list");
       }
-      p.floors.push_back(fl);
     }
+    return fl;
   }
-  if (v.contains("ceilings")) {
-    for (size_t i = 0; i < v["ceilings"].size(); ++i) {
-      const json& e = v["ceilings"][i];
-      const std::string key = "ceilings[" + std::to_string(i) + "]";
-      Ceiling c;
-      c.line = f.LineOf(key);
-      scope(e, key, &c.phase, &c.op);
-      if (e.contains("size")) {
-        c.bytes = Bytes(e["size"]);
-        known_size(e, key);
-      }
-      c.p50_us = e.value("p50_us", 0.0);
-      c.p99_over_p50 = e.value("p99_over_p50", 0.0);
-      if (c.p50_us == 0 && c.p99_over_p50 == 0) problem(key, "give p50_us, p99_over_p50 or both");
-      p.ceilings.push_back(c);
+
+  Ceiling CeilingAt(size_t i) {
+    const json& e = v_["ceilings"][i];
+    const std::string key = "ceilings[" + std::to_string(i) + "]";
+    Ceiling c;
+    c.line = f_.LineOf(key);
+    Scope(e, key, &c.phase, &c.op);
+    if (e.contains("size")) {
+      c.bytes = Bytes(e["size"]);
+      KnownSize(e, key);
     }
+    c.p50_us = e.value("p50_us", 0.0);
+    c.p99_over_p50 = e.value("p99_over_p50", 0.0);
+    if (c.p50_us == 0 && c.p99_over_p50 == 0) Problem(key, "give p50_us, p99_over_p50 or both");
+    return c;
   }
-  if (p.Runs(Phase::kPairs) && p.preflight.hosts == 1) {
-    problem("preflight.hosts", "1: the pairs phase needs at least 2 hosts");
-  }
-  if (p.Runs(Phase::kBisection) && p.preflight.hosts >= 1 && p.preflight.hosts < 4) {
-    problem("preflight.hosts",
-            std::to_string(p.preflight.hosts) + ": the bisection phase needs at least 4 hosts (two blocks of two)");
-  }
-  return p;
-}
+
+  const config::ConfigFile& f_;
+  const json& v_;
+  std::vector<std::string>* problems_;
+  Profile p_;
+};
 
 }  // namespace
 
@@ -337,7 +377,7 @@ bool Profile::Runs(Phase p) const { return std::find(phases.begin(), phases.end(
 static StatusOr<Profile> ProfileFrom(const config::ConfigFile& f) {
   std::vector<std::string> problems = config::CheckConfig(f, Keys());
   Profile p;
-  if (problems.empty()) p = Build(f, &problems);  // the whole-file checks need every key's own to hold
+  if (problems.empty()) p = Builder(f, &problems).Build();  // the whole-file checks need every key's own to hold
   if (problems.empty()) return p;
   std::string all;
   for (const std::string& line : problems) all += (all.empty() ? "" : "\n") + line;
