@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "lib/backend/gloo/control_plane.h"
+#include "lib/backend/world_control.h"
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/own_address.h"
@@ -25,14 +25,14 @@ namespace {
 
 using nlohmann::json;
 
-class ControlPlaneAgreement : public Agreement {
+class WorldAgreement : public Agreement {
  public:
-  explicit ControlPlaneAgreement(ControlPlane* plane) : plane_(plane) {}
-  Status Barrier() override { return plane_->Barrier(); }
-  Status MaxAll(std::vector<double>* values) override { return plane_->MaxAll(values); }
+  explicit WorldAgreement(WorldControl* world) : world_(world) {}
+  Status Barrier() override { return world_->Barrier(); }
+  Status MaxAll(std::vector<double>* values) override { return world_->MaxAll(values); }
 
  private:
-  ControlPlane* plane_;
+  WorldControl* world_;
 };
 
 // One communicator per (backend, group size), made on first use and reused by later points.
@@ -67,15 +67,15 @@ class RankRunner {
       ASSIGN_OR_RETURN(progress_, ProgressPage::Create(ProgressPath(plan_.progress_dir, rank_), rank_));
     }
     PrefixStore world_store("world", store_);
-    GlooConnectOptions options;
+    WorldConnectRequest options;
     options.rank = rank_;
     options.size = plan_.world;
     options.store = &world_store;
     options.host = plan_.host;
     options.iface = plan_.iface;
     options.timeout = Timeout();
-    ASSIGN_OR_RETURN(auto plane, ControlPlane::Connect(options));
-    ControlPlaneAgreement world(plane.get());
+    ASSIGN_OR_RETURN(auto plane, ConnectWorldControl(options));
+    WorldAgreement world(plane.get());
     for (size_t i = 0; i < plan_.points.size(); ++i) {
       const Point& point = plan_.points[i];
       progress_.EnterPhase(static_cast<int>(i), ProgressPhase::kSetup);

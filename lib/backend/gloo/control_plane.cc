@@ -56,4 +56,31 @@ Status ControlPlane::MaxAll(std::vector<double>* values) {
   return OkStatus();
 }
 
+namespace {
+
+// The worker's world control plane (lib/backend/world_control.h), registered for every binary that links this.
+class GlooWorldControl : public WorldControl {
+ public:
+  explicit GlooWorldControl(std::unique_ptr<ControlPlane> plane) : plane_(std::move(plane)) {}
+  Status Barrier() override { return plane_->Barrier(); }
+  Status MaxAll(std::vector<double>* values) override { return plane_->MaxAll(values); }
+
+ private:
+  std::unique_ptr<ControlPlane> plane_;
+};
+
+const bool kRegistered = RegisterWorldControl([](const WorldConnectRequest& r) -> StatusOr<std::unique_ptr<WorldControl>> {
+  GlooConnectOptions options;
+  options.rank = r.rank;
+  options.size = r.size;
+  options.store = r.store;
+  options.host = r.host;
+  options.iface = r.iface;
+  options.timeout = r.timeout;
+  ASSIGN_OR_RETURN(auto plane, ControlPlane::Connect(options));
+  return std::unique_ptr<WorldControl>(std::make_unique<GlooWorldControl>(std::move(plane)));
+});
+
+}  // namespace
+
 }  // namespace commbench

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/backend/gloo/gloo_context.h"
+#include "lib/backend/world_control.h"
 
 namespace gloo {
 class BarrierAllToAll;
