@@ -266,7 +266,7 @@ class LaunchRunner {
         *interrupted = true;
         return "interrupted by signal " + std::to_string(InterruptSignal()) + " during point " + PointName(MinDone());
       }
-      if (now - last_progress > timeout) return TimedOut(last_done, watch);
+      if (now - last_progress > timeout || watch.AnyStuckInsideAnOp(now, timeout)) return TimedOut(last_done, watch);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
@@ -334,14 +334,17 @@ class LaunchRunner {
           << (p < 0 ? "(none yet)" : PointName(static_cast<size_t>(p))) << DescribePhase(v.progress)
           << ", no progress for " << std::fixed << std::setprecision(1) << v.idle_s << " s";
     }
-    std::vector<int> waiting;
+    // The others: those whose progress stopped too waited; those still progressing (other groups) are named as such.
+    std::vector<int> waiting, running;
     for (const RankView& v : late) {
       const int r = v.progress.rank;
-      if (std::none_of(first.begin(), first.end(), [r](const RankView& f) { return f.progress.rank == r; })) {
-        waiting.push_back(r);
-      }
+      if (std::any_of(first.begin(), first.end(), [r](const RankView& f) { return f.progress.rank == r; })) continue;
+      (v.idle_s * 2 >= options_.spec.timeout_s ? waiting : running).push_back(r);
     }
     if (!waiting.empty()) msg << "; rank" << (waiting.size() > 1 ? "s " : " ") << FormatCpuList(waiting) << " waited";
+    if (!running.empty()) {
+      msg << "; rank" << (running.size() > 1 ? "s " : " ") << FormatCpuList(running) << " still progressing";
+    }
     return msg.str();
   }
 

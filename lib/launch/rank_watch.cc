@@ -104,6 +104,15 @@ void RankWatch::NoteGone() {
   }
 }
 
+bool RankWatch::AnyStuckInsideAnOp(Clock::time_point now, std::chrono::duration<double> limit) const {
+  for (const Rank& r : ranks_) {
+    const ProgressSnapshot& s = r.last;
+    const bool in_loop = s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed;
+    if (s.pid != 0 && in_loop && s.started > s.completed && now - r.changed > limit) return true;
+  }
+  return false;
+}
+
 RankView RankWatch::View(int rank, Clock::time_point now) const {
   const Rank& r = ranks_[static_cast<size_t>(rank)];
   RankView view;

@@ -53,6 +53,11 @@ class RankWatch {
 
   RankView View(int rank, Clock::time_point now) const;  // the process state is read now
 
+  // True when some rank has been inside one operation (begun, not completed) of its warm-up or timed loop for
+  // longer than `limit` without its page changing: its group is stuck, whatever the other groups still do. (A rank
+  // between operations may be waiting for its turn, or for other groups at the world barrier.)
+  bool AnyStuckInsideAnOp(Clock::time_point now, std::chrono::duration<double> limit) const;
+
  private:
   struct Rank {
     ProgressSnapshot last;

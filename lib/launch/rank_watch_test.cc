@@ -98,6 +98,12 @@ TEST(RankWatchTest, APageThatKeepsChangingIsNeverIdleAndAGoneRankIsNoted) {
   EXPECT_DOUBLE_EQ(watch.View(0, t0 + std::chrono::seconds(4)).idle_s, 1.0);
   EXPECT_DOUBLE_EQ(watch.View(1, t0 + std::chrono::seconds(4)).idle_s, 4.0);  // never published: since the start
   EXPECT_EQ(watch.View(0, t0).state, RankProcessState::kRunning);  // this process
+  // Rank 0 has begun operation 1 and not completed it: stuck once that lasts longer than the limit.
+  EXPECT_FALSE(watch.AnyStuckInsideAnOp(t0 + std::chrono::seconds(4), std::chrono::seconds(2)));
+  EXPECT_TRUE(watch.AnyStuckInsideAnOp(t0 + std::chrono::seconds(6), std::chrono::seconds(2)));
+  page->Completed(1, 0);  // between operations (waiting for a turn, or at the world barrier): never stuck
+  EXPECT_TRUE(watch.Poll(t0 + std::chrono::seconds(7)));
+  EXPECT_FALSE(watch.AnyStuckInsideAnOp(t0 + std::chrono::seconds(60), std::chrono::seconds(2)));
   watch.NoteGone();
   EXPECT_TRUE(watch.gone().empty());
 }
