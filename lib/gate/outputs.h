@@ -1,7 +1,7 @@
 // What `commbench compare` and `gate` write: the comparison as JSON (reports/comparison.schema.json), JUnit XML
 // (one testcase per point; a failure carries both medians, the ratio and its interval), and a markdown summary for
 // $GITHUB_STEP_SUMMARY. Pure: strings out. The JSON is also what the HTML comparison page embeds
-// (lib/report/comparison_html.h), hence each point's axes and the options it was decided with.
+// (lib/gate/comparison_html.h), hence each point's axes and the options it was decided with.
 #pragma once
 
 #include <nlohmann/json.hpp>

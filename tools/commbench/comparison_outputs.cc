@@ -6,7 +6,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/gate/outputs.h"
-#include "lib/report/comparison_html.h"
+#include "lib/gate/comparison_html.h"
 
 namespace commbench::cli {
 namespace {
@@ -51,7 +51,7 @@ Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& o, con
   std::fflush(stdout);
   if (!o.json.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.json, gate::ComparisonToJson(c, base, now).dump(2) + "\n"));
   if (!o.junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.junit, gate::ComparisonToJunit(c)));
-  if (!o.html.empty()) RETURN_IF_ERROR(report::WriteComparisonHtml(c, base, now, o.html));
+  if (!o.html.empty()) RETURN_IF_ERROR(gate::WriteComparisonHtml(c, base, now, o.html));
   return AppendSummaries(o.summary, gate::ComparisonToMarkdown(c));
 }
 

@@ -6,7 +6,7 @@
 
 #include "lib/backend/backend.h"
 #include "lib/measure/host_peak.h"
-#include "lib/report/fingerprint.h"
+#include "lib/measure/environment_probe.h"
 #include "tools/commbench/commands.h"
 
 namespace commbench::cli {

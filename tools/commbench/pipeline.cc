@@ -15,7 +15,7 @@
 #include "lib/measure/aggregate.h"
 #include "lib/measure/host_load_monitor.h"
 #include "lib/measure/host_peak.h"
-#include "lib/report/fingerprint.h"
+#include "lib/measure/environment_probe.h"
 #include "lib/result/result_writer.h"
 #include "tools/version.h"
 

@@ -1,4 +1,4 @@
-#include "lib/report/comparison_html.h"
+#include "lib/gate/comparison_html.h"
 
 #include <map>
 
@@ -9,7 +9,12 @@
 #include "lib/report/page.h"
 #include "reports/comparison_assets.h"
 
-namespace commbench::report {
+namespace commbench::gate {
+
+using report::CommonSlots;
+using report::EscapeInlineScript;
+using report::FillTemplate;
+using report::JsonForScript;
 
 StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now) {
   std::map<std::string, std::string> slots = CommonSlots();
@@ -26,4 +31,4 @@ Status WriteComparisonHtml(const gate::Comparison& c, const std::string& base, c
   return WriteFileAtomically(path, html);
 }
 
-}  // namespace commbench::report
+}  // namespace commbench::gate

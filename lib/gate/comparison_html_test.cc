@@ -1,4 +1,4 @@
-#include "lib/report/comparison_html.h"
+#include "lib/gate/comparison_html.h"
 
 #include <sys/stat.h>
 
@@ -14,7 +14,7 @@
 
 #include "lib/gate/outputs.h"
 
-namespace commbench::report {
+namespace commbench::gate {
 namespace {
 
 using nlohmann::json;
@@ -121,4 +121,4 @@ TEST(ComparisonHtmlTest, WritesAtomicallyOnlyOverARegularFile) {
 }
 
 }  // namespace
-}  // namespace commbench::report
+}  // namespace commbench::gate

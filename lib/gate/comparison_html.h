@@ -10,7 +10,7 @@
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
 
-namespace commbench::report {
+namespace commbench::gate {
 
 // `base` and `now` name the two sides (paths, or gate --ab's variants) as in the JSON. Internal only when the
 // page's template is broken (a build bug).
@@ -21,4 +21,4 @@ StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std:
 Status WriteComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now,
                            const std::string& path);
 
-}  // namespace commbench::report
+}  // namespace commbench::gate

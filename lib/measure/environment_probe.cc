@@ -1,4 +1,4 @@
-#include "lib/report/fingerprint.h"
+#include "lib/measure/environment_probe.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
