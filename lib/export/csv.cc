@@ -1,0 +1,127 @@
+#include "lib/export/csv.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "lib/export/point_axes.h"
+
+namespace commbench::exporting {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string Num(double v) { return Number(v, ""); }  // an empty field reads as NaN in pandas
+
+std::string Line(const Row& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
+  return out + "\r\n";
+}
+
+// The id and every axis: the first columns of every row kind.
+Row Keys(const result::PointResult& p) {
+  Row row = {p.id};
+  for (const Field& f : AxisFields(p.point)) row.push_back(f.second);
+  return row;
+}
+
+Row KeyNames() {
+  Row names = {"point_id"};
+  for (const Field& f : AxisFields(Point{})) names.push_back(f.first);
+  return names;
+}
+
+void Append(Row* row, const Row& more) { row->insert(row->end(), more.begin(), more.end()); }
+
+const Row& StatNames() {
+  static const Row names = {
+      "iters", "warmup", "repeats", "correct", "checked_iters",
+      "loop_us", "p50_us", "p95_us", "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us",
+      "ci95_hi_us", "rank_mean_p50_us", "loop_wall_per_op_us",
+      "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps",
+      "wall_s", "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank",
+  };
+  return names;
+}
+
+Row Stats(const result::PointResult& p) {
+  const Summary& t = p.time_us;
+  return {std::to_string(p.iters), std::to_string(p.warmup),
+          std::to_string(std::max<size_t>(1, p.repeat_p50_us.size())), p.correct ? "true" : "false",
+          std::to_string(p.checked_iters), Num(t.mean), Num(t.p50), Num(t.p95), Num(t.p99), Num(t.min), Num(t.max),
+          Num(t.mean), Num(t.stddev), Num(t.cv), Num(t.ci95_lo), Num(t.ci95_hi), Num(p.time_us_rank_mean.p50),
+          p.loop_us_per_op ? Num(*p.loop_us_per_op) : "", Num(p.algbw_gbps), Num(p.busbw_gbps),
+          Num(p.aggregate_algbw_gbps), Num(p.aggregate_busbw_gbps), Num(p.wall_s), Num(p.cpu.saturation),
+          Num(p.cpu.threads_per_core), Num(p.skew.start_skew_us), std::to_string(p.skew.slowest_group),
+          std::to_string(p.skew.slowest_rank)};
+}
+
+void PointRows(const result::ResultFile& file, std::string* out) {
+  Row header = KeyNames();
+  Append(&header, StatNames());
+  *out += Line(header);
+  for (const result::PointResult& p : file.points) {
+    Row row = Keys(p);
+    Append(&row, Stats(p));
+    *out += Line(row);
+  }
+}
+
+void RepeatRows(const result::ResultFile& file, std::string* out) {
+  Row header = KeyNames();
+  Append(&header, {"repeat", "p50_us", "mean_us"});
+  *out += Line(header);
+  for (const result::PointResult& p : file.points) {
+    const std::vector<double> p50 = result::RepeatMedians(p);
+    for (size_t r = 0; r < p50.size(); ++r) {
+      Row row = Keys(p);
+      const double mean = r < p.repeat_mean_us.size() ? p.repeat_mean_us[r] : p.time_us.mean;
+      Append(&row, {std::to_string(r + 1), Num(p50[r]), Num(mean)});
+      *out += Line(row);
+    }
+  }
+}
+
+void SampleRows(const result::ResultFile& file, std::string* out) {
+  Row header = KeyNames();
+  Append(&header, {"rank", "group", "group_rank", "host", "iteration", "time_us"});
+  *out += Line(header);
+  for (const result::PointResult& p : file.points) {
+    const Row keys = Keys(p);
+    const auto& per_rank = p.samples_us.per_rank;
+    for (size_t r = 0; r < per_rank.size(); ++r) {
+      const result::RankTime* t = r < p.per_rank.size() ? &p.per_rank[r] : nullptr;
+      const int group_size = std::max(1, p.point.group_size);
+      const int rank = t ? t->rank : static_cast<int>(r);
+      Row rank_cols = {std::to_string(rank), std::to_string(t ? t->group : rank / group_size),
+                       std::to_string(t ? t->group_rank : rank % group_size), t ? t->host : ""};
+      for (size_t i = 0; i < per_rank[r].size(); ++i) {
+        Row row = keys;
+        Append(&row, rank_cols);
+        Append(&row, {std::to_string(i), Num(per_rank[r][i])});
+        *out += Line(row);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string ToCsv(const result::ResultFile& file, CsvRows rows) {
+  std::string out;
+  switch (rows) {
+    case CsvRows::kPoints: PointRows(file, &out); break;
+    case CsvRows::kRepeats: RepeatRows(file, &out); break;
+    case CsvRows::kSamples: SampleRows(file, &out); break;
+  }
+  return out;
+}
+
+}  // namespace commbench::exporting

@@ -1,0 +1,127 @@
+#include "lib/export/csv.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace commbench::exporting {
+namespace {
+
+result::ResultFile Load(const std::string& path) {
+  auto file = result::LoadResultFile(path);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  return file.ok() ? *file : result::ResultFile{};
+}
+
+// RFC 4180 records: CRLF-terminated, quoted fields may hold commas, quotes (doubled) and line breaks.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      EXPECT_TRUE(field.empty()) << "a quote inside an unquoted field at " << i;
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(field), field.clear();
+    } else if (c == '\r') {
+      EXPECT_EQ(text[i + 1], '\n') << "CR without LF at " << i;
+      rows.back().push_back(field), field.clear();
+      rows.emplace_back();
+      ++i;
+    } else {
+      EXPECT_NE(c, '\n') << "LF without CR at " << i;
+      field += c;
+    }
+  }
+  EXPECT_TRUE(rows.back().empty() && field.empty()) << "the last record is not terminated";
+  rows.pop_back();
+  return rows;
+}
+
+size_t Column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+TEST(CsvTest, QuotesOnlyWhatRfc4180Requires) {
+  EXPECT_EQ(CsvField("gloo"), "gloo");
+  EXPECT_EQ(CsvField("0,1"), "\"0,1\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(CsvField(""), "");
+}
+
+// The documented columns (docs/export.md), in order: a reader's code depends on them.
+TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
+  const result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
+  const std::vector<std::string> expected = {
+      "point_id", "backend", "op", "algo", "dtype", "reduce", "size_bytes", "count", "groups", "group_size", "world",
+      "in_place", "sync", "concurrency", "ranks_per_process", "pin", "cpus", "device", "stream", "h2d", "h2d_bytes",
+      "graph", "phase", "iters", "warmup", "repeats", "correct", "checked_iters", "loop_us", "p50_us", "p95_us",
+      "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us", "ci95_hi_us", "rank_mean_p50_us",
+      "loop_wall_per_op_us", "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps", "wall_s",
+      "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank"};
+  ASSERT_EQ(rows.size(), file.points.size() + 1);
+  EXPECT_EQ(rows[0], expected);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), expected.size()) << "row " << i;
+    const result::PointResult& p = file.points[i - 1];
+    EXPECT_EQ(rows[i][0], p.id);
+    EXPECT_EQ(std::stoi(rows[i][Column(expected, "groups")]), p.point.groups);
+    EXPECT_EQ(std::stoull(rows[i][Column(expected, "size_bytes")]), p.point.bytes);
+    EXPECT_EQ(std::stod(rows[i][Column(expected, "loop_us")]), p.time_us.mean);
+    EXPECT_EQ(std::stod(rows[i][Column(expected, "busbw_gbps")]), p.busbw_gbps);
+  }
+}
+
+TEST(CsvTest, AFieldWithACommaIsQuotedAndReadsBack) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  file.points.front().point.cpus = "0,1";
+  file.points.front().id = "an \"odd\" id";
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
+  EXPECT_EQ(rows[1][Column(rows[0], "cpus")], "0,1");
+  EXPECT_EQ(rows[1][0], "an \"odd\" id");
+  EXPECT_EQ(rows[1].size(), rows[0].size());
+}
+
+TEST(CsvTest, OneRowPerRepeat) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  file.points.front().repeat_p50_us = {10, 11, 12};
+  file.points.front().repeat_mean_us = {20, 21, 22};
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kRepeats));
+  ASSERT_EQ(rows.size(), 1 + 3 + (file.points.size() - 1));  // older points count as one repeat
+  const size_t repeat = Column(rows[0], "repeat"), p50 = Column(rows[0], "p50_us"), mean = Column(rows[0], "mean_us");
+  EXPECT_EQ(rows[3][repeat], "3");
+  EXPECT_EQ(rows[3][p50], "12.0");
+  EXPECT_EQ(rows[3][mean], "22.0");
+  EXPECT_EQ(std::stod(rows[4][p50]), file.points[1].time_us.p50);
+}
+
+TEST(CsvTest, OneRowPerKeptSample) {
+  const result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kSamples));
+  size_t kept = 0;
+  for (const auto& p : file.points) {
+    for (const auto& r : p.samples_us.per_rank) kept += r.size();
+  }
+  ASSERT_GT(kept, 0u);
+  ASSERT_EQ(rows.size(), kept + 1);
+  const size_t rank = Column(rows[0], "rank"), it = Column(rows[0], "iteration"), t = Column(rows[0], "time_us");
+  const auto& last_rank = file.points.back().samples_us.per_rank.back();
+  EXPECT_EQ(std::stoi(rows.back()[rank]), static_cast<int>(file.points.back().samples_us.per_rank.size()) - 1);
+  EXPECT_EQ(std::stoul(rows.back()[it]), last_rank.size() - 1);
+  EXPECT_EQ(std::stod(rows.back()[t]), last_rank.back());
+}
+
+}  // namespace
+}  // namespace commbench::exporting
