@@ -1,0 +1,140 @@
+#include "lib/history/changepoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace commbench::history {
+namespace {
+
+// Matteson-James divergence (alpha = 1) of X = v[0, t) and Y = v[t, n), from the three distance sums.
+double Divergence(double between, double within_x, double within_y, int nx, int ny) {
+  const double px = nx > 1 ? within_x / (0.5 * nx * (nx - 1)) : 0;
+  const double py = ny > 1 ? within_y / (0.5 * ny * (ny - 1)) : 0;
+  const double e = 2.0 * between / (static_cast<double>(nx) * ny) - px - py;
+  return static_cast<double>(nx) * ny / (nx + ny) * e;
+}
+
+// The best split's statistic, moving one value at a time from Y to X: O(n^2) in all. Only the positions in
+// `cuts` (run boundaries, ascending) are candidates.
+double ScanSplits(const std::vector<double>& v, const std::vector<int>& cuts, int* best_index) {
+  const int n = static_cast<int>(v.size());
+  double within_x = 0, within_y = 0, between = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) within_y += std::fabs(v[i] - v[j]);
+  }
+  double best = -1;
+  *best_index = -1;
+  size_t next_cut = 0;
+  for (int t = 1; t < n && next_cut < cuts.size(); ++t) {
+    const double z = v[t - 1];  // moves from Y into X
+    double to_x = 0, to_y = 0;
+    for (int i = 0; i < t - 1; ++i) to_x += std::fabs(z - v[i]);
+    for (int j = t; j < n; ++j) to_y += std::fabs(z - v[j]);
+    within_x += to_x;
+    within_y -= to_y;
+    between += to_y - to_x;
+    if (t != cuts[next_cut]) continue;
+    ++next_cut;
+    const double q = Divergence(between, within_x, within_y, t, n - t);
+    if (q > best) {
+      best = q;
+      *best_index = t;
+    }
+  }
+  return best;
+}
+
+// The permutation p-value of `observed` on `ranks`, stopping once it cannot reach alpha.
+double PermutationP(std::vector<double> ranks, const std::vector<int>& cuts, double observed,
+                    const ChangePointOptions& o, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int at_least = 0;
+  const double tolerance = 1e-9 * std::max(1.0, observed);
+  for (int done = 0; done < o.permutations; ++done) {
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    int ignored = 0;
+    if (ScanSplits(ranks, cuts, &ignored) >= observed - tolerance) ++at_least;
+    if ((1.0 + at_least) / (1.0 + o.permutations) > o.alpha) {
+      return (1.0 + at_least) / (2.0 + done);  // an estimate: past alpha, the rest would not change the verdict
+    }
+  }
+  return (1.0 + at_least) / (1.0 + o.permutations);
+}
+
+// Runs [begin, end) flattened, and the flattened positions where a split leaves min_segment runs each side.
+struct Segment {
+  std::vector<double> values;
+  std::vector<int> cuts, cut_runs;  // position in `values`, and the run it starts
+};
+
+Segment Flatten(const std::vector<std::vector<double>>& runs, int begin, int end, int min_segment) {
+  Segment s;
+  for (int r = begin; r < end; ++r) {
+    if (r - begin >= min_segment && end - r >= min_segment && !s.values.empty()) {
+      s.cuts.push_back(static_cast<int>(s.values.size()));
+      s.cut_runs.push_back(r);
+    }
+    s.values.insert(s.values.end(), runs[r].begin(), runs[r].end());
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<double> Ranks(const std::vector<double>& v) {
+  std::vector<int> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double average = 0.5 * (i + j) + 1;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = average;
+    i = j + 1;
+  }
+  return r;
+}
+
+double Divergence(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> v = x;
+  v.insert(v.end(), y.begin(), y.end());
+  int ignored = 0;
+  if (x.empty() || y.empty()) return 0;
+  return ScanSplits(v, {static_cast<int>(x.size())}, &ignored);
+}
+
+std::vector<ChangePoint> FindChangePoints(const std::vector<std::vector<double>>& runs,
+                                          const ChangePointOptions& options) {
+  std::vector<ChangePoint> found;
+  std::vector<std::pair<int, int>> segments = {{0, static_cast<int>(runs.size())}};  // runs [begin, end)
+  while (!segments.empty()) {
+    const auto [begin, end] = segments.back();
+    segments.pop_back();
+    const Segment seg = Flatten(runs, begin, end, options.min_segment);
+    if (seg.cuts.empty()) continue;
+    const std::vector<double> ranks = Ranks(seg.values);
+    int at = -1;
+    const double q = ScanSplits(ranks, seg.cuts, &at);
+    if (at < 0) continue;
+    const uint64_t seed = options.seed + static_cast<uint64_t>(begin) * 7919 + static_cast<uint64_t>(end);
+    const double p = PermutationP(ranks, seg.cuts, q, options, seed);
+    if (p > options.alpha) continue;
+    const int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
+    found.push_back({split, p, q});
+    segments.push_back({begin, split});
+    segments.push_back({split, end});
+  }
+  std::sort(found.begin(), found.end(), [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
+  return found;
+}
+
+std::vector<ChangePoint> FindChangePoints(const std::vector<double>& series, const ChangePointOptions& options) {
+  std::vector<std::vector<double>> runs;
+  for (double v : series) runs.push_back({v});
+  return FindChangePoints(runs, options);
+}
+
+}  // namespace commbench::history

@@ -1,0 +1,95 @@
+#include "lib/history/changepoint.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace commbench::history {
+namespace {
+
+// `n` runs of 3 repeats, normal noise of relative spread `cv`, times (1 + step) from run `at` on.
+std::vector<std::vector<double>> Runs(int n, double cv, int at, double step, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, cv);
+  std::vector<std::vector<double>> runs;
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> r;
+    for (int k = 0; k < 3; ++k) r.push_back(100 * (1 + noise(rng)) * (i >= at ? 1 + step : 1));
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+TEST(Ranks, AverageTies) {
+  EXPECT_EQ(Ranks({3, 1, 2, 2}), (std::vector<double>{4, 1, 2.5, 2.5}));
+}
+
+TEST(Divergence, ZeroForEqualSamplesPositiveForShifted) {
+  EXPECT_NEAR(Divergence({1, 2, 3}, {1, 2, 3}), -1.0, 1.0);  // small: only the within-sample terms differ
+  EXPECT_GT(Divergence({1, 2, 3}, {11, 12, 13}), 10);
+}
+
+TEST(FindChangePoints, StepFoundWhereItHappened) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto found = FindChangePoints(Runs(30, 0.03, 20, 0.10, seed));
+    ASSERT_EQ(found.size(), 1u) << "seed " << seed;
+    EXPECT_NEAR(found[0].index, 20, 1) << "seed " << seed;
+    EXPECT_LE(found[0].p, 0.001);
+  }
+}
+
+TEST(FindChangePoints, TwoStepsBothFound) {
+  auto runs = Runs(40, 0.02, 12, 0.15, 7);
+  for (int i = 28; i < 40; ++i) {
+    for (double& v : runs[i]) v *= 0.7;
+  }
+  auto found = FindChangePoints(runs);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_NEAR(found[0].index, 12, 1);
+  EXPECT_NEAR(found[1].index, 28, 1);
+}
+
+TEST(FindChangePoints, NoStepNoChange) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_TRUE(FindChangePoints(Runs(30, 0.05, 30, 0, seed)).empty()) << "seed " << seed;
+  }
+}
+
+TEST(FindChangePoints, OneSpikeIsNotAChangePoint) {
+  for (int at : {0, 1, 10, 15, 28, 29}) {
+    auto runs = Runs(30, 0.03, 30, 0, 11);
+    for (double& v : runs[at]) v *= 10;  // a spike of 10x in one run, all its repeats
+    EXPECT_TRUE(FindChangePoints(runs).empty()) << "spike at run " << at;
+  }
+}
+
+TEST(FindChangePoints, TwoAdjacentSpikesStillNot) {
+  auto runs = Runs(30, 0.03, 30, 0, 12);
+  for (int at : {14, 15}) {
+    for (double& v : runs[at]) v *= 3;
+  }
+  EXPECT_TRUE(FindChangePoints(runs).empty());
+}
+
+TEST(FindChangePoints, TooShortForAnySplit) {
+  EXPECT_TRUE(FindChangePoints(Runs(5, 0.01, 3, 1.0, 1)).empty());
+}
+
+TEST(FindChangePoints, ChangeNeedsMinSegmentRunsAfterIt) {
+  // A level change in the last two runs cannot be told from a spike: not reported until a third run.
+  EXPECT_TRUE(FindChangePoints(Runs(30, 0.01, 28, 0.5, 3)).empty());
+  auto found = FindChangePoints(Runs(30, 0.01, 27, 0.5, 3));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NEAR(found[0].index, 27, 2);  // E-divisive pulls a change near an end towards the middle
+}
+
+TEST(FindChangePoints, OneValuePerRun) {
+  std::vector<double> v(30, 100);
+  for (int i = 0; i < 30; ++i) v[i] += (i * 37 % 11) * 0.1 + (i >= 15 ? 20 : 0);
+  auto found = FindChangePoints(v);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 15);
+}
+
+}  // namespace
+}  // namespace commbench::history

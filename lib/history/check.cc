@@ -1,0 +1,277 @@
+#include "lib/history/check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/xml.h"
+#include "lib/gate/decision.h"
+#include "lib/model/point_json.h"
+
+namespace commbench::history {
+namespace {
+
+using nlohmann::json;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<double> Pool(const std::vector<std::vector<double>>& runs, int begin, int end) {
+  std::vector<double> out;
+  for (int i = begin; i < end; ++i) out.insert(out.end(), runs[i].begin(), runs[i].end());
+  return out;
+}
+
+Level LevelOf(const Series& s, int begin, int end) {
+  Level l{begin, end};
+  const std::vector<double> values(s.values.begin() + begin, s.values.begin() + end);
+  l.median_us = Median(Pool(s.repeats, begin, end));
+  std::vector<double> dev;
+  const double m = Median(values);
+  for (double v : values) dev.push_back(std::fabs(v - m));
+  const double spread = 2 * 1.4826 * Median(dev);
+  l.band_lo_us = m - spread;
+  l.band_hi_us = m + spread;
+  return l;
+}
+
+std::string Fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '`') out += '\'';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string Key(const Series& s) { return s.point_id + " @ " + s.fingerprint; }
+
+std::string Describe(const Change& c) {
+  return std::string(c.slower ? "slower" : "faster") + " from run " + std::to_string(c.index) + " (" + c.run_id +
+         ", commit " + c.commit + ", " + c.time + "): " + Fixed(c.before_us, 2) + " -> " + Fixed(c.after_us, 2) +
+         " us, ratio " + Fixed(c.ratio, 3) + " [" + Fixed(c.ratio_lo, 3) + ", " + Fixed(c.ratio_hi, 3) +
+         "], p = " + Fixed(c.p, 4);
+}
+
+// The changes of every series, slowest first (largest ratio).
+std::vector<std::pair<const SeriesCheck*, const Change*>> SlowestFirst(const CheckResult& r) {
+  std::vector<std::pair<const SeriesCheck*, const Change*>> all;
+  for (const SeriesCheck& s : r.series) {
+    for (const Change& c : s.changes) all.push_back({&s, &c});
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second->ratio > b.second->ratio; });
+  return all;
+}
+
+}  // namespace
+
+std::string Name(SeriesVerdict v) {
+  switch (v) {
+    case SeriesVerdict::kOk: return "ok";
+    case SeriesVerdict::kRegression: return "regression";
+    case SeriesVerdict::kTooShort: return "too short";
+  }
+  return "?";
+}
+
+int CheckResult::ExitCode() const {
+  bool short_series = series.empty();
+  for (const SeriesCheck& s : series) {
+    if (s.verdict == SeriesVerdict::kRegression) return 1;
+    short_series |= s.verdict == SeriesVerdict::kTooShort;
+  }
+  return short_series ? 3 : 0;
+}
+
+StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History& history) {
+  std::map<std::pair<std::string, std::string>, Series> by_key;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const RunEntry& run : history.runs) {
+    auto file = LoadRun(dir, run);
+    if (!file.ok()) return file.status();
+    for (const result::PointResult& p : file->points) {
+      const auto key = std::make_pair(run.fingerprint, p.point.Id());
+      auto [it, added] = by_key.try_emplace(key);
+      Series& s = it->second;
+      if (added) {
+        order.push_back(key);
+        s.fingerprint = run.fingerprint;
+        s.runner = run.runner;
+        s.point_id = p.point.Id();
+        s.point = p.point;
+      }
+      s.runs.push_back(run);
+      s.repeats.push_back(result::RepeatMedians(p));
+      s.values.push_back(Median(s.repeats.back()));
+    }
+  }
+  std::vector<Series> out;
+  for (const auto& key : order) out.push_back(std::move(by_key[key]));
+  return out;
+}
+
+SeriesCheck CheckSeries(const Series& s, const CheckOptions& o) {
+  SeriesCheck sc;
+  sc.series = s;
+  const int n = static_cast<int>(s.values.size());
+  const std::vector<ChangePoint> found =
+      n >= o.min_runs ? FindChangePoints(s.repeats, o.change_points) : std::vector<ChangePoint>{};
+  std::vector<int> cuts = {0};
+  for (const ChangePoint& cp : found) cuts.push_back(cp.index);
+  cuts.push_back(n);
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) sc.levels.push_back(LevelOf(s, cuts[i], cuts[i + 1]));
+  for (size_t i = 0; i < found.size(); ++i) {
+    Change c;
+    c.index = found[i].index;
+    c.p = found[i].p;
+    c.run_id = s.runs[c.index].id;
+    c.commit = s.runs[c.index].commit;
+    c.time = s.runs[c.index].time;
+    const std::vector<double> before = Pool(s.repeats, cuts[i], cuts[i + 1]);
+    const std::vector<double> after = Pool(s.repeats, cuts[i + 1], cuts[i + 2]);
+    c.before_us = Median(before);
+    c.after_us = Median(after);
+    c.ratio = c.after_us / c.before_us;
+    gate::BootstrapRatioCI(before, after, 2000, o.change_points.seed, &c.ratio_lo, &c.ratio_hi);
+    c.slower = c.ratio > 1;
+    c.beyond_floor = std::fabs(c.ratio - 1) >= o.min_effect;
+    c.recent = c.index >= n - o.last;
+    sc.changes.push_back(c);
+  }
+  if (n < o.min_runs) {
+    sc.verdict = SeriesVerdict::kTooShort;
+  } else {
+    for (const Change& c : sc.changes) {
+      if (c.slower && c.beyond_floor && c.recent) sc.verdict = SeriesVerdict::kRegression;
+    }
+  }
+  return sc;
+}
+
+StatusOr<CheckResult> CheckHistory(const std::string& dir, const CheckOptions& options) {
+  auto history = LoadHistory(dir);
+  if (!history.ok()) {
+    if (history.status().code() == StatusCode::kNotFound) return InvalidArgument(history.status().message());
+    return history.status();
+  }
+  auto series = BuildSeries(dir, *history);
+  if (!series.ok()) return series.status();
+  CheckResult r;
+  r.dir = dir;
+  r.options = options;
+  for (const Series& s : *series) r.series.push_back(CheckSeries(s, options));
+  return r;
+}
+
+json CheckToJson(const CheckResult& r) {
+  const ChangePointOptions& cp = r.options.change_points;
+  json j = {{"kind", "commbench history check"}, {"schema_version", 1}, {"history", r.dir},
+            {"exit_code", r.ExitCode()}};
+  j["options"] = {{"method", "e-divisive means on ranks, permutation test"}, {"alpha", cp.alpha},
+                  {"permutations", cp.permutations}, {"min_segment", cp.min_segment},
+                  {"min_effect", r.options.min_effect}, {"last", r.options.last}, {"min_runs", r.options.min_runs}};
+  j["series"] = json::array();
+  for (const SeriesCheck& sc : r.series) {
+    const Series& s = sc.series;
+    json runs = json::array();
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+      runs.push_back({{"id", s.runs[i].id}, {"commit", s.runs[i].commit}, {"time", s.runs[i].time},
+                      {"repeats_us", s.repeats[i]}, {"median_us", s.values[i]}});
+    }
+    json changes = json::array();
+    for (const Change& c : sc.changes) {
+      changes.push_back({{"index", c.index}, {"run", c.run_id}, {"commit", c.commit}, {"time", c.time},
+                         {"direction", c.slower ? "slower" : "faster"}, {"before_us", c.before_us},
+                         {"after_us", c.after_us}, {"ratio", c.ratio}, {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
+                         {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent}});
+    }
+    json levels = json::array();
+    for (const Level& l : sc.levels) {
+      levels.push_back({{"begin", l.begin}, {"end", l.end}, {"median_us", l.median_us},
+                        {"band_us", {l.band_lo_us, l.band_hi_us}}});
+    }
+    json axes = PointToJson(s.point);
+    axes.erase("id");
+    j["series"].push_back({{"point", s.point_id}, {"fingerprint", s.fingerprint}, {"runner", s.runner},
+                           {"axes", axes}, {"verdict", Name(sc.verdict)}, {"runs", runs},
+                           {"changes", changes}, {"levels", levels}});
+  }
+  return j;
+}
+
+std::string CheckToJunit(const CheckResult& r) {
+  int failures = 0, skipped = 0;
+  for (const SeriesCheck& s : r.series) {
+    failures += s.verdict == SeriesVerdict::kRegression;
+    skipped += s.verdict == SeriesVerdict::kTooShort;
+  }
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.history\" tests=\"" +
+                  std::to_string(r.series.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
+                  std::to_string(skipped) + "\">\n";
+  for (const SeriesCheck& s : r.series) {
+    x += "<testcase classname=\"commbench.history\" name=\"" + XmlEscape(Key(s.series)) + "\">";
+    if (s.verdict == SeriesVerdict::kRegression) {
+      for (const Change& c : s.changes) {
+        if (c.slower && c.beyond_floor && c.recent) {
+          x += "<failure message=\"" + XmlEscape("regression: " + Describe(c)) + "\"/>";
+        }
+      }
+    } else if (s.verdict == SeriesVerdict::kTooShort) {
+      x += "<skipped message=\"" + XmlEscape("too short: " + std::to_string(s.series.runs.size()) + " runs of the " +
+                                             std::to_string(r.options.min_runs) + " needed") + "\"/>";
+    }
+    x += "</testcase>\n";
+  }
+  return x + "</testsuite></testsuites>\n";
+}
+
+std::string CheckToMarkdown(const CheckResult& r) {
+  static const char* kOutcome[] = {"no regression", "regression", "", "too short to say"};
+  std::string m = "### commbench history: " + std::string(kOutcome[r.ExitCode()]) + "\n\n";
+  m += "| series | runs | verdict | change points |\n|---|---|---|---|\n";
+  for (const SeriesCheck& s : r.series) {
+    m += "| `" + Cell(Key(s.series)) + "` | " + std::to_string(s.series.runs.size()) + " | " + Name(s.verdict) +
+         " | " + std::to_string(s.changes.size()) + " |\n";
+  }
+  const auto all = SlowestFirst(r);
+  if (!all.empty()) {
+    m += "\n| series | from run | commit | ratio [95% CI] | p | recent |\n|---|---|---|---|---|---|\n";
+    for (const auto& [s, c] : all) {
+      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ") | " +
+           Cell(c->commit) + " | " + Fixed(c->ratio, 3) + " [" + Fixed(c->ratio_lo, 3) + ", " +
+           Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") + " |\n";
+    }
+  }
+  return m;
+}
+
+std::string CheckToText(const CheckResult& r) {
+  std::string t;
+  for (const SeriesCheck& s : r.series) {
+    t += Name(s.verdict) + "  " + Key(s.series) + ": " + std::to_string(s.series.runs.size()) + " runs, " +
+         std::to_string(s.changes.size()) + " change point(s)\n";
+    for (const Change& c : s.changes) t += "  change: " + Describe(c) + (c.recent ? " [recent]" : "") + "\n";
+  }
+  t += "exit " + std::to_string(r.ExitCode()) + "\n";
+  return t;
+}
+
+}  // namespace commbench::history

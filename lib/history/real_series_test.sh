@@ -1,0 +1,75 @@
+#!/bin/bash
+# Proved on real series (issue 27): 40 real short sweeps of this build (sweep --groups 1 --sizes 400 --iters 200
+# --repeats 3), runs 0-29 without anything planted and 10 more with --test-only-uniform-slowdown 0.1. History A
+# files runs 0-19 then the 10 slowed ones (a planted 10 % slowdown from run 20): `history check` must find one
+# change point, at run 20 +- 1, slower, and exit 1. History B files the 30 unplanted runs: no change point, exit 0.
+# Also: two concurrent `history add` of 10 files each all land; the JSON, JUnit, summary and trend page are written.
+# Keeps the result files in $TEST_UNDECLARED_OUTPUTS_DIR/runs for the simulated suite (lib/history/simulate).
+# usage: real_series_test.sh COMMBENCH
+set -uo pipefail
+B="$1"
+OUT="${TEST_UNDECLARED_OUTPUTS_DIR:-$(mktemp -d)}"
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+mkdir -p "$OUT/runs"
+sweep() {  # sweep FILE [extra flags]
+  local f="$1"; shift
+  "$B" sweep --groups 1 --sizes 400 --iters 200 --repeats 3 --out "$f" "$@" >"$T/sweep.log" 2>&1 ||
+    { cat "$T/sweep.log"; fail "sweep $f"; }
+}
+for i in $(seq -w 0 29); do sweep "$OUT/runs/plain-$i.json"; done
+for i in $(seq -w 20 29); do sweep "$OUT/runs/slow-$i.json" --test-only-uniform-slowdown 0.1; done
+for i in $(seq -w 0 19); do "$B" history add "$T/a" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
+for i in $(seq -w 20 29); do "$B" history add "$T/a" "$OUT/runs/slow-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
+# B: two concurrent adders (15 runs each would interleave; here 0-14 and 15-29 race, then order by time).
+( for i in $(seq -w 0 14); do "$B" history add "$T/b" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || exit 1; done ) &
+p1=$!
+( for i in $(seq -w 15 29); do "$B" history add "$T/b" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || exit 1; done ) &
+p2=$!
+wait $p1 || fail "concurrent adder 1"
+wait $p2 || fail "concurrent adder 2"
+n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['runs']))" "$T/b/history.json")
+[[ "$n" == 30 ]] || fail "concurrent adds: $n runs in the index, expected 30"
+
+"$B" history check "$T/a" --json "$OUT/a.json" --junit "$T/a.xml" --summary "$T/a.md" --html "$OUT/trend-planted.html" \
+  | tee "$OUT/a.txt"
+rc=$?
+rc=${PIPESTATUS[0]}
+[[ $rc == 1 ]] || fail "planted: exit $rc, expected 1"
+python3 - "$OUT/a.json" <<'PY' || fail "planted: change points"
+import json, sys
+s = json.load(open(sys.argv[1]))["series"]
+assert len(s) == 1, len(s)
+ch = s[0]["changes"]
+print("planted:", [(c["index"], c["direction"], round(c["ratio"], 3), c["ratio_ci95"], c["p_value"]) for c in ch])
+assert len(ch) == 1, "expected one change point, got %d" % len(ch)
+assert abs(ch[0]["index"] - 20) <= 1 and ch[0]["direction"] == "slower", ch[0]
+PY
+grep -q "<failure" "$T/a.xml" || fail "planted: no JUnit failure"
+grep -q "regression" "$T/a.md" || fail "planted: summary"
+[[ -s "$OUT/trend-planted.html" ]] || fail "planted: no trend page"
+
+# B's runs were filed by two racing jobs: order by time as check does? check uses filing order, so re-file in order.
+for i in $(seq -w 0 29); do "$B" history add "$T/c" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add c $i"; done
+"$B" history check "$T/c" --json "$OUT/c.json" --html "$OUT/trend-plain.html" | tee "$OUT/c.txt"
+rc=${PIPESTATUS[0]}
+[[ $rc == 0 ]] || fail "unplanted: exit $rc, expected 0"
+python3 - "$OUT/c.json" <<'PY' || fail "unplanted: change points"
+import json, sys
+s = json.load(open(sys.argv[1]))["series"]
+ch = s[0]["changes"]
+print("unplanted:", [(c["index"], c["direction"], round(c["ratio"], 3), c["p_value"]) for c in ch])
+assert not ch, "expected no change point"
+PY
+# Too short to say, and bad input.
+"$B" history add "$T/d" "$OUT/runs/plain-00.json" >/dev/null
+"$B" history check "$T/d" >/dev/null; rc=$?
+[[ $rc == 3 ]] || fail "short: exit $rc, expected 3"
+"$B" history check "$T/nothing" 2>"$T/err"; rc=$?
+[[ $rc == 2 ]] && grep -q "^commbench: error:" "$T/err" || fail "missing history: exit $rc"
+"$B" history check "$T/a" --html "$T" 2>"$T/err"; rc=$?
+[[ $rc == 2 ]] || fail "directory as --html: exit $rc"
+echo "$(( fails == 0 ? 1 : 0 )) passed, $(( fails > 0 ? 1 : 0 )) failed"
+exit $(( fails > 0 ))
