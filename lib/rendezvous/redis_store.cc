@@ -1,5 +1,7 @@
 #include "lib/rendezvous/redis_store.h"
 
+#include "lib/rendezvous/run_store.h"
+
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
@@ -137,13 +139,47 @@ StatusOr<std::unique_ptr<RedisStore>> RedisStore::Connect(const RedisAddress &ad
 }
 
 Status RedisStore::Set(const std::string &key, const std::vector<char> &value) {
+  ASSIGN_OR_RETURN(bool created, Create(key, value, kRedisKeyTtl));
+  if (!created) return Internal(Describe() + ": key '" + key + "' is already set");
+  return OkStatus();
+}
+
+StatusOr<bool> RedisStore::Create(const std::string &key, const std::vector<char> &value,
+                                  std::chrono::milliseconds ttl) {
   std::lock_guard<std::mutex> lock(connection_->mu);
-  Reply r = Wrap(redisCommand(connection_->context, "SET %b %b", key.data(), key.size(), value.data(), value.size()));
+  Reply r = Wrap(redisCommand(connection_->context, "SET %b %b NX PX %lld", key.data(), key.size(), value.data(),
+                              value.size(), static_cast<long long>(ttl.count())));
   if (!r) return Unavailable(Describe() + ": cannot set '" + key + "': " + connection_->context->errstr);
   if (r->type == REDIS_REPLY_ERROR) {
     return Internal(Describe() + ": cannot set '" + key + "': " + std::string(r->str, r->len));
   }
+  return r->type != REDIS_REPLY_NIL;
+}
+
+Status RedisStore::Expire(const std::string &key, std::chrono::milliseconds ttl) {
+  std::lock_guard<std::mutex> lock(connection_->mu);
+  Reply r = Wrap(redisCommand(connection_->context, "PEXPIRE %b %lld", key.data(), key.size(),
+                              static_cast<long long>(ttl.count())));
+  if (!r || r->type == REDIS_REPLY_ERROR) return Unavailable(Describe() + ": cannot re-arm '" + key + "'");
   return OkStatus();
+}
+
+StatusOr<int64_t> RedisStore::TtlMs(const std::string &key) {
+  std::lock_guard<std::mutex> lock(connection_->mu);
+  Reply r = Wrap(redisCommand(connection_->context, "PTTL %b", key.data(), key.size()));
+  if (!r || r->type != REDIS_REPLY_INTEGER) return Unavailable(Describe() + ": cannot read the expiry of '" + key + "'");
+  return static_cast<int64_t>(r->integer);
+}
+
+Status RedisStore::Delete(const std::string &key) {
+  std::lock_guard<std::mutex> lock(connection_->mu);
+  Reply r = Wrap(redisCommand(connection_->context, "DEL %b", key.data(), key.size()));
+  if (!r || r->type == REDIS_REPLY_ERROR) return Unavailable(Describe() + ": cannot delete '" + key + "'");
+  return OkStatus();
+}
+
+StatusOr<int64_t> RedisStore::ExpireKeys(const std::string &prefix, std::chrono::milliseconds ttl) {
+  return ForEachKey(prefix, "PEXPIRE %b " + std::to_string(ttl.count()));
 }
 
 StatusOr<std::vector<char>> RedisStore::Get(const std::string &key, std::chrono::milliseconds timeout) {
@@ -168,7 +204,17 @@ StatusOr<std::vector<char>> RedisStore::Get(const std::string &key, std::chrono:
   }
 }
 
-StatusOr<int64_t> RedisStore::RemoveKeys(const std::string &prefix) {
+StatusOr<int64_t> RedisStore::RemoveKeys(const std::string &prefix) { return ForEachKey(prefix, "DEL %b"); }
+
+StatusOr<std::vector<std::string>> RedisStore::ListKeys(const std::string &prefix) {
+  std::vector<std::string> out;
+  Status listed = ForEachKey(prefix, "", &out).status();
+  if (!listed.ok()) return listed;
+  return out;
+}
+
+StatusOr<int64_t> RedisStore::ForEachKey(const std::string &prefix, const std::string &command,
+                                         std::vector<std::string> *listed) {
   std::lock_guard<std::mutex> lock(connection_->mu);
   // SCAN's MATCH is a glob: escape its special characters so that the prefix is
   // literal.
@@ -178,7 +224,7 @@ StatusOr<int64_t> RedisStore::RemoveKeys(const std::string &prefix) {
     pattern += ch;
   }
   pattern += '*';
-  int64_t removed = 0;
+  int64_t done = 0;
   std::string cursor = "0";
   do {
     Reply r = Wrap(redisCommand(connection_->context, "SCAN %s MATCH %b COUNT 1000", cursor.c_str(), pattern.data(),
@@ -189,11 +235,15 @@ StatusOr<int64_t> RedisStore::RemoveKeys(const std::string &prefix) {
     cursor.assign(r->element[0]->str, r->element[0]->len);
     const redisReply *keys = r->element[1];
     for (size_t i = 0; i < keys->elements; ++i) {
-      Reply d = Wrap(redisCommand(connection_->context, "DEL %b", keys->element[i]->str, keys->element[i]->len));
-      if (d && d->type == REDIS_REPLY_INTEGER) removed += d->integer;
+      if (listed) {
+        listed->emplace_back(keys->element[i]->str, keys->element[i]->len);
+        continue;
+      }
+      Reply d = Wrap(redisCommand(connection_->context, command.c_str(), keys->element[i]->str, keys->element[i]->len));
+      if (d && d->type == REDIS_REPLY_INTEGER) done += d->integer;
     }
   } while (cursor != "0");
-  return removed;
+  return done;
 }
 
 }  // namespace commbench

@@ -6,8 +6,10 @@
 // it, and RedactSecrets() scrubs a command line before it is recorded.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/core/status.h"
 #include "lib/rendezvous/store.h"
@@ -43,6 +45,8 @@ class RedisStore : public Store {
                                                        std::chrono::milliseconds connect_timeout);
   ~RedisStore() override;
 
+  // Keys are written once (SET NX: Internal "already set" otherwise) and expire after kRedisKeyTtl
+  // (run_store.h) unless re-armed.
   Status Set(const std::string &key, const std::vector<char> &value) override;
   // Polls until the key exists: a few ms at first, backing off to 50 ms.
   StatusOr<std::vector<char>> Get(const std::string &key, std::chrono::milliseconds timeout) override;
@@ -51,10 +55,24 @@ class RedisStore : public Store {
   // Deletes every key that starts with `prefix` (a run's namespace, at its
   // end); the number removed.
   StatusOr<int64_t> RemoveKeys(const std::string &prefix);
+  // Sets `key` unless it exists (then false), expiring after `ttl`.
+  StatusOr<bool> Create(const std::string &key, const std::vector<char> &value, std::chrono::milliseconds ttl);
+  Status Expire(const std::string &key, std::chrono::milliseconds ttl);
+  // Milliseconds left before `key` expires; -1 without an expiry, -2 when it is not there.
+  StatusOr<int64_t> TtlMs(const std::string &key);
+  Status Delete(const std::string &key);
+  // Every key that starts with `prefix`.
+  StatusOr<std::vector<std::string>> ListKeys(const std::string &prefix);
+  // Re-arms every key that starts with `prefix` to expire after `ttl`; the number re-armed.
+  StatusOr<int64_t> ExpireKeys(const std::string &prefix, std::chrono::milliseconds ttl);
 
  private:
   struct Connection;
   RedisStore(RedisAddress address, std::unique_ptr<Connection> connection);
+  // Runs `command` (a printf format with one %b, the key) on every key under `prefix`, or lists them in
+  // `listed`; how many commands gave 1.
+  StatusOr<int64_t> ForEachKey(const std::string &prefix, const std::string &command,
+                               std::vector<std::string> *listed = nullptr);
   RedisAddress address_;
   std::unique_ptr<Connection> connection_;
 };

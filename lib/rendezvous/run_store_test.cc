@@ -3,10 +3,16 @@
 #include "lib/rendezvous/run_store.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "lib/core/temp_dir.h"
+#include "lib/rendezvous/file_store.h"
 #include "lib/rendezvous/redis_store.h"
 #include "lib/rendezvous/testing/redis_server.h"
 
@@ -70,6 +76,130 @@ TEST(RunStore, BadUrlsNameTheValueAndWhatIsAccepted) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message().find("pw"), std::string::npos) << s.status().message();
   EXPECT_NE(s.status().message().find("redis://"), std::string::npos) << s.status().message();
+}
+
+// A real process claims the run id, writes a key and dies without cleaning up (as a crashed rank 0 does).
+void CrashAfterClaiming(const std::string& url, const std::string& run_id) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto run = OpenRunStore(url, run_id, milliseconds(2000));
+    const bool ok = run.ok() && (*run)->Claim(2).ok() && (*run)->store()->Set("arrive/0", {'x'}).ok();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  return names;
+}
+
+TEST(RunStore, AFileRunIdInUseIsRefusedNamingItsOwnerAndTheCommandThatClearsIt) {
+  TempDir dir("run-store-");
+  auto first = OpenRunStore("file:" + dir.path(), "busy", milliseconds(2000));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE((*first)->Claim(4).ok());
+  ASSERT_TRUE((*first)->store()->Set("arrive/0", {'a'}).ok());
+  auto second = OpenRunStore("file:" + dir.path(), "busy", milliseconds(2000));
+  ASSERT_TRUE(second.ok());
+  Status s = (*second)->Claim(4);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find("run id busy in use at file:" + dir.path() + "/commbench-busy by rank 0 on "),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("pid " + std::to_string(getpid())), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("rm -r -- '" + dir.path() + "/commbench-busy'"), std::string::npos) << s.message();
+  // The refused run removes nothing of the live one.
+  ASSERT_TRUE((*second)->Remove().ok());
+  EXPECT_EQ(*(*first)->store()->Get("arrive/0", milliseconds(100)), std::vector<char>{'a'});
+  // A rank of another world joining it is told the same.
+  EXPECT_EQ((*second)->Join(8, milliseconds(100)).code(), StatusCode::kUnavailable);
+  ASSERT_TRUE((*first)->Remove().ok());
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(RunStore, ACrashedFileRunIsTakenOverAndWhatItLeftIsRemoved) {
+  TempDir dir("run-store-");
+  const std::string url = "file:" + dir.path();
+  CrashAfterClaiming(url, "crashed");
+  const std::string run_dir = dir.path() + "/commbench-crashed";
+  EXPECT_EQ(FilesIn(run_dir).size(), 2u);  // its owner record and its key stay behind
+  auto next = OpenRunStore(url, "crashed", milliseconds(2000));
+  ASSERT_TRUE(next.ok());
+  // A rank of the new run waiting before its rank 0 claims does not join the dead one.
+  EXPECT_EQ((*next)->Join(2, milliseconds(100)).code(), StatusCode::kDeadlineExceeded);
+  ASSERT_TRUE((*next)->Claim(2).ok());  // its process is gone from this host: stale at once
+  EXPECT_EQ(FilesIn(run_dir), std::vector<std::string>{"owner"});
+  EXPECT_FALSE((*next)->store()->Get("arrive/0", milliseconds(10)).ok());
+  ASSERT_TRUE((*next)->Remove().ok());
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(RunStore, AnOwnerFromAnotherHostIsStaleOnlyOnceItsHeartbeatIsOlderThanTheBound) {
+  TempDir dir("run-store-");
+  const std::string url = "file:" + dir.path();
+  auto elsewhere = OpenRunStore(url, "remote", milliseconds(2000));
+  ASSERT_TRUE(elsewhere.ok());
+  ASSERT_TRUE((*elsewhere)->Claim(2).ok());
+  // Make the record another host's (its pid says nothing here).
+  const std::string owner = dir.path() + "/commbench-remote/owner";
+  std::string text;
+  {
+    std::ifstream in(owner);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  text.replace(text.find("host="), text.find('\n') - text.find("host="), "host=other-node");
+  { std::ofstream(owner, std::ios::trunc) << text; }
+  auto next = OpenRunStore(url, "remote", milliseconds(2000));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ((*next)->Claim(2).code(), StatusCode::kUnavailable);  // heartbeat fresh: in use
+  const timespec old[2] = {{time(nullptr) - kRunStaleAfter.count() - 5, 0},
+                           {time(nullptr) - kRunStaleAfter.count() - 5, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, owner.c_str(), old, 0), 0);
+  auto later = OpenRunStore(url, "remote", milliseconds(2000));
+  ASSERT_TRUE(later.ok());
+  EXPECT_TRUE((*later)->Claim(2).ok());
+  ASSERT_TRUE((*later)->Remove().ok());
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(RunStore, RedisKeysExpireAndACrashedRunIsTakenOver) {
+  commbench::testing::RedisServer server("");
+  ASSERT_TRUE(server.started()) << "redis-server could not be started (tools/setup.sh)";
+  auto a = ParseRedisUrl(server.Url(), nullptr);
+  ASSERT_TRUE(a.ok());
+  auto redis = RedisStore::Connect(*a, milliseconds(2000));
+  ASSERT_TRUE(redis.ok());
+  CrashAfterClaiming(server.Url(), "r");
+  auto left = (*redis)->ListKeys("commbench-r/");
+  ASSERT_TRUE(left.ok());
+  ASSERT_EQ(left->size(), 2u);
+  for (const std::string& key : *left) {
+    auto ttl = (*redis)->TtlMs(key);
+    ASSERT_TRUE(ttl.ok());
+    const auto bound = key == "commbench-r/owner" ? milliseconds(kRunStaleAfter) : milliseconds(kRedisKeyTtl);
+    EXPECT_GT(*ttl, 0) << key << " never expires";
+    EXPECT_LE(*ttl, bound.count()) << key;
+  }
+  auto busy = OpenRunStore(server.Url(), "r", milliseconds(2000));
+  ASSERT_TRUE(busy.ok());
+  ASSERT_TRUE((*busy)->Claim(2).ok());  // the dead owner's process is gone from this host
+  left = (*redis)->ListKeys("commbench-r/");
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, std::vector<std::string>{"commbench-r/owner"});
+  auto second = OpenRunStore(server.Url(), "r", milliseconds(2000));
+  ASSERT_TRUE(second.ok());
+  Status s = (*second)->Claim(2);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find("run id r in use at " + server.Url() + " commbench-r by rank 0 on"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("redis-cli"), std::string::npos) << s.message();
+  ASSERT_TRUE((*busy)->Remove().ok());
+  EXPECT_EQ(*(*redis)->RemoveKeys(""), 0);
 }
 
 }  // namespace
