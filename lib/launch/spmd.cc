@@ -47,14 +47,17 @@ std::string RankList(const std::vector<int>& ranks) {
 // A rank's samples go to the store, one key per point, for rank 0 to collect.
 class StoreRankOutput : public RankOutput {
  public:
-  StoreRankOutput(Store* launch_store, int rank) : store_(launch_store), prefix_("result/" + std::to_string(rank) + "/") {}
+  StoreRankOutput(Store* launch_store, int rank, std::atomic<int64_t>* last_put)
+      : store_(launch_store), prefix_("result/" + std::to_string(rank) + "/"), last_put_(last_put) {}
   Status Put(const result::RankSamples& samples) override {
+    if (last_put_) *last_put_ = Clock::now().time_since_epoch().count();
     return store_->Set(prefix_ + std::to_string(samples.point_index), Bytes(result::RankSamplesToJsonLine(samples)));
   }
 
  private:
   Store* store_;
   std::string prefix_;
+  std::atomic<int64_t>* last_put_;
 };
 
 // The rank thread of rank 0: its outcome, read by the collector while it runs.
@@ -87,30 +90,84 @@ std::string SpmdSession::Where(int rank) const {
   return out + " (" + m.host + " " + m.address + ", pid " + std::to_string(m.pid) + ")";
 }
 
-Status SpmdSession::Arrive() {
+Status SpmdSession::Claim(Clock::time_point deadline) {
+  if (rank() == 0) {
+    RETURN_IF_ERROR(control_->Claim(world()));
+    if (rank_store_ != control_) RETURN_IF_ERROR(rank_store_->Join(world(), Left(deadline)));
+    return OkStatus();
+  }
+  Status joined = control_->Join(world(), Left(deadline));
+  if (joined.code() != StatusCode::kDeadlineExceeded) return joined;
+  return DeadlineExceeded("rank 0 of " + std::to_string(world()) + " (" + options_.place.source +
+                          ") never arrived at the rendezvous " + control_->Describe() + " within --timeout " +
+                          std::to_string(static_cast<int>(options_.timeout_s)) + " s: " + joined.message());
+}
+
+Status SpmdSession::PostArrival() {
   Store* store = control_->store();
   const json me = {{"host", options_.host_name},
                    {"address", options_.address},
                    {"pid", static_cast<int>(getpid())},
                    {"problem", options_.problem}};
-  RETURN_IF_ERROR(store->Set("arrive/" + std::to_string(rank()), Bytes(me.dump())));
+  const std::string key = "arrive/" + std::to_string(rank());
+  Status posted = store->Set(key, Bytes(me.dump()));
+  if (posted.ok()) return posted;
+  auto there = Peek(store, key);
+  if (!there) return posted;
+  // Another process posted this rank's arrival in the run we joined: a second run with the same id.
+  std::string who = *there;
+  try {
+    const json j = json::parse(*there);
+    who = j.at("host").get<std::string>() + ", pid " + std::to_string(j.at("pid").get<int>());
+  } catch (const json::exception&) {
+  }
+  return Unavailable("run id in use at " + control_->Describe() + ": rank " + std::to_string(rank()) +
+                     " of that run already arrived (" + who + "): give this run another --run-id");
+}
+
+Status SpmdSession::Arrive() {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.timeout_s));
+  RETURN_IF_ERROR(Claim(deadline));
+  RETURN_IF_ERROR(PostArrival());
+  Store* store = control_->store();
   members_.assign(static_cast<size_t>(world()), SpmdMember{});
+  // Ranks in order, each waited for in slices: between them a rank that joined a stale owner moves to the new
+  // one (its rank 0 took the run id over) and posts its arrival again.
+  int q = 0;
+  while (q < world()) {
+    auto v = store->Get("arrive/" + std::to_string(q), std::min(Left(deadline), milliseconds(250)));
+    if (v.ok()) {
+      try {
+        const json j = json::parse(Text(*v));
+        members_[static_cast<size_t>(q)] = {q, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
+                                            j.at("pid").get<int>(), j.value("problem", "")};
+      } catch (const json::exception& e) {
+        return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() + " is unreadable: " +
+                        e.what());
+      }
+      ++q;
+      continue;
+    }
+    if (Clock::now() >= deadline) break;
+    if (control_->FollowNewOwner()) {
+      RETURN_IF_ERROR(PostArrival());
+      members_.assign(static_cast<size_t>(world()), SpmdMember{});
+      q = 0;
+    }
+  }
   std::vector<int> missing;
-  for (int q = 0; q < world(); ++q) {
-    auto v = store->Get("arrive/" + std::to_string(q), missing.empty() ? Left(deadline) : milliseconds(1));
-    if (!v.ok()) {
-      missing.push_back(q);
+  for (int r = q; r < world(); ++r) {
+    auto v = r == q ? std::optional<std::string>() : Peek(store, "arrive/" + std::to_string(r));
+    if (!v) {
+      missing.push_back(r);
       continue;
     }
     try {
-      const json j = json::parse(Text(*v));
-      members_[static_cast<size_t>(q)] = {q, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
+      const json j = json::parse(*v);
+      members_[static_cast<size_t>(r)] = {r, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
                                           j.at("pid").get<int>(), j.value("problem", "")};
-    } catch (const json::exception& e) {
-      return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() + " is unreadable: " +
-                      e.what());
+    } catch (const json::exception&) {
     }
   }
   if (missing.empty()) return OkStatus();
@@ -138,7 +195,8 @@ int LaunchRankOf(const WorkerPlan& plan, int rank) {
 }
 
 // Runs this process through one launch as its rank `launch_rank`, meeting the launch's ranks under "launch/<n>".
-Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int launch_rank, Store* run_store) {
+Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int launch_rank, Store* run_store,
+                 std::atomic<int64_t>* last_put = nullptr) {
   plan.host = options.address;
   plan.host_name = options.host_name;
   plan.ranks_per_process = 1;
@@ -147,7 +205,7 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
   if (plan.slow_rank >= 0) plan.slow_rank = plan.slow_rank == options.place.rank ? launch_rank : -1;
   if (plan.hang_rank >= 0) plan.hang_rank = plan.hang_rank == options.place.rank ? launch_rank : -1;
   PrefixStore launch_store("launch/" + std::to_string(launch), run_store);
-  StoreRankOutput output(&launch_store, launch_rank);
+  StoreRankOutput output(&launch_store, launch_rank, last_put);
   const int local_rank = options.place.local_rank >= 0 ? options.place.local_rank : options.place.rank;
   return RunRank(plan, launch_rank, local_rank, &launch_store, &output);
 }
@@ -284,6 +342,58 @@ bool SpmdSession::Finish(const std::string& failure) {
   return !own_rank_.joinable();
 }
 
+Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) {
+  Store* store = control_->store();
+  auto state = std::make_shared<OwnRankState>();
+  auto last_put = std::make_shared<std::atomic<int64_t>>(Clock::now().time_since_epoch().count());
+  own_rank_done_ = false;
+  own_rank_ = std::thread([this, plan, n, launch_rank, state, last_put, store] {
+    Status s = RunMyRank(plan, options_, n, launch_rank, store, last_put.get());
+    if (!s.ok()) (void)store->Set(Key(n, "failed/" + std::to_string(launch_rank)), Bytes(s.message()));
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->done = true;
+    state->status = s;
+    own_rank_done_ = true;
+  });
+  // The rank may be blocked in a collective whose peer is gone, for up to --timeout from whenever it entered
+  // it: this thread leaves as soon as rank 0 ends the run, or when nothing moved for --timeout plus the grace
+  // (rank 0 gone too). The process then exits without waiting for the rank thread.
+  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s)) +
+                     kSpmdGrace;
+  auto last = Clock::now();
+  size_t collected = 0;
+  for (int tick = 0;; ++tick) {
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (state->done) break;
+    }
+    std::this_thread::sleep_for(milliseconds(20));
+    if (tick % 5 != 0) continue;
+    if (auto next = Peek(store, Key(n + 1, ""))) {
+      json j = json::parse(*next, nullptr, false);
+      const std::string failure = j.is_object() ? j.value("failure", "") : "";
+      if (!failure.empty()) {
+        own_rank_.detach();
+        return Unavailable("the run stopped: " + failure);
+      }
+    }
+    while (collected < plan.points.size() && Peek(store, Key(n, "collected/" + std::to_string(collected)))) {
+      ++collected;
+      last = Clock::now();
+    }
+    last = std::max(last, Clock::time_point(Clock::duration(last_put->load())));
+    if (Clock::now() - last > limit) {
+      own_rank_.detach();
+      return DeadlineExceeded("launch " + std::to_string(n) + " made no progress within --timeout " +
+                              std::to_string(static_cast<int>(options_.timeout_s)) + " s and " +
+                              std::to_string(kSpmdGrace.count()) + " s of grace, and " + Where(0) +
+                              " ended nothing (gone?)");
+    }
+  }
+  own_rank_.join();
+  return state->status;
+}
+
 Status SpmdSession::Follow() {
   Store* store = control_->store();
   const milliseconds timeout(static_cast<int64_t>(options_.timeout_s * 1000));
@@ -314,12 +424,8 @@ Status SpmdSession::Follow() {
     }
     const int launch_rank = LaunchRankOf(*plan, rank());
     if (launch_rank >= 0) {
-      Status s = RunMyRank(*plan, options_, n, launch_rank, store);
-      if (!s.ok()) {
-        (void)store->Set(Key(n, "failed/" + std::to_string(launch_rank)), Bytes(s.message()));
-        outcome = s;
-        break;
-      }
+      outcome = RunFollowed(*plan, n, launch_rank);
+      if (!outcome.ok()) break;
       continue;
     }
     // Not in this launch: follow rank 0's collection, so that a stalled launch is noticed here too.

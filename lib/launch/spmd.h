@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,10 +22,16 @@
 
 #include "lib/launch/driver.h"
 #include "lib/launch/launcher_env.h"
+#include "lib/launch/worker_plan.h"
 #include "lib/rendezvous/run_store.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench {
+
+// How long past --timeout a rank of a stopped SPMD run may take to leave: rank 0 names the stopped ranks (about
+// 0.5 s), writes its partial result and waits up to 2 s for the others' goodbyes; the others leave within 0.1 s
+// of rank 0's end, or on their own this long after --timeout when rank 0 is gone too.
+inline constexpr std::chrono::seconds kSpmdGrace{5};
 
 struct SpmdMember {
   int rank = 0;
@@ -50,8 +57,9 @@ class SpmdSession {
   SpmdSession(SpmdOptions options, RunStore* control, RunStore* rank_store);
   ~SpmdSession();
 
-  // Posts this rank's arrival and waits up to the timeout for every other rank's. DeadlineExceeded names the
-  // ranks that never arrived and where the others are.
+  // Claims (rank 0) or joins the run id (run_store.h), posts this rank's arrival and waits up to the timeout
+  // for every other rank's. DeadlineExceeded names the ranks that never arrived and where the others are;
+  // Unavailable "run id ... in use" when another live run holds the id.
   Status Arrive();
   const std::vector<SpmdMember>& members() const { return members_; }
   int rank() const { return options_.place.rank; }
@@ -72,6 +80,10 @@ class SpmdSession {
   std::string Key(int launch, const std::string& rest) const;
   std::string Where(int rank) const;  // "rank 3 (node2 10.0.0.3, pid 77)"
   std::string RunLaunch(const Launch& launch, const DriverOptions& options, size_t* finished, bool* interrupted);
+  Status Claim(std::chrono::steady_clock::time_point deadline);
+  Status PostArrival();
+  // A follower's launch: its rank on a thread, watched (see kSpmdGrace).
+  Status RunFollowed(const WorkerPlan& plan, int n, int launch_rank);
 
   SpmdOptions options_;
   RunStore* control_;

@@ -3,6 +3,8 @@
 // killed-rank cases are bounded and named, and nothing is left behind: no process, no key, no file.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -201,6 +203,156 @@ TEST(Spmd, UnderMpirunTheRanksFindTheirPlaceAndRunId) {
     for (const json& r : p["per_rank"]) pids.insert(r["pid"].get<int>());
   }
   EXPECT_EQ(pids.size(), 4u);  // four processes, each one rank
+  ExpectNothingLeft(cli, store);
+}
+
+// Kills every rank of a run mid-sweep (SIGKILL: nothing cleans up), as a crashed job does.
+void CrashARun(CliRunner& cli, const std::string& rendezvous, const std::string& out) {
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 4; ++r) {
+    pids.push_back(cli.Start(RankArgs(r, 4, rendezvous, out, {"--groups", "2", "--sizes", "400,64K,1M",
+                                                              "--time-budget", "2", "--timeout", "20"})));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // arrived, inside a point
+  for (pid_t p : pids) kill(p, SIGKILL);
+  for (pid_t p : pids) cli.Wait(p);
+}
+
+const std::vector<std::string> kShort = {"--groups", "1,2", "--sizes", "400", "--time-budget", "0.05",
+                                         "--timeout", "20"};
+
+TEST(Spmd, ARerunWithTheRunIdOfACrashedRunOnTheFileStoreRuns) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const std::string out = cli.dir() + "/out.json";
+  CrashARun(cli, "file:" + store, out);
+  EXPECT_FALSE(fs::is_empty(store));  // the crashed run's files
+  auto results = RunRanks(cli, 4, 4, "file:" + store, out, kShort);
+  for (size_t r = 0; r < results.size(); ++r) EXPECT_EQ(results[r].exit_code, 0) << r << ": " << results[r].err;
+  ASSERT_TRUE(fs::exists(out));
+  EXPECT_EQ(ReadJson(out)["points"].size(), 2u);
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, RedisKeysOfACrashedRunExpireAndARerunWithItsIdRuns) {
+  commbench::testing::RedisServer redis("");
+  ASSERT_TRUE(redis.started()) << "redis-server could not be started (tools/setup.sh)";
+  CliRunner cli;
+  const std::string out = cli.dir() + "/out.json";
+  CrashARun(cli, redis.Url(), out);
+  auto address = ParseRedisUrl(redis.Url(), nullptr);
+  ASSERT_TRUE(address.ok());
+  auto store = RedisStore::Connect(*address, std::chrono::milliseconds(2000));
+  ASSERT_TRUE(store.ok());
+  auto keys = (*store)->ListKeys("");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_FALSE(keys->empty());
+  for (const std::string& key : *keys) {
+    auto ttl = (*store)->TtlMs(key);
+    ASSERT_TRUE(ttl.ok());
+    EXPECT_GT(*ttl, 0) << key << " never expires";
+  }
+  auto results = RunRanks(cli, 4, 4, redis.Url(), out, kShort);
+  for (size_t r = 0; r < results.size(); ++r) EXPECT_EQ(results[r].exit_code, 0) << r << ": " << results[r].err;
+  EXPECT_EQ(*(*store)->RemoveKeys(""), 0) << "keys left in Redis after the rerun";
+  ExpectNothingLeft(cli, "");
+}
+
+TEST(Spmd, ASecondRunWithALiveRunsIdIsRefusedAsInUseAndTheFirstRunsOn) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const std::string out = cli.dir() + "/out.json";
+  std::vector<pid_t> first;
+  for (int r = 0; r < 4; ++r) {
+    first.push_back(cli.Start(RankArgs(r, 4, "file:" + store, out, {"--groups", "2", "--sizes", "400,64K",
+                                                                      "--time-budget", "1", "--timeout", "20"})));
+  }
+  const std::string run_dir = store + "/commbench-spmd-test";
+  for (int i = 0; i < 200 && !(fs::exists(run_dir) && !fs::is_empty(run_dir)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CliResult second = cli.Run(RankArgs(0, 4, "file:" + store, cli.dir() + "/second.json", kShort));
+  EXPECT_EQ(second.exit_code, 3) << second.err;
+  EXPECT_NE(second.err.find("run id spmd-test in use at file:" + run_dir + " by rank 0 on "), std::string::npos)
+      << second.err;
+  EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;
+  for (pid_t p : first) {
+    CliResult r = cli.Wait(p);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(cli.dir() + "/second.json"));
+  ExpectNothingLeft(cli, store);
+}
+
+TEST(Spmd, AStoreDirectoryThatIsASymlinkOrOpenToOthersIsRefusedInOneLine) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  const std::string target = cli.dir() + "/target";
+  fs::create_directories(store);
+  fs::create_directories(target);
+  fs::create_symlink(target, store + "/commbench-spmd-test");
+  CliResult r = cli.Run(RankArgs(0, 1, "file:" + store, cli.dir() + "/out.json", kShort));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(store + "/commbench-spmd-test is a symlink; refused"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(fs::is_empty(target));  // nothing written through it
+  fs::remove(store + "/commbench-spmd-test");
+  // World-writable (and, as root, another user's): refused the same way.
+  const std::string open_dir = store + "/commbench-spmd-test";
+  ASSERT_EQ(mkdir(open_dir.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(open_dir.c_str(), 0777), 0);
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown(open_dir.c_str(), 65534, 65534), 0);
+  }
+  r = cli.Run(RankArgs(0, 1, "file:" + store, cli.dir() + "/out.json", kShort));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(open_dir + " is "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; refused"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(open_dir));
+  EXPECT_FALSE(fs::exists(cli.dir() + "/out.json"));
+}
+
+// A rank that hangs for good (outside any collective) while the others run a point far longer than --timeout.
+// Its group peer's read times out --timeout after the hang; every other rank must leave within the grace
+// (kSpmdGrace, 5 s) of that, wherever it was blocked (before: rank 0 took about 10 s more naming the ranks).
+TEST(Spmd, WithAHungRankTheOthersLeaveWithinTheTimeoutPlusTheGrace) {
+  CliRunner cli;
+  const std::string store = cli.dir() + "/rendezvous";
+  fs::create_directories(store);
+  const double grace_s = 5;
+  std::vector<pid_t> pids;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < 4; ++r) {
+    pids.push_back(cli.Start(RankArgs(r, 4, "file:" + store, cli.dir() + "/out.json",
+                                      {"--groups", "2", "--sizes", "400", "--iters", "2000000",
+                                       "--test-only-hang-rank", "3:2", "--timeout", "4"})));
+  }
+  // Whatever is still there long after the bound is stopped, so that a failure here never hangs the suite.
+  std::thread reaper([&pids, t0] {
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(40)) {
+      bool alive = false;
+      for (pid_t p : pids) alive |= kill(p, 0) == 0;
+      if (!alive) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (pid_t p : pids) kill(p, SIGKILL);
+  });
+  std::vector<CliResult> results(4);
+  std::vector<double> took(4);
+  for (int r : {2, 0, 1, 3}) {  // rank 2 first: its exit is the reference
+    results[static_cast<size_t>(r)] = cli.Wait(pids[static_cast<size_t>(r)]);
+    took[static_cast<size_t>(r)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  reaper.join();
+  EXPECT_NE(results[2].err.find("Read timeout"), std::string::npos) << results[2].err;
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(results[static_cast<size_t>(r)].exit_code, 1) << r << ": " << results[static_cast<size_t>(r)].err;
+    EXPECT_LT(took[static_cast<size_t>(r)] - took[2], grace_s) << "rank " << r;
+  }
+  EXPECT_NE(results[0].err.find("rank 3 ("), std::string::npos) << results[0].err;
   ExpectNothingLeft(cli, store);
 }
 
