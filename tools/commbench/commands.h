@@ -15,6 +15,7 @@ void SetupReport(CLI::App& app, int* exit_code);
 void SetupCompare(CLI::App& app, int* exit_code);
 void SetupGate(CLI::App& app, int* exit_code);
 void SetupAccept(CLI::App& app, int* exit_code);
+void SetupExport(CLI::App& app, int* exit_code);
 void SetupHistory(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   commbench::cli::SetupCompare(app, &exit_code);
   commbench::cli::SetupGate(app, &exit_code);
   commbench::cli::SetupAccept(app, &exit_code);
+  commbench::cli::SetupExport(app, &exit_code);
   commbench::cli::SetupHistory(app, &exit_code);
   commbench::cli::RequireWellFormedNumbers(&app);
   if (argc > 1 && argv[1][0] != '-') {

@@ -32,6 +32,7 @@ void SetupSweep(CLI::App& app, int* exit_code) {
       "  commbench sweep --config configs/gate/ci.yaml --out baseline.json   # flags from a file; flags win");
   AddSweepFlags(sub, &options->sweep);
   AddOutputFlags(sub, &options->output);
+  AddExportFlags(sub, &options->output.exports);
   AddSpmdFlags(sub, &options->spmd);
   sub->add_option("--config", options->config,
                   "YAML or JSON file of flags (keys are the flag names without dashes: groups: 1..4, "

@@ -178,7 +178,7 @@ Status CheckOutputs(const OutputFlags& f) {
   for (const std::string& path : {f.out, result::SamplesSidecarPath(f.out), f.html}) {
     if (!path.empty()) RETURN_IF_ERROR(CheckWritableOutput(path));
   }
-  return OkStatus();
+  return CheckExportFlags(f.exports, {f.out, result::SamplesSidecarPath(f.out), f.html});
 }
 
 }  // namespace commbench::cli

@@ -9,6 +9,7 @@
 
 #include "lib/core/status.h"
 #include "lib/model/spec.h"
+#include "tools/commbench/export_flags.h"
 
 namespace commbench::cli {
 
@@ -41,6 +42,7 @@ struct OutputFlags {
   std::string html;
   bool quiet = false;
   bool explain = false;
+  ExportFlags exports;  // --prom, --csv, --trace where the command adds them (AddExportFlags)
 };
 
 // Where a rank started by a launcher (srun, mpirun, torchrun) meets the others (SPMD mode, lib/launch/spmd.h).

@@ -1,0 +1,87 @@
+#include "tools/commbench/export_flags.h"
+
+#include <cstdio>
+
+#include "lib/core/atomic_file.h"
+#include "lib/export/csv.h"
+#include "lib/export/prometheus.h"
+#include "lib/export/trace.h"
+#include "lib/result/result_writer.h"
+
+namespace commbench::cli {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+// What the exports render: the result file as written (so that they equal `commbench export` of it later), with
+// the samples from its sidecar when they need them; `file` itself when there is no file to read.
+StatusOr<result::ResultFile> Source(const result::ResultFile& file, const std::string& result_path, bool samples) {
+  if (result_path.empty()) return file;
+  ASSIGN_OR_RETURN(result::ResultFile written, result::LoadResultFile(result_path));
+  if (samples) RETURN_IF_ERROR(result::LoadSamples(result_path, &written));
+  return written;
+}
+
+Status Write(const std::string& path, const std::string& text) {
+  RETURN_IF_ERROR(WriteFileAtomically(path, text));
+  std::fprintf(stderr, "commbench: wrote %s\n", path.c_str());
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddExportFlags(CLI::App* app, ExportFlags* f) {
+  app->add_option("--prom", f->prom,
+                  "Also write Prometheus textfile metrics here (a name ending in .prom, for node_exporter's "
+                  "textfile collector; docs/export.md)");
+  app->add_option("--csv", f->csv, "Also write a tidy CSV table here: one row per point (docs/export.md)");
+  app->add_flag("--csv-repeats", f->csv_repeats, "--csv: one row per independent repeat of each point");
+  app->add_flag("--csv-samples", f->csv_samples, "--csv: one row per kept per-iteration sample of each rank");
+  app->add_option("--trace", f->trace,
+                  "Also write per-rank timelines here (Trace Event Format JSON: Perfetto, chrome://tracing)");
+}
+
+Status CheckExportFlags(const ExportFlags& f, const std::vector<std::string>& others) {
+  if ((f.csv_repeats || f.csv_samples) && f.csv.empty()) {
+    return InvalidArgument(std::string(f.csv_repeats ? "--csv-repeats" : "--csv-samples") +
+                           " chooses the rows of --csv, which is not given (accepted: with --csv FILE)");
+  }
+  if (f.csv_repeats && f.csv_samples) {
+    return InvalidArgument("--csv-repeats and --csv-samples both given (accepted: one of them: the rows of one table)");
+  }
+  if (!f.prom.empty() && !EndsWith(f.prom, ".prom")) {
+    return InvalidArgument("--prom " + f.prom +
+                           ": node_exporter's textfile collector reads only files ending in .prom (accepted: a "
+                           "path ending in .prom)");
+  }
+  std::vector<std::pair<std::string, std::string>> mine = {{"--prom", f.prom}, {"--csv", f.csv}, {"--trace", f.trace}};
+  std::vector<std::string> taken = others;
+  for (const auto& [flag, path] : mine) {
+    if (path.empty()) continue;
+    for (const std::string& other : taken) {
+      if (other == path) return InvalidArgument(flag + " " + path + " is also another output (accepted: its own path)");
+    }
+    taken.push_back(path);
+    RETURN_IF_ERROR(CheckWritableOutput(path));
+  }
+  return OkStatus();
+}
+
+Status WriteExports(const result::ResultFile& file, const std::string& result_path, const ExportFlags& f) {
+  if (!f.any()) return OkStatus();
+  ASSIGN_OR_RETURN(const result::ResultFile written, Source(file, result_path, f.needs_samples()));
+  const result::ResultFile* source = &written;
+  if (!f.prom.empty()) RETURN_IF_ERROR(Write(f.prom, exporting::ToPrometheusText(*source)));
+  if (!f.csv.empty()) {
+    const exporting::CsvRows rows = f.csv_samples   ? exporting::CsvRows::kSamples
+                                    : f.csv_repeats ? exporting::CsvRows::kRepeats
+                                                    : exporting::CsvRows::kPoints;
+    RETURN_IF_ERROR(Write(f.csv, exporting::ToCsv(*source, rows)));
+  }
+  if (!f.trace.empty()) RETURN_IF_ERROR(Write(f.trace, exporting::ToTraceText(*source)));
+  return OkStatus();
+}
+
+}  // namespace commbench::cli
