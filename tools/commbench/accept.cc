@@ -22,6 +22,7 @@
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
+#include "tools/commbench/export_flags.h"
 #include "tools/commbench/pipeline.h"
 #include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/sweep_flags.h"
@@ -284,6 +285,8 @@ class Acceptance {
       Status html = report::WriteHtmlReport(outcome.result, options_.output.html);
       if (!html.ok()) return Fail(html, 1);
     }
+    Status exported = WriteExports(outcome.result, options_.output.out, options_.output.exports);
+    if (!exported.ok()) return Fail(exported, 1);
     if (!options_.junit.empty()) {
       Status junit = WriteFileAtomically(options_.junit, accept::AcceptanceToJunit(report_));
       if (!junit.ok()) return Fail(junit, 1);
@@ -378,6 +381,7 @@ void SetupAccept(CLI::App& app, int* exit_code) {
       ->required();
   sub->add_option("-o,--out", options->output.out, "Result file (JSON with the verdict)")->capture_default_str();
   sub->add_option("--html", options->output.html, "HTML report");
+  AddExportFlags(sub, &options->output.exports);
   sub->add_option("--junit", options->junit, "JUnit XML: a testcase per check and per host");
   sub->add_option("--summary", options->summary, "Append the markdown summary here (and to $GITHUB_STEP_SUMMARY)");
   sub->add_flag("--quiet", options->output.quiet, "No progress lines");

@@ -17,6 +17,7 @@
 #include "lib/report/html.h"
 #include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
+#include "tools/commbench/export_flags.h"
 #include "tools/commbench/pipeline.h"
 
 namespace commbench::cli {
@@ -106,6 +107,8 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
     if (!html.ok()) return Fail(html, 1);
     std::fprintf(stderr, "commbench: wrote %s\n", outputs.html.c_str());
   }
+  Status exported = WriteExports(outcome.result, outputs.out, outputs.exports);
+  if (!exported.ok()) return Fail(exported, 1);
   if (!outcome.failure.empty()) {
     std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
     return 1;

@@ -35,6 +35,7 @@
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
+#include "tools/commbench/export_flags.h"
 #include "tools/commbench/pipeline.h"
 #include "tools/commbench/sweep_flags.h"
 
@@ -57,6 +58,7 @@ struct GateOptions {
   bool quiet = false;
   ComparisonFlags flags;
   gate::CompareOptions compare;
+  ExportFlags exports;  // --prom, --csv, --trace of the new result
 };
 
 int Fail(const std::string& message) {
@@ -179,6 +181,13 @@ std::string BaselineText(result::ResultFile file) {
   return result::ResultFileToJson(file).dump(1) + "\n";
 }
 
+// The new result's exports (--prom, --csv, --trace); false (with the error line) when one could not be written.
+bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o) {
+  Status s = WriteExports(file, result_path, o.exports);
+  if (!s.ok()) std::fprintf(stderr, "commbench: error: %s\n", s.message().c_str());
+  return s.ok();
+}
+
 bool CompleteAndCorrect(const result::ResultFile& file) {
   if (file.trailer.status != result::RunStatus::kComplete) return false;
   for (const result::PointResult& p : file.points) {
@@ -202,6 +211,7 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
     if (!ready.ok()) return Fail(ready.message());
     PipelineOutcome run = runner.Run(given, o.out);
     if (!run.written.ok()) return Fail(run.written.message());
+    if (!Exported(run.result, o.out, o)) return 1;
     if (!CompleteAndCorrect(run.result)) {
       std::fprintf(stderr, "commbench: error: not writing a baseline from a failed run: %s\n",
                    run.failure.empty() ? "a wrong result" : run.failure.c_str());
@@ -236,6 +246,7 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
                static_cast<long long>(spec.repeats), o.baseline.c_str());
   PipelineOutcome run = runner.Run(spec, o.out);
   if (!run.written.ok()) return Fail(run.written.message());
+  if (!Exported(run.result, o.out, o)) return 1;
   if (!run.failure.empty()) std::fprintf(stderr, "commbench gate: the run failed: %s\n", run.failure.c_str());
   const gate::Comparison c = gate::Compare(*base, run.result, o.compare);
   const int code = Finish(c, o, o.baseline, o.out);
@@ -322,6 +333,9 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   Status s = WriteFileAtomically(o.out, BaselineText(merged_b));
   if (s.ok() && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, BaselineText(merged_a));
   if (!s.ok()) return Fail(s.message());
+  result::ResultFile exported = merged_b;  // as --out keeps it: its samples stayed with the runs' files
+  for (result::PointResult& p : exported.points) p.samples_us = result::SampleSet{0, {}, ""};
+  if (!Exported(exported, "", o)) return 1;
   const gate::Comparison c = gate::Compare(merged_a, merged_b, o.compare);
   return Finish(c, o, "A: " + o.a, "B: " + o.b);
 }
@@ -340,6 +354,7 @@ int RunGate(GateOptions o) {
   Status writable = CheckComparisonOutputs(o.flags.outputs);
   if (writable.ok()) writable = CheckWritableOutput(o.out);
   if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
+  if (writable.ok()) writable = CheckExportFlags(o.exports, {o.out, result::SamplesSidecarPath(o.out), o.out_a, o.baseline});
   if (!writable.ok()) return Fail(writable.message());
   auto given = ToSpec(o.sweep);
   if (!given.ok()) return Fail(given.status().message());
@@ -372,6 +387,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
   cmd->add_option("--out,-o", o->out, "the new result (B with --ab), without raw samples")->capture_default_str();
   cmd->add_option("--out-a", o->out_a, "--ab: also write variant A's result here (without raw samples)");
   AddComparisonFlags(cmd, &o->flags);
+  AddExportFlags(cmd, &o->exports);
   cmd->add_flag("--quiet,-q", o->quiet, "No progress lines");
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
@@ -381,7 +397,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
       ConfigScope scope;
       scope.own_section = true;
       scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
-                             "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet"};
+                             "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet", "prom",
+                             "csv", "csv-repeats", "csv-samples", "trace"};
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
       if (!problems.empty()) {
