@@ -169,8 +169,9 @@ class LaunchRunner {
       if (mpi_shm_->path().empty()) return "cannot create a private directory for MPI's shared memory";
       ProcessSpec spec;
       spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                   "--mca", "btl_vader_backing_directory", mpi_shm_->path(), "-np", std::to_string(processes),
-                   options_.binary, "worker", "--plan", plan_path, "--process-from-env"};
+                   "--mca", "btl_vader_backing_directory", mpi_shm_->path(), "-np", std::to_string(processes)};
+      for (const auto& [name, value] : options_.rank_env) spec.argv.insert(spec.argv.end(), {"-x", name});
+      spec.argv.insert(spec.argv.end(), {options_.binary, "worker", "--plan", plan_path, "--process-from-env"});
       spec.cpus = launch_.cpus.empty() ? std::vector<int>{} : allowed;
       spec.output_path = LauncherLog();
       specs.push_back(spec);
@@ -192,6 +193,7 @@ class LaunchRunner {
         specs.push_back(spec);
       }
     }
+    for (ProcessSpec& spec : specs) spec.env = options_.rank_env;
     Status spawned = group_.Spawn(specs);
     return spawned.ok() ? "" : spawned.message();
   }

@@ -27,6 +27,9 @@ struct DriverOptions {
   // rest of the sweep. It runs on the driver's idle-priority thread (idle_queue.h), never beside `progress` on
   // the same data, and all calls of a plan are done when RunPlan returns. A non-OK status stops the run.
   std::function<Status(FinishedPoint&&)> on_point;
+  // Variables the rank processes get on top of the driver's environment (gate --ab's variants): set in each
+  // child (under mpirun also exported to its ranks with -x), never in the driver's own environment.
+  std::vector<std::pair<std::string, std::string>> rank_env;
 };
 
 struct DriverOutcome {

@@ -9,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <thread>
 
 #include "lib/launch/interrupt.h"
+
+extern char** environ;
 
 namespace commbench {
 
@@ -23,6 +26,23 @@ std::string ProcessExit::Describe() const {
   }
   return "exited with code " + std::to_string(code);
 }
+
+namespace {
+
+// The driver's environment with `overrides` set or replaced, as NAME=VALUE strings (built before fork).
+std::vector<std::string> ChildEnvironment(const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) { return o.first == name; });
+    if (!replaced) out.push_back(entry);
+  }
+  for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);
+  return out;
+}
+
+}  // namespace
 
 ProcessGroup::~ProcessGroup() { Terminate(std::chrono::milliseconds(500)); }
 
@@ -40,6 +60,10 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
     std::vector<char*> argv;
     for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    std::vector<std::string> env_text = ChildEnvironment(spec.env);
+    std::vector<char*> envp;
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int c : spec.cpus) CPU_SET(c, &set);
@@ -75,7 +99,7 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
         dup2(out_fd, STDERR_FILENO);
       }
       if (!spec.cpus.empty() && sched_setaffinity(0, sizeof(set), &set) != 0) _exit(126);
-      execv(argv[0], argv.data());
+      execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     if (out_fd >= 0) close(out_fd);

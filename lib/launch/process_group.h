@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/core/status.h"
@@ -17,6 +18,9 @@ struct ProcessSpec {
   std::vector<std::string> argv;
   std::vector<int> cpus;    // affinity; empty: inherit
   std::string output_path;  // stdout and stderr of the child
+  // Variables set (or replaced) in the child's environment on top of the driver's own: the driver's environment
+  // itself never changes.
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 struct ProcessExit {

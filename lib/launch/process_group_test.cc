@@ -21,6 +21,27 @@ std::vector<ProcessExit> WaitAll(ProcessGroup* group) {
   return exits;
 }
 
+// A child's own variables (gate --ab's variants) reach it, replace the driver's value of the same name, and leave
+// the driver's environment as it was.
+TEST(ProcessGroupTest, AChildGetsItsOwnVariablesAndTheDriversStayAsTheyWere) {
+  setenv("COMMBENCH_PG_TEST_KEPT", "driver", 1);
+  setenv("COMMBENCH_PG_TEST_REPLACED", "driver", 1);
+  std::string out = ::testing::TempDir() + "/pg_env.txt";
+  ProcessSpec spec{{"/bin/sh", "-c", "echo $COMMBENCH_PG_TEST_KEPT $COMMBENCH_PG_TEST_REPLACED $COMMBENCH_PG_TEST_NEW"},
+                   {},
+                   out};
+  spec.env = {{"COMMBENCH_PG_TEST_REPLACED", "child"}, {"COMMBENCH_PG_TEST_NEW", "new"}};
+  ProcessGroup group;
+  ASSERT_TRUE(group.Spawn({spec}).ok());
+  ASSERT_EQ(WaitAll(&group).size(), 1u);
+  std::ifstream f(out);
+  std::string line;
+  std::getline(f, line);
+  EXPECT_EQ(line, "driver child new");
+  EXPECT_STREQ(getenv("COMMBENCH_PG_TEST_REPLACED"), "driver");
+  EXPECT_EQ(getenv("COMMBENCH_PG_TEST_NEW"), nullptr);
+}
+
 TEST(ProcessGroupTest, ReportsExitCodesSignalsAndOutput) {
   std::string out = ::testing::TempDir() + "/pg_out.txt";
   ProcessGroup group;

@@ -23,11 +23,15 @@
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/export_flags.h"
-#include "tools/commbench/pipeline.h"
+#include "lib/app/pipeline.h"
 #include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
+
+using app::FollowUp;
+using app::PipelineOutcome;
+using app::RunPipeline;
 namespace {
 
 struct AcceptOptions {
@@ -198,7 +202,8 @@ class Acceptance {
     plans_.resize(planned_.size());
 
     const auto t0 = std::chrono::steady_clock::now();
-    PipelineRequest request;
+    app::PipelineRequest request;
+    request.tool = ToolIdentity();
     size_t next = FirstRunnable(0);
     if (next == planned_.size()) {
       *failure = "no phase can run";

@@ -1,8 +1,12 @@
 #include "tools/commbench/command_line.h"
 
+#include "tools/version.h"
+
 #include "lib/rendezvous/redis_store.h"
 
 namespace commbench::cli {
+
+result::ToolInfo ToolIdentity() { return {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT}; }
 
 std::string CommandLine(int argc, char** argv) {
   std::string line = "commbench";

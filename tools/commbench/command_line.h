@@ -3,10 +3,14 @@
 
 #include <string>
 
+#include "lib/result/result_file.h"
+
 namespace commbench::cli {
 
 std::string CommandLine(int argc, char** argv);
 void RememberInvocation(int argc, char** argv);
 const std::string& Invocation();
+// This binary's name, version and commit, as every result file records them.
+result::ToolInfo ToolIdentity();
 
 }  // namespace commbench::cli

@@ -18,9 +18,14 @@
 #include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 #include "tools/commbench/export_flags.h"
-#include "tools/commbench/pipeline.h"
+#include "lib/app/pipeline.h"
+#include "tools/commbench/command_line.h"
 
 namespace commbench::cli {
+
+using app::FollowUp;
+using app::PipelineOutcome;
+using app::RunPipeline;
 namespace {
 
 // One error line; returns the exit code to use.
@@ -179,7 +184,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   if (!outputs.quiet) {
     std::fprintf(stderr, "commbench: %zu points in %zu launches\n", plan->point_count(), plan->launches.size());
   }
-  PipelineRequest request;
+  app::PipelineRequest request;
+  request.tool = ToolIdentity();
   request.plan = &*plan;
   request.spec = spec;
   request.command = command;

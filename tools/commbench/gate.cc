@@ -36,15 +36,21 @@
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
 #include "tools/commbench/export_flags.h"
-#include "tools/commbench/pipeline.h"
+#include "lib/app/gate_policy.h"
+#include "lib/app/pipeline.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
-namespace {
 
-// TEST ONLY: in a variant, this assignment is --test-only-uniform-slowdown for that variant's runs (so that a
-// planted slowdown can be an A/B), not a variable.
-constexpr const char* kSlowdownVariable = "COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN";
+using app::FollowUp;
+using app::PipelineOutcome;
+using app::RunPipeline;
+using app::BaselineText;
+using app::CompleteAndCorrect;
+using app::MergeRepeats;
+using app::ParseVariant;
+using app::SpecConflicts;
+namespace {
 
 struct GateOptions {
   SweepFlags sweep;
@@ -71,85 +77,6 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-struct Assignment {
-  std::string name, value;
-};
-
-// "K=V[,K=V...]" (empty: no assignment).
-StatusOr<std::vector<Assignment>> ParseVariant(const std::string& text, const char* flag) {
-  static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
-  std::vector<Assignment> out;
-  if (text.empty()) return out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || !std::regex_match(item.substr(0, eq), kName)) {
-      return InvalidArgument(std::string(flag) + ": invalid assignment '" + item +
-                             "' (accepted: NAME=VALUE[,NAME=VALUE...], e.g. NCCL_ALGO=Ring or LD_LIBRARY_PATH=old/)");
-    }
-    Assignment a{item.substr(0, eq), item.substr(eq + 1)};
-    if (a.name == kSlowdownVariable) {
-      char* end = nullptr;
-      const double f = std::strtod(a.value.c_str(), &end);
-      if (a.value.empty() || *end != '\0' || !(f >= 0 && f <= 10)) {
-        return InvalidArgument(std::string(flag) + ": invalid value '" + a.value + "' for " + kSlowdownVariable +
-                               " (accepted: a fraction from 0 to 10)");
-      }
-    }
-    out.push_back(std::move(a));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-// Sets a variant's variables for the rank processes this process spawns, and puts the previous values back.
-class ScopedVariant {
- public:
-  ScopedVariant(const std::vector<Assignment>& assignments, SweepSpec* spec) {
-    for (const Assignment& a : assignments) {
-      if (a.name == kSlowdownVariable) {
-        spec->test_only_uniform_slowdown = std::strtod(a.value.c_str(), nullptr);
-        continue;
-      }
-      const char* old = std::getenv(a.name.c_str());
-      saved_.push_back({a.name, old ? std::optional<std::string>(old) : std::nullopt});
-      setenv(a.name.c_str(), a.value.c_str(), 1);
-    }
-  }
-  ~ScopedVariant() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        setenv(it->first.c_str(), it->second->c_str(), 1);
-      } else {
-        unsetenv(it->first.c_str());
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
-// The sweep keys the flags (or the config) set to something else than the defaults: in --baseline mode they must
-// agree with the baseline's spec (the gate runs the same spec). TEST ONLY settings may differ.
-std::vector<std::string> SpecConflicts(const SweepSpec& given, const SweepSpec& baseline) {
-  auto defaults = ToSpec(SweepFlags{});
-  const nlohmann::json g = SpecToJson(given), d = defaults.ok() ? SpecToJson(*defaults) : nlohmann::json::object(),
-                       b = SpecToJson(baseline);
-  std::vector<std::string> out;
-  for (const auto& [key, value] : g.items()) {
-    if (key.rfind("test_only_", 0) == 0 || key == "explain_factors") continue;
-    if (d.contains(key) && d[key] == value) continue;  // not set
-    if (!b.contains(key) || b[key] != value) {
-      out.push_back(key + " " + value.dump() + " (the baseline's: " + (b.contains(key) ? b[key].dump() : "none") + ")");
-    }
-  }
-  return out;
-}
-
 struct Runner {
   const GateOptions& o;
   std::vector<BackendDescription> backends;
@@ -164,8 +91,10 @@ struct Runner {
     return OkStatus();
   }
 
-  PipelineOutcome Run(const SweepSpec& spec, const std::string& out) {
-    PipelineRequest request;
+  PipelineOutcome Run(const SweepSpec& spec, const std::string& out, const app::Variant& variant = {}) {
+    app::PipelineRequest request;
+    request.rank_env = variant.rank_env;
+    request.tool = ToolIdentity();
     request.plan = &plan;
     request.spec = spec;
     request.command = Invocation();
@@ -175,25 +104,11 @@ struct Runner {
   }
 };
 
-// A result as a baseline keeps it: without raw samples (the sidecar they were in is the run's, not the baseline's).
-std::string BaselineText(result::ResultFile file) {
-  for (result::PointResult& p : file.points) p.samples_us = result::SampleSet{0, {}, ""};
-  return result::ResultFileToJson(file).dump(1) + "\n";
-}
-
 // The new result's exports (--prom, --csv, --trace); false (with the error line) when one could not be written.
 bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o) {
   Status s = WriteExports(file, result_path, o.exports);
   if (!s.ok()) std::fprintf(stderr, "commbench: error: %s\n", s.message().c_str());
   return s.ok();
-}
-
-bool CompleteAndCorrect(const result::ResultFile& file) {
-  if (file.trailer.status != result::RunStatus::kComplete) return false;
-  for (const result::PointResult& p : file.points) {
-    if (!p.correct) return false;
-  }
-  return true;
 }
 
 int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now) {
@@ -229,16 +144,12 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
   }
   auto base = gate::LoadComparable(o.baseline);
   if (!base.ok()) return Fail(base.status().message());
-  const std::vector<std::string> conflicts = SpecConflicts(given, base->header.spec);
+  const std::vector<std::string> conflicts = SpecConflicts(given, base->header.spec, *ToSpec(SweepFlags{}));
   if (!conflicts.empty()) {
     return Fail("the flags ask for another sweep than the baseline records: " + conflicts.front() +
                 " (accepted: the baseline's own spec; measure a new baseline with --update-baseline)");
   }
-  SweepSpec spec = base->header.spec;  // the same spec, repeats included
-  spec.explain_factors.clear();
-  spec.test_only_uniform_slowdown = given.test_only_uniform_slowdown;
-  spec.test_only_slow_rank = given.test_only_slow_rank;
-  spec.test_only_hang_rank = given.test_only_hang_rank;
+  const SweepSpec spec = app::GateSpec(base->header.spec, given);  // the same spec, repeats included
   Runner runner{o, {}, {}};
   Status ready = runner.Prepare(spec);
   if (!ready.ok()) return Fail(ready.message());
@@ -263,33 +174,6 @@ int RunBaselineGate(GateOptions o, const SweepSpec& given) {
   return 0;
 }
 
-// The repeats of one variant, each a one-repeat result, as one result: each point's repeats in one record.
-result::ResultFile MergeRepeats(const std::vector<result::ResultFile>& runs, int64_t repeats) {
-  result::ResultFile merged;
-  if (runs.empty()) return merged;
-  merged.header = runs.front().header;
-  merged.header.spec.repeats = repeats;
-  merged.trailer = runs.back().trailer;
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<result::PointResult>> by_id;
-  for (const result::ResultFile& run : runs) {
-    for (const result::PointResult& p : run.points) {
-      if (by_id[p.id].empty()) order.push_back(p.id);
-      by_id[p.id].push_back(p);
-    }
-    if (run.trailer.status == result::RunStatus::kPartial) {
-      merged.trailer.status = result::RunStatus::kPartial;
-      merged.trailer.failure = run.trailer.failure;
-    }
-  }
-  if (static_cast<int64_t>(runs.size()) < repeats && merged.trailer.status == result::RunStatus::kComplete) {
-    merged.trailer.status = result::RunStatus::kPartial;
-    merged.trailer.failure = "ran " + std::to_string(runs.size()) + " of " + std::to_string(repeats) + " repeats";
-  }
-  for (const std::string& id : order) merged.points.push_back(result::CombineRepeats(std::move(by_id[id])));
-  return merged;
-}
-
 int RunAbGate(GateOptions o, const SweepSpec& given) {
   auto a = ParseVariant(o.a, "--a");
   if (!a.ok()) return Fail(a.status().message());
@@ -299,7 +183,7 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   if (writable.ok() && !o.out_a.empty()) writable = CheckWritableOutput(o.out_a);
   if (!writable.ok()) return Fail(writable.message());
   for (const auto* side : {&*a, &*b}) {
-    for (const Assignment& v : *side) o.compare.varied_variables.insert(v.name);
+    for (const std::string& name : side->Names()) o.compare.varied_variables.insert(name);
   }
   SweepSpec once = given;
   once.repeats = 1;
@@ -311,17 +195,14 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   std::fprintf(stderr, "commbench gate: --ab: %zu points, %lld repeats a side, A and B alternating\n",
                runner.plan.point_count(), static_cast<long long>(given.repeats));
   std::vector<result::ResultFile> runs[2];
-  const std::vector<Assignment>* variants[2] = {&*a, &*b};
+  const app::Variant* variants[2] = {&*a, &*b};
   bool failed = false;
   for (int64_t r = 0; r < given.repeats && !failed; ++r) {
     for (int v = 0; v < 2 && !failed; ++v) {
       SweepSpec spec = once;
-      PipelineOutcome run;
-      {
-        ScopedVariant scoped(*variants[v], &spec);
-        if (!o.quiet) std::fprintf(stderr, "commbench gate: repeat %lld, variant %c\n", static_cast<long long>(r + 1), "AB"[v]);
-        run = runner.Run(spec, dir.path() + "/" + "ab"[v] + "-" + std::to_string(r) + ".json");
-      }
+      if (variants[v]->uniform_slowdown) spec.test_only_uniform_slowdown = *variants[v]->uniform_slowdown;
+      if (!o.quiet) std::fprintf(stderr, "commbench gate: repeat %lld, variant %c\n", static_cast<long long>(r + 1), "AB"[v]);
+      PipelineOutcome run = runner.Run(spec, dir.path() + "/" + "ab"[v] + "-" + std::to_string(r) + ".json", *variants[v]);
       if (!run.written.ok()) return Fail(run.written.message());
       failed = !run.failure.empty();
       if (failed) std::fprintf(stderr, "commbench gate: variant %c failed: %s\n", "AB"[v], run.failure.c_str());

@@ -13,7 +13,7 @@
 #include "lib/result/result_file.h"
 #include "lib/sweep/planner.h"
 
-namespace commbench::cli {
+namespace commbench::app {
 
 // The second phase: from the first phase's result (points and diagnosis), the points to add and why.
 struct FollowUp {
@@ -25,6 +25,7 @@ struct FollowUp {
 using PlanFollowUp = std::function<FollowUp(const result::ResultFile& first_phase)>;
 
 struct PipelineRequest {
+  result::ToolInfo tool;  // the binary's name, version and commit, recorded in the result
   const Plan* plan = nullptr;
   SweepSpec spec;       // as requested
   std::string command;  // as typed, for the result file and the confirming commands
@@ -36,6 +37,8 @@ struct PipelineRequest {
   // Runs a plan's launches: the driver's RunPlan (every rank forked here), or an SPMD session's (ranks that a
   // launcher started elsewhere). Empty: the driver.
   std::function<DriverOutcome(const Plan&, const DriverOptions&)> run_plan;
+  // Variables the rank processes get on top of this process's environment (gate --ab's variants).
+  std::vector<std::pair<std::string, std::string>> rank_env;
 };
 
 struct PipelineOutcome {
@@ -48,4 +51,4 @@ struct PipelineOutcome {
 // file is written (partial, with the failure) in every case it can be.
 PipelineOutcome RunPipeline(const PipelineRequest& request);
 
-}  // namespace commbench::cli
+}  // namespace commbench::app

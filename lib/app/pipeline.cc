@@ -1,4 +1,4 @@
-#include "tools/commbench/pipeline.h"
+#include "lib/app/pipeline.h"
 
 #include <unistd.h>
 
@@ -17,9 +17,8 @@
 #include "lib/measure/host_peak.h"
 #include "lib/measure/environment_probe.h"
 #include "lib/result/result_writer.h"
-#include "tools/version.h"
 
-namespace commbench::cli {
+namespace commbench::app {
 namespace {
 
 std::string SelfPath() {
@@ -57,7 +56,7 @@ result::Environment MeasuredEnvironment() {
 
 result::ResultHeader MakeHeader(const PipelineRequest& request) {
   result::ResultHeader header;
-  header.tool = {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT};
+  header.tool = request.tool;
   header.command = request.command;
   header.started_at = Iso8601Now();
   header.spec = request.spec;
@@ -83,6 +82,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   DriverOptions options;
   options.binary = SelfPath();
   options.spec = request.spec;
+  options.rank_env = request.rank_env;
   if (!request.quiet) options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   AggregateOptions aggregate;
   aggregate.sample_cap = request.spec.sample_cap;
@@ -165,4 +165,4 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   return outcome;
 }
 
-}  // namespace commbench::cli
+}  // namespace commbench::app
