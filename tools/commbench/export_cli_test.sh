@@ -11,6 +11,7 @@ MODE="$1"
 BIN="$(realpath "$2")"
 CHECK="$(realpath "$3")"
 SKIP="$(realpath "$4")"
+ACCEPTED="$(realpath "$5")"  # a real accept result (4 hosts, one link capped): verdicts, hosts, suspects
 source "$SKIP"
 PY=/usr/bin/python3  # Debian's, with python3-pandas
 W="$(mktemp -d "${TEST_TMPDIR:-/tmp}/export-test.XXXXXX")"
@@ -89,6 +90,12 @@ run_prometheus() {
   local rc=$?
   echo "promtool check metrics: exit $rc, output: [$(cat promtool.txt)]"
   [[ $rc -eq 0 && ! -s promtool.txt ]] && ok "promtool check metrics: clean" || fail "promtool check metrics"
+  "$BIN" export "$ACCEPTED" --prom accept.prom 2>/dev/null || fail "export of an accept result"
+  "$promtool" check metrics <accept.prom >promtool.txt 2>&1
+  rc=$?
+  echo "promtool check metrics (accept result, $(grep -c '^commbench_acceptance' accept.prom) acceptance series): exit $rc, output: [$(cat promtool.txt)]"
+  [[ $rc -eq 0 && ! -s promtool.txt ]] && grep -q '^commbench_acceptance_host_passed{host=' accept.prom && ok "promtool: accept result clean" ||
+    fail "promtool check metrics on the accept result"
   # the acceptance verdicts too: a real accept result of the repository
   local port started=0
   for attempt in 1 2 3 4 5; do
