@@ -1,5 +1,5 @@
 #!/bin/bash
-# Regenerates the example reports for the reference scenarios (DESIGN.md §4) with the real CLI:
+# Regenerates the example reports for the reference scenarios (docs/design.md §4) with the real CLI:
 #   A  Gloo pair groups on CPU, G = 1..8 (the user report: 0.39 s at G=1, 2.07 s at G=8 on a 48-core Xeon),
 #      as a user runs it, and with --explain so that the A/B points that confirm the cause are in the sweep;
 #   B  NCCL per-parameter allreduce with the H2D copy on the default stream vs its own stream (GPU hosts only;
@@ -42,7 +42,7 @@ scenario() {  # name, then the sweep's flags
   echo "   $((SECONDS - start)) s, $(stat -c %s "$OUT/$name.html") bytes"
 }
 
-# A, exactly as DESIGN §4 says the product must reproduce it out of the box.
+# A, exactly as docs/design.md §4 says the product must reproduce it out of the box.
 scenario scenario_a --groups 1..8
 # A with the confirming A/B runs added by the tool itself (once the CLI has --explain).
 if "$COMMBENCH" sweep --help 2>/dev/null | grep -q -- '--explain'; then
@@ -52,7 +52,7 @@ else
 fi
 
 # B needs NCCL on a GPU.
-# One GPU: groups of one rank each (DESIGN §3); the input copy on the legacy default stream vs a dedicated one.
+# One GPU: groups of one rank each (docs/design.md §3); the input copy on the legacy default stream vs a dedicated one.
 if "$COMMBENCH" env 2>/dev/null | grep -Eq '^  nccl .* available$'; then
   scenario scenario_b --backends nccl --group-size 1 --groups 1..4 --sizes 4K,4M,64M \
     --stream legacy-default,dedicated --h2d pinned --explain

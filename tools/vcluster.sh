@@ -2,7 +2,7 @@
 # A virtual cluster on one machine: K "hosts" as network namespaces joined by a bridge, each with its own address,
 # optionally a capped host link or a capped link between two hosts, and optionally a real redis-server on host 0.
 # Needs root (CAP_NET_ADMIN). Everything it makes is named after the cluster's id and recorded in its state
-# directory, so that `down` removes exactly that, also after a failed `up` (DESIGN.md §9 has the facts).
+# directory, so that `down` removes exactly that, also after a failed `up` (docs/design.md §9 has the facts).
 #
 #   tools/vcluster.sh up DIR --hosts K [--cap-host I:RATE]... [--cap-link I-J:RATE]... [--redis] [--slurm]
 #   tools/vcluster.sh exec DIR I CMD [ARGS...]     run CMD in host I's namespace
@@ -89,7 +89,7 @@ start_redis() {
   die "redis-server on $addr:$port did not answer (log: $dir/redis.log)"
 }
 
-# Slurm 22.05 across the hosts (DESIGN.md §9): a private munged (its own socket, the packaged key), slurmctld in
+# Slurm 22.05 across the hosts (docs/design.md §9): a private munged (its own socket, the packaged key), slurmctld in
 # the root namespace on the bridge address, and `slurmd -N hI` in each host's namespace (nsenter: `ip netns exec`
 # remounts /sys, which slurmd cannot live with). Ports are random so that two clusters can coexist.
 start_slurm() {

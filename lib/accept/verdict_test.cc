@@ -31,7 +31,7 @@ TEST(VerdictTest, HealthyClusterPassesWithNoSuspect) {
   }
   const Check* floor = Find(r, "cluster allreduce 4M busbw floor");
   ASSERT_NE(floor, nullptr);
-  EXPECT_NEAR(floor->measured, 1.0, 0.1);  // DESIGN §5 busbw of the synthetic 1 GB/s network
+  EXPECT_NEAR(floor->measured, 1.0, 0.1);  // docs/design.md §5 busbw of the synthetic 1 GB/s network
   EXPECT_DOUBLE_EQ(floor->limit, 0.5);
   ASSERT_EQ(r.pair_matrices.size(), 1u);
   const PairMatrix& m = r.pair_matrices[0];

@@ -86,7 +86,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   if (!request.quiet) options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   AggregateOptions aggregate;
   aggregate.sample_cap = request.spec.sample_cap;
-  HostLoadMonitor host_load;  // load from outside the ranks, sampled while they run (DESIGN §6)
+  HostLoadMonitor host_load;  // load from outside the ranks, sampled while they run (docs/design.md §6)
   // Independent repeats (--repeats): the whole plan runs again, every launch fresh, so that repeat k of every
   // point runs before repeat k+1 of any. A point is written once, after its last repeat, with every repeat's
   // figures (result::CombineRepeats); the earlier repeats wait as summaries, without their samples.

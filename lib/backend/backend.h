@@ -17,7 +17,7 @@
 
 namespace commbench {
 
-// Where a rank sits (DESIGN §5): world = groups x group_size; group g holds ranks [g*k, (g+1)*k).
+// Where a rank sits (docs/design.md §5): world = groups x group_size; group g holds ranks [g*k, (g+1)*k).
 struct RankPlace {
   int rank = 0;
   int world = 1;

@@ -1,4 +1,4 @@
-// The per-iteration host-to-device copy of reference scenario B (DESIGN §4): a minibatch of h2d_bytes copied
+// The per-iteration host-to-device copy of reference scenario B (docs/design.md §4): a minibatch of h2d_bytes copied
 // from pageable or pinned host memory into its own device buffer, on the stream the collective uses. It is
 // deliberately independent of the collective's buffers, as the minibatch is of the gradients.
 #pragma once

@@ -2,7 +2,7 @@
 // the same, or can this data not tell? The evidence is one median per
 // independent repeat (a fresh launch) on each side, never the iterations of one
 // launch: those share the launch's placement and neighbours, so thousands of
-// them make a 1 % drift between launches look significant (DESIGN.md §7). Pure
+// them make a 1 % drift between launches look significant (docs/design.md §7). Pure
 // functions, fixed seeds.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Probes this host for the environment fingerprint every result carries (DESIGN §5): host, CPU, cores and
+// Probes this host for the environment fingerprint every result carries (docs/design.md §5): host, CPU, cores and
 // affinity, memory, library versions and the NCCL_*, GLOO_*, CUDA_*, OMP_* variables — no other variables, they
 // can hold secrets.
 #pragma once

@@ -1,7 +1,7 @@
 // Watches the host while ranks run: per-CPU busy time from /proc/stat and the CPU time of every process from
 // /proc/[pid]/stat, sampled on a background thread at a modest rate. For a point's timed window it tells how much
 // CPU the host spent, how much of it was the run's own (this process, the monitor, the ranks and anything they
-// spawned) and which processes outside the run took the rest (DESIGN §6, load from outside the ranks).
+// spawned) and which processes outside the run took the rest (docs/design.md §6, load from outside the ranks).
 #pragma once
 
 #include <sys/types.h>

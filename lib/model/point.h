@@ -11,7 +11,7 @@
 
 namespace commbench {
 
-// One measured configuration (DESIGN §5 topology: world = groups x group_size).
+// One measured configuration (docs/design.md §5 topology: world = groups x group_size).
 struct Point {
   std::string backend;
   Collective op = Collective::kAllreduce;

@@ -1,5 +1,5 @@
 // JSON forms of the sweep's vocabulary: points travel to the worker ranks in the plan file and come back in
-// the result file; the spec is recorded verbatim in the result (DESIGN §5).
+// the result file; the spec is recorded verbatim in the result (docs/design.md §5).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -44,7 +44,7 @@ struct SweepSpec {
   int64_t max_iters = loop_defaults::kMaxIters;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
   // Independent repeats: every point runs this many times, each time in a fresh launch, interleaved (repeat 1 of
-  // every point, then repeat 2, ...). The gate's evidence is one median per repeat (DESIGN §7).
+  // every point, then repeat 2, ...). The gate's evidence is one median per repeat (docs/design.md §7).
   int64_t repeats = 1;
 
   // Run control.

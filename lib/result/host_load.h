@@ -1,5 +1,5 @@
 // CPU time the host spent during a point's timed window, split into the ranks' own and that of processes outside
-// the run: the evidence for "load from outside the ranks" (DESIGN §6). The result file's points[].host_load.
+// the run: the evidence for "load from outside the ranks" (docs/design.md §6). The result file's points[].host_load.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

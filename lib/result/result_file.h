@@ -34,7 +34,7 @@ struct HostPeaks {
   double tcp_loopback_gbps = 0;
 };
 
-// The environment fingerprint (DESIGN §5) is open-ended (backend versions, GPU, variables), so it is kept
+// The environment fingerprint (docs/design.md §5) is open-ended (backend versions, GPU, variables), so it is kept
 // verbatim; the reader checks the fields every consumer relies on and exposes them typed.
 struct Environment {
   nlohmann::json fingerprint = nlohmann::json::object();

@@ -1,4 +1,4 @@
-// Bandwidth as nccl-tests defines it (DESIGN §5), in decimal GB/s. `bytes` is the nccl-tests "size": the
+// Bandwidth as nccl-tests defines it (docs/design.md §5), in decimal GB/s. `bytes` is the nccl-tests "size": the
 // allreduce buffer, or the full gathered / scattered buffer (per-rank count x typesize x n).
 #pragma once
 

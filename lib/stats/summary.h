@@ -1,4 +1,4 @@
-// Summaries of per-iteration samples (DESIGN §5): min, percentiles, mean, stddev, CV and a bootstrap 95% CI
+// Summaries of per-iteration samples (docs/design.md §5): min, percentiles, mean, stddev, CV and a bootstrap 95% CI
 // of the median. Pure functions.
 #pragma once
 

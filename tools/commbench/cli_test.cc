@@ -68,7 +68,8 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--html", "/nonexistent/dir/r.html"}, "cannot write /nonexistent/dir/r.html"},
       {{"run", "--cpus", "99"}, "--cpus 99: CPU 99 is not available to this process"},
       {{"run", "--warmup", "99999999999999999999"}, "--warmup: invalid value '99999999999999999999' (accepted: "},
-      // Numbers past their type's range are refused as typed, not saturated (DESIGN: bad input names the value).
+      // Numbers past their type's range are refused as typed, not saturated (docs/design.md §8: bad input names
+      // the value).
       {{"sweep", "--iters", "99999999999999999999"}, "--iters: invalid value '99999999999999999999' (accepted: "},
       {{"sweep", "--sample-cap", "-1"}, "--sample-cap: invalid value"},
       {{"sweep", "--timeout", "1e999"}, "--timeout: invalid value '1e999' (accepted: a finite decimal number"},

@@ -1,4 +1,4 @@
-// `commbench gate`: the CI performance-regression gate (DESIGN §7, issue 13).
+// `commbench gate`: the CI performance-regression gate (docs/design.md §7, issue 13).
 //   gate --baseline BASE.json   runs the sweep BASE records (its spec, repeats included) and compares the result
 //                               with BASE (lib/gate); --update-baseline then writes the new result over BASE.
 //   gate --ab --a K=V --b K=V   runs variant A and variant B alternately in this job (A B A B ..., one repeat

@@ -1,6 +1,6 @@
-// The planted-cause suite (issue 4, DESIGN §6): each test plants one cause of growth with a real sweep (real
+// The planted-cause suite (issue 4, docs/design.md §6): each test plants one cause of growth with a real sweep (real
 // rank processes, Gloo over loopback TCP) and checks, from the result file, that the diagnosis ranks that cause
-// first with the right status and confirms nothing else. Plus reference scenario A (DESIGN §4) with defaults.
+// first with the right status and confirms nothing else. Plus reference scenario A (docs/design.md §4) with defaults.
 //
 // These are timing tests on whatever host runs them, so every plant is chosen to be large next to timing noise
 // (a world barrier costs orders of magnitude, a rank sleeps 2 ms per iteration, ...) and each test prints the
@@ -316,7 +316,8 @@ TEST(PlantedCauses, ControlWithAbAxesConfirmsNothing) {
   for (const json& f : r["findings"]) EXPECT_NE(f["status"], "confirmed") << Digest(r);
 }
 
-// Reference scenario A (DESIGN §4): `commbench sweep --groups 1..8` with the default sizes (a shorter time budget).
+// Reference scenario A (docs/design.md §4): `commbench sweep --groups 1..8` with the default sizes (a shorter time
+// budget).
 // Whatever the host, the small-message series must be found growing once the ranks outnumber the cores, and the
 // CPU-oversubscription finding must state this host's cores and where the ranks outnumber them, with the data's
 // own numbers. (Which of the CPU findings ranks first depends on how busy the host is: a host busy with other

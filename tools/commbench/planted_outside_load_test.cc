@@ -1,4 +1,4 @@
-// Planted cause (c), load from outside the ranks (DESIGN §6): a real busy process that is not part of the run
+// Planted cause (c), load from outside the ranks (docs/design.md §6): a real busy process that is not part of the run
 // spins on the ranks' core during a real small sweep. The diagnosis must name it first (outside_load, suspected:
 // nothing in a sweep can toggle another process) and confirm nothing. The control runs the same sweep without
 // it. Tagged "exclusive": tests beside it would themselves be outside load.

@@ -106,7 +106,7 @@ std::vector<const result::RankTime*> GroupRanks(const result::PointResult& p, in
 }
 
 // A group's busbw from its own median time: the point's busbw scaled by time (same bytes, same group size), or
-// DESIGN §5's formula where the point has no busbw.
+// docs/design.md §5's formula where the point has no busbw.
 double GroupBusbw(const result::PointResult& p, const result::GroupTime& g) {
   if (g.p50_us <= 0) return kNaN;
   if (p.busbw_gbps > 0 && p.time_us.p50 > 0) return p.busbw_gbps * p.time_us.p50 / g.p50_us;

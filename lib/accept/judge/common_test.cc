@@ -31,7 +31,7 @@ TEST(CommonTest, GroupBusbwFromItsOwnTime) {
   p.point.group_size = 4;
   result::GroupTime g;
   g.p50_us = 1000;
-  // No point busbw: DESIGN §5's formula, 2 (n-1)/n bytes per second.
+  // No point busbw: docs/design.md §5's formula, 2 (n-1)/n bytes per second.
   EXPECT_NEAR(GroupBusbw(p, g), (1 << 20) / 1e6 * 1.5, 1e-9);
   // With one: scaled by the group's time against the point's.
   p.busbw_gbps = 2;

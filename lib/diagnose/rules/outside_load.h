@@ -1,4 +1,4 @@
-// Load from outside the ranks (DESIGN §6): processes that are not part of the run took CPU time while points
+// Load from outside the ranks (docs/design.md §6): processes that are not part of the run took CPU time while points
 // were measured (points[].host_load). The outside_load rule (rules.h) names them; NoteOutsideLoad keeps the
 // other findings from attributing that time to the ranks.
 #pragma once
