@@ -143,7 +143,7 @@ class PointRunner {
         PrepareSampledInput();
         // Only where a peer's next op may write this rank's output before the check read it. Elsewhere the group
         // goes on at once: 8 pairs of 400 B Gloo allreduces on 2 cores read 154-217 us per op with this barrier,
-        // 150-157 without it (bench/README.md, "Headline vs the user's loop").
+        // 150-157 without it (bench/archive.md, "Headline vs the user's loop").
         if (!work_->OutputHeldUntilNextRun()) RETURN_IF_ERROR(group_->Barrier());
         continue;
       }

@@ -46,7 +46,7 @@ struct LoopOptions {
   // the output first). The draws come from check_seed, which must be the same on every rank of a group: they
   // decide together which iterations to check. Checks perturb the groups running beside them; on a 2-core host
   // with a barrier after each, 2 pairs of 400 B Gloo ops measured 1.25-1.44x a bare loop at 1/64, 1.06-1.26x at
-  // 1/256, 1.04-1.18x with none (bench/README.md, "Headline vs the user's loop").
+  // 1/256, 1.04-1.18x with none (bench/archive.md, "Headline vs the user's loop").
   double check_rate = loop_defaults::kCheckRate;
   uint64_t check_seed = 0;
   int64_t hang_at_iter = 0;  // TEST ONLY: > 0 stops this rank for good before that timed iteration (1-based)

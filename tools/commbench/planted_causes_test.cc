@@ -160,7 +160,7 @@ const json* ExpectConfirmedFirstUnlessDisturbed(const json& r, const std::string
 // (ms) in a few ops, and 0.1 s held too few of them for the growth to clear 3 standard errors (2 of 10 runs read
 // "no growth"). Pairs instead (G=1..3 on one core vs two) were confirmed in 6 of 10 quiet runs: two cores then
 // hold 2 to 6 ranks, themselves oversubscribed, so the A/B removes only half the growth, the cut a confirmation
-// needs (bench/README.md).
+// needs (bench/archive.md).
 TEST(PlantedCauses, OneCoreIsCpuOversubscription) {
   SKIP_IF_HOST_BUSY();
   json r = Sweep({"--backends", "native", "--groups", "1,2", "--group-size", "1", "--sizes", "1M", "--cpus", "0;0-1",
@@ -278,7 +278,7 @@ TEST(PlantedCauses, PinAloneDoesNotConfirmOversubscription) {
 // one's own A/B for the series named: --sync none, --cpus 0 (one core vs all), --pin compact. The barrier is
 // confirmed by --sync none, and by nothing else; no other cause is confirmed by an A/B that is not its own.
 // With pairs instead (6 ranks at G=3) oversubscription grew the --sync none side too, and the barrier was
-// confirmed in 7 of 10 quiet runs (bench/README.md).
+// confirmed in 7 of 10 quiet runs (bench/archive.md).
 TEST(PlantedCauses, ExplainRunsEachSuspectsOwnAb) {
   json r = Sweep({"--groups", "1..3", "--group-size", "1", "--sizes", "400", "--sync", "world-barrier", "--explain",
                   "--time-budget", "0.3"});

@@ -134,7 +134,7 @@ class GlooCommunicator : public Communicator {
   // (control_plane.h says why a late rank then costs no CPU). gloo::barrier, which sets up a buffer on every call,
   // was far dearer where ranks outnumber cores: 8 pairs of 400 B allreduces on 2 cores with a group barrier after
   // each sampled check (1 in 256 iterations) read 253-294 us per op with it, 182-218 with this one, 137-198
-  // without checks (bench/README.md, "Headline vs the user's loop").
+  // without checks (bench/archive.md, "Headline vs the user's loop").
   static StatusOr<std::unique_ptr<Communicator>> Create(std::shared_ptr<gloo::Context> context, RankPlace place) {
     std::unique_ptr<GlooCommunicator> comm(new GlooCommunicator(std::move(context), place));
     if (comm->context_->size > 1) {

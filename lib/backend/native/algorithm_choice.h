@@ -1,4 +1,4 @@
-// What `--algos auto` runs: by transport, collective, message size and rank count (bench/README.md has the
+// What `--algos auto` runs: by transport, collective, message size and rank count (bench/archive.md has the
 // measurements behind the thresholds).
 #pragma once
 

@@ -22,7 +22,7 @@ void Reduce(DataType dtype, ReduceOp op, void* dst, const void* a, const void* b
 void ReduceMany(DataType dtype, ReduceOp op, void* dst, const void* const* srcs, int n, size_t count);
 
 // memcpy for buffers that do not overlap, except that from StreamingThresholdBytes() up dst is written with
-// non-temporal stores (no read-for-ownership of dst; faster than glibc's memcpy there, bench/README.md).
+// non-temporal stores (no read-for-ownership of dst; faster than glibc's memcpy there, bench/archive.md).
 void Copy(void* dst, const void* src, size_t bytes);
 
 // The scalar reference the kernels are tested against: one element at a time, same semantics.

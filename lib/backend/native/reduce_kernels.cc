@@ -42,7 +42,7 @@ CB_INLINE void Loop2(T* __restrict d, const T* __restrict b, size_t n) {
 // with two inputs and 19-20 GB/s with four. Results are those of the tiled path: the same conversions
 // (vcvtph2ps / vcvtps2ph with round to nearest even; bf16 widened by a shift and narrowed with Bf16Narrow's
 // rounding and quiet NaN) and the same f32 ops in the same order (OpMax/OpMin's NaN-propagating select). Large
-// outputs stream straight from the registers, no L1 tile (bench/README.md).
+// outputs stream straight from the registers, no L1 tile (bench/archive.md).
 
 template <typename Op>
 __attribute__((target("avx2,f16c"))) CB_INLINE __m256 ApplyPs(__m256 a, __m256 b) {
@@ -101,7 +101,7 @@ __attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const
 // outputs; smaller ones take the auto-vectorised loops of TypedMany). Going through StreamedOut's
 // tile instead alternates bursts of loads (reducing a tile) with bursts of streaming stores (writing it out), so
 // fewer memory requests are in flight at a time: at 512 MiB an 8 KiB tile reached 62-79 % of memcpy's bandwidth,
-// loads and stores interleaved in one loop 80-103 % (bench/README.md). One template serves every dtype and op
+// loads and stores interleaved in one loop 80-103 % (bench/archive.md). One template serves every dtype and op
 // through the GCC vector extension; the function's target picks the instructions.
 
 template <typename T, int kBytes>

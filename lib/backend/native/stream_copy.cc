@@ -18,7 +18,7 @@ using internal::StreamingThreshold;
 
 // A large copy, src unaligned: one 64-byte line from each of four 4 KiB pages in turn, as glibc's large memcpy
 // does. One read stream alone leaves the hardware prefetcher fewer lines in flight: at 512 MiB a plain loop
-// reached 20-21 GB/s, four pages 25 GB/s, glibc's memcpy 23 GB/s (bench/README.md). Lines are copied with
+// reached 20-21 GB/s, four pages 25 GB/s, glibc's memcpy 23 GB/s (bench/archive.md). Lines are copied with
 // kVec-byte vectors; the rest after the last whole four pages goes in order. A macro, as CB_FUSED_STREAM_LOOP
 // (reduce_kernels.cc): the vector copy's intrinsics need the enclosing function's target.
 constexpr size_t kPage = 4096, kPages = 4, kLine = 64;

@@ -27,14 +27,14 @@ namespace internal {
 
 // Whether an output of `bytes` is written with streaming stores. Accumulate (dst == srcs[0]) never does: its dst lines
 // are read anyway, so there is no read-for-ownership to save, and streaming them out measured 25-60 % slower
-// than ordinary stores at 16 MiB .. 512 MiB (bench/README.md).
+// than ordinary stores at 16 MiB .. 512 MiB (bench/archive.md).
 CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
   return dst != first_src && bytes >= StreamingThreshold().load(std::memory_order_relaxed);
 }
 
 // How far ahead of the loads the streaming loops prefetch each input. Without it, the kernels whose loops are long
 // per cache line (bf16: about 40 instructions per 64 bytes of output) keep fewer lines in flight than the out-of-
-// order window allows and reach 67-72 % of memcpy at 512 MiB; with it 93-94 % (bench/README.md).
+// order window allows and reach 67-72 % of memcpy at 512 MiB; with it 93-94 % (bench/archive.md).
 constexpr size_t kPrefetchAheadBytes = 4096;
 
 CB_INLINE void PrefetchAhead(const void* p) {
@@ -60,7 +60,7 @@ CB_INLINE bool StreamedParts(T* d, size_t count, Part part) {
 
 // Output bytes per streamed tile (the portable half kernels'). Small, so that loads and streaming stores stay
 // interleaved: when full-width reductions still went through tiles, four f32 inputs at 512 MiB reached 85-86 % of
-// memcpy with 512-byte tiles and 65-76 % with 8 KiB tiles (bench/README.md).
+// memcpy with 512-byte tiles and 65-76 % with 8 KiB tiles (bench/archive.md).
 constexpr size_t kStreamTileBytes = 512;
 
 // Copies `bytes` (a multiple of 16) from the 16-byte aligned src to the 16-byte aligned dst without reading dst

@@ -11,7 +11,7 @@ namespace internal {
 // collective) reads it, and on this host streaming measured a few % slower at 4-16 MiB; at 64 and 512 MiB it
 // measured faster (no read-for-ownership of dst). The cap: a VM's sysconf reports a last-level cache that need not
 // be the guest's (480 MiB here, while this host's memcpy falls to memory speed between 32 and 64 MiB, a working set
-// of 64-128 MiB), and the reported size alone would stream only from 160 MiB. bench/README.md has the measurement.
+// of 64-128 MiB), and the reported size alone would stream only from 160 MiB. bench/archive.md has the measurement.
 size_t StreamingThresholdForL3(long l3_bytes) {
   constexpr size_t kCap = kStreamingThresholdCap;
   if (l3_bytes <= 0) return kCap;

@@ -3,7 +3,7 @@
 //  - More ranks than usable cores: never pause-spin (a spinning rank keeps the very peer it waits for off the
 //    core; Gloo's busy-poll mode is 1000x slower so). Poll with sched_yield between polls for up to 2 ms instead,
 //    which hands the core straight to a runnable peer, then sleep. Measured at 8 ranks on 2 cores: 8-15 us per
-//    64 B allreduce with yielding polls, 34-58 us when sleeping at once (bench/README.md).
+//    64 B allreduce with yielding polls, 34-58 us when sleeping at once (bench/archive.md).
 #pragma once
 
 #include <atomic>
