@@ -1,6 +1,7 @@
 #include "lib/export/prometheus.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -90,6 +91,9 @@ Labels PointLabels(const Point& p) {
   return l;
 }
 
+// Microseconds to seconds, to the nanosecond (the clock's resolution; the file's times are written so too).
+double Seconds(double us) { return std::round(us * 1e3) / 1e9; }
+
 Labels With(Labels l, const std::string& key, const std::string& value) {
   l.push_back({key, value});
   return l;
@@ -122,15 +126,15 @@ void AddPoint(const result::PointResult& p, Exposition* e) {
   const std::pair<const char*, double> quantiles[] = {{"0", p.time_us.min}, {"0.5", p.time_us.p50},
                                                       {"0.95", p.time_us.p95}, {"0.99", p.time_us.p99},
                                                       {"1", p.time_us.max}};
-  for (const auto& [q, us] : quantiles) e->Add("commbench_op_duration_seconds", "summary", op_help, With(l, "quantile", q), us * 1e-6);
+  for (const auto& [q, us] : quantiles) e->Add("commbench_op_duration_seconds", "summary", op_help, With(l, "quantile", q), Seconds(us));
   const double n = static_cast<double>(p.time_us.n);
-  e->Add("commbench_op_duration_seconds", "summary", op_help, l, p.time_us.mean * n * 1e-6, "_sum");
+  e->Add("commbench_op_duration_seconds", "summary", op_help, l, Seconds(p.time_us.mean * n), "_sum");
   e->Add("commbench_op_duration_seconds", "summary", op_help, l, n, "_count");
   e->Add("commbench_op_loop_cost_seconds", "gauge",
          "What a loop of these operations costs per op (the console's loop column; the growth fits read it).", l,
-         p.time_us.mean * 1e-6);
+         Seconds(p.time_us.mean));
   e->Add("commbench_op_rank_mean_seconds", "gauge", "Median over iterations of the mean across ranks (nccl-tests' time).",
-         l, p.time_us_rank_mean.p50 * 1e-6);
+         l, Seconds(p.time_us_rank_mean.p50));
   e->Add("commbench_algbw_bytes_per_second", "gauge", "Algorithm bandwidth per group (nccl-tests' algbw).", l, p.algbw_gbps * 1e9);
   e->Add("commbench_busbw_bytes_per_second", "gauge", "Bus bandwidth per group (nccl-tests' busbw).", l, p.busbw_gbps * 1e9);
   e->Add("commbench_aggregate_busbw_bytes_per_second", "gauge", "Bus bandwidth summed over the groups that run at once.",
@@ -148,7 +152,7 @@ void AddPoint(const result::PointResult& p, Exposition* e) {
   }
   for (const auto& [host, us] : host_p50) {
     e->Add("commbench_host_op_median_seconds", "gauge", "Per host: the slowest median op time among its ranks.",
-           With(l, "host", host), us * 1e-6);
+           With(l, "host", host), Seconds(us));
   }
 }
 
@@ -158,7 +162,7 @@ void AddGrowth(const result::ResultFile& f, Exposition* e) {
     l.erase(std::remove_if(l.begin(), l.end(), [](const auto& kv) { return kv.first == "groups"; }), l.end());
     e->Add("commbench_growth_per_group_seconds", "gauge",
            "Slope of the loop cost against the group count (the console's growth line), per added group.", l,
-           fit.slope_us_per_group * 1e-6);
+           Seconds(fit.slope_us_per_group));
   }
 }
 

@@ -85,9 +85,9 @@ TEST(PrometheusTest, CarriesThePointsFiguresInBaseUnits) {
                              "\",group_size=\"2\",size=\"" + std::to_string(first.point.bytes) + "\",sync=\"none\"";
   ASSERT_TRUE(p.series.count("commbench_busbw_bytes_per_second{" + labels + "}")) << labels;
   EXPECT_DOUBLE_EQ(p.series.at("commbench_busbw_bytes_per_second{" + labels + "}"), first.busbw_gbps * 1e9);
-  EXPECT_DOUBLE_EQ(p.series.at("commbench_op_duration_seconds{" + labels + ",quantile=\"0.5\"}"), first.time_us.p50 * 1e-6);
+  EXPECT_NEAR(p.series.at("commbench_op_duration_seconds{" + labels + ",quantile=\"0.5\"}"), first.time_us.p50 * 1e-6, 0.5e-9);  // to the ns
   EXPECT_DOUBLE_EQ(p.series.at("commbench_op_duration_seconds_count{" + labels + "}"), static_cast<double>(first.time_us.n));
-  EXPECT_DOUBLE_EQ(p.series.at("commbench_op_loop_cost_seconds{" + labels + "}"), first.time_us.mean * 1e-6);
+  EXPECT_NEAR(p.series.at("commbench_op_loop_cost_seconds{" + labels + "}"), first.time_us.mean * 1e-6, 0.5e-9);
   EXPECT_DOUBLE_EQ(p.series.at("commbench_run_timestamp_seconds{}"), 1795251986);  // started_at 2026-11-21T09:06:26Z
   EXPECT_EQ(p.type.at("commbench_op_duration_seconds"), "summary");
   EXPECT_TRUE(p.series.count("commbench_info{tool=\"commbench\",version=\"" + file.header.tool.version +
