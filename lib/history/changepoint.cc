@@ -46,23 +46,6 @@ double ScanSplits(const std::vector<double>& v, const std::vector<int>& cuts, in
   return best;
 }
 
-// The permutation p-value of `observed` on `ranks`, stopping once it cannot reach alpha.
-double PermutationP(std::vector<double> ranks, const std::vector<int>& cuts, double observed,
-                    const ChangePointOptions& o, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  int at_least = 0;
-  const double tolerance = 1e-9 * std::max(1.0, observed);
-  for (int done = 0; done < o.permutations; ++done) {
-    std::shuffle(ranks.begin(), ranks.end(), rng);
-    int ignored = 0;
-    if (ScanSplits(ranks, cuts, &ignored) >= observed - tolerance) ++at_least;
-    if ((1.0 + at_least) / (1.0 + o.permutations) > o.alpha) {
-      return (1.0 + at_least) / (2.0 + done);  // an estimate: past alpha, the rest would not change the verdict
-    }
-  }
-  return (1.0 + at_least) / (1.0 + o.permutations);
-}
-
 // Runs [begin, end) flattened, and the flattened positions where a split leaves min_segment runs each side.
 struct Segment {
   std::vector<double> values;
@@ -79,6 +62,54 @@ Segment Flatten(const std::vector<std::vector<double>>& runs, int begin, int end
     s.values.insert(s.values.end(), runs[r].begin(), runs[r].end());
   }
   return s;
+}
+
+struct Permutations {
+  double p = 1;
+  double critical = 0;  // a statistic above this has p <= alpha (only when p <= alpha: all permutations ran)
+};
+
+// The permutation p-value of `observed` for the runs `runs` (their values already ranks). What is shuffled is the
+// order of the runs, each keeping its repeats: runs are the exchangeable units (repeats of one run share its
+// launch batch and neighbours, so shuffling single repeats would understate the noise). Stops as soon as p can
+// no longer reach alpha.
+Permutations PermutationP(std::vector<std::vector<double>> runs, double observed, const ChangePointOptions& o,
+                          uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int at_least = 0;
+  const double tolerance = 1e-9 * std::max(1.0, observed);
+  const int n = static_cast<int>(runs.size());
+  std::vector<double> stats;
+  for (int done = 0; done < o.permutations; ++done) {
+    std::shuffle(runs.begin(), runs.end(), rng);
+    const Segment shuffled = Flatten(runs, 0, n, o.min_segment);
+    int ignored = 0;
+    stats.push_back(ScanSplits(shuffled.values, shuffled.cuts, &ignored));
+    if (stats.back() >= observed - tolerance) ++at_least;
+    if ((1.0 + at_least) / (1.0 + o.permutations) > o.alpha) {
+      return {(1.0 + at_least) / (2.0 + done), 0};  // an estimate: past alpha, the rest would not change the verdict
+    }
+  }
+  std::sort(stats.rbegin(), stats.rend());
+  const int allowed = std::max(0, static_cast<int>(o.alpha * (1.0 + o.permutations) + 1e-9) - 1);
+  return {(1.0 + at_least) / (1.0 + o.permutations), stats[std::min<size_t>(allowed, stats.size() - 1)]};
+}
+
+// One spike is not a change point: the split at `split` (a run index in [begin, end)) must stay above `critical`
+// with any single run of the segment left out (its values re-ranked without it).
+bool SurvivesLeavingOneOut(const std::vector<std::vector<double>>& runs, int begin, int end, int split,
+                           double critical) {
+  for (int drop = begin; drop < end; ++drop) {
+    std::vector<double> values;
+    int cut = 0;
+    for (int r = begin; r < end; ++r) {
+      if (r == split) cut = static_cast<int>(values.size());
+      if (r != drop) values.insert(values.end(), runs[r].begin(), runs[r].end());
+    }
+    int ignored = 0;
+    if (ScanSplits(Ranks(values), {cut}, &ignored) <= critical) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -119,11 +150,16 @@ std::vector<ChangePoint> FindChangePoints(const std::vector<std::vector<double>>
     int at = -1;
     const double q = ScanSplits(ranks, seg.cuts, &at);
     if (at < 0) continue;
+    std::vector<std::vector<double>> ranked_runs;  // the ranks, run by run
+    for (int r = begin, pos = 0; r < end; pos += static_cast<int>(runs[r].size()), ++r) {
+      ranked_runs.emplace_back(ranks.begin() + pos, ranks.begin() + pos + runs[r].size());
+    }
     const uint64_t seed = options.seed + static_cast<uint64_t>(begin) * 7919 + static_cast<uint64_t>(end);
-    const double p = PermutationP(ranks, seg.cuts, q, options, seed);
-    if (p > options.alpha) continue;
+    const Permutations perm = PermutationP(ranked_runs, q, options, seed);
+    if (perm.p > options.alpha) continue;
     const int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
-    found.push_back({split, p, q});
+    if (!SurvivesLeavingOneOut(runs, begin, end, split, perm.critical)) continue;
+    found.push_back({split, perm.p, q});
     segments.push_back({begin, split});
     segments.push_back({split, end});
   }

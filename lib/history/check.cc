@@ -104,7 +104,10 @@ int CheckResult::ExitCode() const {
 StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History& history) {
   std::map<std::pair<std::string, std::string>, Series> by_key;
   std::vector<std::pair<std::string, std::string>> order;
-  for (const RunEntry& run : history.runs) {
+  // Run order is time order (ISO 8601 UTC sorts as text); runs filed with the same time keep their filing order.
+  std::vector<RunEntry> runs = history.runs;
+  std::stable_sort(runs.begin(), runs.end(), [](const RunEntry& a, const RunEntry& b) { return a.time < b.time; });
+  for (const RunEntry& run : runs) {
     auto file = LoadRun(dir, run);
     if (!file.ok()) return file.status();
     for (const result::PointResult& p : file->points) {

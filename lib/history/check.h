@@ -26,7 +26,7 @@ struct CheckOptions {
 struct Series {
   std::string fingerprint, runner, point_id;
   Point point;
-  std::vector<RunEntry> runs;               // the history's runs holding this point, in filing order
+  std::vector<RunEntry> runs;               // the history's runs holding this point, by time (then filing)
   std::vector<std::vector<double>> repeats;  // each run's per-repeat medians (us)
   std::vector<double> values;               // each run's median of them
 };
@@ -64,7 +64,8 @@ struct CheckResult {
   int ExitCode() const;
 };
 
-// Every series of the history (runs whose file lacks a point are left out of that point's series).
+// Every series of the history, its runs ordered by time, then filing order (runs whose file lacks a point are
+// left out of that point's series).
 StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History& history);
 SeriesCheck CheckSeries(const Series& s, const CheckOptions& options);
 StatusOr<CheckResult> CheckHistory(const std::string& dir, const CheckOptions& options);

@@ -23,7 +23,7 @@ for i in $(seq -w 0 29); do sweep "$OUT/runs/plain-$i.json"; done
 for i in $(seq -w 20 29); do sweep "$OUT/runs/slow-$i.json" --test-only-uniform-slowdown 0.1; done
 for i in $(seq -w 0 19); do "$B" history add "$T/a" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
 for i in $(seq -w 20 29); do "$B" history add "$T/a" "$OUT/runs/slow-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
-# B: two concurrent adders (15 runs each would interleave; here 0-14 and 15-29 race, then order by time).
+# B: two concurrent jobs filing 15 runs each into one history: every add must land.
 ( for i in $(seq -w 0 14); do "$B" history add "$T/b" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || exit 1; done ) &
 p1=$!
 ( for i in $(seq -w 15 29); do "$B" history add "$T/b" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || exit 1; done ) &
@@ -33,11 +33,14 @@ wait $p2 || fail "concurrent adder 2"
 n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['runs']))" "$T/b/history.json")
 [[ "$n" == 30 ]] || fail "concurrent adds: $n runs in the index, expected 30"
 
-"$B" history check "$T/a" --json "$OUT/a.json" --junit "$T/a.xml" --summary "$T/a.md" --html "$OUT/trend-planted.html" \
-  | tee "$OUT/a.txt"
-rc=$?
+# The slowdown started 10 runs ago: a regression for --last 10, an old change (reported, exit 0) for the default 5.
+"$B" history check "$T/a" --last 10 --json "$OUT/a.json" --junit "$T/a.xml" --summary "$T/a.md" \
+  --html "$OUT/trend-planted.html" | tee "$OUT/a.txt"
 rc=${PIPESTATUS[0]}
-[[ $rc == 1 ]] || fail "planted: exit $rc, expected 1"
+[[ $rc == 1 ]] || fail "planted, --last 10: exit $rc, expected 1"
+"$B" history check "$T/a" >"$T/a5.txt"; rc=$?
+[[ $rc == 0 ]] || fail "planted, --last 5: exit $rc, expected 0 (the change is older than the last 5 runs)"
+grep -q "change: slower from run" "$T/a5.txt" || fail "planted, --last 5: the old change is not reported"
 python3 - "$OUT/a.json" <<'PY' || fail "planted: change points"
 import json, sys
 s = json.load(open(sys.argv[1]))["series"]
@@ -51,7 +54,7 @@ grep -q "<failure" "$T/a.xml" || fail "planted: no JUnit failure"
 grep -q "regression" "$T/a.md" || fail "planted: summary"
 [[ -s "$OUT/trend-planted.html" ]] || fail "planted: no trend page"
 
-# B's runs were filed by two racing jobs: order by time as check does? check uses filing order, so re-file in order.
+# The unplanted series in run order (B's order is the race's).
 for i in $(seq -w 0 29); do "$B" history add "$T/c" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add c $i"; done
 "$B" history check "$T/c" --json "$OUT/c.json" --html "$OUT/trend-plain.html" | tee "$OUT/c.txt"
 rc=${PIPESTATUS[0]}

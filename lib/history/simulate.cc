@@ -1,11 +1,12 @@
 // The simulated suite (docs/history.md): detection and false-alarm rates of history check's change points per
 // step size, on series whose noise is resampled from real runs. The spreads: each given result file's per-repeat
-// medians of each point, divided by that point's median over all files (so a repeat's relative deviation).
-// Each simulated series has `--runs` runs of `--repeats` repeats, each drawn from those deviations; with a step,
-// runs from `--at` on are (1 + step) slower. A detection is a change point within one run of `--at`; a false
+// medians of each point, divided by that point's median over all files (a repeat's relative deviation), kept
+// together per run: repeats of one launch batch share its neighbours, so a simulated run is one real run's
+// repeats drawn whole (a block bootstrap), which keeps the run-to-run spread and the correlation inside a run.
+// Each simulated series has `--runs` such runs; with a step, runs from `--at` on are (1 + step) slower. A detection is a change point within one run of `--at`; a false
 // alarm is any other change point (in a series without a step: any change point).
 //
-// usage: simulate [--series N] [--runs 30] [--at 20] [--repeats 3] [--alpha A] RESULT.json...
+// usage: simulate [--series N] [--runs 30] [--at 20] [--alpha A] [--unit repeat|run] RESULT.json...
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,22 +30,25 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::vector<double> Deviations(const std::vector<std::string>& files) {
-  std::map<std::string, std::vector<double>> by_point;
+std::vector<std::vector<double>> Deviations(const std::vector<std::string>& files) {
+  std::map<std::string, std::vector<std::vector<double>>> by_point;
   for (const std::string& f : files) {
     auto file = commbench::gate::LoadComparable(f);
     if (!file.ok()) {
       std::fprintf(stderr, "simulate: %s\n", file.status().message().c_str());
       std::exit(2);
     }
-    for (const auto& p : file->points) {
-      for (double v : commbench::result::RepeatMedians(p)) by_point[p.point.Id()].push_back(v);
-    }
+    for (const auto& p : file->points) by_point[p.point.Id()].push_back(commbench::result::RepeatMedians(p));
   }
-  std::vector<double> dev;
-  for (const auto& [id, values] : by_point) {
-    const double m = Median(values);
-    for (double v : values) dev.push_back(v / m);
+  std::vector<std::vector<double>> dev;
+  for (const auto& [id, runs] : by_point) {
+    std::vector<double> all;
+    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+    const double m = Median(all);
+    for (auto r : runs) {
+      for (double& v : r) v /= m;
+      dev.push_back(r);
+    }
   }
   return dev;
 }
@@ -52,7 +56,10 @@ std::vector<double> Deviations(const std::vector<std::string>& files) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int series = 10000, runs = 30, at = 20, repeats = 3;
+  int series = 10000, runs = 30, at = 20;
+  // --unit repeat (the default, as history check: every repeat's rank, runs shuffled whole) or run (each run's
+  // median alone: less power, shown for comparison).
+  bool per_repeat = true;
   ChangePointOptions options;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -60,21 +67,27 @@ int main(int argc, char** argv) {
     if (a == "--series" && i + 1 < argc) series = std::atoi(argv[++i]);
     else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
     else if (a == "--at" && i + 1 < argc) at = std::atoi(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
     else if (a == "--alpha" && i + 1 < argc) options.alpha = std::atof(argv[++i]);
+    else if (a == "--unit" && i + 1 < argc) per_repeat = std::string(argv[++i]) == "repeat";
     else files.push_back(a);
   }
-  const std::vector<double> dev = Deviations(files);
+  const std::vector<std::vector<double>> dev = Deviations(files);
   if (dev.size() < 10) {
     std::fprintf(stderr, "simulate: give result files with repeats (sweep --repeats R)\n");
     return 2;
   }
-  std::vector<double> sorted = dev;
+  std::vector<double> sorted, medians;
+  for (const auto& r : dev) {
+    sorted.insert(sorted.end(), r.begin(), r.end());
+    medians.push_back(Median(r));
+  }
   std::sort(sorted.begin(), sorted.end());
-  std::printf("spreads: %zu repeat medians from %zu files; relative deviation p5 %.3f, p50 %.3f, p95 %.3f\n",
-              dev.size(), files.size(), sorted[sorted.size() / 20], Median(dev), sorted[sorted.size() * 19 / 20]);
-  std::printf("series: %d per step, %d runs x %d repeats, step from run %d, alpha %g, %d permutations\n\n", series,
-              runs, repeats, at, options.alpha, options.permutations);
+  std::sort(medians.begin(), medians.end());
+  std::printf("spreads: %zu runs (%zu repeat medians) from %zu files; a repeat's relative deviation p5 %.3f, p95 %.3f; "
+              "a run's median p5 %.3f, p95 %.3f\n", dev.size(), sorted.size(), files.size(), sorted[sorted.size() / 20],
+              sorted[sorted.size() * 19 / 20], medians[medians.size() / 20], medians[medians.size() * 19 / 20]);
+  std::printf("series: %d per step, %d runs (each a real run's repeats, drawn whole), step from run %d, alpha %g, "
+              "%d permutations\n\n", series, runs, at, options.alpha, options.permutations);
   std::printf("| step | detected at run %d +- 1 | series with a false alarm |\n|---|---|---|\n", at);
   std::mt19937_64 rng(20261126);
   std::uniform_int_distribution<size_t> pick(0, dev.size() - 1);
@@ -83,7 +96,8 @@ int main(int argc, char** argv) {
     for (int s = 0; s < series; ++s) {
       std::vector<std::vector<double>> v(runs);
       for (int r = 0; r < runs; ++r) {
-        for (int k = 0; k < repeats; ++k) v[r].push_back(dev[pick(rng)] * (r >= at ? 1 + step : 1));
+        for (double d : dev[pick(rng)]) v[r].push_back(d * (r >= at ? 1 + step : 1));
+        if (!per_repeat) v[r] = {Median(v[r])};
       }
       bool hit = false, other = false;
       for (const auto& cp : FindChangePoints(v, options)) {

@@ -68,7 +68,7 @@
       lo: (l.band_us || [])[0], hi: (l.band_us || [])[1]}));
     const changes = (s.changes || []).map((c) => ({at: c.index - 0.5, label: (c.direction === 'slower' ? '+' : '') +
       (100 * (c.ratio - 1)).toFixed(1) + ' % at run ' + c.index + ' (' + str(c.commit) + '), p ' + fmtP(c.p_value)}));
-    const x = {field: 'run', type: 'quantitative', title: 'run (filing order)', scale: {domain: [-0.5, last + 0.5]}};
+    const x = {field: 'run', type: 'quantitative', title: 'run (time order)', scale: {domain: [-0.5, last + 0.5], nice: false}};
     const y = {type: 'quantitative', title: 'time per op (µs)', scale: {zero: false}};
     const layers = [
       {data: {values: levels}, mark: {type: 'rect', opacity: 0.15, color: '#4c78a8'},
