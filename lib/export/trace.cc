@@ -56,21 +56,20 @@ double RankLane(const result::PointResult& p, const result::RankTime& r, const s
     const double begin = Us(loop_start - r.setup_s * 1e6);
     events->push_back(Complete("set-up", "setup", pid, tid, begin, Us(loop_start) - begin, json{{"point", p.id}}));
   }
-  const double n = static_cast<double>(std::max<int64_t>(1, p.iters));
-  const double gap = std::max(0.0, r.wall_s * 1e6 / n - r.time_us.mean);
   double t = Us(loop_start);
   json iterations = json::array();
   if (kept) {
     for (size_t i = 0; i < kept->size(); ++i) {
       const double dur = Us((*kept)[i]);
       iterations.push_back(Complete("iteration " + std::to_string(i), "iteration", pid, tid, t, dur, json()));
-      t = Us(t + dur + (i + 1 < kept->size() ? gap : 0));
+      t = Us(t + dur);
     }
   }
   const double end = std::max(Us(loop_start + r.wall_s * 1e6), t);
   json args = {{"point", p.id}, {"rank", r.rank}, {"group", r.group}, {"host", r.host}, {"pid", r.pid},
                {"iters", p.iters}, {"iterations_shown", kept ? kept->size() : 0}, {"checked_iters", r.checked_iters},
-               {"p50_us", r.time_us.p50}, {"mean_us", r.time_us.mean}, {"setup_s", r.setup_s}};
+               {"p50_us", r.time_us.p50}, {"mean_us", r.time_us.mean}, {"setup_s", r.setup_s},
+               {"loop_wall_us", r.wall_s * 1e6}};
   events->push_back(Complete(p.id, "loop", pid, tid, loop_start, end - Us(loop_start), std::move(args)));
   for (json& e : iterations) events->push_back(std::move(e));
   return end;
@@ -125,8 +124,9 @@ json ToTraceEvents(const result::ResultFile& file) {
                 {"started_at", h.started_at},
                 {"host", h.environment.host},
                 {"time_axis",
-                 "points end to end in file order; a rank's kept iterations back to back from its loop's start, "
-                 "spaced by its loop's pace"}};
+                 "points end to end in file order; a rank's kept iterations back to back from its loop's start "
+                 "(the result keeps their durations, not their starts); its loop event spans its timed loop's wall "
+                 "time, so what it spent outside the operations shows as the loop's tail"}};
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}};
 }
 

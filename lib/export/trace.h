@@ -4,9 +4,11 @@
 // set-up and timed loop, and inside the loop one event per kept iteration (the samples the sweep kept: the first
 // --sample-cap of each rank). A process 0 ("commbench") carries one event per point with the point's axes and
 // statistics as args. Points lie end to end in file order; within a point every rank's loop starts once the
-// slowest set-up is done, and its kept iterations follow back to back, spaced by what its loop spent between
-// operations (its loop's wall / iterations minus its mean op time). A straggler's group shows as longer lanes.
-// The file does not record where each check or barrier fell, only how many checks each rank ran: they are args.
+// slowest set-up is done. The result keeps each kept iteration's duration, not its start: they lie back to back
+// from the loop's start, and the loop event spans the rank's timed loop (its wall time), so what the loop spent
+// outside the operations (checks, barriers, waiting for other groups) shows as the loop's tail. A straggler's
+// group shows as longer iteration lanes. The file does not record where each check or barrier fell, only how many
+// checks each rank ran: they are args of its loop event.
 #pragma once
 
 #include <string>
