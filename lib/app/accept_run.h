@@ -1,0 +1,45 @@
+// Acceptance's run: the planned phases (accept_plan.h) through the pipeline into one result file, the first phase
+// the pipeline's plan and each later one a follow-up that the verdict so far asks for; the verdict of the whole
+// goes into the file's trailer.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "lib/accept/profile.h"
+#include "lib/accept/verdict.h"
+#include "lib/app/accept_plan.h"
+#include "lib/app/pipeline.h"
+#include "lib/core/status.h"
+#include "lib/launch/spmd.h"
+
+namespace commbench::app {
+
+struct AcceptRequest {
+  result::ToolInfo tool;  // recorded in the result
+  std::string command;    // as typed
+  std::string out;        // the result file
+  bool quiet = false;     // no progress lines (and no on_phase calls)
+  // The driver's RunPlan, or an SPMD session's.
+  std::function<DriverOutcome(const Plan&, const DriverOptions&)> run_plan;
+  std::function<void(const PlannedPhase&)> on_phase;  // each phase after the first, as it starts
+};
+
+struct AcceptOutcome {
+  PipelineOutcome pipeline;
+  accept::AcceptanceReport report;  // the verdict of the whole, as the result file records it
+};
+
+// Runs `phases` (PlanAll done) from `base`. InvalidArgument when no phase can run here (nothing runs).
+StatusOr<AcceptOutcome> RunAcceptance(AcceptPhases* phases, const SweepSpec& base, const AcceptRequest& request);
+
+// What this host shows of what the profile expects: "" or "no interface IFACE" (published with a rank's arrival).
+std::string HostProblem(const accept::Profile& profile);
+
+// The local launcher's acceptance: every rank on this host (127.0.0.1), as many as the profile expects per host
+// (2 if it does not say), each with this host's problem.
+AcceptPhases LocalPhases(const accept::Profile& profile);
+// Under a launcher: the ranks that arrived, each on its transport address, with the problem its host reported.
+AcceptPhases SessionPhases(const accept::Profile& profile, const std::vector<SpmdMember>& members);
+
+}  // namespace commbench::app
