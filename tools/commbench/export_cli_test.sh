@@ -51,6 +51,10 @@ run_cli() {
   for f in r.json r.samples.jsonl r.prom r.csv r.trace.json; do [[ -s $f ]] || fail "sweep wrote no $f"; done
   ls r.*.tmp-* 2>/dev/null && fail "temporary files left"
   "$PY" "$CHECK" trace r.trace.json r.json || fail "the sweep's trace"
+  # a straggler: rank 2 (group 1) sleeps 5 ms every iteration; its group's lanes must stand out
+  "$BIN" sweep --groups 2 --sizes 400 --time-budget 0.1 --test-only-slow-rank 2:5000 -q --out slow.json \
+    --trace slow.trace.json >/dev/null 2>err.txt || fail "the straggler sweep: $(cat err.txt)"
+  "$PY" "$CHECK" straggler slow.trace.json 1 || fail "the straggler's lane"
   "$BIN" export r.json --prom e.prom --csv e.csv --trace e.trace.json 2>err.txt || fail "export: $(cat err.txt)"
   cmp -s r.prom e.prom && cmp -s r.csv e.csv && cmp -s r.trace.json e.trace.json && ok "export of r.json = the sweep's own exports" ||
     fail "export of r.json differs from what the sweep wrote"

@@ -9,6 +9,8 @@
       there with its value, and that the textfile collector reported no error
   check_exports.py trace TRACE.json RESULT.json
       checks the Trace Event Format structure and one lane per rank
+  check_exports.py straggler TRACE.json SLOW_GROUP
+      checks that the slow group's iteration lanes end at least 3x later than every other group's
 Exits 1 with one line per problem.
 """
 import json
@@ -149,9 +151,25 @@ def check_trace(trace_json, result_json):
     print(f"ok: {len(events)} events, {iterations} iterations, processes: {sorted(names.values())[:3]} ...")
 
 
+def check_straggler(trace_json, slow_group):
+    ends, group_of = {}, {}
+    for e in json.load(open(trace_json))["traceEvents"]:
+        if e.get("cat") == "iteration":
+            ends[e["pid"]] = max(ends.get(e["pid"], 0), e["ts"] + e["dur"])
+        if e.get("cat") == "loop":
+            group_of[e["pid"]] = e["args"]["group"]
+    slow = [end for pid, end in ends.items() if group_of[pid] == int(slow_group)]
+    other = [end for pid, end in ends.items() if group_of[pid] != int(slow_group)]
+    if not slow or not other or min(slow) < 3 * max(other):
+        problem(f"the slow group's lanes end at {slow} us, the others' at {other} us")
+    else:
+        print(f"ok: group {slow_group}'s iteration lanes end at {[round(x) for x in slow]} us, the others' at "
+              f"{[round(x) for x in other]} us")
+
+
 def main():
     mode = sys.argv[1]
-    {"pandas": check_pandas, "scrape": check_scrape, "trace": check_trace}[mode](*sys.argv[2:])
+    {"pandas": check_pandas, "scrape": check_scrape, "trace": check_trace, "straggler": check_straggler}[mode](*sys.argv[2:])
     sys.exit(1 if problems else 0)
 
 
