@@ -5,220 +5,29 @@
 //                               of every point each time, fresh launches), the variants being environment
 //                               assignments for the rank processes, and compares B against A.
 // Exit codes as `compare`: 0 no regression, 1 a regression or a wrong result, 2 bad input, 3 inconclusive or
-// incomparable. Every input is checked, and every output path, before any rank starts.
-#include <sys/stat.h>
-
-#include <cerrno>
+// incomparable. Every input is checked, and every output path, before any rank starts. The modes: gate_modes.cc.
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <map>
 #include <memory>
-#include <optional>
-#include <regex>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "lib/backend/backend.h"
 #include "lib/core/atomic_file.h"
-#include "lib/core/temp_dir.h"
-#include "lib/gate/compare.h"
-#include "lib/launch/host_settings.h"
-#include "lib/result/result_file.h"
 #include "lib/result/result_writer.h"
-#include "lib/sweep/planner.h"
-#include "lib/model/point_json.h"
-#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
 #include "tools/commbench/export_flags.h"
-#include "lib/app/gate_policy.h"
-#include "lib/app/pipeline.h"
+#include "tools/commbench/gate.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
-
-using app::FollowUp;
-using app::PipelineOutcome;
-using app::RunPipeline;
-using app::BaselineText;
-using app::CompleteAndCorrect;
-using app::MergeRepeats;
-using app::ParseVariant;
-using app::SpecConflicts;
 namespace {
-
-struct GateOptions {
-  SweepFlags sweep;
-  std::string baseline;
-  std::string config;
-  std::string out = "commbench-gate.json";
-  std::string out_a;  // --ab: variant A's result too
-  bool update_baseline = false;
-  bool ab = false;
-  std::string a, b;
-  bool quiet = false;
-  ComparisonFlags flags;
-  gate::CompareOptions compare;
-  ExportFlags exports;  // --prom, --csv, --trace of the new result
-};
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
   return 2;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-struct Runner {
-  const GateOptions& o;
-  std::vector<BackendDescription> backends;
-  Plan plan;
-
-  // Plans the spec; a bad spec is bad input.
-  Status Prepare(const SweepSpec& spec) {
-    ASSIGN_OR_RETURN(backends, DescribeRegisteredBackends(spec.backends));
-    ASSIGN_OR_RETURN(plan, PlanSweep(spec, backends));
-    RETURN_IF_ERROR(CheckHostSettings(spec));
-    if (plan.point_count() == 0) return InvalidArgument("the sweep has no point that can run here");
-    return OkStatus();
-  }
-
-  PipelineOutcome Run(const SweepSpec& spec, const std::string& out, const app::Variant& variant = {}) {
-    app::PipelineRequest request;
-    request.rank_env = variant.rank_env;
-    request.tool = ToolIdentity();
-    request.plan = &plan;
-    request.spec = spec;
-    request.command = Invocation();
-    request.out = out;
-    request.quiet = o.quiet;
-    return RunPipeline(request);
-  }
-};
-
-// The new result's exports (--prom, --csv, --trace); false (with the error line) when one could not be written.
-bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o) {
-  Status s = WriteExports(file, result_path, o.exports);
-  if (!s.ok()) std::fprintf(stderr, "commbench: error: %s\n", s.message().c_str());
-  return s.ok();
-}
-
-int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now) {
-  Status emitted = EmitComparison(c, o.flags.outputs, base, now, "gate");
-  if (!emitted.ok()) return Fail(emitted.message());
-  return c.ExitCode();
-}
-
-int RunBaselineGate(GateOptions o, const SweepSpec& given) {
-  if (!Exists(o.baseline)) {
-    if (!o.update_baseline) return Fail(o.baseline + ": cannot read: " + std::strerror(ENOENT));
-    // No baseline yet: measure the flags' (or the config's) sweep and make it the baseline.
-    Runner runner{o, {}, {}};
-    Status ready = runner.Prepare(given);
-    if (!ready.ok()) return Fail(ready.message());
-    PipelineOutcome run = runner.Run(given, o.out);
-    if (!run.written.ok()) return Fail(run.written.message());
-    if (!Exported(run.result, o.out, o)) return 1;
-    if (!CompleteAndCorrect(run.result)) {
-      std::fprintf(stderr, "commbench: error: not writing a baseline from a failed run: %s\n",
-                   run.failure.empty() ? "a wrong result" : run.failure.c_str());
-      return 1;
-    }
-    Status s = WriteFileAtomically(o.baseline, BaselineText(run.result));
-    if (!s.ok()) return Fail(s.message());
-    std::fprintf(stderr, "commbench gate: wrote the baseline %s (%zu points)\n", o.baseline.c_str(),
-                 run.result.points.size());
-    return 0;
-  }
-  if (o.update_baseline) {
-    Status writable = CheckWritableOutput(o.baseline);
-    if (!writable.ok()) return Fail(writable.message());
-  }
-  auto base = gate::LoadComparable(o.baseline);
-  if (!base.ok()) return Fail(base.status().message());
-  const std::vector<std::string> conflicts = SpecConflicts(given, base->header.spec, *ToSpec(SweepFlags{}));
-  if (!conflicts.empty()) {
-    return Fail("the flags ask for another sweep than the baseline records: " + conflicts.front() +
-                " (accepted: the baseline's own spec; measure a new baseline with --update-baseline)");
-  }
-  const SweepSpec spec = app::GateSpec(base->header.spec, given);  // the same spec, repeats included
-  Runner runner{o, {}, {}};
-  Status ready = runner.Prepare(spec);
-  if (!ready.ok()) return Fail(ready.message());
-  std::fprintf(stderr, "commbench gate: %zu points x %lld repeats, as %s records\n", runner.plan.point_count(),
-               static_cast<long long>(spec.repeats), o.baseline.c_str());
-  PipelineOutcome run = runner.Run(spec, o.out);
-  if (!run.written.ok()) return Fail(run.written.message());
-  if (!Exported(run.result, o.out, o)) return 1;
-  if (!run.failure.empty()) std::fprintf(stderr, "commbench gate: the run failed: %s\n", run.failure.c_str());
-  const gate::Comparison c = gate::Compare(*base, run.result, o.compare);
-  const int code = Finish(c, o, o.baseline, o.out);
-  if (!o.update_baseline || code == 2) return code;
-  if (!CompleteAndCorrect(run.result)) {
-    std::fprintf(stderr, "commbench: error: the baseline stays as it was: the new run %s\n",
-                 run.failure.empty() ? "computed a wrong result" : "failed");
-    return 1;
-  }
-  Status s = WriteFileAtomically(o.baseline, BaselineText(run.result));
-  if (!s.ok()) return Fail(s.message());
-  std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
-               gate::Name(c.outcome).c_str());
-  return 0;
-}
-
-int RunAbGate(GateOptions o, const SweepSpec& given) {
-  auto a = ParseVariant(o.a, "--a");
-  if (!a.ok()) return Fail(a.status().message());
-  auto b = ParseVariant(o.b, "--b");
-  if (!b.ok()) return Fail(b.status().message());
-  Status writable = CheckWritableOutput(o.out);
-  if (writable.ok() && !o.out_a.empty()) writable = CheckWritableOutput(o.out_a);
-  if (!writable.ok()) return Fail(writable.message());
-  for (const auto* side : {&*a, &*b}) {
-    for (const std::string& name : side->Names()) o.compare.varied_variables.insert(name);
-  }
-  SweepSpec once = given;
-  once.repeats = 1;
-  Runner runner{o, {}, {}};
-  Status ready = runner.Prepare(once);
-  if (!ready.ok()) return Fail(ready.message());
-  TempDir dir("commbench-gate-");
-  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: --ab: %zu points, %lld repeats a side, A and B alternating\n",
-               runner.plan.point_count(), static_cast<long long>(given.repeats));
-  std::vector<result::ResultFile> runs[2];
-  const app::Variant* variants[2] = {&*a, &*b};
-  bool failed = false;
-  for (int64_t r = 0; r < given.repeats && !failed; ++r) {
-    for (int v = 0; v < 2 && !failed; ++v) {
-      SweepSpec spec = once;
-      if (variants[v]->uniform_slowdown) spec.test_only_uniform_slowdown = *variants[v]->uniform_slowdown;
-      if (!o.quiet) std::fprintf(stderr, "commbench gate: repeat %lld, variant %c\n", static_cast<long long>(r + 1), "AB"[v]);
-      PipelineOutcome run = runner.Run(spec, dir.path() + "/" + "ab"[v] + "-" + std::to_string(r) + ".json", *variants[v]);
-      if (!run.written.ok()) return Fail(run.written.message());
-      failed = !run.failure.empty();
-      if (failed) std::fprintf(stderr, "commbench gate: variant %c failed: %s\n", "AB"[v], run.failure.c_str());
-      runs[v].push_back(std::move(run.result));
-    }
-  }
-  const result::ResultFile merged_a = MergeRepeats(runs[0], given.repeats);
-  const result::ResultFile merged_b = MergeRepeats(runs[1], given.repeats);
-  Status s = WriteFileAtomically(o.out, BaselineText(merged_b));
-  if (s.ok() && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, BaselineText(merged_a));
-  if (!s.ok()) return Fail(s.message());
-  result::ResultFile exported = merged_b;  // as --out keeps it: its samples stayed with the runs' files
-  for (result::PointResult& p : exported.points) p.samples_us = result::SampleSet{0, {}, ""};
-  if (!Exported(exported, "", o)) return 1;
-  const gate::Comparison c = gate::Compare(merged_a, merged_b, o.compare);
-  return Finish(c, o, "A: " + o.a, "B: " + o.b);
 }
 
 int RunGate(GateOptions o) {

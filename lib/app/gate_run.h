@@ -1,0 +1,74 @@
+// The gate's runs, apart from its command line: one spec planned and run through the pipeline (GateRunner), the
+// baseline a gate compares with and the sweep it runs again, and `--ab`'s alternating loop (A B A B ..., one
+// repeat of every point each time, fresh launches) that returns each variant's repeats as one result. The
+// printing, the outputs beside the result and the exit codes stay with the command.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lib/app/gate_policy.h"
+#include "lib/app/pipeline.h"
+#include "lib/backend/backend.h"
+#include "lib/core/status.h"
+#include "lib/model/spec.h"
+#include "lib/result/result_file.h"
+
+namespace commbench::app {
+
+// Plans a spec, then runs it (as often as asked, each time into its own result file).
+class GateRunner {
+ public:
+  GateRunner(result::ToolInfo tool, std::string command, bool quiet);
+  // Plans `spec`: a bad spec, or one without a point that can run here, is bad input.
+  Status Prepare(const SweepSpec& spec);
+  // Runs the prepared plan with `spec`'s settings into `out`, the variant's variables set for the ranks.
+  PipelineOutcome Run(const SweepSpec& spec, const std::string& out, const Variant& variant = {}) const;
+  size_t points() const { return plan_.point_count(); }
+
+ private:
+  result::ToolInfo tool_;
+  std::string command_;
+  bool quiet_ = false;
+  std::vector<BackendDescription> backends_;
+  Plan plan_;
+};
+
+// What a baseline gate compares with and runs: the baseline as stored, and its own spec (repeats included) with
+// `given`'s TEST ONLY fault injections. Bad input: the baseline cannot be read or compared, or `given` sets a key
+// (away from `defaults`) to another value than the baseline records.
+struct BaselineGate {
+  result::ResultFile base;
+  SweepSpec spec;
+};
+StatusOr<BaselineGate> LoadBaselineGate(const std::string& path, const SweepSpec& given, const SweepSpec& defaults);
+
+// Writes `run` over (or as) the baseline `path`, atomically, as a baseline keeps it (BaselineText).
+Status KeepAsBaseline(const result::ResultFile& run, const std::string& path);
+
+// --ab: what the loop tells as it goes (each may be empty).
+struct AbProgress {
+  std::function<void(int64_t repeat, int variant)> starting;  // repeat from 1; variant 0 is A, 1 is B
+  std::function<void(int variant, const std::string& failure)> failed;
+};
+
+struct AbRun {
+  result::ResultFile a, b;  // each variant's repeats as one result (MergeRepeats), partial when one failed
+};
+
+// Runs `once` (one repeat; the runner prepared it) `repeats` times for each variant, A then B, into files under
+// `dir`, stopping after the first run that fails. An error: a run's result file could not be written.
+StatusOr<AbRun> RunAlternating(const GateRunner& runner, const SweepSpec& once, const Variant& a, const Variant& b,
+                               int64_t repeats, const std::string& dir, const AbProgress& progress);
+
+// The variables the two variants set (the comparison does not count them as environment drift).
+std::set<std::string> VariedVariables(const Variant& a, const Variant& b);
+
+// A result as `gate --ab`'s --out keeps it, for its exports: without samples (they stayed with the runs' files).
+result::ResultFile WithoutSamples(result::ResultFile file);
+
+}  // namespace commbench::app

@@ -1,0 +1,36 @@
+// `commbench gate`: its options and its two modes. gate.cc adds the subcommand and checks the flags; gate_modes.cc
+// runs a mode through lib/app/gate_run.h, prints its progress and maps its outcome to the exit code.
+#pragma once
+
+#include <string>
+
+#include "lib/gate/compare.h"
+#include "lib/model/spec.h"
+#include "tools/commbench/comparison_outputs.h"
+#include "tools/commbench/export_flags.h"
+#include "tools/commbench/sweep_flags.h"
+
+namespace commbench::cli {
+
+struct GateOptions {
+  SweepFlags sweep;
+  std::string baseline;
+  std::string config;
+  std::string out = "commbench-gate.json";
+  std::string out_a;  // --ab: variant A's result too
+  bool update_baseline = false;
+  bool ab = false;
+  std::string a, b;
+  bool quiet = false;
+  ComparisonFlags flags;
+  gate::CompareOptions compare;
+  ExportFlags exports;  // --prom, --csv, --trace of the new result
+};
+
+// --baseline: runs the sweep the baseline records (or, with --update-baseline and no baseline yet, the flags'
+// sweep, which becomes the baseline) and compares. Exit codes as `compare`.
+int RunBaselineGate(const GateOptions& o, const SweepSpec& given);
+// --ab: runs variants A and B alternately and compares B against A. Exit codes as `compare`.
+int RunAbGate(GateOptions o, const SweepSpec& given);
+
+}  // namespace commbench::cli
