@@ -1,0 +1,93 @@
+#include "lib/app/sweep_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "lib/sweep/explain.h"
+#include "lib/sweep/planner.h"
+
+namespace commbench::app {
+namespace {
+
+// "gloo allreduce 400 B": which series a console line is about.
+std::string SeriesName(const Point& p) {
+  return p.backend + " " + std::string(Name(p.op)) + " " + std::to_string(p.bytes) + " B";
+}
+
+std::string GroupList(const std::vector<Point>& points) {
+  std::string out;
+  for (const Point& p : points) out += (out.empty() ? "" : ",") + std::to_string(p.groups);
+  return out;
+}
+
+}  // namespace
+
+Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
+  if (plan.launches.empty()) return OkStatus();
+  int world = 0;
+  for (const Launch& l : plan.launches) world = std::max(world, l.world);
+  for (const auto& [flag, value] : {std::pair<std::string, std::string>{"--test-only-slow-rank", spec.test_only_slow_rank},
+                                    {"--test-only-hang-rank", spec.test_only_hang_rank}}) {
+    if (value.empty()) continue;
+    const long long rank = std::strtoll(value.c_str(), nullptr, 10);  // the planner checked RANK:NUMBER
+    if (rank >= world) {
+      return InvalidArgument(flag + ": rank " + value.substr(0, value.find(':')) + " in '" + value +
+                             "' is in no world of this sweep (accepted: a rank from 0 to " +
+                             std::to_string(world - 1) + ")");
+    }
+  }
+  return OkStatus();
+}
+
+ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
+                               const std::vector<BackendDescription>& backends, const std::string& affinity) {
+  std::map<std::string, Point> by_id;
+  for (const Launch& l : planned.launches) {
+    for (const Point& p : l.points) by_id[p.Id()] = p;
+  }
+  std::set<std::string> measured;
+  for (const auto& p : first.points) measured.insert(p.id);
+  TargetedAbOptions options;
+  options.affinity = affinity;
+  ExplainFollowUp out;
+  std::vector<Point> to_run;
+  bool any_suspected = false;
+  for (const result::Finding& f : first.trailer.diagnosis.findings) {
+    if (f.status != result::FindingStatus::kSuspected) continue;
+    any_suspected = true;
+    Suspect suspect{f.rule, {}};
+    for (const std::string& id : f.points) {
+      if (by_id.count(id)) suspect.series.push_back(by_id.at(id));
+    }
+    std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
+    if (!ab) {
+      out.notes.push_back("--explain: " + f.rule + " suspected: no A/B varies its factor alone; it stays suspected");
+      continue;
+    }
+    result::ExplainAb record{ab->rule, ab->factor, ab->reason, f.points, {}};
+    for (const Point& p : ab->points) {
+      if (!measured.insert(p.Id()).second) continue;  // already measured (by the sweep or for another cause)
+      record.points.push_back(p.Id());
+      to_run.push_back(p);
+    }
+    out.notes.push_back("--explain: " + f.rule + " suspected in " + SeriesName(suspect.series.front()) + ": runs " +
+                        ab->reason + ", at G=" + GroupList(ab->points) + " (" + std::to_string(record.points.size()) +
+                        " points)");
+    out.follow_up.record.abs.push_back(std::move(record));
+  }
+  if (!any_suspected) out.notes.push_back("--explain: nothing suspected: no A/B to run");
+  if (to_run.empty()) return out;
+  auto plan = PlanPoints(spec, to_run, backends);
+  if (!plan.ok()) {
+    out.notes.push_back("warning: --explain: " + plan.status().message());
+    return out;
+  }
+  out.follow_up.plan = std::move(*plan);
+  return out;
+}
+
+}  // namespace commbench::app

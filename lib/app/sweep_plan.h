@@ -1,0 +1,35 @@
+// A sweep's policy apart from its command line: the fault injections checked against the plan's worlds, and
+// --explain's second phase (the A/B points of each cause the first phase suspects, for the series it names).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/app/pipeline.h"
+#include "lib/backend/backend.h"
+#include "lib/core/status.h"
+#include "lib/model/point.h"
+#include "lib/model/spec.h"
+#include "lib/result/result_file.h"
+
+namespace commbench::app {
+
+// A fault aimed at a rank no launch of the sweep has would silently inject nothing (the test would pass for the
+// wrong reason): InvalidArgument naming the flag and the ranks accepted.
+Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan);
+
+// --explain's second phase, and what the console says of it: one line per suspected cause (its A/B, or why it
+// has none), or that nothing is suspected, and a warning when the A/B points cannot be planned. The lines come
+// without the "commbench: " prefix.
+struct ExplainFollowUp {
+  FollowUp follow_up;  // no launches: nothing to add
+  std::vector<std::string> notes;
+};
+
+// From the first phase's result and its plan: for each suspected finding, the A/B that varies its cause's
+// factor alone (lib/sweep/explain.h), over the cores `affinity` (e.g. "0-1") names; points measured already
+// (by the sweep or for another cause) are not run again.
+ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
+                               const std::vector<BackendDescription>& backends, const std::string& affinity);
+
+}  // namespace commbench::app

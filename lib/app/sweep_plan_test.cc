@@ -1,0 +1,114 @@
+// A sweep's policy without a rank process: the fault injections against the plan's worlds, and --explain's
+// second phase planned from a first phase's findings (points planned by the real Gloo backend's description).
+#include "lib/app/sweep_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "lib/sweep/planner.h"
+
+namespace commbench::app {
+namespace {
+
+std::vector<BackendDescription> Gloo() {
+  auto described = DescribeRegisteredBackends({"gloo"});
+  EXPECT_TRUE(described.ok()) << described.status().message();
+  return *described;
+}
+
+SweepSpec Spec() {
+  SweepSpec spec;
+  spec.sizes = {400};
+  spec.groups = {1, 2, 4};
+  spec.group_sizes = {2};
+  return spec;
+}
+
+// The first phase as the pipeline leaves it: every planned point measured, and the findings.
+result::ResultFile FirstPhase(const Plan& plan, const std::vector<result::Finding>& findings) {
+  result::ResultFile file;
+  for (const Launch& l : plan.launches) {
+    for (const Point& p : l.points) {
+      result::PointResult r;
+      r.point = p;
+      r.id = p.Id();
+      file.points.push_back(r);
+    }
+  }
+  file.trailer.diagnosis.findings = findings;
+  return file;
+}
+
+result::Finding Suspected(const std::string& rule, const result::ResultFile& first) {
+  result::Finding f;
+  f.rule = rule;
+  f.status = result::FindingStatus::kSuspected;
+  for (const result::PointResult& p : first.points) f.points.push_back(p.id);
+  return f;
+}
+
+TEST(SweepPlanTest, AFaultAimedAtNoRankOfTheSweepIsBadInput) {
+  SweepSpec spec = Spec();
+  auto plan = PlanSweep(spec, Gloo());
+  ASSERT_TRUE(plan.ok());
+  spec.test_only_slow_rank = "7:100";  // the largest world: 4 groups of 2
+  EXPECT_TRUE(CheckInjectedRanks(spec, *plan).ok());
+  spec.test_only_slow_rank = "8:100";
+  Status s = CheckInjectedRanks(spec, *plan);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "--test-only-slow-rank: rank 8 in '8:100' is in no world of this sweep (accepted: a rank from 0 to 7)");
+  spec.test_only_slow_rank.clear();
+  spec.test_only_hang_rank = "9:1";
+  EXPECT_EQ(CheckInjectedRanks(spec, *plan).message().rfind("--test-only-hang-rank: rank 9 in '9:1'", 0), 0u);
+  EXPECT_TRUE(CheckInjectedRanks(spec, Plan{}).ok());  // nothing planned: nothing to check
+}
+
+TEST(SweepPlanTest, NothingSuspectedRunsNoSecondPhase) {
+  auto plan = PlanSweep(Spec(), Gloo());
+  ASSERT_TRUE(plan.ok());
+  const ExplainFollowUp second = PlanExplainAbs(FirstPhase(*plan, {}), *plan, Spec(), Gloo(), "0-1");
+  EXPECT_TRUE(second.follow_up.plan.launches.empty());
+  EXPECT_TRUE(second.follow_up.record.abs.empty());
+  EXPECT_EQ(second.notes, (std::vector<std::string>{"--explain: nothing suspected: no A/B to run"}));
+}
+
+TEST(SweepPlanTest, ACauseWithoutAnAbStaysSuspected) {
+  auto plan = PlanSweep(Spec(), Gloo());
+  ASSERT_TRUE(plan.ok());
+  result::ResultFile first = FirstPhase(*plan, {});
+  first.trailer.diagnosis.findings = {Suspected("straggler", first)};
+  const ExplainFollowUp second = PlanExplainAbs(first, *plan, Spec(), Gloo(), "0-1");
+  EXPECT_TRUE(second.follow_up.plan.launches.empty());
+  EXPECT_EQ(second.notes, (std::vector<std::string>{
+                              "--explain: straggler suspected: no A/B varies its factor alone; it stays suspected"}));
+}
+
+TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {
+  auto plan = PlanSweep(Spec(), Gloo());
+  ASSERT_TRUE(plan.ok());
+  result::ResultFile first = FirstPhase(*plan, {});
+  result::Finding shared = Suspected("shared_bandwidth", first);
+  first.trailer.diagnosis.findings = {shared, shared};  // the same cause twice: its points run once
+  const ExplainFollowUp second = PlanExplainAbs(first, *plan, Spec(), Gloo(), "0-1");
+  ASSERT_EQ(second.follow_up.record.abs.size(), 2u);
+  const result::ExplainAb& ab = second.follow_up.record.abs[0];
+  EXPECT_EQ(ab.rule, "shared_bandwidth");
+  ASSERT_FALSE(ab.points.empty());
+  EXPECT_TRUE(second.follow_up.record.abs[1].points.empty());  // measured already for the first
+  ASSERT_EQ(second.notes.size(), 2u);
+  EXPECT_EQ(second.notes[0].rfind("--explain: shared_bandwidth suspected in gloo allreduce 400 B: runs ", 0), 0u)
+      << second.notes[0];
+  EXPECT_NE(second.notes[0].find("(" + std::to_string(ab.points.size()) + " points)"), std::string::npos)
+      << second.notes[0];
+  size_t planned = 0;
+  for (const Launch& l : second.follow_up.plan.launches) {
+    for (const Point& p : l.points) {
+      EXPECT_EQ(p.concurrency, Concurrency::kSequential) << p.Id();
+      ++planned;
+    }
+  }
+  EXPECT_EQ(planned, ab.points.size());
+}
+
+}  // namespace
+}  // namespace commbench::app

@@ -1,0 +1,80 @@
+// The sweep flags' values (sweep_flags.h) parsed into a SweepSpec, and the outputs checked before any rank starts.
+#include <string>
+#include <vector>
+
+#include "lib/backend/backend.h"
+#include "lib/core/atomic_file.h"
+#include "lib/core/axes.h"
+#include "lib/core/ranges.h"
+#include "lib/result/result_writer.h"
+#include "tools/commbench/sweep_flags.h"
+
+namespace commbench::cli {
+namespace {
+
+StatusOr<std::vector<std::string>> Names(const std::string& text, const char* flag) {
+  return ParseNameList(text, flag);
+}
+
+// A list flag of one axis: "--sync: unknown value 'x' (accepted: ...)" for a name the axis lacks.
+template <typename E>
+StatusOr<std::vector<E>> Values(const std::string& text, const char* flag,
+                                StatusOr<E> (*parse)(std::string_view, std::string_view)) {
+  ASSIGN_OR_RETURN(std::vector<std::string> names, Names(text, flag));
+  std::vector<E> values;
+  for (const auto& name : names) {
+    ASSIGN_OR_RETURN(E value, parse(name, std::string(flag) + ": unknown value"));
+    values.push_back(value);
+  }
+  return values;
+}
+
+}  // namespace
+
+StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
+  SweepSpec s = f.spec;
+  ASSIGN_OR_RETURN(s.backends, Names(f.backends, "--backends"));
+  for (const auto& b : s.backends) RETURN_IF_ERROR(CreateBackend(b).status());  // the registry's names
+  ASSIGN_OR_RETURN(s.ops, Names(f.ops, "--ops"));
+  ASSIGN_OR_RETURN(s.algos, Names(f.algos, "--algos"));
+  ASSIGN_OR_RETURN(s.dtypes, Names(f.dtypes, "--dtypes"));
+  ASSIGN_OR_RETURN(s.reduces, Names(f.reduces, "--reduce"));
+  ASSIGN_OR_RETURN(s.sizes, ParseSizeList(f.sizes, "--sizes", uint64_t{16} << 30));
+  ASSIGN_OR_RETURN(s.groups, ParseIntList(f.groups, "--groups", {1, 4096}));
+  ASSIGN_OR_RETURN(s.group_sizes, ParseIntList(f.group_sizes, "--group-size", {1, 4096}));
+  ASSIGN_OR_RETURN(s.syncs, Values(f.syncs, "--sync", ParseSync));
+  ASSIGN_OR_RETURN(s.ranks_per_process, ParseIntList(f.ranks_per_process, "--ranks-per-process", {1, 256}));
+  ASSIGN_OR_RETURN(s.pins, Values(f.pins, "--pin", ParsePin));
+  ASSIGN_OR_RETURN(s.concurrencies, Values(f.concurrencies, "--concurrency", ParseConcurrency));
+  s.cpus.clear();
+  for (const auto& value : f.cpus) {
+    size_t start = 0;
+    while (true) {
+      size_t semi = value.find(';', start);
+      std::string item = value.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+      ASSIGN_OR_RETURN(auto cpus, ParseCpuList(item, "--cpus"));
+      s.cpus.push_back(FormatCpuList(cpus));
+      if (semi == std::string::npos) break;
+      start = semi + 1;
+    }
+  }
+  if (s.cpus.empty()) s.cpus = {""};
+  ASSIGN_OR_RETURN(s.streams, Values(f.streams, "--stream", ParseStreamKind));
+  ASSIGN_OR_RETURN(s.h2ds, Values(f.h2ds, "--h2d", ParseH2dKind));
+  ASSIGN_OR_RETURN(s.h2d_bytes, ParseByteSize(f.h2d_bytes, "--h2d-bytes"));
+  ASSIGN_OR_RETURN(s.graphs, Values(f.graphs, "--graph", ParseGraph));
+  ASSIGN_OR_RETURN(s.in_place, ParseInPlace(f.in_place));
+  ASSIGN_OR_RETURN(s.launcher, ParseLauncher(f.launcher));
+  ASSIGN_OR_RETURN(s.group_by, ParseGroupBy(f.group_by));
+  RETURN_IF_ERROR(ValidateSpec(s));
+  return s;
+}
+
+Status CheckOutputs(const OutputFlags& f) {
+  for (const std::string& path : {f.out, result::SamplesSidecarPath(f.out), f.html}) {
+    if (!path.empty()) RETURN_IF_ERROR(CheckWritableOutput(path));
+  }
+  return CheckExportFlags(f.exports, {f.out, result::SamplesSidecarPath(f.out), f.html});
+}
+
+}  // namespace commbench::cli
