@@ -7,6 +7,7 @@
 // alarm is any other change point (in a series without a step: any change point).
 //
 // usage: simulate [--series N] [--runs 30] [--at 20] [--alpha A] [--unit repeat|run] RESULT.json...
+//        simulate --cv F ...   (a quiet runner's spread instead: 30 runs of 5 normal repeats, drawn whole as above)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   // --unit repeat (the default, as history check: every repeat's rank, runs shuffled whole) or run (each run's
   // median alone: less power, shown for comparison).
   bool per_repeat = true;
+  double cv = 0;  // --cv F: instead of real runs, 30 synthetic ones of 5 independent normal repeats of spread F
   ChangePointOptions options;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -68,10 +70,21 @@ int main(int argc, char** argv) {
     else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
     else if (a == "--at" && i + 1 < argc) at = std::atoi(argv[++i]);
     else if (a == "--alpha" && i + 1 < argc) options.alpha = std::atof(argv[++i]);
+    else if (a == "--cv" && i + 1 < argc) cv = std::atof(argv[++i]);
     else if (a == "--unit" && i + 1 < argc) per_repeat = std::string(argv[++i]) == "repeat";
     else files.push_back(a);
   }
-  const std::vector<std::vector<double>> dev = Deviations(files);
+  std::vector<std::vector<double>> dev;
+  if (cv > 0) {
+    std::mt19937_64 gen(7);
+    std::normal_distribution<double> noise(1, cv);
+    dev.assign(30, {});
+    for (auto& r : dev) {
+      for (int k = 0; k < 5; ++k) r.push_back(noise(gen));
+    }
+  } else {
+    dev = Deviations(files);
+  }
   if (dev.size() < 10) {
     std::fprintf(stderr, "simulate: give result files with repeats (sweep --repeats R)\n");
     return 2;

@@ -147,7 +147,7 @@ async function main() {
     for (const page of args.pages) {
       const {probe, url} = await load(wd, page);
       const failures = [...checkProbe(probe, {}), ...await consoleAndNetworkFailures(wd, url)];
-      await screenshot(wd, path.join(args.out, path.basename(page, '.html') + '.png'));
+      await screenshot(wd, path.join(args.out, 'page-' + path.basename(page, '.html') + '.png'));
       if (failures.length) { failed++; console.log('FAIL ' + page + '\n  ' + failures.join('\n  ')); }
       else { passed++; console.log('PASS ' + page); }
     }
