@@ -14,6 +14,8 @@
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/interrupt.h"
+#include "lib/launch/progress_beacon.h"
+#include "lib/launch/rank_watch.h"
 #include "lib/launch/worker.h"
 #include "lib/launch/worker_plan.h"
 #include "lib/result/rank_samples.h"
@@ -79,6 +81,11 @@ SpmdSession::~SpmdSession() {
 
 std::string SpmdSession::Key(int launch, const std::string& rest) const {
   return "launch/" + std::to_string(launch) + (rest.empty() ? "" : "/" + rest);
+}
+
+std::string SpmdSession::ProgressDir() {
+  if (!progress_dir_) progress_dir_ = std::make_unique<TempDir>("commbench-spmd-");
+  return progress_dir_->path();  // "" when it cannot be made: the rank then publishes no progress
 }
 
 std::string SpmdSession::Where(int rank) const {
@@ -200,7 +207,6 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
   plan.host = options.address;
   plan.host_name = options.host_name;
   plan.ranks_per_process = 1;
-  plan.progress_dir.clear();
   // Fault injection names the process (its launcher rank), whatever launch rank the group formation gives it.
   if (plan.slow_rank >= 0) plan.slow_rank = plan.slow_rank == options.place.rank ? launch_rank : -1;
   if (plan.hang_rank >= 0) plan.hang_rank = plan.hang_rank == options.place.rank ? launch_rank : -1;
@@ -229,12 +235,16 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   // or none.
   const int mine = LaunchRankOf(plan, rank());
   auto state = std::make_shared<OwnRankState>();
+  WorkerPlan own_plan = plan;
+  own_plan.progress_dir = ProgressDir();
+  ProgressBeacon beacon(store, Key(n, "beat/"), mine, ProgressPath(own_plan.progress_dir, mine));
+  BeatWatch beats(store, Key(n, "beat/"), launch.world, Clock::now());
   if (mine < 0) {
     state->done = true;
   } else {
     own_rank_done_ = false;
-    own_rank_ = std::thread([this, plan, n, mine, state] {
-      Status s = RunMyRank(plan, options_, n, mine, rank_store_->store());
+    own_rank_ = std::thread([this, own_plan, n, mine, state] {
+      Status s = RunMyRank(own_plan, options_, n, mine, rank_store_->store());
       if (!s.ok()) (void)rank_store_->store()->Set(Key(n, "failed/" + std::to_string(mine)), Bytes(s.message()));
       std::lock_guard<std::mutex> lock(state->mu);
       state->done = true;
@@ -261,15 +271,39 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         silent.push_back(r);
       }
     }
-    std::string out = "point " + launch.points[j].Id() + " " + why;
-    for (size_t i = 0; i < silent.size(); ++i) {
-      out += (i ? ", " : ": ") + where(silent[i]);
+    // Of the silent ranks, those whose progress stopped first (their last beats), with how far they got.
+    const auto now = Clock::now();
+    beats.Poll(now);
+    std::vector<RankView> views;
+    for (int r : silent) {
+      RankView v;
+      v.progress = beats.Last(r);
+      v.progress.rank = r;
+      v.idle_s = beats.IdleSeconds(r, now);
+      views.push_back(v);
     }
-    if (!silent.empty()) out += silent.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
+    std::vector<int> first, waited;
+    for (const RankView& v : StoppedFirstViews(views)) first.push_back(v.progress.rank);
+    for (int r : silent) {
+      if (std::find(first.begin(), first.end(), r) == first.end()) waited.push_back(r);
+    }
+    std::string out = "point " + launch.points[j].Id() + " " + why;
+    for (size_t i = 0; i < first.size(); ++i) {
+      const RankView& v = views[static_cast<size_t>(std::find(silent.begin(), silent.end(), first[i]) - silent.begin())];
+      out += (i ? ", " : ": ") + where(first[i]);
+      if (v.progress.pid != 0) {
+        char idle[32];
+        std::snprintf(idle, sizeof(idle), "%.1f", v.idle_s);
+        out += " (" + DescribeWhere(v).substr(2) + ", no progress for " + idle + " s)";
+      }
+    }
+    if (!first.empty()) out += first.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
+    if (!waited.empty()) out += "; " + RankList(waited) + " waited";
     return out + failed;
   };
 
   auto last_progress = Clock::now();
+  auto next_look = last_progress;
   for (size_t j = 0; j < launch.points.size(); ++j) {
     FinishedPoint point;
     point.point = launch.points[j];
@@ -293,7 +327,15 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         const bool someone_failed =
             own_failed() || (++polls % 10 == 0 && Peek(store, Key(n, "failed/" + std::to_string(r))));
         if (someone_failed) return stopped(j, "did not finish");
-        if (Clock::now() - last_progress > timeout) {
+        // Every rank's beats are progress: a point that keeps iterating is never cut short, and a rank stuck
+        // inside one operation stops the launch whatever the other groups still do.
+        const auto now = Clock::now();
+        if (mine >= 0) beacon.Tick(now);
+        if (now >= next_look) {
+          if (beats.Poll(now)) last_progress = now;
+          next_look = now + milliseconds(500);
+        }
+        if (now - last_progress > timeout || beats.AnyStuckInsideAnOp(now, timeout)) {
           return stopped(j, "made no progress within --timeout " + std::to_string(static_cast<int>(options.spec.timeout_s)) + " s");
         }
       }
@@ -346,9 +388,12 @@ Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) 
   Store* store = control_->store();
   auto state = std::make_shared<OwnRankState>();
   auto last_put = std::make_shared<std::atomic<int64_t>>(Clock::now().time_since_epoch().count());
+  WorkerPlan own_plan = plan;
+  own_plan.progress_dir = ProgressDir();
+  ProgressBeacon beacon(store, Key(n, "beat/"), launch_rank, ProgressPath(own_plan.progress_dir, launch_rank));
   own_rank_done_ = false;
-  own_rank_ = std::thread([this, plan, n, launch_rank, state, last_put, store] {
-    Status s = RunMyRank(plan, options_, n, launch_rank, store, last_put.get());
+  own_rank_ = std::thread([this, own_plan, n, launch_rank, state, last_put, store] {
+    Status s = RunMyRank(own_plan, options_, n, launch_rank, store, last_put.get());
     if (!s.ok()) (void)store->Set(Key(n, "failed/" + std::to_string(launch_rank)), Bytes(s.message()));
     std::lock_guard<std::mutex> lock(state->mu);
     state->done = true;
@@ -369,6 +414,7 @@ Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) 
     }
     std::this_thread::sleep_for(milliseconds(20));
     if (tick % 5 != 0) continue;
+    if (beacon.Tick(Clock::now())) last = Clock::now();  // this rank's own progress, published for rank 0
     if (auto next = Peek(store, Key(n + 1, ""))) {
       json j = json::parse(*next, nullptr, false);
       const std::string failure = j.is_object() ? j.value("failure", "") : "";

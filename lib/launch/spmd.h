@@ -18,6 +18,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+
+#include "lib/core/temp_dir.h"
 #include <vector>
 
 #include "lib/launch/driver.h"
@@ -92,6 +94,9 @@ class SpmdSession {
   int next_launch_ = 0;
   std::thread own_rank_;
   std::atomic<bool> own_rank_done_{true};
+  // Where this process's rank keeps its progress page, published into the store as beats (progress_beacon.h).
+  std::string ProgressDir();
+  std::unique_ptr<TempDir> progress_dir_;
 };
 
 // The processes in the order launches take them (WorkerPlan::order: a launch of W ranks runs in the first W),
