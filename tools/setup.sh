@@ -12,6 +12,7 @@ packages=(
   libxml2-utils cmark-gfm  # the tests check JUnit against reports/junit.xsd, render the step summary as GitHub does
   openmpi-bin libopenmpi-dev redis-server slurm-wlm munge
   clang-14 libclang-rt-14-dev  # the fuzz targets under libFuzzer (fuzz/README.md)
+  strace  # the reliability probe stops a driver at its rename
   prometheus prometheus-node-exporter python3-pandas  # the exports' tests: promtool, the textfile collector, pandas
 )
 missing=()
