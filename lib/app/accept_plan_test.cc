@@ -211,10 +211,9 @@ TEST(AcceptPlanTest, ASpentTimeBudgetStopsThePhases) {
   EXPECT_FALSE(phases.Finish(&file).passed);
 }
 
-// Each phase's plan is its own, also after a phase that cannot run here. DISABLED: the command has always
-// planned without a slot for such a phase, so that later phases get the next phase's plan (here, pairs round 1
-// runs round 2's points); the refactoring kept that behaviour, the fix is its own change.
-TEST(AcceptPlanTest, DISABLED_EachPhaseRunsItsOwnPlanAfterOneThatCannotRun) {
+// Each phase's plan is its own, also after a phase that cannot run here (a phase without a slot once gave every
+// later phase the next one's plan: pairs round 1 ran round 2's points).
+TEST(AcceptPlanTest, EachPhaseRunsItsOwnPlanAfterOneThatCannotRun) {
   AcceptPhases phases = Phases(WithPhases("cluster, bisection, pairs"), 2);
   ASSERT_TRUE(phases.PlanAll(AcceptBaseSpec(phases.profile(), {}, 2), Gloo()).ok());
   ASSERT_FALSE(phases.phases()[1].why_not.empty());
