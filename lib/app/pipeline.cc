@@ -66,6 +66,7 @@ result::ResultHeader MakeHeader(const PipelineRequest& request) {
 
 }  // namespace
 
+// Over 80 lines: the one place the stages meet; its lambdas share the writer, the held repeats and the monitor.
 PipelineOutcome RunPipeline(const PipelineRequest& request) {
   PipelineOutcome outcome;
   result::ResultFile& file = outcome.result;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -81,6 +82,13 @@ SpmdSession::~SpmdSession() {
 
 std::string SpmdSession::Key(int launch, const std::string& rest) const {
   return "launch/" + std::to_string(launch) + (rest.empty() ? "" : "/" + rest);
+}
+
+Clock::duration SpmdSession::BeatPeriod() const {
+  // Well inside --timeout, so that a rank that keeps iterating is always seen to move in time; at most 1 s.
+  const auto quarter = std::chrono::duration<double>(options_.timeout_s / 4);
+  return std::clamp(std::chrono::duration_cast<Clock::duration>(quarter), Clock::duration(milliseconds(50)),
+                    Clock::duration(milliseconds(1000)));
 }
 
 std::string SpmdSession::ProgressDir() {
@@ -216,8 +224,44 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
   return RunRank(plan, launch_rank, local_rank, &launch_store, &output);
 }
 
+// ": R (host H, last completed timed iteration N (...), no progress for X s) stopped without a word (killed, or
+// hung); ranks ... waited": of the ranks that delivered nothing, those whose progress stopped first by their last
+// beats, with how far they got, then the others.
+std::string NameSilent(const std::vector<int>& silent, BeatWatch* beats,
+                       const std::function<std::string(int)>& where) {
+  const auto now = Clock::now();
+  beats->Poll(now);
+  std::vector<RankView> views;
+  for (int r : silent) {
+    RankView v;
+    v.progress = beats->Last(r);
+    v.progress.rank = r;
+    v.idle_s = beats->IdleSeconds(r, now);
+    views.push_back(v);
+  }
+  const std::vector<RankView> first = StoppedFirstViews(views);
+  std::string out;
+  for (size_t i = 0; i < first.size(); ++i) {
+    out += (i ? ", " : ": ") + where(first[i].progress.rank);
+    if (first[i].progress.pid != 0) {
+      char idle[32];
+      std::snprintf(idle, sizeof(idle), "%.1f", first[i].idle_s);
+      out += " (" + DescribeWhere(first[i]).substr(2) + ", no progress for " + idle + " s)";
+    }
+  }
+  if (!first.empty()) out += first.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
+  std::vector<int> waited;
+  for (int r : silent) {
+    auto named = [r](const RankView& v) { return v.progress.rank == r; };
+    if (std::none_of(first.begin(), first.end(), named)) waited.push_back(r);
+  }
+  if (!waited.empty()) out += "; " + RankList(waited) + " waited";
+  return out;
+}
+
 }  // namespace
 
+// Over 80 lines: one launch's steps (publish, own rank, collect, judge progress) share its beacon, watch and state.
 std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& options, size_t* finished,
                                    bool* interrupted) {
   const int n = next_launch_++;
@@ -237,7 +281,7 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   auto state = std::make_shared<OwnRankState>();
   WorkerPlan own_plan = plan;
   own_plan.progress_dir = ProgressDir();
-  ProgressBeacon beacon(store, Key(n, "beat/"), mine, ProgressPath(own_plan.progress_dir, mine));
+  ProgressBeacon beacon(store, Key(n, "beat/"), mine, ProgressPath(own_plan.progress_dir, mine), BeatPeriod());
   BeatWatch beats(store, Key(n, "beat/"), launch.world, Clock::now());
   if (mine < 0) {
     state->done = true;
@@ -271,35 +315,7 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         silent.push_back(r);
       }
     }
-    // Of the silent ranks, those whose progress stopped first (their last beats), with how far they got.
-    const auto now = Clock::now();
-    beats.Poll(now);
-    std::vector<RankView> views;
-    for (int r : silent) {
-      RankView v;
-      v.progress = beats.Last(r);
-      v.progress.rank = r;
-      v.idle_s = beats.IdleSeconds(r, now);
-      views.push_back(v);
-    }
-    std::vector<int> first, waited;
-    for (const RankView& v : StoppedFirstViews(views)) first.push_back(v.progress.rank);
-    for (int r : silent) {
-      if (std::find(first.begin(), first.end(), r) == first.end()) waited.push_back(r);
-    }
-    std::string out = "point " + launch.points[j].Id() + " " + why;
-    for (size_t i = 0; i < first.size(); ++i) {
-      const RankView& v = views[static_cast<size_t>(std::find(silent.begin(), silent.end(), first[i]) - silent.begin())];
-      out += (i ? ", " : ": ") + where(first[i]);
-      if (v.progress.pid != 0) {
-        char idle[32];
-        std::snprintf(idle, sizeof(idle), "%.1f", v.idle_s);
-        out += " (" + DescribeWhere(v).substr(2) + ", no progress for " + idle + " s)";
-      }
-    }
-    if (!first.empty()) out += first.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
-    if (!waited.empty()) out += "; " + RankList(waited) + " waited";
-    return out + failed;
+    return "point " + launch.points[j].Id() + " " + why + NameSilent(silent, &beats, where) + failed;
   };
 
   auto last_progress = Clock::now();
@@ -333,7 +349,7 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         if (mine >= 0) beacon.Tick(now);
         if (now >= next_look) {
           if (beats.Poll(now)) last_progress = now;
-          next_look = now + milliseconds(500);
+          next_look = now + BeatPeriod();
         }
         if (now - last_progress > timeout || beats.AnyStuckInsideAnOp(now, timeout)) {
           return stopped(j, "made no progress within --timeout " + std::to_string(static_cast<int>(options.spec.timeout_s)) + " s");
@@ -390,7 +406,8 @@ Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) 
   auto last_put = std::make_shared<std::atomic<int64_t>>(Clock::now().time_since_epoch().count());
   WorkerPlan own_plan = plan;
   own_plan.progress_dir = ProgressDir();
-  ProgressBeacon beacon(store, Key(n, "beat/"), launch_rank, ProgressPath(own_plan.progress_dir, launch_rank));
+  ProgressBeacon beacon(store, Key(n, "beat/"), launch_rank, ProgressPath(own_plan.progress_dir, launch_rank),
+                        BeatPeriod());
   own_rank_done_ = false;
   own_rank_ = std::thread([this, own_plan, n, launch_rank, state, last_put, store] {
     Status s = RunMyRank(own_plan, options_, n, launch_rank, store, last_put.get());

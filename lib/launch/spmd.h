@@ -96,6 +96,7 @@ class SpmdSession {
   std::atomic<bool> own_rank_done_{true};
   // Where this process's rank keeps its progress page, published into the store as beats (progress_beacon.h).
   std::string ProgressDir();
+  std::chrono::steady_clock::duration BeatPeriod() const;  // how often beats are published and read
   std::unique_ptr<TempDir> progress_dir_;
 };
 

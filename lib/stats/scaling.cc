@@ -153,6 +153,7 @@ const char* GrowthModelName(GrowthModel m) {
   return "flat";
 }
 
+// Over 80 lines: the fit, its tests and its verdict read as one derivation (each step uses the previous ones).
 ScalingFit FitScaling(const std::vector<double>& groups, const std::vector<double>& y, const std::vector<double>& se,
                       const ScalingOptions& options) {
   ScalingFit out;

@@ -95,6 +95,7 @@ class SharedBandwidthRule : public Rule {
     return r;
   }
 
+  // Over 80 lines: the finding's evidence is read in one pass over the series, in the order its summary states it.
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
     const PointData& last = in.Last(s);
