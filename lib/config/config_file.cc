@@ -14,26 +14,12 @@
 #include <regex>
 #include <sstream>
 
+#include "lib/core/printable.h"
+
 namespace commbench::config {
 namespace {
 
 using nlohmann::json;
-
-// A key as a message may show it: control characters (a NUL, a newline in a quoted key) escaped, so that every
-// problem stays one line.
-std::string Printable(const std::string& key) {
-  std::string out;
-  for (unsigned char c : key) {
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 // A plain scalar as YAML 1.2's core schema reads it. A numeral past the range of what it spells is refused: a
 // rounded or infinite stand-in would be shown, and used, instead of what was typed.

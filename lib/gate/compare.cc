@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lib/core/ranges.h"
+#include "lib/core/printable.h"
 
 namespace commbench::gate {
 namespace {
@@ -202,21 +203,6 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
 }
 
 namespace {
-
-// A point id as read from the file, control characters escaped so that the error stays one line.
-std::string Printable(const std::string& id) {
-  std::string out;
-  for (unsigned char c : id) {
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 std::string Shown(double v) {
   std::ostringstream out;
