@@ -120,11 +120,26 @@ const json* FindFinding(const json& r, const std::string& rule) {
 }
 
 // The product's honest answer on a disturbed host: a cause whose A/B ran beside another process's load is left
-// suspected, and its summary says why it is not confirmed (the load, named). A shared CI runner may do that to
+// suspected, and the product says so: its summary says why it is not confirmed, or an outside_load finding names
+// the process that loaded points this cause rests on (its series or its A/B's). A shared CI runner may do that to
 // any timing A/B; a test accepts it, and still fails when the product is wrong (another cause confirmed, the
-// cause missing, or left suspected without the reason).
-bool HonestlyDisturbed(const json& f) {
-  return f["status"] == "suspected" && f["summary"].get<std::string>().find(" Not confirmed: ") != std::string::npos;
+// cause missing, or left suspected with no load named).
+bool HonestlyDisturbed(const json& r, const json& f) {
+  if (f["status"] != "suspected") return false;
+  if (f["summary"].get<std::string>().find(" Not confirmed: ") != std::string::npos) return true;
+  std::set<std::string> rests_on;
+  for (const char* key : {"points", "ab_points"}) {
+    if (f.contains(key)) {
+      for (const json& id : f[key]) rests_on.insert(id.get<std::string>());
+    }
+  }
+  for (const json& g : r["findings"]) {
+    if (g["rule"] != "outside_load" || !g.contains("points")) continue;
+    for (const json& id : g["points"]) {
+      if (rests_on.count(id.get<std::string>())) return true;
+    }
+  }
+  return false;
 }
 
 // The finding of `rule`, expected first and confirmed; nullptr (and the reason printed) when the host was
@@ -142,7 +157,7 @@ const json* ExpectConfirmedFirstUnlessDisturbed(const json& r, const std::string
     ADD_FAILURE() << rule << " not found: " << Digest(r);
     return nullptr;
   }
-  if (HonestlyDisturbed(*f)) {
+  if (HonestlyDisturbed(r, *f)) {
     std::cout << "host disturbed during the A/B; the product said so: " << (*f)["summary"].get<std::string>() << "\n";
     return nullptr;
   }
