@@ -78,6 +78,9 @@ class SpmdSession {
   // rank 0's ("the run stopped: ...").
   Status Follow();
 
+  // Removes this process's scratch files (its progress pages) before it _Exits, which runs no destructor.
+  void RemoveScratch() { progress_dir_.reset(); }
+
  private:
   std::string Key(int launch, const std::string& rest) const;
   std::string Where(int rank) const;  // "rank 3 (node2 10.0.0.3, pid 77)"

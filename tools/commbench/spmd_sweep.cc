@@ -110,6 +110,7 @@ void RunAsSpmdRank(const SweepSpec& spec, const SpmdFlags& flags, const LaunchPl
   }
   if (place.rank != 0) {
     Status followed = session->Follow();
+    session->RemoveScratch();
     ExitNow(followed.ok() ? 0 : Fail(me, followed, 1));
   }
   if (!quiet) {
@@ -119,6 +120,7 @@ void RunAsSpmdRank(const SweepSpec& spec, const SpmdFlags& flags, const LaunchPl
   std::string failure;
   const int code = work(*session, &failure);
   session->Finish(failure);
+  session->RemoveScratch();
   ExitNow(code);
 }
 

@@ -372,6 +372,8 @@ TEST(Spmd, APointLongerThanTheTimeoutThatKeepsIteratingCompletes) {
   EXPECT_EQ(j["status"], "complete");
   EXPECT_GT(j["points"][0]["per_rank"][0]["wall_s"].get<double>(), 5.0) << "the point must outlast --timeout";
   ExpectNothingLeft(cli, store);
+  // The ranks' progress pages went with them (the processes _Exit, which runs no destructor).
+  EXPECT_TRUE(cli.TempEntries().empty()) << cli.TempEntries().front();
 }
 
 TEST(Spmd, UnderALauncherWithoutARendezvousItSaysWhatToGive) {
