@@ -1,19 +1,9 @@
 #include "lib/launch/progress_beacon.h"
 
-#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 namespace commbench {
-namespace {
-
-bool Same(const ProgressSnapshot& a, const ProgressSnapshot& b) {
-  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed) ==
-         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed);
-}
-
-}  // namespace
-
 std::string ProgressToJson(const ProgressSnapshot& s) {
   return nlohmann::json{{"rank", s.rank},       {"pid", s.pid},          {"host", s.host},
                         {"point", s.point_index}, {"phase", static_cast<int>(s.phase)},
@@ -50,7 +40,7 @@ bool ProgressBeacon::Tick(Clock::time_point now) {
   if (now < next_) return false;
   next_ = now + period_;
   auto page = ReadProgress(page_path_);
-  if (!page.ok() || Same(*page, last_)) return false;
+  if (!page.ok() || SameProgress(*page, last_)) return false;
   last_ = *page;
   (void)store_->Set(chain_ + std::to_string(published_++), [&] {
     const std::string text = ProgressToJson(last_);
@@ -88,9 +78,7 @@ double BeatWatch::IdleSeconds(int rank, Clock::time_point now) const {
 
 bool BeatWatch::AnyStuckInsideAnOp(Clock::time_point now, std::chrono::duration<double> limit) const {
   for (const Rank& r : ranks_) {
-    const ProgressSnapshot& s = r.last;
-    const bool in_loop = s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed;
-    if (s.pid != 0 && in_loop && s.started > s.completed && now - r.changed > limit) return true;
+    if (InsideAnOp(r.last) && now - r.changed > limit) return true;
   }
   return false;
 }

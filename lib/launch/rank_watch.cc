@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
-#include <tuple>
 
 namespace commbench {
 namespace {
@@ -15,11 +14,6 @@ std::string ThisHost() {
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
   return name;
-}
-
-bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b) {
-  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed, a.updated_ns) ==
-         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed, b.updated_ns);
 }
 
 bool Halted(const RankView& v) { return v.state == RankProcessState::kStopped || v.state == RankProcessState::kGone; }
@@ -106,9 +100,7 @@ void RankWatch::NoteGone() {
 
 bool RankWatch::AnyStuckInsideAnOp(Clock::time_point now, std::chrono::duration<double> limit) const {
   for (const Rank& r : ranks_) {
-    const ProgressSnapshot& s = r.last;
-    const bool in_loop = s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed;
-    if (s.pid != 0 && in_loop && s.started > s.completed && now - r.changed > limit) return true;
+    if (InsideAnOp(r.last) && now - r.changed > limit) return true;
   }
   return false;
 }

@@ -137,6 +137,16 @@ StatusOr<ProgressSnapshot> ReadProgress(const std::string& path) {
   return s;
 }
 
+bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b) {
+  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed) ==
+         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed);
+}
+
+bool InsideAnOp(const ProgressSnapshot& s) {
+  const bool in_loop = s.phase == ProgressPhase::kWarmup || s.phase == ProgressPhase::kTimed;
+  return s.pid != 0 && in_loop && s.started > s.completed;
+}
+
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late) {
   auto key = [](const ProgressSnapshot& s) {
     return std::make_tuple(s.point_index, static_cast<int32_t>(s.phase), s.completed, s.started);

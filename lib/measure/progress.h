@@ -58,4 +58,11 @@ int64_t MonotonicNowNs();
 // named. A rank without a page counts as the least far of all.
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late);
 
+// The same progress (process, point, phase, iterations begun and completed): a copy that changed none of these
+// shows no progress, whenever it was taken.
+bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b);
+// Inside one operation of its warm-up or timed loop (begun, not completed). A rank between operations may be
+// waiting for its turn or for other groups at the world barrier; one stuck inside an operation stalls its group.
+bool InsideAnOp(const ProgressSnapshot& s);
+
 }  // namespace commbench
