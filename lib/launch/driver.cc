@@ -257,7 +257,7 @@ class LaunchRunner {
         next_look = now + std::chrono::milliseconds(100);
       }
       for (const auto& e : group_.Reap()) {
-        if (e.signaled || e.code != 0) return Crashed(e, &watch);
+        if (e.signaled || e.code != 0) return Crashed(FirstCause(e, &watch), &watch);
       }
       if (group_.AllExited()) {
         for (auto& tail : tails_) tail.Poll();
@@ -273,9 +273,36 @@ class LaunchRunner {
     }
   }
 
+  // Whether a rank of process `process` marked its page failed: it left on an error of its own.
+  bool SaidItFailed(int process, const RankWatch& watch) const {
+    const int first = process * launch_.ranks_per_process;
+    return watch.AnySaidItFailed(first, first + launch_.ranks_per_process - 1);
+  }
+
+  // A rank that fails because its peer vanished exits on its own, possibly before the peer's death is reaped: for
+  // up to a second, wait for a process that left without marking its page failed (killed, crashed), the cause.
+  // A launcher's single exit is judged in Crashed.
+  ProcessExit FirstCause(const ProcessExit& first, RankWatch* watch) {
+    if (options_.spec.launcher != Launcher::kLocal) return first;
+    std::vector<ProcessExit> failed = {first};
+    const auto deadline = RankWatch::Clock::now() + std::chrono::seconds(1);
+    while (true) {
+      const auto now = RankWatch::Clock::now();
+      watch->Poll(now);
+      for (const ProcessExit& e : failed) {
+        if (!SaidItFailed(static_cast<int>(e.index), *watch)) return e;
+      }
+      if (now >= deadline || group_.AllExited()) return first;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      for (const ProcessExit& e : group_.Reap()) {
+        if (e.signaled || e.code != 0) failed.push_back(e);
+      }
+    }
+  }
+
   // A rank process (or the launcher that started them) failed: names the rank, its pid and host, the point and
   // its last completed iteration. A launcher reports only its own exit: the rank is the one its output names,
-  // else the first seen gone.
+  // unless that one said it failed and another vanished without a word; else the first seen gone.
   std::string Crashed(const ProcessExit& e, RankWatch* watch) const {
     const auto now = RankWatch::Clock::now();
     watch->Poll(now);
@@ -290,11 +317,16 @@ class LaunchRunner {
       launcher_note = " (" + std::string(Name(options_.spec.launcher)) + ", pid " + std::to_string(e.pid) + ", " +
                       what + ")";
       named = ParseLauncherFailure(Tail(log, 64 * 1024));
-      if (named && named->process >= 0 && named->process < launch_.processes()) {
+      watch->NoteGone();
+      const int silent = watch->FirstGoneWithoutAWord();
+      const bool named_ok = named && named->process >= 0 && named->process < launch_.processes();
+      if (named_ok && (silent < 0 || !SaidItFailed(named->process, *watch))) {
         process = static_cast<size_t>(named->process);
         what = named->what;
+      } else if (silent >= 0) {  // the launcher named a rank that failed because this one vanished
+        process = static_cast<size_t>(silent / launch_.ranks_per_process);
+        what = "vanished without reporting an error (killed or crashed)";
       } else {
-        watch->NoteGone();
         if (watch->gone().empty()) return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() +
                                           " during point " + PointName(MinDone()) + (why.empty() ? "" : ": " + why);
         process = static_cast<size_t>(watch->gone().front()) / static_cast<size_t>(launch_.ranks_per_process);

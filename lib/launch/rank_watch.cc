@@ -98,6 +98,20 @@ void RankWatch::NoteGone() {
   }
 }
 
+int RankWatch::FirstGoneWithoutAWord() const {
+  for (int r : gone_) {
+    if (!ranks_[static_cast<size_t>(r)].last.failed) return r;
+  }
+  return -1;
+}
+
+bool RankWatch::AnySaidItFailed(int first, int last) const {
+  for (int r = std::max(first, 0); r <= last && r < static_cast<int>(ranks_.size()); ++r) {
+    if (ranks_[static_cast<size_t>(r)].last.failed) return true;
+  }
+  return false;
+}
+
 bool RankWatch::AnyStuckInsideAnOp(Clock::time_point now, std::chrono::duration<double> limit) const {
   for (const Rank& r : ranks_) {
     if (InsideAnOp(r.last) && now - r.changed > limit) return true;

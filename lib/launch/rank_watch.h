@@ -50,6 +50,11 @@ class RankWatch {
   // only its own exit, after it has stopped the other ranks too.
   void NoteGone();
   const std::vector<int>& gone() const { return gone_; }
+  // The first rank seen gone whose page does not say it failed on its own (killed, crashed: the likelier cause of
+  // its peers' failures); -1 when there is none.
+  int FirstGoneWithoutAWord() const;
+  // Whether any of ranks [first, last] marked its page failed (as last polled).
+  bool AnySaidItFailed(int first, int last) const;
 
   RankView View(int rank, Clock::time_point now) const;  // the process state is read now
 

@@ -108,5 +108,46 @@ TEST(RankWatchTest, APageThatKeepsChangingIsNeverIdleAndAGoneRankIsNoted) {
   EXPECT_TRUE(watch.gone().empty());
 }
 
+// A child that publishes rank `rank`'s page, marks it failed when `says_it_failed`, then waits to be killed.
+pid_t RankChild(const std::string& dir, int rank, bool says_it_failed) {
+  pid_t child = fork();
+  if (child == 0) {
+    auto page = ProgressPage::Create(ProgressPath(dir, rank), rank);
+    if (!page.ok()) _exit(1);
+    page->EnterPhase(0, ProgressPhase::kTimed);
+    if (says_it_failed) page->Failed();
+    pause();
+    _exit(0);
+  }
+  return child;
+}
+
+TEST(RankWatchTest, TheCauseIsTheRankGoneWithoutAWordNotThePeerThatFailedFirst) {
+  TempDir dir("commbench-rank-watch-test-");
+  RankWatch watch(dir.path(), 3, Clock::now());
+  const pid_t peer = RankChild(dir.path(), 0, true);
+  const pid_t victim = RankChild(dir.path(), 1, false);
+  const pid_t bystander = RankChild(dir.path(), 2, false);
+  for (int i = 0; i < 500 && !(watch.Poll(Clock::now()), watch.AnySaidItFailed(0, 0) &&
+                                                          watch.View(2, Clock::now()).progress.pid != 0);
+       ++i) {
+    usleep(10000);
+  }
+  ASSERT_TRUE(watch.AnySaidItFailed(0, 0));
+  EXPECT_FALSE(watch.AnySaidItFailed(1, 2));
+  EXPECT_EQ(watch.FirstGoneWithoutAWord(), -1);  // nobody gone yet
+  for (pid_t p : {peer, victim}) {  // the peer that said it failed is seen gone first
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+    watch.NoteGone();
+  }
+  EXPECT_EQ(watch.gone(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(watch.FirstGoneWithoutAWord(), 1);
+  kill(bystander, SIGKILL);  // torn down later: still after the victim
+  waitpid(bystander, nullptr, 0);
+  watch.NoteGone();
+  EXPECT_EQ(watch.FirstGoneWithoutAWord(), 1);
+}
+
 }  // namespace
 }  // namespace commbench

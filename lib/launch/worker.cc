@@ -25,6 +25,9 @@ namespace {
 
 using nlohmann::json;
 
+// How long a failing rank process waits before it exits (RunWorkerProcess says why).
+constexpr auto kLingerAfterFailure = std::chrono::milliseconds(500);
+
 class WorldAgreement : public Agreement {
  public:
   explicit WorldAgreement(WorldControl* world) : world_(world) {}
@@ -63,6 +66,13 @@ class RankRunner {
       : plan_(plan), rank_(rank), local_rank_(local_rank), store_(store), output_(output) {}
 
   Status Run() {
+    Status s = RunPoints();
+    if (!s.ok()) progress_.Failed();
+    return s;
+  }
+
+ private:
+  Status RunPoints() {
     if (!plan_.progress_dir.empty()) {
       ASSIGN_OR_RETURN(progress_, ProgressPage::Create(ProgressPath(plan_.progress_dir, rank_), rank_));
     }
@@ -100,7 +110,6 @@ class RankRunner {
     return OkStatus();
   }
 
- private:
   std::chrono::milliseconds Timeout() const {
     return std::chrono::milliseconds(static_cast<int64_t>(plan_.timeout_s * 1000));
   }
@@ -238,6 +247,9 @@ Status RunWorkerProcess(const std::string& plan_path, int process_index, int loc
         // now, with the reason, rather than a hang.
         std::fprintf(stderr, "commbench worker: %s\n", s.message().c_str());
         std::fflush(stderr);
+        // Often this rank failed because a peer was killed: a launcher names the first rank it sees exit, so the
+        // peer's death should reach it first.
+        std::this_thread::sleep_for(kLingerAfterFailure);
         std::_Exit(1);
       }
     });

@@ -27,6 +27,7 @@ struct ProgressLayout {
   std::atomic<int64_t> started;
   std::atomic<int64_t> completed;
   std::atomic<int64_t> updated_ns;
+  std::atomic<int32_t> failed;
 };
 
 namespace {
@@ -109,6 +110,12 @@ void ProgressPage::Completed(int64_t iterations, int64_t now_ns) {
   page_->updated_ns.store(now_ns, std::memory_order_release);
 }
 
+void ProgressPage::Failed() {
+  if (page_ == nullptr) return;
+  page_->failed.store(1, std::memory_order_relaxed);
+  page_->updated_ns.store(MonotonicNowNs(), std::memory_order_release);
+}
+
 StatusOr<ProgressSnapshot> ReadProgress(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NotFound("no progress page " + path);
@@ -131,6 +138,7 @@ StatusOr<ProgressSnapshot> ReadProgress(const std::string& path) {
     s.phase = static_cast<ProgressPhase>(page->phase.load());
     s.started = page->started;
     s.completed = page->completed;
+    s.failed = page->failed != 0;
   }
   munmap(const_cast<void*>(p), kPageBytes);
   if (!valid) return NotFound("progress page " + path + " not written yet");
@@ -138,8 +146,8 @@ StatusOr<ProgressSnapshot> ReadProgress(const std::string& path) {
 }
 
 bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b) {
-  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed) ==
-         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed);
+  return std::tie(a.pid, a.point_index, a.phase, a.started, a.completed, a.failed) ==
+         std::tie(b.pid, b.point_index, b.phase, b.started, b.completed, b.failed);
 }
 
 bool InsideAnOp(const ProgressSnapshot& s) {

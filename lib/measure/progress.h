@@ -25,6 +25,9 @@ struct ProgressSnapshot {
   int64_t started = 0;     // iterations of this phase begun
   int64_t completed = 0;   // iterations of this phase completed
   int64_t updated_ns = 0;  // CLOCK_MONOTONIC of the last change
+  // The rank met an error and is leaving on its own. A rank killed outright (or crashed) never says so: of the
+  // ranks gone, one without this mark is the likelier cause, and the others failed because it vanished.
+  bool failed = false;
 };
 
 struct ProgressLayout;  // the page's bytes (progress.cc)
@@ -41,6 +44,7 @@ class ProgressPage {
   void EnterPhase(int point_index, ProgressPhase phase);  // resets the iteration counts
   void Started(int64_t iterations);                       // of the current phase, cumulative
   void Completed(int64_t iterations, int64_t now_ns);     // likewise; now_ns = CLOCK_MONOTONIC
+  void Failed();                                          // marks the page: this rank leaves on an error
 
  private:
   ProgressLayout* page_ = nullptr;
@@ -58,7 +62,7 @@ int64_t MonotonicNowNs();
 // named. A rank without a page counts as the least far of all.
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late);
 
-// The same progress (process, point, phase, iterations begun and completed): a copy that changed none of these
+// The same progress (process, point, phase, iterations begun and completed, the failure mark): a copy that changed none of these
 // shows no progress, whenever it was taken.
 bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b);
 // Inside one operation of its warm-up or timed loop (begun, not completed). A rank between operations may be

@@ -34,6 +34,14 @@ TEST(ProgressTest, TheReaderSeesWhatTheRankPublished) {
   EXPECT_EQ(now->started, 7);
   EXPECT_EQ(now->completed, 6);
   EXPECT_EQ(now->updated_ns, 123456789);
+  EXPECT_FALSE(now->failed);
+
+  page->Failed();
+  auto failed = ReadProgress(path);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_TRUE(failed->failed);
+  EXPECT_EQ(failed->completed, 6);  // the rest stays as it was
+  EXPECT_FALSE(SameProgress(*now, *failed));  // the mark is news to the driver
 }
 
 ProgressSnapshot At(int rank, int point, ProgressPhase phase, int64_t started) {

@@ -118,7 +118,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   request.run_plan = hooks.run_plan;
   PipelineOutcome outcome = RunPipeline(request);
   if (hooks.failure) *hooks.failure = outcome.failure;
-  PrintConsole(outcome.result);
+  // A run that failed before its first point has nothing to diagnose: its error line says why.
+  if (outcome.failure.empty() || !outcome.result.points.empty()) PrintConsole(outcome.result);
   return Report(outcome, outputs);
 }
 
