@@ -16,7 +16,7 @@ const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const {sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot} =
+const {sleep, prepareLoad, consoleAndNetworkFailures, screenshot, runBrowserCases} =
   require(path.resolve('reports/tools/webdriver.js'));
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><b data-injected="1">c20</b>';
@@ -122,16 +122,14 @@ function checkProbe(probe, c) {
   return f;
 }
 
-async function main() {
+function main() {
   const args = parseArgs(process.argv.slice(2));
   const doc = JSON.parse(fs.readFileSync(args.real, 'utf8'));
-  const {wd, tmp, stop} = await startBrowser();
   const cases = [
     {name: 'planted', runs: 30, at: 20, step: 0.15, rc: 1, changes: 1, texts: [HOSTILE]},
     {name: 'flat', runs: 12, at: 99, step: 0, rc: 0, changes: 0},
   ];
-  let passed = 0, failed = 0;
-  try {
+  runBrowserCases(async ({wd, tmp, record}) => {
     for (const c of cases) {
       const dir = path.join(tmp, c.name);
       const html = path.join(tmp, 'trend-' + c.name + '.html');
@@ -141,25 +139,15 @@ async function main() {
       const {probe, url} = await load(wd, html);
       failures.push(...checkProbe(probe, c), ...await consoleAndNetworkFailures(wd, url));
       await screenshot(wd, path.join(args.out, 'trend-' + c.name + '.png'));
-      if (failures.length) { failed++; console.log('FAIL ' + c.name + '\n  ' + failures.join('\n  ')); }
-      else { passed++; console.log('PASS ' + c.name + ' ' + JSON.stringify(probe.charts)); }
+      record(c.name, failures, JSON.stringify(probe.charts));
     }
     for (const page of args.pages) {
       const {probe, url} = await load(wd, page);
       const failures = [...checkProbe(probe, {}), ...await consoleAndNetworkFailures(wd, url)];
       await screenshot(wd, path.join(args.out, 'page-' + path.basename(page, '.html') + '.png'));
-      if (failures.length) { failed++; console.log('FAIL ' + page + '\n  ' + failures.join('\n  ')); }
-      else { passed++; console.log('PASS ' + page); }
+      record(page, failures);
     }
-  } finally {
-    await stop();
-  }
-  console.log(passed + ' passed, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  });
 }
 
-main().catch((e) => {
-  console.log('FAIL: ' + e.stack);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+main();

@@ -28,7 +28,7 @@ const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const {sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot} = require('./webdriver.js');
+const {sleep, prepareLoad, consoleAndNetworkFailures, screenshot, runBrowserCases} = require('./webdriver.js');
 
 function parseArgs(argv) {
   const args = {maxRenderMs: 5000, out: process.env.TEST_UNDECLARED_OUTPUTS_DIR || os.tmpdir(), reports: []};
@@ -254,16 +254,14 @@ async function checkReport(wd, file, expectDrawn, args, firstSuspect) {
   return {failures, result};
 }
 
-async function main() {
+function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!args.reports.length) {
     console.error('usage: browser_test.js [--expect-drawn id,...] [--out DIR] REPORT.html...');
     process.exit(2);
   }
   // browser_test.sh has checked that chromium and chromedriver exist (a missing one fails the test).
-  const {wd, tmp, stop} = await startBrowser();
-  let failed = 0, passed = 0;
-  try {
+  runBrowserCases(async ({wd, tmp, record}) => {
     for (const report of args.reports) {
       const {expectDrawn, expectFail, firstSuspect} = report;
       let file = report.file;
@@ -279,25 +277,13 @@ async function main() {
         // Self-check of this harness: a page with known faults must be caught.
         const caught = (what) => failures.some((f) => f.includes(what));
         const ok = caught('console:') && caught('network request:') && caught('no SVG marks');
-        ok ? passed++ : failed++;
-        console.log((ok ? 'PASS (caught as expected) ' : 'FAIL (a faulty page passed) ') + file + '\n  ' + failures.join('\n  '));
-      } else if (failures.length) {
-        failed++;
-        console.log('FAIL ' + file + '\n  ' + failures.join('\n  '));
+        record(ok ? '(caught as expected) ' + file : '(a faulty page passed) ' + file,
+          ok ? [] : ['expected console, network and no-SVG failures; got: ' + failures.join('; ')]);
       } else {
-        passed++;
-        console.log('PASS ' + file);
+        record(file, failures);
       }
     }
-  } finally {
-    await stop();
-  }
-  console.log(passed + ' passed, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  });
 }
 
-main().catch((e) => {
-  console.log('FAIL: ' + e.stack);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+main();

@@ -19,7 +19,7 @@ const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const {sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot} = require('./webdriver.js');
+const {sleep, prepareLoad, consoleAndNetworkFailures, screenshot, runBrowserCases} = require('./webdriver.js');
 
 const HOSTILE_ENV = '<img src=x onerror="window.__pwned=1"><b data-injected="1">env</b>';
 const HOSTILE_ID = 'gloo/allreduce/<script>window.__pwned=2</script><b data-injected="2">id</b>';
@@ -188,13 +188,11 @@ async function checkPage(wd, file, c, args) {
   return {failures, result};
 }
 
-async function main() {
+function main() {
   const args = parseArgs(process.argv.slice(2));
   const doc = JSON.parse(fs.readFileSync(args.real, 'utf8'));
   // browser_test.sh has checked that chromium and chromedriver exist (a missing one fails the test).
-  const {wd, tmp, stop} = await startBrowser();
-  let failed = 0, passed = 0;
-  try {
+  runBrowserCases(async ({wd, tmp, record}) => {
     for (const c of makeCases(doc)) {
       const files = {base: path.join(tmp, c.name + '-base.json'), now: path.join(tmp, c.name + '-new.json'),
         html: path.join(tmp, 'comparison-' + c.name + '.html')};
@@ -203,29 +201,14 @@ async function main() {
       const run = childProcess.spawnSync(args.commbench, ['compare', files.base, files.now, '--html', files.html],
         {encoding: 'utf8'});
       if (run.status !== c.rc || !fs.existsSync(files.html)) {
-        failed++;
-        console.log('FAIL ' + c.name + ': compare exited ' + run.status + ' (expected ' + c.rc + ')\n' + run.stdout + run.stderr);
+        record(c.name, ['compare exited ' + run.status + ' (expected ' + c.rc + ')\n' + run.stdout + run.stderr]);
         continue;
       }
       const {failures, result} = await checkPage(wd, files.html, c, args);
       console.log(JSON.stringify(result));
-      if (failures.length) {
-        failed++;
-        console.log('FAIL ' + c.name + '\n  ' + failures.join('\n  '));
-      } else {
-        passed++;
-        console.log('PASS ' + c.name);
-      }
+      record(c.name, failures);
     }
-  } finally {
-    await stop();
-  }
-  console.log(passed + ' passed, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  });
 }
 
-main().catch((e) => {
-  console.log('FAIL: ' + e.stack);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+main();

@@ -122,4 +122,35 @@ async function screenshot(wd, file) {
   fs.writeFileSync(file, Buffer.from(shot.data, 'base64'));
 }
 
-module.exports = {WebDriver, freePort, sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot};
+// The frame of every browser test: starts the browser, runs `body({wd, tmp, record})`, where record(name,
+// failures, detail) prints one PASS or FAIL line and counts it, stops the browser, prints "N passed, M failed"
+// and exits with its status. A throw anywhere counts as one failure.
+function runBrowserCases(body) {
+  (async () => {
+    const {wd, tmp, stop} = await startBrowser();
+    let passed = 0, failed = 0;
+    const record = (name, failures, detail) => {
+      if (failures.length) {
+        failed++;
+        console.log('FAIL ' + name + '\n  ' + failures.join('\n  '));
+      } else {
+        passed++;
+        console.log('PASS ' + name + (detail ? ' ' + detail : ''));
+      }
+    };
+    try {
+      await body({wd, tmp, record});
+    } finally {
+      await stop();
+    }
+    console.log(passed + ' passed, ' + failed + ' failed');
+    process.exit(failed ? 1 : 0);
+  })().catch((e) => {
+    console.log('FAIL: ' + e.stack);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  });
+}
+
+module.exports = {WebDriver, freePort, sleep, startBrowser, prepareLoad, consoleAndNetworkFailures, screenshot,
+  runBrowserCases};
