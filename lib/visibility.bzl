@@ -3,9 +3,9 @@
 _USERS = {
     "accept": ["accept", "app"],
     "app": ["app"],
-    "backend": ["app", "backend", "launch", "measure", "sweep"],
+    "backend": ["app", "backend", "launch", "measure", "sweep", "traffic"],
     "config": ["accept", "app", "config"],
-    "core": ["accept", "app", "backend", "config", "core", "cuda", "diagnose", "export", "gate", "history", "launch", "measure", "model", "rendezvous", "report", "result", "stats", "sweep"],
+    "core": ["accept", "app", "backend", "config", "core", "cuda", "diagnose", "export", "gate", "history", "launch", "measure", "model", "rendezvous", "report", "result", "stats", "sweep", "traffic"],
     "cuda": ["backend", "cuda"],
     "diagnose": ["app", "diagnose"],
     "export": ["export"],
@@ -19,6 +19,7 @@ _USERS = {
     "result": ["accept", "app", "diagnose", "export", "gate", "history", "launch", "measure", "report", "result"],
     "stats": ["accept", "app", "diagnose", "export", "gate", "history", "measure", "report", "result", "stats"],
     "sweep": ["app", "launch", "sweep"],
+    "traffic": ["measure", "traffic"],
 }
 
 _ALWAYS = ["//bench:__subpackages__", "//fuzz:__subpackages__", "//reports:__subpackages__", "//tools:__subpackages__"]
