@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <random>
+#include <utility>
 
 namespace commbench::gate {
 namespace {
@@ -37,7 +39,7 @@ double NormalQuantileUpper(double q) {
 
 // Number of arrangements of na values of one side among na + nb ranks with each
 // U, U = 0..na*nb (no ties).
-std::vector<double> ExactUDistribution(int na, int nb) {
+std::vector<double> BuildExactUDistribution(int na, int nb) {
   // count[i][j][u]: arrangements of i values of A and j of B with U = u, built
   // one smallest value at a time.
   std::vector<std::vector<std::vector<double>>> count(
@@ -60,6 +62,15 @@ std::vector<double> ExactUDistribution(int na, int nb) {
   return count[na][nb];
 }
 
+// BuildExactUDistribution, kept per thread: a sequential gate (and its simulation test) asks for the same sizes
+// at every look.
+const std::vector<double> &ExactUDistribution(int na, int nb) {
+  thread_local std::map<std::pair<int, int>, std::vector<double>> cache;
+  auto it = cache.find({na, nb});
+  if (it == cache.end()) it = cache.emplace(std::make_pair(na, nb), BuildExactUDistribution(na, nb)).first;
+  return it->second;
+}
+
 std::string Percent(double ratio) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (ratio - 1));
@@ -79,21 +90,22 @@ RankTest MannWhitney(const std::vector<double> &a, const std::vector<double> &b)
   RankTest t;
   const size_t na = a.size(), nb = b.size();
   if (na == 0 || nb == 0) return t;
-  // U of b: pairs where b is above a, ties counting one half.
-  bool ties = false;
-  for (double x : a) {
-    for (double y : b) {
-      t.u += y > x ? 1 : (y == x ? 0.5 : 0);
-      ties = ties || y == x;
-    }
+  // U of b: pairs where b is above a, ties counting one half (by binary search in sorted a: a sequential gate
+  // tests at every look).
+  std::vector<double> sorted_a(a);
+  std::sort(sorted_a.begin(), sorted_a.end());
+  for (double y : b) {
+    const auto below = std::lower_bound(sorted_a.begin(), sorted_a.end(), y);
+    const auto equal_end = std::upper_bound(below, sorted_a.end(), y);
+    t.u += static_cast<double>(below - sorted_a.begin()) + 0.5 * static_cast<double>(equal_end - below);
   }
-  std::vector<double> all(a);
+  std::vector<double> all(sorted_a);
   all.insert(all.end(), b.begin(), b.end());
   std::sort(all.begin(), all.end());
-  ties = ties || std::adjacent_find(all.begin(), all.end()) != all.end();
+  const bool ties = std::adjacent_find(all.begin(), all.end()) != all.end();
   const double mean = 0.5 * static_cast<double>(na * nb);
   if (!ties && na <= 20 && nb <= 20) {
-    std::vector<double> dist = ExactUDistribution(static_cast<int>(na), static_cast<int>(nb));
+    const std::vector<double> &dist = ExactUDistribution(static_cast<int>(na), static_cast<int>(nb));
     double total = 0, tail = 0;
     for (double c : dist) total += c;
     const double extreme = std::fabs(t.u - mean);
@@ -157,12 +169,13 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
   BootstrapRatioCI(base, now, options.resamples, options.seed, &d.ratio_lo, &d.ratio_hi);
   d.test = MannWhitney(base, now);
 
-  if (SmallestAttainableP(nb, nn) > options.alpha) {
+  const double threshold = options.boundary_p >= 0 ? std::min(options.boundary_p, options.alpha) : options.alpha;
+  if (SmallestAttainableP(nb, nn) > threshold) {
     d.detectable = std::numeric_limits<double>::infinity();
     int needed = 1;
-    while (SmallestAttainableP(needed, needed) > options.alpha) ++needed;
+    while (SmallestAttainableP(needed, needed) > threshold) ++needed;
     char alpha[16];
-    std::snprintf(alpha, sizeof(alpha), "%g", options.alpha);
+    std::snprintf(alpha, sizeof(alpha), "%.2g", threshold);
     d.reason = std::to_string(nb) + " base and " + std::to_string(nn) + " new repeats: a rank test cannot reach p < " +
                alpha + " with so few (" + std::to_string(needed) + " a side are needed; sweep --repeats)";
     return d;
@@ -170,11 +183,11 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
   // Relative spread of one repeat, pooled over both sides; the change a test at
   // alpha detects with `power`.
   const double spread = std::max(RobustSd(base) / mb, RobustSd(now) / mn);
-  const double z = NormalQuantileUpper(options.alpha / 2) + NormalQuantileUpper(1 - options.power);
+  const double z = NormalQuantileUpper(threshold / 2) + NormalQuantileUpper(1 - options.power);
   d.detectable = z * spread * std::sqrt(1.0 / nb + 1.0 / nn);
 
   const double up = 1 + options.min_effect, down = 1 - options.min_effect;
-  const bool significant = d.test.p < options.alpha;
+  const bool significant = d.test.p < threshold;
   char figures[160];
   std::snprintf(figures, sizeof(figures), "ratio %.3f (95%% CI %.3f-%.3f), p = %.2g, detectable %.1f%%", d.ratio,
                 d.ratio_lo, d.ratio_hi, d.test.p, 100 * d.detectable);

@@ -29,6 +29,9 @@ inline std::string Name(Change c) { return std::string(NameOf(kChangeNames, c));
 struct DecisionOptions {
   double min_effect = 0.05;  // relative change below which nobody cares (5 %)
   double alpha = 0.01;       // two-sided significance of the rank test
+  // The p the rank test must reach at this look of a sequential gate (lib/gate/sequential.h: the alpha-spending
+  // boundary, at most alpha; 0 at a look that cannot stop); negative: alpha (one look, the fixed-sample test).
+  double boundary_p = -1;
   double power = 0.8;        // for the smallest detectable change
   int resamples = 2000;      // bootstrap of the ratio of medians
   uint64_t seed = 1;
