@@ -430,21 +430,37 @@ print(max(2000, min(4000000, int(9 * p["iters"] / p["wall_s"]))))')
   fail "$name" "the point lasted only $wall s, too short to show anything"
 }
 
+# Starts a sweep of 2 groups of 2 ranks (more flags in "$@") and waits until it is 1 s into its timed loop: DRV is
+# the driver, VICTIM rank process INDEX. Returns 1 (the case has failed) when that does not happen.
+start_four_ranks() {
+  local name=$1 d=$2 index=$3
+  shift 3
+  mkdir -p "$d"
+  bg "$d" "$d/out" "$d/err" sweep --groups 2 --sizes 400 --iters 2000000 --warmup 0 -q -o r.json "$@"
+  DRV=$BG
+  if ! wait_ranks "$DRV" 4 60; then fail "$name" "the ranks did not start"; wait_bounded "$DRV" 1; return 1; fi
+  sleep 1
+  VICTIM=${RANKS[$index]}
+  if ! kill -0 "$DRV" 2>/dev/null; then
+    wait_bounded "$DRV" 1
+    fail "$name" "the run ended before the signal: exit $RC: $(grep -m 1 error "$d/err")"
+    return 1
+  fi
+}
+
+# The case passes unless the run left something behind.
+ok_unless_leftovers() {
+  local left
+  left=$(leftovers)
+  if [[ -n $left ]]; then fail "$1" "$left"; else ok "$1"; fi
+}
+
 # SIGSTOP of one rank: that rank alone is named (pid, host, iteration), and the other group, still running, is not
 # said to have waited.
 case_sigstop() {
-  local name="SIGSTOPped rank named alone with host and iteration" d="$F/stop" victim pids waited r
-  mkdir -p "$d"
-  bg "$d" "$d/out" "$d/err" sweep --groups 2 --sizes 400 --iters 2000000 --warmup 0 --timeout 3 -q -o r.json
-  local drv=$BG
-  if ! wait_ranks "$drv" 4 60; then fail "$name" "the ranks did not start"; wait_bounded "$drv" 1; return; fi
-  sleep 1
-  victim=${RANKS[1]}
-  if ! kill -0 "$drv" 2>/dev/null; then
-    wait_bounded "$drv" 1
-    fail "$name" "the run ended before the SIGSTOP: exit $RC: $(grep -m 1 error "$d/err")"
-    return
-  fi
+  local name="SIGSTOPped rank named alone with host and iteration" d="$F/stop" pids waited r
+  start_four_ranks "$name" "$d" 1 --timeout 3 || return
+  local drv=$DRV victim=$VICTIM
   kill -STOP "$victim"
   local t0
   t0=$(now)
@@ -462,26 +478,15 @@ case_sigstop() {
     for r in $(expand "$waited"); do
       [[ $r == 2 || $r == 3 ]] && { fail "$name" "says rank $r (the running group) waited: $err"; return; }
     done
-    local left
-    left=$(leftovers)
-    if [[ -n $left ]]; then fail "$name" "$left"; else ok "$name"; fi
+    ok_unless_leftovers "$name"
   fi
 }
 
 # SIGKILL of one rank: named with pid, host and iteration; the partial result is written.
 case_sigkill() {
-  local name="SIGKILLed rank named with host and iteration" d="$F/kill" victim err
-  mkdir -p "$d"
-  bg "$d" "$d/out" "$d/err" sweep --groups 2 --sizes 400 --iters 2000000 --warmup 0 --timeout 10 -q -o r.json
-  local drv=$BG
-  if ! wait_ranks "$drv" 4 60; then fail "$name" "the ranks did not start"; wait_bounded "$drv" 1; return; fi
-  sleep 1
-  victim=${RANKS[2]}
-  if ! kill -0 "$drv" 2>/dev/null; then
-    wait_bounded "$drv" 1
-    fail "$name" "the run ended before the SIGKILL: exit $RC: $(grep -m 1 error "$d/err")"
-    return
-  fi
+  local name="SIGKILLed rank named with host and iteration" d="$F/kill" err
+  start_four_ranks "$name" "$d" 2 --timeout 10 || return
+  local drv=$DRV victim=$VICTIM
   kill -KILL "$victim"
   wait_bounded "$drv" 30
   err=$(grep -m 1 'error' "$d/err")
@@ -491,9 +496,7 @@ case_sigkill() {
   elif ! python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["status"] != "partial")' "$d/r.json" 2>/dev/null; then
     fail "$name" "no partial result"
   else
-    local left
-    left=$(leftovers)
-    if [[ -n $left ]]; then fail "$name" "$left"; else ok "$name"; fi
+    ok_unless_leftovers "$name"
   fi
 }
 
@@ -521,9 +524,7 @@ case_mpirun_kill() {
   elif [[ $err == *"(mpirun)"* || $err != *"rank 2 (pid $victim"* || $err != *"$HOST"* || $err != *iteration* ]]; then
     fail "$name" "rank 2 (pid $victim) not named with host $HOST and iteration: $err"
   else
-    local left
-    left=$(leftovers)
-    if [[ -n $left ]]; then fail "$name" "$left"; else ok "$name"; fi
+    ok_unless_leftovers "$name"
   fi
 }
 
