@@ -303,6 +303,8 @@ SP=(--timeout 5 --run-id probe)
 refuse "--rendezvous without launcher variables (sweep)" -- sweep "${TINY[@]}" "${SP[@]}" --rendezvous "file:$IN/store"
 refuse "--rendezvous without launcher variables (accept)" -- accept --profile "$IN/profile.yaml" --quiet --timeout 5 \
   --rendezvous "file:$IN/store"
+refuse "--rendezvous with --launcher mpirun" -- sweep "${TINY[@]}" "${SP[@]}" --launcher mpirun --rendezvous "file:$IN/store"
+refuse "--rank/--world with --launcher srun" -- sweep "${TINY[@]}" "${SP[@]}" --launcher srun --rank 0 --world 2
 refuse "spmd --rank 5 --world 2" -- sweep "${TINY[@]}" "${SP[@]}" --rendezvous "file:$IN/store" --rank 5 --world 2
 refuse "spmd --world 0" -- sweep "${TINY[@]}" "${SP[@]}" --rendezvous "file:$IN/store" --rank 0 --world 0
 refuse "spmd --run-id ''" -- sweep "${TINY[@]}" "${SP[@]}" --rendezvous "file:$IN/store" --rank 0 --world 2 --run-id=

@@ -42,7 +42,17 @@ StatusOr<std::string> TransportAddress(const SweepSpec& spec, const std::string&
 }  // namespace
 
 StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const SweepSpec& spec) {
-  if (spec.launcher != Launcher::kLocal) return std::optional<LaunchPlace>();  // this process is the driver
+  if (spec.launcher != Launcher::kLocal) {  // this process is the driver, and starts the ranks itself
+    // The SPMD flags describe ranks that someone else started: beside --launcher they would be ignored.
+    if (!flags.rendezvous.empty() || flags.rank >= 0 || flags.world >= 0) {
+      return InvalidArgument(std::string(!flags.rendezvous.empty() ? "--rendezvous " + RedactSecrets(flags.rendezvous)
+                                                                   : "--rank/--world") +
+                             " with --launcher " + std::string(Name(spec.launcher)) +
+                             ": the driver starts the ranks and keeps their store itself (accepted: --launcher, or "
+                             "--rendezvous with ranks started by srun, mpirun or torchrun, not both)");
+    }
+    return std::optional<LaunchPlace>();
+  }
   PlaceOverrides overrides;
   if (flags.rank >= 0) overrides.rank = flags.rank;
   if (flags.world >= 0) overrides.world = flags.world;
