@@ -1,0 +1,65 @@
+#include "lib/gate/disturbance.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "lib/core/ranges.h"
+
+namespace commbench::gate {
+namespace {
+
+std::vector<int> RankCpus(const result::PointResult& p, const std::string& affinity) {
+  auto cpus = ParseCpuList(p.point.cpus.empty() ? affinity : p.point.cpus, "cpus");
+  return cpus.ok() ? *cpus : std::vector<int>{};
+}
+
+// Outside CPU seconds on the ranks' CPUs over the window, bounded by what /proc/stat says those CPUs were busy
+// beyond the ranks' own rusage (per-process time is put on the CPU it was last seen on, which can overstate one);
+// the share of those CPUs' time.
+double OutsideShare(const result::PointResult& p, const std::string& affinity) {
+  if (!p.host_load || p.host_load->window_s <= 0) return 0;
+  const result::HostLoad& h = *p.host_load;
+  const std::vector<int> cpus = RankCpus(p, affinity);
+  double outside = 0, busy = 0;
+  int counted = 0;
+  for (const result::CpuLoad& c : h.per_cpu) {
+    if (!cpus.empty() && std::find(cpus.begin(), cpus.end(), c.cpu) == cpus.end()) continue;
+    outside += c.outside_s;
+    busy += c.busy_s;
+    ++counted;
+  }
+  if (counted == 0) {
+    outside = h.outside_cpu_s;
+    busy = h.outside_cpu_s + h.ranks_cpu_s;
+    counted = std::max(1, p.cpu.cores_available);
+  }
+  outside = std::max(0.0, std::min(outside, busy - h.ranks_cpu_s));
+  return outside / (h.window_s * counted);
+}
+
+}  // namespace
+
+Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& affinity, const DisturbanceRule& rule) {
+  Disturbance d;
+  d.outside_share = OutsideShare(repeat, affinity);
+  const double p50 = repeat.time_us.p50;
+  if (repeat.cpu.runqueue_wait_us_per_iter >= 0 && p50 > 0) d.runqueue_share = repeat.cpu.runqueue_wait_us_per_iter / p50;
+  char buf[200];
+  if (d.outside_share >= rule.outside_share) {
+    std::string who;
+    if (repeat.host_load && !repeat.host_load->top.empty()) {
+      const result::OutsideProcess& top = repeat.host_load->top.front();
+      who = " (the largest: " + top.comm + ", pid " + std::to_string(top.pid) + ")";
+    }
+    std::snprintf(buf, sizeof(buf), "outside processes took %.0f%% of the ranks' CPUs", 100 * d.outside_share);
+    d.why = buf + who;
+  }
+  if (d.runqueue_share >= rule.runqueue_share) {
+    std::snprintf(buf, sizeof(buf), "the ranks waited for a CPU %.0f%% of an operation's time", 100 * d.runqueue_share);
+    d.why += (d.why.empty() ? "" : "; ") + std::string(buf);
+  }
+  d.disturbed = !d.why.empty();
+  return d;
+}
+
+}  // namespace commbench::gate

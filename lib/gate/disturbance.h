@@ -1,0 +1,35 @@
+// Was one repeat measured while something else held the ranks' CPUs? (docs/gate.md, "Disturbed repeats".) The
+// evidence is what each repeat's result already records: the CPU time processes outside the run took on the CPUs
+// the ranks could use over the timed window (points[].host_load), and how long the ranks waited on a run queue
+// per timed iteration (points[].cpu.runqueue_wait_us_per_iter). A disturbed repeat is not judged: the gate runs it
+// again, within a bound, and names it. Pure functions.
+#pragma once
+
+#include <string>
+
+#include "lib/result/point_result.h"
+
+namespace commbench::gate {
+
+struct DisturbanceRule {
+  // Outside processes' CPU time on the ranks' CPUs, as a share of those CPUs over the window, at or above which
+  // the repeat is disturbed (0.10: a tenth of the ranks' CPU time went to someone else).
+  double outside_share = 0.10;
+  // The ranks' run-queue wait per timed iteration, as a share of the repeat's median time per operation, at or
+  // above which the repeat is disturbed.
+  double runqueue_share = 0.10;
+};
+
+struct Disturbance {
+  bool disturbed = false;
+  double outside_share = 0;   // as in the rule; 0 when the repeat has no host_load
+  double runqueue_share = 0;  // as in the rule; 0 when not recorded
+  std::string why;            // "outside processes took 23 % of the ranks' CPUs (make, pid 12)", "" when not
+};
+
+// One repeat's point (a result of one launch) judged by `rule`; `affinity` is the run's (the ranks' CPUs when the
+// point names none).
+Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& affinity,
+                        const DisturbanceRule& rule = {});
+
+}  // namespace commbench::gate

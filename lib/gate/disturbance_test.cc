@@ -1,0 +1,66 @@
+// The disturbed-repeat rule on repeats as the result file records them: a repeat beside a process that held a
+// rank's CPU, or whose ranks waited for a CPU, is disturbed and says why; a quiet one, or load on a CPU the ranks
+// could not use, is not; a repeat without host evidence (older files) is judged quiet.
+#include "lib/gate/disturbance.h"
+
+#include <gtest/gtest.h>
+
+namespace commbench::gate {
+namespace {
+
+// A repeat of 100 us per operation over a 0.2 s window on CPUs 0-1, the ranks using 0.2 CPU s; `outside` CPU s
+// taken by "make" on `cpu`, and `wait_us` of run-queue wait per iteration.
+result::PointResult Repeat(double outside, int cpu, double wait_us) {
+  result::PointResult p;
+  p.time_us.p50 = 100;
+  p.cpu.cores_available = 2;
+  p.cpu.runqueue_wait_us_per_iter = wait_us;
+  result::HostLoad h;
+  h.window_s = 0.2;
+  h.ranks_cpu_s = 0.2;
+  for (int c = 0; c < 3; ++c) h.per_cpu.push_back({c, 0.1 + (c == cpu ? outside : 0), c == cpu ? outside : 0});
+  h.outside_cpu_s = outside;
+  h.cpu_busy_s = 0.3 + outside;
+  if (outside > 0) h.top.push_back({4242, "make", outside, {cpu}});
+  p.host_load = h;
+  return p;
+}
+
+TEST(DisturbanceTest, AQuietRepeatIsNotDisturbed) {
+  const Disturbance d = JudgeRepeat(Repeat(0, 0, 1), "0-1");
+  EXPECT_FALSE(d.disturbed) << d.why;
+  EXPECT_EQ(d.outside_share, 0);
+  EXPECT_NEAR(d.runqueue_share, 0.01, 1e-12);
+}
+
+TEST(DisturbanceTest, AProcessOnARanksCpuDisturbsTheRepeatAndIsNamed) {
+  // 0.1 CPU s of 2 CPUs x 0.2 s: 25 %.
+  const Disturbance d = JudgeRepeat(Repeat(0.1, 1, 1), "0-1");
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NEAR(d.outside_share, 0.25, 1e-9);
+  EXPECT_NE(d.why.find("25% of the ranks' CPUs"), std::string::npos) << d.why;
+  EXPECT_NE(d.why.find("make, pid 4242"), std::string::npos) << d.why;
+}
+
+TEST(DisturbanceTest, LoadOnACpuTheRanksCannotUseDoesNotCount) {
+  EXPECT_FALSE(JudgeRepeat(Repeat(0.1, 2, 1), "0-1").disturbed);
+  result::PointResult pinned = Repeat(0.1, 1, 1);
+  pinned.point.cpus = "0";  // the point's own CPUs win over the run's affinity
+  EXPECT_FALSE(JudgeRepeat(pinned, "0-1").disturbed);
+}
+
+TEST(DisturbanceTest, RunQueueWaitDisturbsTheRepeat) {
+  const Disturbance d = JudgeRepeat(Repeat(0, 0, 30), "0-1");
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NE(d.why.find("waited for a CPU 30%"), std::string::npos) << d.why;
+}
+
+TEST(DisturbanceTest, NoEvidenceIsQuiet) {
+  result::PointResult old;
+  old.time_us.p50 = 100;
+  old.cpu.runqueue_wait_us_per_iter = -1;  // older files
+  EXPECT_FALSE(JudgeRepeat(old, "0-1").disturbed);
+}
+
+}  // namespace
+}  // namespace commbench::gate
