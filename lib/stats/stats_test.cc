@@ -46,6 +46,19 @@ TEST(SummaryTest, ConstantAndSingle) {
   EXPECT_EQ(Summarize({}).n, 0u);
 }
 
+TEST(SummaryTest, MedianIntervalIsOrderStatistics) {
+  // n = 100: P(B <= 39) = 0.0176 <= 0.025 < P(B <= 40) = 0.0284, so [x_(40), x_(61)].
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  double lo = 0, hi = 0;
+  MedianCISorted(v, &lo, &hi);
+  EXPECT_EQ(lo, 40);
+  EXPECT_EQ(hi, 61);
+  MedianCISorted({1, 2, 3, 4, 5}, &lo, &hi);  // n < 6: no narrower interval reaches 95%
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(hi, 5);
+}
+
 TEST(SummaryTest, ElementwiseAcrossRanks) {
   std::vector<std::vector<double>> ranks = {{1, 5, 3}, {4, 2, 6}};
   EXPECT_EQ(ElementwiseMax(ranks), (std::vector<double>{4, 5, 6}));
@@ -54,12 +67,11 @@ TEST(SummaryTest, ElementwiseAcrossRanks) {
 
 // Coverage of the 95% CI of the median on synthetic data with a known median. The data come from
 // std::mt19937_64 (its output is fixed by the standard) turned into variates by hand (the std distributions
-// differ between standard libraries), so every platform sees the same trials. The percentile bootstrap with
-// Summarize's 200 resamples covers 0.93-0.96 of the time (1500-trial runs of these cases), so with 200 trials
-// a correct interval covers 186-192 +- 3.5 (1 sd) times and [0.88, 0.99] is at least 3 sd from either end,
-// while one too wide by sqrt(n/2000) (the m-out-of-n bootstrap reported as if m = n, the old bug) covers every
-// time at n = 20000 (and ~0.997 of the time at n = 5000). Each n > 2000 trial costs a bootstrap of 200
-// resamples of 2000 points, which is what bounds this test's trial count.
+// differ between standard libraries), so every platform sees the same trials. The order-statistic interval
+// (MedianCISorted) covers 0.95-0.96 of the time for continuous data (1 - 2 P(B <= j-1), exactly; at n = 20 it
+// is 0.959), so with 200 trials a correct interval covers 190-192 +- 3 (1 sd) times and [0.88, 0.99] is at
+// least 3 sd from either end, while one too wide by sqrt(n/2000) (the old m-out-of-n bootstrap bug) covers
+// every time at n = 20000. n = 20 and 200 take the exact binomial bound, 1500 and above the normal one.
 double UniformOpen(std::mt19937_64* rng) {  // in (0, 1)
   return (static_cast<double>((*rng)() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
@@ -79,9 +91,10 @@ struct CoverageCase {
 };
 
 TEST(SummaryTest, MedianCICoversTheTrueMedian) {
-  // n = 200 is a full bootstrap; 5000 and 20000 the m-out-of-n one (m = 2000) rescaled. The skewed case skips
-  // n = 5000 to keep the run time at a few seconds.
+  // The skewed case skips n = 5000 to keep the run time at about a second.
   const CoverageCase cases[] = {
+      {"normal(10, 2)", 10.0, Normal10And2, 20},    {"lognormal(0, 1)", 1.0, LogNormal01, 20},
+      {"normal(10, 2)", 10.0, Normal10And2, 1500},
       {"normal(10, 2)", 10.0, Normal10And2, 200},   {"normal(10, 2)", 10.0, Normal10And2, 5000},
       {"normal(10, 2)", 10.0, Normal10And2, 20000}, {"lognormal(0, 1)", 1.0, LogNormal01, 200},
       {"lognormal(0, 1)", 1.0, LogNormal01, 20000},

@@ -71,6 +71,39 @@ void BootstrapMedianCI(const std::vector<double>& samples, int resamples, uint64
   }
 }
 
+namespace {
+
+// c = j - 1 of MedianCISorted: the largest count with P(B <= c) <= 0.025; -1 when even P(B = 0) is larger (n < 6).
+long LowerTailCount(size_t n) {
+  constexpr double kTail = 0.025;
+  if (n > 1000) {  // normal approximation with continuity correction; within one rank of the exact count here
+    const double half = static_cast<double>(n) / 2;
+    return static_cast<long>(std::floor(half - 0.5 - 0.9799819922 * std::sqrt(static_cast<double>(n))));
+  }
+  double pmf = std::pow(0.5, static_cast<double>(n));  // P(B = 0); >= 1e-301 for n <= 1000
+  double cdf = pmf;
+  long c = -1;
+  for (size_t i = 0; cdf <= kTail && i < n; ++i) {
+    c = static_cast<long>(i);
+    pmf *= static_cast<double>(n - i) / static_cast<double>(i + 1);
+    cdf += pmf;
+  }
+  return c;
+}
+
+}  // namespace
+
+void MedianCISorted(const std::vector<double>& sorted, double* lo, double* hi) {
+  const size_t n = sorted.size();
+  if (n == 0) {
+    *lo = *hi = 0;
+    return;
+  }
+  const size_t c = static_cast<size_t>(std::max<long>(LowerTailCount(n), 0));
+  *lo = sorted[c];
+  *hi = sorted[n - 1 - c];
+}
+
 Summary Summarize(const std::vector<double>& samples) {
   Summary s;
   s.n = samples.size();
@@ -89,7 +122,10 @@ Summary Summarize(const std::vector<double>& samples) {
     s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
   }
   s.cv = s.mean > 0 ? s.stddev / s.mean : 0;
-  BootstrapMedianCI(samples, 200, 0x5eed, &s.ci95_lo, &s.ci95_hi);
+  // Order statistics rather than the bootstrap: the same coverage (stats_test), without 200 resamples of up to
+  // 2000 points for every rank, group and batch decision (about 150 ms of the driver's CPU per point of
+  // scenario A at 8 groups, on the 2 cores the ranks measure on).
+  MedianCISorted(sorted, &s.ci95_lo, &s.ci95_hi);
   return s;
 }
 
