@@ -17,5 +17,6 @@ void SetupGate(CLI::App& app, int* exit_code);
 void SetupAccept(CLI::App& app, int* exit_code);
 void SetupExport(CLI::App& app, int* exit_code);
 void SetupHistory(CLI::App& app, int* exit_code);
+void SetupTraffic(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

@@ -1,0 +1,100 @@
+// `commbench traffic --params N --dtype bf16 --bucket 25M --world W [--backend B] [--algo A] [--transport T]`:
+// what one data-parallel step sends and receives per rank: the gradients in DDP buckets, each allreduced with the
+// backend's algorithm for its size, summed from the traffic models (lib/traffic; docs/result-format.md, "Traffic").
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "lib/backend/native/algorithm_choice.h"
+#include "lib/core/ranges.h"
+#include "lib/core/types.h"
+#include "lib/traffic/step.h"
+#include "lib/traffic/step_text.h"
+#include "tools/commbench/commands.h"
+
+namespace commbench::cli {
+namespace {
+
+struct TrafficFlags {
+  std::string params;
+  std::string dtype = "bf16";
+  std::string bucket = "25M";
+  int world = 0;
+  std::string backend = "native";
+  std::string algo = "auto";
+  std::string transport = "tcp";
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
+  return 2;
+}
+
+// What "auto" runs for an allreduce of `count` elements: the native backend's own choice; Gloo's default ring;
+// other backends are modelled by the textbook whatever they pick.
+std::function<std::string(size_t)> AlgoFor(const TrafficFlags& f, DataType dtype) {
+  if (f.algo != "auto") return [algo = f.algo](size_t) { return algo; };
+  if (f.backend == "gloo") return [](size_t) { return std::string("ring"); };
+  if (f.backend != "native") return [](size_t) { return std::string("auto"); };
+  const auto transport = f.transport == "shm" ? native::Transport::kShm : native::Transport::kTcp;
+  return [transport, dtype, world = f.world](size_t count) {
+    OpRequest request;
+    request.op = Collective::kAllreduce;
+    request.dtype = dtype;
+    request.count = count;
+    return native::ChooseAlgorithm(transport, request, world);
+  };
+}
+
+int RunTraffic(const TrafficFlags& f) {
+  auto params = traffic::ParseParamCount(f.params, "--params");
+  if (!params.ok()) return Fail(params.status().message());
+  auto dtype = ParseDataType(f.dtype);
+  if (!dtype.ok()) return Fail("--dtype: " + dtype.status().message());
+  auto bucket = ParseByteSize(f.bucket, "--bucket");
+  if (!bucket.ok()) return Fail(bucket.status().message());
+  if (f.world < 1 || f.world > 65536) {
+    return Fail("--world " + std::to_string(f.world) + " (accepted: a rank count from 1 to 65536)");
+  }
+  if (f.backend != "native" && f.backend != "gloo" && f.backend != "nccl" && f.backend != "mpi") {
+    return Fail("--backend '" + f.backend + "' (accepted: native, gloo, nccl, mpi)");
+  }
+  if (f.transport != "tcp" && f.transport != "shm") {
+    return Fail("--transport '" + f.transport + "' (accepted: tcp, shm)");
+  }
+  traffic::StepRequest request;
+  request.backend = f.backend;
+  request.params = *params;
+  request.element_size = SizeOf(*dtype);
+  request.bucket_bytes = *bucket;
+  request.world = f.world;
+  request.algo_for = AlgoFor(f, *dtype);
+  auto step = traffic::ModelStep(request);
+  if (!step.ok()) return Fail(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
+  traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : ""};
+  std::fputs(traffic::StepToText(request, *step, label).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+void SetupTraffic(CLI::App& app, int* exit_code) {
+  auto f = std::make_shared<TrafficFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "traffic", "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
+                 "backend's algorithm, from the traffic models.");
+  cmd->add_option("--params", f->params, "parameter count: 1300000000, 1.3B, 350M")->required();
+  cmd->add_option("--dtype", f->dtype, "gradient type: f32, f16, bf16, f64, i32")->capture_default_str();
+  cmd->add_option("--bucket", f->bucket, "DDP bucket size (bucket_cap_mb): 25M, 4MiB")->capture_default_str();
+  cmd->add_option("--world", f->world, "data-parallel ranks")->required();
+  cmd->add_option("--backend", f->backend, "native, gloo, nccl or mpi (nccl, mpi: textbook ring)")
+      ->capture_default_str();
+  cmd->add_option("--algo", f->algo, "allreduce algorithm; auto: what the backend picks per bucket size")
+      ->capture_default_str();
+  cmd->add_option("--transport", f->transport, "native only: what auto assumes, tcp (across hosts) or shm")
+      ->capture_default_str();
+  cmd->callback([f, exit_code] { *exit_code = RunTraffic(*f); });
+}
+
+}  // namespace commbench::cli
