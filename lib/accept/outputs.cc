@@ -27,13 +27,27 @@ std::string Cell(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '|': out += "\\|"; break;
-      case '\n': case '\r': out += ' '; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '`': out += '\''; break;
-      default: out += c;
+      case '|':
+        out += "\\|";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '`':
+        out += '\'';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -86,6 +100,18 @@ json BisectionJson(const BisectionTable& t) {
   return {{"op", std::string(Name(t.op))}, {"bytes", t.bytes}, {"levels", levels}};
 }
 
+std::vector<std::string> KindNames(const std::vector<ReasonKind>& kinds) {
+  std::vector<std::string> out;
+  for (ReasonKind k : kinds) out.emplace_back(Name(k));
+  return out;
+}
+
+std::string Joined(const std::vector<ReasonKind>& kinds) {
+  std::string out;
+  for (ReasonKind k : kinds) out += (out.empty() ? "" : ",") + std::string(Name(k));
+  return out;
+}
+
 std::string TestName(const Check& c) { return c.host.empty() ? c.name : c.name + " [" + c.host + "]"; }
 
 }  // namespace
@@ -107,7 +133,8 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
                            {"limit", Number(c.limit)},
                            {"unit", c.unit},
                            {"reason", c.reason},
-                           {"preflight", c.preflight}});
+                           {"preflight", c.preflight},
+                           {"kind", std::string(Name(c.kind))}});
   }
   j["hosts"] = json::array();
   for (const HostVerdict& h : r.hosts) {
@@ -118,11 +145,16 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
                           {"partners_passed", h.partners_passed},
                           {"host_busbw_gbps", h.host_busbw_gbps},
                           {"pair_busbw_gbps", h.pair_busbw_gbps},
-                          {"reasons", h.reasons}});
+                          {"reasons", h.reasons},
+                          {"reason_kinds", KindNames(h.reason_kinds)}});
   }
   j["suspects"] = json::array();
   for (const AcceptanceSuspect& s : r.suspects) {
-    json x = {{"kind", std::string(Name(s.what))}, {"host", s.host}, {"score", s.score}, {"evidence", s.evidence}};
+    json x = {{"kind", std::string(Name(s.what))},
+              {"host", s.host},
+              {"score", s.score},
+              {"evidence", s.evidence},
+              {"reason", std::string(Name(s.reason))}};
     if (s.what == SuspectWhat::kLink) x["peer"] = s.peer;
     if (s.what == SuspectWhat::kRank) x["rank"] = s.rank;
     j["suspects"].push_back(x);
@@ -164,8 +196,8 @@ std::string AcceptanceToJunit(const AcceptanceReport& r) {
          XmlEscape(TestName(c)) + "\">";
     if (!c.passed) {
       const std::string figures = Figures(c);
-      x += "<failure message=\"" + XmlEscape(figures.empty() ? c.reason : figures) + "\">" + XmlEscape(c.reason) +
-           "</failure>";
+      x += "<failure type=\"" + XmlEscape(std::string(Name(c.kind))) + "\" message=\"" +
+           XmlEscape(figures.empty() ? c.reason : figures) + "\">" + XmlEscape(c.reason) + "</failure>";
     }
     x += "</testcase>\n";
   }
@@ -174,8 +206,8 @@ std::string AcceptanceToJunit(const AcceptanceReport& r) {
     if (!h.passed) {
       std::string all;
       for (const std::string& why : h.reasons) all += why + "\n";
-      x += "<failure message=\"" + XmlEscape(h.reasons.empty() ? "failed" : h.reasons.front()) + "\">" +
-           XmlEscape(all) + "</failure>";
+      x += "<failure type=\"" + XmlEscape(Joined(h.reason_kinds)) + "\" message=\"" +
+           XmlEscape(h.reasons.empty() ? "failed" : h.reasons.front()) + "\">" + XmlEscape(all) + "</failure>";
     }
     x += "</testcase>\n";
   }
@@ -205,6 +237,14 @@ std::string BisectionMarkdown(const std::vector<BisectionTable>& tables) {
   return m;
 }
 
+std::string AcceptanceHostLines(const AcceptanceReport& r) {
+  std::string out;
+  for (const HostVerdict& h : r.hosts) {
+    out += h.host + " " + Verdict(h.passed) + " " + (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + "\n";
+  }
+  return out;
+}
+
 std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
   std::string m = "### commbench accept: " +
                   std::string(r.PreflightFailed() ? "could not run (pre-flight)"
@@ -229,18 +269,19 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
     m += "\nNo suspect could be localised.\n";
   }
   if (failed > 0) {
-    m += "\n**Failed checks**:\n\n| check | host | measured | limit | reason |\n|---|---|---|---|---|\n";
+    m += "\n**Failed checks**:\n\n| check | kind | host | measured | limit | reason |\n|---|---|---|---|---|---|\n";
     for (const Check& c : r.checks) {
       if (c.passed) continue;
-      m += "| " + Cell(c.name) + " | " + Cell(c.host) + " | " + Num(c.measured) + (c.unit.empty() ? "" : " " + c.unit) +
-           " | " + Num(c.limit) + " | " + Cell(c.reason) + " |\n";
+      m += "| " + Cell(c.name) + " | " + std::string(Name(c.kind)) + " | " + Cell(c.host) + " | " + Num(c.measured) +
+           (c.unit.empty() ? "" : " " + c.unit) + " | " + Num(c.limit) + " | " + Cell(c.reason) + " |\n";
     }
   }
   if (!r.hosts.empty()) {
-    m += "\n| host | verdict | points | pair partners passed | host busbw GB/s | pair busbw GB/s |\n"
-         "|---|---|---|---|---|---|\n";
+    m += "\n| host | verdict | reason kinds | points | pair partners passed | host busbw GB/s | pair busbw GB/s |\n"
+         "|---|---|---|---|---|---|---|\n";
     for (const HostVerdict& h : r.hosts) {
-      m += "| " + Cell(h.host) + " | " + Verdict(h.passed) + " | " + std::to_string(h.points) + " | " +
+      m += "| " + Cell(h.host) + " | " + Verdict(h.passed) + " | " +
+           (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + " | " + std::to_string(h.points) + " | " +
            std::to_string(h.partners_passed) + " / " + std::to_string(h.partners) + " | " + Num(h.host_busbw_gbps) +
            " | " + Num(h.pair_busbw_gbps) + " |\n";
     }

@@ -13,5 +13,8 @@ namespace commbench::accept {
 nlohmann::json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile);
 std::string AcceptanceToJunit(const AcceptanceReport& r);
 std::string AcceptanceToMarkdown(const AcceptanceReport& r);
+// One line per host for a scheduler that drains nodes: "HOST pass|fail KIND[,KIND...]" ("-" when none), the kinds
+// as ReasonKind names (threshold, missing, error, outlier, link, straggler, drift).
+std::string AcceptanceHostLines(const AcceptanceReport& r);
 
 }  // namespace commbench::accept

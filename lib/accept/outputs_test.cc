@@ -31,6 +31,7 @@ AcceptanceReport Sample() {
   floor.measured = 0.25;
   floor.limit = 0.5;
   floor.unit = "GB/s";
+  floor.kind = ReasonKind::kThreshold;
   floor.reason = "1 of 28 pairs below the floor 0.5 GB/s (declared): 10.77.0.2-10.77.0.4 0.25 GB/s (50% of it) <&>";
   Check missing;
   missing.name = "pairs phase";
@@ -39,8 +40,16 @@ AcceptanceReport Sample() {
   missing.limit = std::nan("");
   missing.reason = "pairs phase did not run (time budget spent)";
   r.checks = {pre, floor, missing};
-  HostVerdict a{"10.77.0.1", true, 6, 7, 7, 3.9, 1.0, {}};
-  HostVerdict b{"10.77.0.4", false, 6, 7, 0, 3.8, 0.25, {"pairs allreduce 4M pair score: failed with 7 of 7"}};
+  HostVerdict a{"10.77.0.1", true, 6, 7, 7, 3.9, 1.0, {}, {}};
+  HostVerdict b{"10.77.0.4",
+                false,
+                6,
+                7,
+                0,
+                3.8,
+                0.25,
+                {"pairs allreduce 4M pair score: failed with 7 of 7"},
+                {ReasonKind::kOutlier, ReasonKind::kStraggler}};
   r.hosts = {a, b};
   AcceptanceSuspect s;
   s.what = SuspectWhat::kRank;
@@ -82,14 +91,17 @@ TEST(AcceptOutputsTest, JunitTestcasePerCheckAndHostFailuresCarryFigures) {
   EXPECT_EQ(Count(x, "</testcase>"), 5u);
   EXPECT_EQ(Count(x, "<failure "), 3u);
   EXPECT_EQ(Count(x, "</failure>"), 3u);
-  EXPECT_NE(x.find("name=\"pairs allreduce 4M busbw floor\"><failure message=\"measured 0.25 GB/s, limit 0.5 GB/s\">"),
+  EXPECT_NE(x.find("name=\"pairs allreduce 4M busbw floor\"><failure type=\"threshold\" message=\"measured 0.25 GB/s, "
+                   "limit 0.5 GB/s\">"),
             std::string::npos)
       << x;
   EXPECT_NE(x.find("(50% of it) &lt;&amp;&gt;</failure>"), std::string::npos) << x;
   EXPECT_NE(x.find("classname=\"commbench.accept.preflight\" name=\"preflight ranks [10.77.0.1]\"></testcase>"),
             std::string::npos)
       << x;
-  EXPECT_NE(x.find("classname=\"commbench.accept.host\" name=\"10.77.0.4\"><failure"), std::string::npos) << x;
+  EXPECT_NE(x.find("classname=\"commbench.accept.host\" name=\"10.77.0.4\"><failure type=\"outlier,straggler\""),
+            std::string::npos)
+      << x;
   // Well-formed enough for CI parsers: no raw '<' or '&' inside any attribute or text.
   std::string stripped = std::regex_replace(x, std::regex("<[^<>]*>"), "");
   stripped = std::regex_replace(stripped, std::regex("&(amp|lt|gt|quot);"), "");
@@ -118,6 +130,10 @@ TEST(AcceptOutputsTest, JsonBlock) {
   EXPECT_TRUE(j["pair_matrices"][0]["floor_gbps"].is_null()) << "no pairs floor: null, not 0";
   EXPECT_EQ(j["pair_matrices"][0]["floor"], "");
   EXPECT_EQ(j["hosts"][1]["verdict"], "fail");
+  EXPECT_EQ(j["hosts"][1]["reason_kinds"], nlohmann::json::array({"outlier", "straggler"}));
+  EXPECT_EQ(j["hosts"][0]["reason_kinds"], nlohmann::json::array());
+  EXPECT_EQ(j["checks"][1]["kind"], "threshold");
+  EXPECT_EQ(j["suspects"][0]["reason"], "outlier");
   const nlohmann::json& level = j["bisections"][0]["levels"][0];
   EXPECT_EQ(level["phase"], "bisect-2");
   EXPECT_EQ(level["blocks"][1]["hosts"], nlohmann::json::array({"10.77.0.4", "10.77.0.1"}));
@@ -131,13 +147,18 @@ TEST(AcceptOutputsTest, MarkdownVerdictSuspectsFailedChecks) {
   EXPECT_NE(m.find("1 of 3 checks passed; 1 of 2 hosts passed."), std::string::npos) << m;
   EXPECT_NE(m.find("| 1 | rank 7 on 10.77.0.4 | 0.75 | rank 7 on 10.77.0.4: its median"), std::string::npos) << m;
   EXPECT_NE(m.find("arrival skew: \\| pipe"), std::string::npos) << m;
-  EXPECT_NE(m.find("| pairs allreduce 4M busbw floor |  | 0.25 GB/s | 0.5 |"), std::string::npos) << m;
+  EXPECT_NE(m.find("| pairs allreduce 4M busbw floor | threshold |  | 0.25 GB/s | 0.5 |"), std::string::npos) << m;
+  EXPECT_NE(m.find("| 10.77.0.4 | fail | outlier,straggler |"), std::string::npos) << m;
   EXPECT_EQ(m.find("preflight ranks"), std::string::npos) << "passed checks stay out of the summary";
   EXPECT_NE(m.find("**Bisection**, allreduce 4M:"), std::string::npos) << m;
   EXPECT_NE(m.find("| 2 | 2 | 1 | 0.7 | 10.77.0.4 + 10.77.0.1 (0.25 GB/s) |"), std::string::npos) << m;
   AcceptanceReport ok;
   ok.passed = true;
   EXPECT_EQ(AcceptanceToMarkdown(ok).rfind("### commbench accept: pass\n", 0), 0u);
+}
+
+TEST(AcceptOutputsTest, HostLinesOnePerHostWithKinds) {
+  EXPECT_EQ(AcceptanceHostLines(Sample()), "10.77.0.1 pass -\n10.77.0.4 fail outlier,straggler\n");
 }
 
 // Names and reasons come from profiles and hosts: none of their HTML reaches the page that renders the summary.

@@ -40,7 +40,7 @@ void NotRun(Judging& j, Phase ph, const std::string& why) {
   std::string reason = std::string(Name(ph)) + " phase did not run (" + why + ")";
   reason += clean ? ": not needed, the phases before it gave a clean answer"
                   : ": the phases before it leave the verdict open, so this is a failure";
-  j.Add(std::string(Name(ph)) + " phase", "", clean, judge::kNaN, judge::kNaN, "", reason);
+  j.Add(std::string(Name(ph)) + " phase", "", clean, judge::kNaN, judge::kNaN, "", reason, ReasonKind::kMissing);
   if (!clean) j.report.notes.push_back(reason);
 }
 
@@ -54,6 +54,28 @@ std::string_view Name(SuspectWhat w) {
       return "link";
     case SuspectWhat::kRank:
       return "rank";
+  }
+  return "?";
+}
+
+std::string_view Name(ReasonKind k) {
+  switch (k) {
+    case ReasonKind::kNone:
+      return "none";
+    case ReasonKind::kThreshold:
+      return "threshold";
+    case ReasonKind::kMissing:
+      return "missing";
+    case ReasonKind::kError:
+      return "error";
+    case ReasonKind::kOutlier:
+      return "outlier";
+    case ReasonKind::kLink:
+      return "link";
+    case ReasonKind::kStraggler:
+      return "straggler";
+    case ReasonKind::kDrift:
+      return "drift";
   }
   return "?";
 }

@@ -45,14 +45,26 @@ struct AcceptanceInput {
   std::vector<PhaseResult> phases;          // those that ran and those that did not, pairs one per round
 };
 
+// What a failed check or a failing host means, for a fleet tool to act on (drain, re-image, re-run):
+//  - kThreshold: a figure beyond a profile's floor or ceiling;
+//  - kMissing: something that should be there is not (a rank, a host, a point, a phase, enough rounds);
+//  - kError: a wrong result (a correctness check);
+//  - kOutlier: much slower than its peers (a host at bandwidth or latency, a host or rank by its median);
+//  - kLink: one end of a suspect link between two hosts;
+//  - kStraggler: a rank that arrives last far more often than chance, by more than the profile allows;
+//  - kDrift: its fingerprint (versions, variables, interface, kernel, CPU, GPU) differs from the majority's.
+enum class ReasonKind { kNone, kThreshold, kMissing, kError, kOutlier, kLink, kStraggler, kDrift };
+std::string_view Name(ReasonKind k);
+
 struct Check {
   std::string name;  // "cluster allreduce 1M busbw", "preflight ranks", "host", ...
   std::string host;  // "" for a cluster-wide check
   bool passed = false;
-  double measured = 0, limit = 0;  // NaN where there is no figure
-  std::string unit;                // "GB/s", "us", "ratio", "ranks", "rounds", ""
-  std::string reason;              // one sentence with the figures; why it failed, or what it passed with
-  bool preflight = false;          // a pre-flight check (failing one: exit 3, nothing measured)
+  double measured = 0, limit = 0;       // NaN where there is no figure
+  std::string unit;                     // "GB/s", "us", "ratio", "ranks", "rounds", ""
+  std::string reason;                   // one sentence with the figures; why it failed, or what it passed with
+  bool preflight = false;               // a pre-flight check (failing one: exit 3, nothing measured)
+  ReasonKind kind = ReasonKind::kNone;  // what a failure of it means (kNone: a check that only informs)
 };
 
 struct HostVerdict {
@@ -63,6 +75,7 @@ struct HostVerdict {
   double host_busbw_gbps = 0;             // host phase, at the largest size of the first op (0: none)
   double pair_busbw_gbps = 0;             // pairs phase, median over its pairs at that size (0: none)
   std::vector<std::string> reasons;       // what failed, one sentence each
+  std::vector<ReasonKind> reason_kinds;   // the kinds of its reasons, each once, in ReasonKind order
 };
 
 enum class SuspectWhat { kHost, kLink, kRank };
@@ -75,6 +88,7 @@ struct AcceptanceSuspect {
   int rank = -1;                      // kRank: its process's rank as the launcher numbered it (--rank, SLURM_PROCID)
   double score = 0;                   // 0..1, how much slower than its peers (1 - its / typical); ranked by it
   std::vector<std::string> evidence;  // sentences with figures
+  ReasonKind reason = ReasonKind::kOutlier;  // kStraggler for a straggler rank, kLink for a link
 };
 
 // The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met, and how

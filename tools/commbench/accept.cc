@@ -26,7 +26,7 @@ namespace {
 struct AcceptOptions {
   std::string profile;
   OutputFlags output;
-  std::string junit, summary;
+  std::string junit, summary, hosts_out;
   app::AcceptSettings settings;  // --iface, --timeout, --test-only-slow-rank (RANK: a launcher rank)
   SpmdFlags spmd;
 };
@@ -52,6 +52,7 @@ int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
   Status s = o.output.html.empty() ? OkStatus() : report::WriteHtmlReport(outcome.result, o.output.html);
   if (s.ok()) s = WriteExports(outcome.result, o.output.out, o.output.exports);
   if (s.ok() && !o.junit.empty()) s = WriteFileAtomically(o.junit, accept::AcceptanceToJunit(run.report));
+  if (s.ok() && !o.hosts_out.empty()) s = WriteFileAtomically(o.hosts_out, accept::AcceptanceHostLines(run.report));
   if (!s.ok()) return Fail(s, 1);
   const std::string markdown = accept::AcceptanceToMarkdown(run.report);
   std::fputs(markdown.c_str(), stdout);
@@ -81,6 +82,7 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
   if (!backends.ok()) return Fail(backends.status(), 2);
   Status s = CheckOutputs(o.output);
   if (s.ok() && !o.junit.empty()) s = CheckWritableOutput(o.junit);
+  if (s.ok() && !o.hosts_out.empty()) s = CheckWritableOutput(o.hosts_out);
   if (s.ok()) s = CheckSummaryOutputs(o.summary);
   if (s.ok()) s = phases.PlanAll(base, *backends);  // a phase that cannot be planned: bad input, nothing ran
   if (!s.ok()) return Fail(s, 2);
@@ -123,22 +125,29 @@ int ExecuteAccept(const AcceptOptions& o) {
 void SetupAccept(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<AcceptOptions>();
   options->output.out = "commbench-accept.json";
-  CLI::App* sub = app.add_subcommand("accept", "Cluster acceptance: pass a healthy cluster, name the slow host, link or rank");
+  CLI::App* sub =
+      app.add_subcommand("accept", "Cluster acceptance: pass a healthy cluster, name the slow host, link or rank");
   sub->footer(
       "Examples:\n"
       "  commbench accept --profile configs/acceptance/local-smoke.yaml\n"
-      "  srun -N 8 -n 16 commbench accept --profile configs/acceptance/virtual-cluster.yaml --rendezvous file:/shared/cb\n"
+      "  srun -N 8 -n 16 commbench accept --profile configs/acceptance/virtual-cluster.yaml --rendezvous "
+      "file:/shared/cb\n"
       "Exit codes: 0 pass, 1 fail, 2 bad profile or flags, 3 could not run (ranks or hosts missing, named).");
-  sub->add_option("--profile", options->profile, "Acceptance profile (YAML or JSON), e.g. configs/acceptance/local-smoke.yaml")
+  sub->add_option("--profile", options->profile,
+                  "Acceptance profile (YAML or JSON), e.g. configs/acceptance/local-smoke.yaml")
       ->required();
   sub->add_option("-o,--out", options->output.out, "Result file (JSON with the verdict)")->capture_default_str();
   sub->add_option("--html", options->output.html, "HTML report");
   AddExportFlags(sub, &options->output.exports);
   sub->add_option("--junit", options->junit, "JUnit XML: a testcase per check and per host");
+  sub->add_option("--hosts-out", options->hosts_out,
+                  "One line per host: HOST pass|fail KINDS (threshold, missing, error, outlier, link, straggler, "
+                  "drift; - when none), for a scheduler that drains nodes");
   sub->add_option("--summary", options->summary, "Append the markdown summary here (and to $GITHUB_STEP_SUMMARY)");
   sub->add_flag("--quiet", options->output.quiet, "No progress lines");
   sub->add_option("--iface", options->settings.iface, "Interface the transports use on every host");
-  sub->add_option("--timeout", options->settings.timeout_s, "Seconds a point may go without progress")->capture_default_str();
+  sub->add_option("--timeout", options->settings.timeout_s, "Seconds a point may go without progress")
+      ->capture_default_str();
   sub->add_option("--test-only-slow-rank", options->settings.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:US makes that launcher rank sleep US us every "
                   "iteration of every phase");

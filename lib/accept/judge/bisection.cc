@@ -63,7 +63,7 @@ double BlockFloorChecks(Judging& j, const std::string& what, Collective op, uint
     Limit l = FloorLimit(f, op, j.peaks);
     const std::string name = what + " " + FloorName(f);
     if (!l.missing.empty()) {
-      j.Add(name, "", false, kNaN, kNaN, "GB/s", l.missing);
+      j.Add(name, "", false, kNaN, kNaN, "GB/s", l.missing, ReasonKind::kMissing);
       continue;
     }
     floor_gbps = std::max(floor_gbps, l.value);
@@ -82,7 +82,8 @@ double BlockFloorChecks(Judging& j, const std::string& what, Collective op, uint
           failed == 0 ? "all " + std::to_string(best.size()) + " blocks >= floor " + Gbps(l.value) + " (" + l.what +
                             "); the worst " + Gbps(Min(all))
                       : std::to_string(failed) + " of " + std::to_string(best.size()) + " blocks below the floor " +
-                            Gbps(l.value) + " (" + l.what + ") in every repeat: " + failing);
+                            Gbps(l.value) + " (" + l.what + ") in every repeat: " + failing,
+          ReasonKind::kThreshold);
   }
   return floor_gbps;
 }
@@ -129,7 +130,7 @@ void HostBlockChecks(Judging& j, const std::string& what, const Bisection& bis) 
                          : "; no block of the finest cuts cleared it (it failed with " +
                                (failed_with.empty() ? std::string("no one") : failed_with) + "; fails closed)";
     }
-    j.Add(what + " blocks", H[h], cleared && !suspect, passed, ran, "levels", reason);
+    j.Add(what + " blocks", H[h], cleared && !suspect, passed, ran, "levels", reason, ReasonKind::kOutlier);
   }
 }
 
@@ -142,9 +143,10 @@ void UnexplainedCheck(Judging& j, const std::string& what, const Bisection& bis)
   if (bis.unexplained.size() > 3) unexplained += "; and " + std::to_string(bis.unexplained.size() - 3) + " more";
   j.Add(what + " unexplained blocks", "", bis.unexplained.empty(), static_cast<double>(bis.unexplained.size()), 0,
         "blocks",
-        bis.unexplained.empty() ? "every failing block holds a suspect (or none failed)"
-                                : std::to_string(bis.unexplained.size()) +
-                                      " failing block(s) that no single host explains: " + unexplained);
+        bis.unexplained.empty()
+            ? "every failing block holds a suspect (or none failed)"
+            : std::to_string(bis.unexplained.size()) + " failing block(s) that no single host explains: " + unexplained,
+        ReasonKind::kOutlier);
 }
 
 // Localisation at an op's largest size (bandwidth-bound, where a slow host shows most): Bisect over every block,
@@ -191,7 +193,8 @@ void JudgeBisection(Judging& j, const Ran& ran) {
       const std::string what = What(Phase::kBisection, op, bytes);
       const std::vector<BlockSample> samples = BlockSamples(j, ran, op, bytes);
       if (samples.empty()) {
-        j.Add(what + " blocks", "", false, kNaN, kNaN, "", "no block was measured at " + what + " (fails closed)");
+        j.Add(what + " blocks", "", false, kNaN, kNaN, "", "no block was measured at " + what + " (fails closed)",
+              ReasonKind::kMissing);
         continue;
       }
       const BestBlocks best = BestOf(samples);
@@ -207,7 +210,8 @@ void JudgeBisection(Judging& j, const Ran& ran) {
         std::to_string(levels_ran) + " of the " + std::to_string(planned) + " levels ran" +
             (levels_ran >= planned ? ""
              : ok                  ? ": stopped early, the suspect was already clear"
-                                   : ": too few to localise (fails closed)"));
+                                   : ": too few to localise (fails closed)"),
+        ReasonKind::kMissing);
 }
 
 }  // namespace commbench::accept::judge

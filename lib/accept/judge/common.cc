@@ -67,8 +67,9 @@ std::string RepeatNote(size_t seen, int asked) {
 }
 
 Check MakeCheck(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
-                std::string reason) {
+                std::string reason, ReasonKind kind) {
   Check c;
+  c.kind = kind;
   c.name = std::move(name);
   c.host = std::move(host);
   c.passed = passed;

@@ -36,7 +36,7 @@ std::string What(Phase ph, Collective op, uint64_t bytes);  // "pairs allreduce 
 std::string RepeatNote(size_t seen, int asked);             // "in 2 repeats", "in 1 of the 3 repeats ..."
 
 Check MakeCheck(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
-                std::string reason);
+                std::string reason, ReasonKind kind);
 
 // Points and their groups.
 bool Matches(const result::PointResult& p, Collective op, uint64_t bytes);

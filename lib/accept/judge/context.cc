@@ -10,9 +10,9 @@ Judging::Judging(const AcceptanceInput& input) : in(input), profile(input.profil
 }
 
 void Judging::Add(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
-                  std::string reason) {
+                  std::string reason, ReasonKind kind) {
   report.checks.push_back(
-      MakeCheck(std::move(name), std::move(host), passed, measured, limit, std::move(unit), std::move(reason)));
+      MakeCheck(std::move(name), std::move(host), passed, measured, limit, std::move(unit), std::move(reason), kind));
 }
 
 void Judging::AddSuspect(AcceptanceSuspect s) {
@@ -24,6 +24,7 @@ void Judging::AddSuspect(AcceptanceSuspect s) {
       if (absorbs) {
         t.what = SuspectWhat::kRank;
         t.rank = s.rank;
+        t.reason = s.reason;
         t.evidence.insert(t.evidence.begin(), s.evidence.begin(), s.evidence.end());
       } else {
         t.evidence.insert(t.evidence.end(), s.evidence.begin(), s.evidence.end());
@@ -105,7 +106,7 @@ bool CorrectnessCheck(Judging& j, Phase ph, Collective op, uint64_t bytes,
                       const std::vector<const result::PointResult*>& pts) {
   const std::string what = What(ph, op, bytes);
   if (pts.empty()) {
-    j.Add(what, "", false, kNaN, kNaN, "", what + ": no point was measured (fails closed)");
+    j.Add(what, "", false, kNaN, kNaN, "", what + ": no point was measured (fails closed)", ReasonKind::kMissing);
     return false;
   }
   int wrong = 0;
@@ -119,7 +120,8 @@ bool CorrectnessCheck(Judging& j, Phase ph, Collective op, uint64_t bytes,
   j.Add(what + " correct", "", wrong == 0, wrong, 0, "wrong points",
         wrong == 0 ? "every result checked against its pattern in " + std::to_string(pts.size()) + " point(s)"
                    : std::to_string(wrong) + " of " + std::to_string(pts.size()) + " point(s) computed a wrong result" +
-                         (first_error.empty() ? std::string() : ": " + first_error));
+                         (first_error.empty() ? std::string() : ": " + first_error),
+        ReasonKind::kError);
   return true;
 }
 
@@ -134,14 +136,15 @@ void FloorCheck(Judging& j, const std::string& what, const std::string& host, co
   Limit l = FloorLimit(f, op, j.peaks);
   const std::string name = what + " " + FloorName(f);
   if (!l.missing.empty()) {
-    j.Add(name, host, false, measured, kNaN, "GB/s", l.missing);
+    j.Add(name, host, false, measured, kNaN, "GB/s", l.missing, ReasonKind::kMissing);
   } else if (!std::isfinite(measured)) {
-    j.Add(name, host, false, kNaN, l.value, "GB/s", "no busbw was measured (fails closed)");
+    j.Add(name, host, false, kNaN, l.value, "GB/s", "no busbw was measured (fails closed)", ReasonKind::kMissing);
   } else {
     const bool ok = measured >= l.value;
     j.Add(name, host, ok, measured, l.value, "GB/s",
           (host.empty() ? std::string() : host + ": ") + "busbw " + Gbps(measured) + (ok ? " >= " : " < ") + "floor " +
-              Gbps(l.value) + " (" + l.what + "), best " + RepeatNote(repeats, j.profile.repeats));
+              Gbps(l.value) + " (" + l.what + "), best " + RepeatNote(repeats, j.profile.repeats),
+          ReasonKind::kThreshold);
   }
 }
 
@@ -153,14 +156,16 @@ void CeilingChecks(Judging& j, const std::string& what, const std::string& host,
     j.Add(what + " latency p50", host, ok, p50, c.p50_us, "us",
           !std::isfinite(p50) ? "no time was measured (fails closed)"
                               : prefix + "median " + Us(p50) + (ok ? " <= " : " > ") + "ceiling " + Us(c.p50_us) +
-                                    ", best " + RepeatNote(p50_n, j.profile.repeats));
+                                    ", best " + RepeatNote(p50_n, j.profile.repeats),
+          std::isfinite(p50) ? ReasonKind::kThreshold : ReasonKind::kMissing);
   }
   if (c.p99_over_p50 > 0) {
     const bool ok = std::isfinite(tail) && tail <= c.p99_over_p50;
     j.Add(what + " p99/p50", host, ok, tail, c.p99_over_p50, "ratio",
           !std::isfinite(tail) ? "no tail was measured (fails closed)"
                                : prefix + "p99/p50 " + Num(tail) + (ok ? " <= " : " > ") + "ceiling " +
-                                     Num(c.p99_over_p50) + ", best " + RepeatNote(tail_n, j.profile.repeats));
+                                     Num(c.p99_over_p50) + ", best " + RepeatNote(tail_n, j.profile.repeats),
+          std::isfinite(tail) ? ReasonKind::kThreshold : ReasonKind::kMissing);
   }
 }
 

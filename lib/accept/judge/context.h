@@ -39,7 +39,7 @@ struct Judging {
   const std::vector<std::string>& hosts() const { return in.expected_hosts; }
 
   void Add(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
-           std::string reason);
+           std::string reason, ReasonKind kind);
   // One entry per host (or link): a rank suspect absorbs its host's, a host seen by several phases keeps its
   // highest score and all its evidence.
   void AddSuspect(AcceptanceSuspect s);

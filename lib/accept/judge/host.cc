@@ -87,7 +87,8 @@ void JudgeHost(Judging& j, const Ran& ran) {
       for (const std::string& host : j.hosts()) {
         auto it = groups.find(host);
         if (it == groups.end()) {
-          j.Add(what, host, false, kNaN, kNaN, "", host + ": no point of its own ranks at " + what + " (fails closed)");
+          j.Add(what, host, false, kNaN, kNaN, "", host + ": no point of its own ranks at " + what + " (fails closed)",
+                ReasonKind::kMissing);
           continue;
         }
         const bool single = it->second.front().group_size <= 1;

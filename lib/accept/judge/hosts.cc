@@ -42,7 +42,8 @@ void RankAndListSuspects(Judging& j) {
     std::string who = s.what == SuspectWhat::kLink   ? s.host + "-" + s.peer
                       : s.what == SuspectWhat::kRank ? s.host + " rank " + std::to_string(s.rank)
                                                      : s.host;
-    j.Add(name, s.host, false, s.score, 0, "score", who + ": " + (s.evidence.empty() ? "" : s.evidence.front()));
+    j.Add(name, s.host, false, s.score, 0, "score", who + ": " + (s.evidence.empty() ? "" : s.evidence.front()),
+          s.reason);
   }
 }
 
@@ -73,14 +74,19 @@ HostVerdict VerdictOf(Judging& j, const std::string& host, int points) {
     v.pair_busbw_gbps = std::get<2>(j.pair_score[host]);
   }
   if (j.host_busbw.count(host) && std::isfinite(j.host_busbw[host])) v.host_busbw_gbps = j.host_busbw[host];
+  std::set<ReasonKind> kinds;
   for (const Check& c : j.report.checks) {
-    if (c.host == host && !c.passed) v.reasons.push_back(c.name + ": " + c.reason);
+    if (c.host != host || c.passed) continue;
+    v.reasons.push_back(c.name + ": " + c.reason);
+    kinds.insert(c.kind == ReasonKind::kNone ? ReasonKind::kThreshold : c.kind);
   }
   for (const AcceptanceSuspect& s : j.report.suspects) {
     if (s.what == SuspectWhat::kLink && (s.host == host || s.peer == host)) {
       v.reasons.push_back("one end of the suspect link " + s.host + "-" + s.peer);
+      kinds.insert(ReasonKind::kLink);
     }
   }
+  v.reason_kinds.assign(kinds.begin(), kinds.end());
   v.passed = v.reasons.empty();
   return v;
 }
@@ -93,7 +99,8 @@ void HostVerdicts(Judging& j) {
   const std::map<std::string, int> points = PointsPerHost(j);
   for (const std::string& host : j.hosts()) {
     if (!points.count(host)) {
-      j.Add("host measured", host, false, 0, 1, "points", host + ": took part in no measured point (fails closed)");
+      j.Add("host measured", host, false, 0, 1, "points", host + ": took part in no measured point (fails closed)",
+            ReasonKind::kMissing);
     }
   }
   for (const std::string& host : j.hosts()) {

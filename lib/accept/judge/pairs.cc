@@ -44,7 +44,7 @@ void PairFloorChecks(Judging& j, const std::string& what, Collective op, uint64_
     Limit l = FloorLimit(f, op, j.peaks);
     const std::string name = what + " " + FloorName(f);
     if (!l.missing.empty()) {
-      j.Add(name, "", false, kNaN, kNaN, "GB/s", l.missing);
+      j.Add(name, "", false, kNaN, kNaN, "GB/s", l.missing, ReasonKind::kMissing);
       continue;
     }
     std::string failing;
@@ -63,7 +63,8 @@ void PairFloorChecks(Judging& j, const std::string& what, Collective op, uint64_
               ? "all " + std::to_string(best.busbw.size()) + " pairs >= floor " + Gbps(l.value) + " (" + l.what +
                     "); the worst " + Gbps(worst)
               : std::to_string(failed) + " of " + std::to_string(best.busbw.size()) + " pairs below the floor " +
-                    Gbps(l.value) + " (" + l.what + ") in every round they met: " + failing);
+                    Gbps(l.value) + " (" + l.what + ") in every round they met: " + failing,
+          ReasonKind::kThreshold);
   }
 }
 
@@ -158,7 +159,8 @@ void PairScoreChecks(Judging& j, const std::string& what, const Localization& lo
               ? host + ": met no partner (fails closed)"
               : host + ": passed with " + std::to_string(hs.passed) + " of " + std::to_string(hs.partners) +
                     " partners over " + std::to_string(rounds_ran) + " round(s); median " + Gbps(hs.median_gbps) +
-                    " against a typical pair's " + Gbps(loc.typical_gbps));
+                    " against a typical pair's " + Gbps(loc.typical_gbps),
+          ReasonKind::kOutlier);
   }
 }
 
@@ -212,6 +214,7 @@ AcceptanceSuspect LinkSuspect(const Judging& j, Collective op, uint64_t bytes, c
   AcceptanceSuspect s;
   s.score = x.severity;
   s.what = SuspectWhat::kLink;
+  s.reason = ReasonKind::kLink;
   s.host = H[static_cast<size_t>(x.link.first)];
   s.peer = H[static_cast<size_t>(x.link.second)];
   const HostScore& a = loc.hosts[static_cast<size_t>(x.link.first)];
@@ -262,7 +265,8 @@ void JudgePairs(Judging& j, const Ran& ran) {
       const std::string what = What(Phase::kPairs, op, bytes);
       const auto groups = j.PairGroups(op, bytes);
       if (groups.empty()) {
-        j.Add(what + " pairs", "", false, kNaN, kNaN, "", "no host pair was measured at " + what + " (fails closed)");
+        j.Add(what + " pairs", "", false, kNaN, kNaN, "", "no host pair was measured at " + what + " (fails closed)",
+              ReasonKind::kMissing);
         continue;
       }
       const PairBests best = BestOf(groups);
@@ -277,7 +281,8 @@ void JudgePairs(Judging& j, const Ran& ran) {
         std::to_string(rounds_ran) + " of the " + std::to_string(want) + " rounds ran" +
             (rounds_ran >= want ? ""
              : ok               ? ": stopped early, the suspect was already clear"
-                                : ": too few to localise (fails closed)"));
+                                : ": too few to localise (fails closed)"),
+        ReasonKind::kMissing);
 }
 
 }  // namespace commbench::accept::judge

@@ -20,7 +20,8 @@ Check InterfaceCheck(const std::string& want, const std::string& host, const Hos
   return MakeCheck(
       "preflight interface", host, has, has, 1, "",
       host + ": interface " + want + (has ? " present" : " missing") +
-          (f ? " (present: " + (present.empty() ? std::string("none") : present) + ")" : " (host not reached)"));
+          (f ? " (present: " + (present.empty() ? std::string("none") : present) + ")" : " (host not reached)"),
+      ReasonKind::kMissing);
 }
 
 // One host's checks: ranks joined, then interface and GPUs where the profile asks for them.
@@ -31,7 +32,8 @@ void HostChecks(const PreflightSpec& want, const std::string& host, const HostFo
   out->push_back(MakeCheck("preflight ranks", host, ok, ranks, per_host > 0 ? per_host : 1, "ranks",
                            host + ": " + std::to_string(ranks) + " rank(s) joined" +
                                (per_host > 0 ? ", the profile expects " + std::to_string(per_host) : std::string()) +
-                               (ranks == 0 ? " (missing at rendezvous)" : "")));
+                               (ranks == 0 ? " (missing at rendezvous)" : ""),
+                           ReasonKind::kMissing));
   if (!want.interface.empty()) out->push_back(InterfaceCheck(want.interface, host, f));
   if (want.gpus_per_host > 0) {
     const int gpus = f ? f->gpus : -1;
@@ -39,7 +41,8 @@ void HostChecks(const PreflightSpec& want, const std::string& host, const HostFo
     out->push_back(MakeCheck("preflight gpus", host, has, gpus, want.gpus_per_host, "GPUs",
                              host + ": " +
                                  (gpus < 0 ? std::string("GPUs not probed") : std::to_string(gpus) + " GPU(s)") +
-                                 ", the profile expects " + std::to_string(want.gpus_per_host)));
+                                 ", the profile expects " + std::to_string(want.gpus_per_host),
+                             ReasonKind::kMissing));
   }
 }
 
@@ -54,7 +57,8 @@ std::vector<Check> PreflightChecks(const Profile& profile, const std::vector<std
                           n == 0 ? "no host to accept"
                           : want_hosts == 0
                               ? std::to_string(n) + " host(s), as the launcher gave them"
-                              : std::to_string(n) + " host(s), the profile expects " + std::to_string(want_hosts)));
+                              : std::to_string(n) + " host(s), the profile expects " + std::to_string(want_hosts),
+                          ReasonKind::kMissing));
   std::map<std::string, const HostFound*> by_host;
   for (const HostFound& f : found) by_host[f.host] = &f;
   for (const std::string& host : expected_hosts) {
