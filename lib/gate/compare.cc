@@ -173,6 +173,10 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     DecisionOptions d = options.decision;
     d.min_effect = MinEffectFor(options, pc.point.bytes);
     d.seed = options.decision.seed + std::hash<std::string>()(id);
+    if (auto seq = options.sequential.find(id); seq != options.sequential.end()) {
+      pc.sequential = seq->second;
+      d.boundary_p = seq->second.boundary_p;
+    }
     if (pc.problem.empty()) pc.decision = Decide(pc.base_us, pc.now_us, d);
     if (pc.wrong_result) {
       wrong = true;

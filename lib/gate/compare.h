@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +18,30 @@
 
 namespace commbench::gate {
 
+// One point of a sequential gate (gate's repeats added round by round until decided, docs/gate.md): where its last
+// look stood, and what its repeats went through. Compare judges the point at that look's boundary.
+struct SequentialPoint {
+  int looks = 0;            // looks taken at this point
+  double boundary_p = -1;   // the p its rank test had to reach at the last look (DecisionOptions::boundary_p)
+  double spent_alpha = 0;   // the error rate spent up to that look
+  double information = 0;  // that look's information fraction (1: the planned repeats)
+  bool stopped = false;     // decided before the budget or the planned repeats ran out
+  int disturbed = 0;        // repeats measured while something else held the ranks' CPUs (lib/gate/disturbance.h)
+  int replaced = 0;         // of those, re-run (the rest were judged, the bound reached)
+  std::vector<std::string> disturbances;  // "B repeat 3: outside processes took ...", the first few
+};
+
+// A sequential gate as a whole: what bounded it and how far it got.
+struct SequentialRun {
+  double budget_s = 0;   // 0: none
+  double elapsed_s = 0;  // the rounds' wall-clock time
+  int64_t rounds = 0;
+  int64_t planned_repeats = 0;  // a side, the most (--repeats)
+  int64_t first_look = 0, look_every = 0;
+  int max_reruns = 0;  // disturbed repeats re-run per point, at most
+  std::string stopped_because;  // "every point decided", "the budget of 240 s was spent", ...
+};
+
 struct CompareOptions {
   DecisionOptions decision;
   // Floors by message size: a point smaller than a key uses that key's floor (the smallest such key), the others
@@ -25,6 +50,10 @@ struct CompareOptions {
   bool allow_env_drift = false;  // compare even when the environments differ (the differences are still listed)
   // Variables the two sides set differently on purpose (gate --ab's variants): listed, never drift.
   std::set<std::string> varied_variables;
+  // A sequential gate's looks, by point id: the point is judged at its last look's boundary. Empty: one look at
+  // alpha (compare, and files judged after the fact).
+  std::map<std::string, SequentialPoint> sequential;
+  std::optional<SequentialRun> sequential_run;
 };
 
 struct EnvDifference {
@@ -39,6 +68,7 @@ struct PointComparison {
   Decision decision;
   std::string problem;        // fail-closed reason for this point ("only in the baseline", a wrong result, ...)
   bool wrong_result = false;  // the new side computed a wrong result: a failure whatever its time
+  std::optional<SequentialPoint> sequential;  // a sequential gate's looks at this point
 };
 
 enum class Outcome { kPass, kRegression, kInconclusive, kIncomparable };

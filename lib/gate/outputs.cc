@@ -51,12 +51,27 @@ std::string Verdict(const PointComparison& p) {
   return Name(p.decision.change);
 }
 
+// A sequential gate's looks and disturbed repeats at this point, for a reader: "" when it had none.
+std::string Sequence(const PointComparison& p) {
+  if (!p.sequential) return "";
+  const SequentialPoint& s = *p.sequential;
+  std::string t = std::to_string(s.looks) + (s.looks == 1 ? " look" : " looks") + ", the last at p < " +
+                  (s.boundary_p > 0 ? Fixed(s.boundary_p, 6) : std::string("(none: it could not stop)")) +
+                  (s.stopped ? ", decided early" : "");
+  if (s.disturbed > 0) {
+    t += "; " + std::to_string(s.disturbed) + " disturbed repeats, " + std::to_string(s.replaced) + " re-run";
+  }
+  return t;
+}
+
 // What a reader needs to check the verdict: both medians, the ratio and its interval, the test.
 std::string Figures(const PointComparison& p) {
   return "base " + Fixed(MedianOf(p.base_us), 2) + " us (" + std::to_string(p.base_us.size()) + " repeats), new " +
          Fixed(MedianOf(p.now_us), 2) + " us (" + std::to_string(p.now_us.size()) + " repeats), ratio " +
          Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " + Fixed(p.decision.ratio_hi, 3) +
-         "], p = " + Fixed(p.decision.test.p, 4);
+         "], p = " + Fixed(p.decision.test.p, 4) + ", detectable " +
+         (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") +
+         (p.sequential ? "; " + Sequence(p) : "");
 }
 
 std::string Why(const PointComparison& p) { return p.problem.empty() ? p.decision.reason : p.problem; }
@@ -78,7 +93,7 @@ json Axes(const Point& point) {
 }  // namespace
 
 json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path) {
-  json j = {{"kind", "commbench comparison"}, {"schema_version", 1},       {"base", base_path},     {"new", new_path},
+  json j = {{"kind", "commbench comparison"}, {"schema_version", 2},       {"base", base_path},     {"new", new_path},
             {"outcome", Name(c.outcome)},     {"exit_code", c.ExitCode()}, {"problems", c.problems}};
   j["options"] = {{"min_effect", c.options.decision.min_effect},
                   {"alpha", c.options.decision.alpha},
@@ -86,6 +101,17 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
   j["options"]["min_effect_below"] = json::array();
   for (const auto& [bytes, floor] : c.options.min_effect_below) {
     j["options"]["min_effect_below"].push_back({{"bytes", bytes}, {"min_effect", floor}});
+  }
+  if (c.options.sequential_run) {
+    const SequentialRun& r = *c.options.sequential_run;
+    j["options"]["sequential"] = {{"budget_s", r.budget_s},
+                                  {"elapsed_s", r.elapsed_s},
+                                  {"rounds", r.rounds},
+                                  {"planned_repeats", r.planned_repeats},
+                                  {"first_look", r.first_look},
+                                  {"look_every", r.look_every},
+                                  {"max_reruns", r.max_reruns},
+                                  {"stopped_because", r.stopped_because}};
   }
   j["environment_differences"] = json::array();
   for (const EnvDifference& d : c.environment) {
@@ -108,6 +134,17 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
                            // A point judged by its problem (one side only, a wrong result) has no test behind it.
                            {"detectable", p.problem.empty() ? Number(p.decision.detectable) : json(nullptr)},
                            {"reason", Why(p)}});
+    if (p.sequential) {
+      const SequentialPoint& s = *p.sequential;
+      j["points"].back()["sequential"] = {{"looks", s.looks},
+                                          {"boundary_p", s.boundary_p},
+                                          {"spent_alpha", s.spent_alpha},
+                                          {"information", s.information},
+                                          {"stopped", s.stopped},
+                                          {"disturbed", s.disturbed},
+                                          {"replaced", s.replaced},
+                                          {"disturbances", s.disturbances}};
+    }
   }
   return j;
 }
@@ -140,6 +177,23 @@ std::string ComparisonToJunit(const Comparison& c) {
   return x;
 }
 
+// A sequential gate's rounds and each point's looks, under the table.
+static std::string SequentialMarkdown(const Comparison& c) {
+  if (!c.options.sequential_run) return "";
+  const SequentialRun& r = *c.options.sequential_run;
+  std::string m = "\nSequential repeats: " + std::to_string(r.rounds) + " rounds in " + Fixed(r.elapsed_s, 0) +
+                  " s (budget " + (r.budget_s > 0 ? Fixed(r.budget_s, 0) + " s" : std::string("none")) + ", at most " +
+                  std::to_string(r.planned_repeats) + " repeats a side): " + MarkdownCell(r.stopped_because) +
+                  ".\n\n| point | repeats base/new | detectable | looks |\n|---|---|---|---|\n";
+  for (const PointComparison& p : c.points) {
+    m += "| `" + MarkdownCell(p.id) + "` | " + std::to_string(p.base_us.size()) + "/" +
+         std::to_string(p.now_us.size()) + " | " +
+         (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") + " | " +
+         MarkdownCell(Sequence(p)) + " |\n";
+  }
+  return m;
+}
+
 std::string ComparisonToMarkdown(const Comparison& c) {
   std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
   for (const std::string& p : c.problems) m += "- **" + MarkdownCell(p) + "**\n";
@@ -158,12 +212,19 @@ std::string ComparisonToMarkdown(const Comparison& c) {
          ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
          (Verdict(p) == "unchanged" ? "" : MarkdownCell(Why(p))) + " |\n";
   }
-  return m;
+  return m + SequentialMarkdown(c);
 }
 
 std::string ComparisonToText(const Comparison& c) {
   std::string t;
-  for (const PointComparison& p : c.points) t += Verdict(p) + "  " + p.id + ": " + Why(p) + "\n";
+  for (const PointComparison& p : c.points) {
+    t += Verdict(p) + "  " + p.id + ": " + Why(p) + (p.sequential ? " [" + Sequence(p) + "]" : "") + "\n";
+  }
+  if (c.options.sequential_run) {
+    const SequentialRun& r = *c.options.sequential_run;
+    t += "sequential: " + std::to_string(r.rounds) + " rounds in " + Fixed(r.elapsed_s, 0) + " s: " +
+         r.stopped_because + "\n";
+  }
   for (const EnvDifference& d : c.environment) {
     t += "environment differs: " + d.key + ": '" + d.base + "' -> '" + d.now + "'\n";
   }

@@ -1,0 +1,111 @@
+// The sequential gate's bookkeeping on result files built here: looks fall where the schedule says, a clearly
+// slower point stops at an early look while a noisy unchanged one goes on, each point's boundary and disturbed
+// repeats reach the final comparison and its JSON, and --update-baseline's schedule looks once, at the end.
+#include "lib/gate/sequential_gate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lib/gate/outputs.h"
+
+namespace commbench::gate {
+namespace {
+
+using result::PointResult;
+using result::ResultFile;
+
+// `repeats` one-repeat entries per point id (as files before schema 3 keep them), p50 = median x noise.
+ResultFile File(const std::map<std::string, double>& medians, int repeats, double cv, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, cv);
+  ResultFile f;
+  f.header.environment.fingerprint = {{"host", "runner-1"}, {"cores_online", 2}, {"variables", nlohmann::json::object()}};
+  for (int r = 0; r < repeats; ++r) {
+    for (const auto& [id, m] : medians) {
+      PointResult p;
+      p.id = id;
+      p.point.bytes = 65536;
+      p.time_us.p50 = m * std::exp(noise(rng));
+      f.points.push_back(p);
+    }
+  }
+  return f;
+}
+
+TEST(SequentialGateTest, LooksFallOnTheSchedule) {
+  LookSchedule s{40, 10, 10, true, true};
+  EXPECT_FALSE(IsLook(s, 5));
+  EXPECT_TRUE(IsLook(s, 10));
+  EXPECT_FALSE(IsLook(s, 15));
+  EXPECT_TRUE(IsLook(s, 30));
+  EXPECT_TRUE(IsLook(s, 40));
+  EXPECT_TRUE(IsLook(s, 41));  // past the plan (a stored baseline with more): every round is the last look
+  s.stop_early = false;
+  EXPECT_FALSE(IsLook(s, 10));
+  EXPECT_TRUE(IsLook(s, 40));
+}
+
+TEST(SequentialGateTest, AClearSlowdownStopsEarlyAndANoisyPointGoesOn) {
+  CompareOptions options;
+  SequentialGate gate(options, LookSchedule{60, 10, 10, true, true});
+  // "slow": 30 % slower at 2 % noise; "noisy": unchanged at 15 % noise (it cannot be decided at 20 a side).
+  for (int n : {10, 20}) {
+    const ResultFile a = File({{"noisy", 100}, {"slow", 100}}, n, 0.02, 1);
+    ResultFile b = File({{"noisy", 100}, {"slow", 130}}, n, 0.02, 2);
+    for (PointResult& p : b.points) {
+      if (p.id == "noisy") p.time_us.p50 *= std::exp(0.15 * std::sin(13.0 * (&p - &b.points[0])));
+    }
+    gate.Look(a, b);
+  }
+  EXPECT_TRUE(gate.Decided("slow"));
+  EXPECT_FALSE(gate.Decided("noisy"));
+  gate.NoteDisturbed("noisy", true, "B repeat 3: outside processes took 40% of the ranks' CPUs");
+  gate.NoteDisturbed("noisy", false, "B repeat 9: the ranks waited for a CPU 20% of an operation's time");
+  EXPECT_EQ(gate.Disturbed("noisy"), 2);
+
+  SequentialRun run;
+  run.rounds = 20;
+  run.planned_repeats = 60;
+  run.stopped_because = "the budget of 10 s was spent";
+  const Comparison c = gate.Final(File({{"noisy", 100}, {"slow", 100}}, 20, 0.02, 1),
+                                  File({{"noisy", 100}, {"slow", 130}}, 20, 0.02, 2), run);
+  ASSERT_EQ(c.points.size(), 2u);
+  const PointComparison& slow = c.points[1];
+  ASSERT_TRUE(slow.sequential.has_value());
+  EXPECT_EQ(slow.decision.change, Change::kSlower) << slow.decision.reason;
+  EXPECT_TRUE(slow.sequential->stopped);
+  // At 10 of 60 a side, O'Brien-Fleming spends about 3e-10, beyond any p 10 repeats a side can give: decided at
+  // the second look.
+  EXPECT_EQ(slow.sequential->looks, 2);
+  EXPECT_LT(slow.sequential->boundary_p, 0.01);  // an early look spends less than alpha
+  EXPECT_GT(slow.sequential->boundary_p, 0);
+  const PointComparison& noisy = c.points[0];
+  EXPECT_EQ(noisy.sequential->looks, 2);
+  EXPECT_EQ(noisy.sequential->disturbed, 2);
+  EXPECT_EQ(noisy.sequential->replaced, 1);
+  EXPECT_EQ(c.ExitCode(), 1);
+
+  const nlohmann::json j = ComparisonToJson(c, "A", "B");
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["options"]["sequential"]["rounds"], 20);
+  EXPECT_EQ(j["points"][0]["sequential"]["disturbed"], 2);
+  EXPECT_EQ(j["points"][0]["sequential"]["disturbances"].size(), 2u);
+  const std::string md = ComparisonToMarkdown(c);
+  EXPECT_NE(md.find("Sequential repeats: 20 rounds"), std::string::npos) << md;
+  EXPECT_NE(md.find("2 disturbed repeats, 1 re-run"), std::string::npos) << md;
+}
+
+TEST(SequentialGateTest, UpdateBaselineLooksOnceAtTheEnd) {
+  SequentialGate gate(CompareOptions{}, LookSchedule{20, 10, 10, true, false});
+  gate.Look(File({{"slow", 100}}, 20, 0.02, 1), File({{"slow", 130}}, 20, 0.02, 2));
+  EXPECT_FALSE(gate.Decided("slow"));  // nothing stops early: every repeat runs
+  const Comparison c = gate.Final(File({{"slow", 100}}, 20, 0.02, 1), File({{"slow", 130}}, 20, 0.02, 2), {});
+  EXPECT_EQ(c.points[0].sequential->looks, 1);
+  EXPECT_NEAR(c.points[0].sequential->boundary_p, 0.01, 1e-6);  // one look at the plan's end: the fixed test
+  EXPECT_EQ(c.points[0].decision.change, Change::kSlower);
+}
+
+}  // namespace
+}  // namespace commbench::gate
