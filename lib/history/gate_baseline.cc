@@ -122,6 +122,7 @@ StatusOr<GateBaseline> LoadGateBaseline(const std::string& dir, const std::strin
   for (result::PointResult& p : b.base.points) {
     const Series& s = *by_point.at(p.point.Id());  // the latest run is in every one of its points' series, last
     PointSegment seg = SegmentOf(s, options);
+    seg.point_id = p.id;  // as the comparison names it
     for (const RunEntry& r : seg.runs) used.insert(r.seq);
     if (static_cast<int>(seg.runs.size()) < options.min_runs && b.too_short.empty()) b.too_short = TooShort(seg, options);
     p.repeat_p50_us = seg.run_medians;

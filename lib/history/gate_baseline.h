@@ -28,7 +28,7 @@ struct GateBaselineOptions {
 
 // One point's segment: the runs since its last change point.
 struct PointSegment {
-  std::string point_id;
+  std::string point_id;             // the point's id in the result files, as the comparison names it
   std::vector<RunEntry> runs;       // the runs used, in run order
   std::vector<double> run_medians;  // each run's median of its repeats (us): the baseline's values
   bool after_change = false;        // the segment starts at a change point (else at the series' first run)

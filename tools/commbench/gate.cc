@@ -33,9 +33,16 @@ int Fail(const std::string& message) {
 int RunGate(GateOptions o) {
   Status floors = ApplyComparisonFlags(o.flags, &o.compare);
   if (!floors.ok()) return Fail(floors.message());
-  if (o.ab == !o.baseline.empty()) {
+  if (!o.history.empty() && (o.ab || !o.baseline.empty())) {
+    return Fail("--history DIR is the baseline: it takes no " + std::string(o.ab ? "--ab" : "--baseline") +
+                " (accepted: one of --baseline FILE, --history DIR, --ab)");
+  }
+  if (!o.history.empty() && o.update_baseline) {
+    return Fail("--update-baseline needs --baseline (a --history DIR grows with `commbench history add`)");
+  }
+  if (o.history.empty() && o.ab == !o.baseline.empty()) {
     return Fail(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
-                     : "nothing to compare with (accepted: --baseline FILE, or --ab --a K=V --b K=V)");
+                     : "nothing to compare with (accepted: --baseline FILE, --history DIR, or --ab --a K=V --b K=V)");
   }
   if (!o.ab && (!o.a.empty() || !o.b.empty())) return Fail("--a and --b need --ab");
   if (o.ab && o.update_baseline) return Fail("--update-baseline needs --baseline (--ab keeps no baseline)");
@@ -48,6 +55,7 @@ int RunGate(GateOptions o) {
   if (!writable.ok()) return Fail(writable.message());
   auto given = ToSpec(o.sweep);
   if (!given.ok()) return Fail(given.status().message());
+  if (!o.history.empty()) return RunHistoryGate(o, *given);
   return o.ab ? RunAbGate(o, *given) : RunBaselineGate(o, *given);
 }
 
@@ -64,10 +72,14 @@ void SetupGate(CLI::App& app, int* exit_code) {
       "Examples:\n"
       "  commbench gate --baseline baseline.json --junit gate.xml --json gate.json --html gate.html\n"
       "  commbench gate --baseline baseline.json --update-baseline        # refresh it (same runner type!)\n"
+      "  commbench gate --history hist/ --json gate.json    # against main's runs since the last change point\n"
       "  commbench gate --baseline baseline.json --config configs/gate/ci.yaml --update-baseline  # first one\n"
       "  commbench gate --ab --a NCCL_ALGO=Ring --b NCCL_ALGO=Tree --config configs/gate/gpu.yaml\n"
       "  commbench gate --ab --a LD_LIBRARY_PATH=old/ --b LD_LIBRARY_PATH=new/ --groups 1,2 --repeats 6");
   cmd->add_option("--baseline", o->baseline, "the baseline result JSON (from sweep --repeats, or gate --update-baseline)");
+  cmd->add_option("--history", o->history,
+                  "judge against the runs since each point's last change point in this history directory "
+                  "(`commbench history add`; this runner's runs only; docs/history.md)");
   cmd->add_flag("--update-baseline", o->update_baseline,
                 "write the new result over the baseline (atomically; only a regular file) when it ran completely "
                 "and correctly; without a baseline file, measure the flags' sweep and make it the baseline");
@@ -89,6 +101,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
       scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
                              "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet", "prom",
                              "csv", "csv-repeats", "csv-samples", "trace"};
+      scope.section_flags.insert("history");  // gate --history (gate_history.cc)
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
       if (!problems.empty()) {

@@ -15,6 +15,7 @@ namespace commbench::cli {
 struct GateOptions {
   SweepFlags sweep;
   std::string baseline;
+  std::string history;  // --history DIR: the runs since the last change point are the baseline (gate_history.cc)
   std::string config;
   std::string out = "commbench-gate.json";
   std::string out_a;  // --ab: variant A's result too
@@ -30,6 +31,9 @@ struct GateOptions {
 // --baseline: runs the sweep the baseline records (or, with --update-baseline and no baseline yet, the flags'
 // sweep, which becomes the baseline) and compares. Exit codes as `compare`.
 int RunBaselineGate(const GateOptions& o, const SweepSpec& given);
+// --history: runs the sweep of this runner's latest run in the history and compares it with the runs since each
+// point's last change point (lib/history/gate_baseline.h). Exit codes as `compare`.
+int RunHistoryGate(const GateOptions& o, const SweepSpec& given);
 // --ab: runs variants A and B alternately and compares B against A. Exit codes as `compare`.
 int RunAbGate(GateOptions o, const SweepSpec& given);
 

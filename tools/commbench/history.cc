@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/core/atomic_file.h"
 #include "lib/history/check.h"
@@ -12,6 +13,7 @@
 #include "lib/history/trend_html.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
+#include "tools/commbench/config_flags.h"
 
 namespace commbench::cli {
 namespace {
@@ -23,6 +25,7 @@ struct AddOptions {
 
 struct CheckFlags {
   std::string dir;
+  std::string config;  // --config FILE: the flags' values (configs/history/ci.yaml); the command line wins
   ComparisonOutputs outputs;  // json, junit, html, summary
   history::CheckOptions check;
 };
@@ -43,9 +46,9 @@ int RunAdd(const AddOptions& o) {
 Status CheckFlagValues(const CheckFlags& f) {
   const history::CheckOptions& c = f.check;
   if (!(c.min_effect > 0 && c.min_effect < 1)) {
-    return InvalidArgument("--min-effect " + std::to_string(c.min_effect) + " (accepted: a fraction in (0, 1))");
+    return InvalidArgument("--floor " + std::to_string(c.min_effect) + " (accepted: a fraction in (0, 1))");
   }
-  if (c.last < 1) return InvalidArgument("--last " + std::to_string(c.last) + " (accepted: a run count >= 1)");
+  if (c.last < 1) return InvalidArgument("--recent-runs " + std::to_string(c.last) + " (accepted: a run count >= 1)");
   if (!(c.change_points.alpha > 0 && c.change_points.alpha < 1)) {
     return InvalidArgument("--alpha " + std::to_string(c.change_points.alpha) + " (accepted: a fraction in (0, 1))");
   }
@@ -101,8 +104,10 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
   cmd->add_option("--junit", f->outputs.junit, "write JUnit XML (one testcase per series)");
   cmd->add_option("--html", f->outputs.html, "write the trend page: one self-contained HTML file");
   cmd->add_option("--summary", f->outputs.summary, "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--last", f->check.last, "K: a slowdown starting in the last K runs fails")->capture_default_str();
-  cmd->add_option("--min-effect", f->check.min_effect, "smallest relative slowdown that fails")->capture_default_str();
+  cmd->add_option("--recent-runs,--last", f->check.last, "K: a slowdown starting in the last K runs fails")
+      ->capture_default_str();
+  cmd->add_option("--floor,--min-effect", f->check.min_effect, "smallest relative slowdown that fails")
+      ->capture_default_str();
   cmd->add_option("--alpha", f->check.change_points.alpha, "permutation p-value a change point needs")
       ->capture_default_str();
   cmd->add_option("--permutations", f->check.change_points.permutations, "permutations per test")
@@ -111,7 +116,15 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--min-runs", f->check.min_runs, "a shorter series is too short to say (exit 3)")
       ->capture_default_str();
-  cmd->callback([f, exit_code] { *exit_code = RunCheck(*f); });
+  cmd->add_option("--config", f->config,
+                  "YAML or JSON file of these flags (recent-runs: K, floor: F, ...; configs/history/ci.yaml); the "
+                  "command line wins");
+  cmd->callback([f, exit_code, cmd] {
+    const std::vector<std::string> problems = f->config.empty() ? std::vector<std::string>{}
+                                                                : ApplyConfigFile(f->config, cmd);
+    for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
+    *exit_code = problems.empty() ? RunCheck(*f) : 2;
+  });
 }
 
 }  // namespace
