@@ -1,5 +1,8 @@
 #include "lib/app/gate_run.h"
 
+#include <chrono>
+#include <cstdio>
+#include <map>
 #include <utility>
 
 #include "lib/core/atomic_file.h"
@@ -20,11 +23,32 @@ Status GateRunner::Prepare(const SweepSpec& spec) {
   return OkStatus();
 }
 
-PipelineOutcome GateRunner::Run(const SweepSpec& spec, const std::string& out, const Variant& variant) const {
+std::set<std::string> GateRunner::point_ids() const {
+  std::set<std::string> ids;
+  for (const Launch& launch : plan_.launches) {
+    for (const Point& p : launch.points) ids.insert(p.Id());
+  }
+  return ids;
+}
+
+PipelineOutcome GateRunner::Run(const SweepSpec& spec, const std::string& out, const Variant& variant,
+                                const std::set<std::string>* only) const {
+  Plan subset;
+  if (only) {
+    subset.skipped = plan_.skipped;
+    for (const Launch& launch : plan_.launches) {
+      Launch kept = launch;
+      kept.points.clear();
+      for (const Point& p : launch.points) {
+        if (only->count(p.Id())) kept.points.push_back(p);
+      }
+      if (!kept.points.empty()) subset.launches.push_back(std::move(kept));
+    }
+  }
   PipelineRequest request;
   request.rank_env = variant.rank_env;
   request.tool = tool_;
-  request.plan = &plan_;
+  request.plan = only ? &subset : &plan_;
   request.spec = spec;
   request.command = command_;
   request.out = out;
@@ -67,6 +91,127 @@ StatusOr<AbRun> RunAlternating(const GateRunner& runner, const SweepSpec& once, 
     }
   }
   return AbRun{MergeRepeats(runs[0], repeats), MergeRepeats(runs[1], repeats)};
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f s", s);
+  return buf;
+}
+
+// One side of a sequential gate: its accepted repeats (one result per run) and its re-runs per point.
+struct Side {
+  std::string name;  // "A", "B", "new"
+  const Variant* variant = nullptr;
+  std::vector<result::ResultFile> runs;
+  std::map<std::string, int> reruns;
+  int64_t files = 0;
+};
+
+// One repeat of `ids` on `side`, and at once again for its disturbed repeats while the bound allows; the disturbed
+// repeats that are re-run are left out of the side's runs. Sets `failure` when a run failed.
+Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::string> ids, int64_t round,
+                 const SequentialOptions& options, const std::string& dir, const SequentialProgress& progress,
+                 gate::SequentialGate* gate, Side* side, std::string* failure) {
+  SweepSpec spec = once;
+  if (side->variant->uniform_slowdown) spec.test_only_uniform_slowdown = *side->variant->uniform_slowdown;
+  while (!ids.empty() && failure->empty()) {
+    PipelineOutcome run = runner.Run(spec, dir + "/" + side->name + "-" + std::to_string(side->files++) + ".json",
+                                     *side->variant, &ids);
+    if (!run.written.ok()) return run.written;
+    *failure = run.failure;
+    if (!failure->empty() && progress.failed) progress.failed(side->name, *failure);
+    ids.clear();
+    const std::string affinity = run.result.header.environment.affinity;
+    std::vector<result::PointResult> kept;
+    for (result::PointResult& p : run.result.points) {
+      const gate::Disturbance d = gate::JudgeRepeat(p, affinity, options.disturbance);
+      const bool again = d.disturbed && p.correct && side->reruns[p.id] < options.max_reruns;
+      if (d.disturbed) {
+        const std::string what = side->name + " repeat " + std::to_string(round) + ": " + d.why +
+                                 (again ? " (re-run)" : " (judged: the re-run bound was reached)");
+        gate->NoteDisturbed(p.id, again, what);
+        if (progress.note) progress.note(p.id + ": " + what);
+      }
+      if (again) {
+        ++side->reruns[p.id];
+        ids.insert(p.id);
+      } else {
+        kept.push_back(std::move(p));
+      }
+    }
+    run.result.points = std::move(kept);
+    side->runs.push_back(std::move(run.result));
+  }
+  return OkStatus();
+}
+
+result::ResultFile Merged(const Side& side) {
+  return MergeRepeats(side.runs, static_cast<int64_t>(side.runs.size()));
+}
+
+}  // namespace
+
+StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepSpec& once,
+                                          const result::ResultFile* stored, const Variant& a, const Variant& b,
+                                          const gate::CompareOptions& compare, const SequentialOptions& options,
+                                          const std::string& dir, const SequentialProgress& progress) {
+  const Clock::time_point start = Clock::now();
+  gate::SequentialGate gate(compare, options.schedule);
+  Side sides[2];
+  sides[0] = Side{"A", &a, {}, {}, 0};
+  sides[1] = Side{stored ? "new" : "B", &b, {}, {}, 0};
+  const int first_side = stored ? 1 : 0;
+  const std::set<std::string> all = runner.point_ids();
+  gate::SequentialRun run;
+  run.budget_s = options.budget_s;
+  run.planned_repeats = options.schedule.planned;
+  run.first_look = options.schedule.first_look;
+  run.look_every = options.schedule.look_every;
+  run.max_reruns = options.max_reruns;
+  double last_round_s = 0;
+  std::string failure;
+  auto base = [&] { return stored ? *stored : Merged(sides[0]); };
+  while (failure.empty()) {
+    std::set<std::string> undecided;
+    for (const std::string& id : all) {
+      if (!gate.Decided(id)) undecided.insert(id);
+    }
+    if (undecided.empty()) {
+      run.stopped_because = "every point decided";
+      break;
+    }
+    if (run.rounds >= options.schedule.planned) {
+      run.stopped_because = "the planned " + std::to_string(options.schedule.planned) + " repeats a side ran";
+      break;
+    }
+    if (options.budget_s > 0 && Since(start) + last_round_s > options.budget_s) {
+      run.stopped_because = "the budget of " + Seconds(options.budget_s) + " would be passed by another round";
+      break;
+    }
+    const Clock::time_point round_start = Clock::now();
+    ++run.rounds;
+    if (progress.round) progress.round(run.rounds, undecided.size());
+    for (int s = first_side; s < 2 && failure.empty(); ++s) {
+      RETURN_IF_ERROR(RunRepeat(runner, once, undecided, run.rounds, options, dir, progress, &gate, &sides[s], &failure));
+    }
+    last_round_s = Since(round_start);
+    if (!failure.empty()) run.stopped_because = sides[1].runs.empty() ? "a run failed" : "a run failed: " + failure;
+    if (IsLook(options.schedule, run.rounds)) gate.Look(base(), Merged(sides[1]));
+  }
+  SequentialOutcome out;
+  out.base = base();
+  out.now = Merged(sides[1]);
+  gate.Look(out.base, out.now);  // the last look, for the points that had repeats since their last
+  run.elapsed_s = Since(start);
+  out.comparison = gate.Final(out.base, out.now, run);
+  return out;
 }
 
 std::set<std::string> VariedVariables(const Variant& a, const Variant& b) {

@@ -15,6 +15,9 @@
 #include "lib/app/pipeline.h"
 #include "lib/backend/backend.h"
 #include "lib/core/status.h"
+#include "lib/gate/compare.h"
+#include "lib/gate/disturbance.h"
+#include "lib/gate/sequential_gate.h"
 #include "lib/model/spec.h"
 #include "lib/result/result_file.h"
 
@@ -26,8 +29,11 @@ class GateRunner {
   GateRunner(result::ToolInfo tool, std::string command, bool quiet);
   // Plans `spec`: a bad spec, or one without a point that can run here, is bad input.
   Status Prepare(const SweepSpec& spec);
-  // Runs the prepared plan with `spec`'s settings into `out`, the variant's variables set for the ranks.
-  PipelineOutcome Run(const SweepSpec& spec, const std::string& out, const Variant& variant = {}) const;
+  // Runs the prepared plan with `spec`'s settings into `out`, the variant's variables set for the ranks; only the
+  // points of `only` when given (a sequential gate's undecided points).
+  PipelineOutcome Run(const SweepSpec& spec, const std::string& out, const Variant& variant = {},
+                      const std::set<std::string>* only = nullptr) const;
+  std::set<std::string> point_ids() const;
   size_t points() const { return plan_.point_count(); }
 
  private:
@@ -64,6 +70,37 @@ struct AbRun {
 // `dir`, stopping after the first run that fails. An error: a run's result file could not be written.
 StatusOr<AbRun> RunAlternating(const GateRunner& runner, const SweepSpec& once, const Variant& a, const Variant& b,
                                int64_t repeats, const std::string& dir, const AbProgress& progress);
+
+// A sequential gate (docs/gate.md, "Sequential repeats"): rounds of one repeat of every undecided point (--ab: A
+// then B), a look at the schedule's rounds, decided points dropped, until every point is decided, the planned
+// repeats ran, or the wall-clock budget would be passed by another round. A repeat measured while something else
+// held the ranks' CPUs (lib/gate/disturbance.h) is re-run at once, at most `max_reruns` times per point and side,
+// then judged and named.
+struct SequentialOptions {
+  gate::LookSchedule schedule;
+  double budget_s = 0;  // 0: none
+  int max_reruns = 5;
+  gate::DisturbanceRule disturbance;
+};
+
+struct SequentialProgress {
+  std::function<void(int64_t round, size_t undecided)> round;
+  std::function<void(const std::string& side, const std::string& failure)> failed;
+  std::function<void(const std::string& line)> note;  // a disturbed repeat, a look's decisions
+};
+
+struct SequentialOutcome {
+  result::ResultFile base, now;  // each side's repeats as one result (base: the stored one with a baseline)
+  gate::Comparison comparison;   // every point at its last look
+};
+
+// With `stored` (a baseline gate): the new side grows against it, the planned repeats the baseline's. Without
+// (--ab): variants `a` and `b` alternate. `once` runs one repeat (the runner prepared it). An error: a run's result
+// file could not be written.
+StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepSpec& once,
+                                          const result::ResultFile* stored, const Variant& a, const Variant& b,
+                                          const gate::CompareOptions& compare, const SequentialOptions& options,
+                                          const std::string& dir, const SequentialProgress& progress);
 
 // The variables the two variants set (the comparison does not count them as environment drift).
 std::set<std::string> VariedVariables(const Variant& a, const Variant& b);

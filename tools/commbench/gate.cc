@@ -91,6 +91,16 @@ void SetupGate(CLI::App& app, int* exit_code) {
   AddComparisonFlags(cmd, &o->flags);
   AddExportFlags(cmd, &o->exports);
   cmd->add_flag("--quiet,-q", o->quiet, "No progress lines");
+  cmd->add_option("--budget", o->budget_s,
+                  "wall-clock seconds for the rounds of repeats (0: none): undecided points get another repeat a "
+                  "side each round until decided, --repeats a side ran, or another round would pass the budget");
+  cmd->add_option("--first-look", o->first_look, "the first look at the repeats, in repeats a side")
+      ->capture_default_str();
+  cmd->add_option("--look-every", o->look_every, "then a look every so many repeats a side")->capture_default_str();
+  cmd->add_option("--rerun-disturbed", o->rerun_disturbed,
+                  "re-run a repeat measured while something else held the ranks' CPUs, at most this often per "
+                  "point and side (then it is judged, and named)")
+      ->capture_default_str();
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
                   "YAML or JSON file of these flags (keys are flag names without dashes); the command line wins");
@@ -101,6 +111,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
       scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
                              "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet", "prom",
                              "csv", "csv-repeats", "csv-samples", "trace"};
+      for (const char* f : {"budget", "first-look", "look-every", "rerun-disturbed"}) scope.section_flags.insert(f);
       scope.section_flags.insert("history");  // gate --history (gate_history.cc)
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
       for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());

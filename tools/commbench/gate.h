@@ -2,6 +2,7 @@
 // runs a mode through lib/app/gate_run.h, prints its progress and maps its outcome to the exit code.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "lib/gate/compare.h"
@@ -23,6 +24,10 @@ struct GateOptions {
   bool ab = false;
   std::string a, b;
   bool quiet = false;
+  // Sequential repeats (docs/gate.md): the rounds' wall-clock budget (0: none), the looks, the re-run bound.
+  double budget_s = 0;
+  int64_t first_look = 10, look_every = 10;
+  int rerun_disturbed = 5;
   ComparisonFlags flags;
   gate::CompareOptions compare;
   ExportFlags exports;  // --prom, --csv, --trace of the new result

@@ -3,7 +3,9 @@
 // 2 bad input, 3 inconclusive or incomparable).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -62,6 +64,53 @@ int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   return 0;
 }
 
+// --budget, --first-look, --look-every, --rerun-disturbed, checked; `planned` the most repeats a side.
+StatusOr<app::SequentialOptions> SequentialFrom(const GateOptions& o, int64_t planned, bool stop_early) {
+  if (!(o.budget_s >= 0) || !std::isfinite(o.budget_s)) {
+    return InvalidArgument("--budget " + std::to_string(o.budget_s) + " (accepted: seconds >= 0; 0: no budget)");
+  }
+  if (o.first_look < 1) return InvalidArgument("--first-look " + std::to_string(o.first_look) + " (accepted: >= 1)");
+  if (o.look_every < 1) return InvalidArgument("--look-every " + std::to_string(o.look_every) + " (accepted: >= 1)");
+  if (o.rerun_disturbed < 0) {
+    return InvalidArgument("--rerun-disturbed " + std::to_string(o.rerun_disturbed) + " (accepted: >= 0)");
+  }
+  app::SequentialOptions s;
+  s.schedule.planned = std::max<int64_t>(planned, 1);
+  s.schedule.first_look = o.first_look;
+  s.schedule.look_every = o.look_every;
+  s.schedule.stop_early = stop_early;
+  s.budget_s = o.budget_s;
+  s.max_reruns = o.rerun_disturbed;
+  return s;
+}
+
+app::SequentialProgress Progress(const GateOptions& o) {
+  app::SequentialProgress progress;
+  progress.round = [&o](int64_t round, size_t undecided) {
+    if (!o.quiet) {
+      std::fprintf(stderr, "commbench gate: round %lld, %zu points undecided\n", static_cast<long long>(round),
+                   undecided);
+    }
+  };
+  progress.failed = [](const std::string& side, const std::string& failure) {
+    std::fprintf(stderr, "commbench gate: %s failed: %s\n", side.c_str(), failure.c_str());
+  };
+  progress.note = [&o](const std::string& line) {
+    if (!o.quiet) std::fprintf(stderr, "commbench gate: disturbed: %s\n", line.c_str());
+  };
+  return progress;
+}
+
+// The sides' results as --out and --out-a keep them (without samples), and the new side's exports. 0, or the
+// exit code of a failure to write.
+int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab) {
+  Status s = WriteFileAtomically(o.out, app::BaselineText(run.now));
+  if (s.ok() && ab && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, app::BaselineText(run.base));
+  if (!s.ok()) return Fail(s.message());
+  if (!Exported(app::WithoutSamples(run.now), "", o)) return 1;  // as --out keeps it
+  return 0;
+}
+
 }  // namespace
 
 int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
@@ -73,24 +122,32 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   if (!s.ok()) return Fail(s.message());
   auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
   if (!gate.ok()) return Fail(gate.status().message());
+  auto sequential = SequentialFrom(o, gate->spec.repeats, !o.update_baseline);
+  if (!sequential.ok()) return Fail(sequential.status().message());
+  sequential->schedule.base_grows = false;
+  SweepSpec once = gate->spec;
+  once.repeats = 1;
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
-  Status ready = runner.Prepare(gate->spec);
+  Status ready = runner.Prepare(once);
   if (!ready.ok()) return Fail(ready.message());
-  std::fprintf(stderr, "commbench gate: %zu points x %lld repeats, as %s records\n", runner.points(),
-               static_cast<long long>(gate->spec.repeats), o.baseline.c_str());
-  app::PipelineOutcome run = runner.Run(gate->spec, o.out);
-  if (!run.written.ok()) return Fail(run.written.message());
-  if (!Exported(run.result, o.out, o)) return 1;
-  if (!run.failure.empty()) std::fprintf(stderr, "commbench gate: the run failed: %s\n", run.failure.c_str());
-  const gate::Comparison c = gate::Compare(gate->base, run.result, o.compare);
+  TempDir dir("commbench-gate-");
+  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
+  std::fprintf(stderr, "commbench gate: %zu points, up to %lld repeats (as %s records)%s\n", runner.points(),
+               static_cast<long long>(gate->spec.repeats), o.baseline.c_str(),
+               o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided");
+  auto run = app::RunSequential(runner, once, &gate->base, {}, {}, o.compare, *sequential, dir.path(), Progress(o));
+  if (!run.ok()) return Fail(run.status().message());
+  run->now.header.spec.repeats = gate->spec.repeats;
+  if (const int written = WriteSides(*run, o, false); written != 0) return written;
+  const gate::Comparison& c = run->comparison;
   const int code = Finish(c, o, o.baseline, o.out);
   if (!o.update_baseline || code == 2) return code;
-  if (!app::CompleteAndCorrect(run.result)) {
+  if (!app::CompleteAndCorrect(run->now)) {
     std::fprintf(stderr, "commbench: error: the baseline stays as it was: the new run %s\n",
-                 run.failure.empty() ? "computed a wrong result" : "failed");
+                 run->now.trailer.failure.empty() ? "computed a wrong result" : "failed");
     return 1;
   }
-  s = app::KeepAsBaseline(run.result, o.baseline);
+  s = app::KeepAsBaseline(run->now, o.baseline);
   if (!s.ok()) return Fail(s.message());
   std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
                gate::Name(c.outcome).c_str());
@@ -106,6 +163,8 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   if (s.ok() && !o.out_a.empty()) s = CheckWritableOutput(o.out_a);
   if (!s.ok()) return Fail(s.message());
   for (const std::string& name : app::VariedVariables(*a, *b)) o.compare.varied_variables.insert(name);
+  auto sequential = SequentialFrom(o, given.repeats, true);
+  if (!sequential.ok()) return Fail(sequential.status().message());
   SweepSpec once = given;
   once.repeats = 1;
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
@@ -113,23 +172,13 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   if (!ready.ok()) return Fail(ready.message());
   TempDir dir("commbench-gate-");
   if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: --ab: %zu points, %lld repeats a side, A and B alternating\n",
+  std::fprintf(stderr, "commbench gate: --ab: %zu points, up to %lld repeats a side, A and B alternating\n",
                runner.points(), static_cast<long long>(given.repeats));
-  app::AbProgress progress;
-  progress.starting = [&o](int64_t r, int v) {
-    if (!o.quiet) std::fprintf(stderr, "commbench gate: repeat %lld, variant %c\n", static_cast<long long>(r), "AB"[v]);
-  };
-  progress.failed = [](int v, const std::string& failure) {
-    std::fprintf(stderr, "commbench gate: variant %c failed: %s\n", "AB"[v], failure.c_str());
-  };
-  auto run = app::RunAlternating(runner, once, *a, *b, given.repeats, dir.path(), progress);
+  auto run = app::RunSequential(runner, once, nullptr, *a, *b, o.compare, *sequential, dir.path(), Progress(o));
   if (!run.ok()) return Fail(run.status().message());
-  s = WriteFileAtomically(o.out, app::BaselineText(run->b));
-  if (s.ok() && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, app::BaselineText(run->a));
-  if (!s.ok()) return Fail(s.message());
-  if (!Exported(app::WithoutSamples(run->b), "", o)) return 1;  // as --out keeps it
-  const gate::Comparison c = gate::Compare(run->a, run->b, o.compare);
-  return Finish(c, o, "A: " + o.a, "B: " + o.b);
+  run->base.header.spec.repeats = run->now.header.spec.repeats = given.repeats;
+  if (const int written = WriteSides(*run, o, true); written != 0) return written;
+  return Finish(run->comparison, o, "A: " + o.a, "B: " + o.b);
 }
 
 }  // namespace commbench::cli
