@@ -35,8 +35,9 @@ wait $p2 || fail "concurrent adder 2"
 n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['runs']))" "$T/b/history.json")
 [[ "$n" == 30 ]] || fail "concurrent adds: $n runs in the index, expected 30"
 
-# The slowdown started 10 runs ago: a regression for --last 10, an old change (reported, exit 0) for the default 5.
-"$B" history check "$T/a" --last 10 --json "$OUT/a.json" --junit "$T/a.xml" --summary "$T/a.md" \
+# The slowdown started 10 runs ago: a regression for K = 11 (a change found at run 19, within one run of the
+# planted 20, starts 11 runs ago), an old change (reported, exit 0) for the default 5 (--last is --recent-runs' alias).
+"$B" history check "$T/a" --recent-runs 11 --json "$OUT/a.json" --junit "$T/a.xml" --summary "$T/a.md" \
   --html "$OUT/trend-planted.html" | tee "$OUT/a.txt"
 rc_a=${PIPESTATUS[0]}
 "$B" history check "$T/a" >"$T/a5.txt"; rc_a5=$?
@@ -65,7 +66,7 @@ PY
 cat "$T/planted.out"
 found=$(tail -1 "$T/planted.out")
 if [[ "$found" == found ]]; then
-  [[ $rc_a == 1 ]] || fail "planted, --last 10: exit $rc_a, expected 1"
+  [[ $rc_a == 1 ]] || fail "planted, --recent-runs 11: exit $rc_a, expected 1"
   [[ $rc_a5 == 0 ]] || fail "planted, --last 5: exit $rc_a5, expected 0 (the change is older than the last 5 runs)"
   grep -q "change: slower from run" "$T/a5.txt" || fail "planted, --last 5: the old change is not reported"
   grep -q "<failure" "$T/a.xml" || fail "planted: no JUnit failure"
