@@ -1,5 +1,7 @@
 #include "lib/gate/comparison_html.h"
 
+#include <cmath>
+#include <cstdio>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -16,13 +18,70 @@ using report::EscapeInlineScript;
 using report::FillTemplate;
 using report::JsonForScript;
 
+namespace {
+
+std::string Escaped(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::string Figure(double v, const char* format) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+
+// A sequential gate's rounds, and per point the repeats it used, the change it could detect, its looks and its
+// disturbed and re-run repeats: a static section, so that the page shows them whatever its script draws.
+std::string SequentialSection(const gate::Comparison& c) {
+  if (!c.options.sequential_run) return "";
+  const gate::SequentialRun& r = *c.options.sequential_run;
+  std::string h = "<section id=\"sequential\" aria-label=\"Sequential repeats\"><h2>Sequential repeats</h2><p>" +
+                  std::to_string(r.rounds) + " rounds in " + Figure(r.elapsed_s, "%.0f") + " s (budget " +
+                  (r.budget_s > 0 ? Figure(r.budget_s, "%.0f") + " s" : std::string("none")) + ", at most " +
+                  std::to_string(r.planned_repeats) + " repeats a side, looks from " + std::to_string(r.first_look) +
+                  " every " + std::to_string(r.look_every) + ", a disturbed repeat re-run at most " +
+                  std::to_string(r.max_reruns) + " times per point and side): " + Escaped(r.stopped_because) +
+                  ".</p>\n<table><thead><tr><th>point</th><th>repeats base/new</th><th>detectable</th><th>looks</th>"
+                  "<th>last boundary p</th><th>alpha spent</th><th>decided early</th><th>disturbed</th>"
+                  "<th>re-run</th><th>what disturbed them</th></tr></thead><tbody>\n";
+  for (const gate::PointComparison& p : c.points) {
+    if (!p.sequential) continue;
+    const gate::SequentialPoint& s = *p.sequential;
+    std::string what;
+    for (const std::string& d : s.disturbances) what += (what.empty() ? "" : "<br>") + Escaped(d);
+    h += "<tr><td>" + Escaped(p.id) + "</td><td>" + std::to_string(p.base_us.size()) + "/" +
+         std::to_string(p.now_us.size()) + "</td><td>" + Figure(100 * p.decision.detectable, "%.1f%%") +
+         "</td><td>" + std::to_string(s.looks) + "</td><td>" + Figure(s.boundary_p, "%.2g") + "</td><td>" +
+         Figure(s.spent_alpha, "%.2g") + "</td><td>" + (s.stopped ? "yes" : "no") + "</td><td>" +
+         std::to_string(s.disturbed) + "</td><td>" + std::to_string(s.replaced) + "</td><td>" + what +
+         "</td></tr>\n";
+  }
+  return h + "</tbody></table></section>\n";
+}
+
+}  // namespace
+
 StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now) {
   std::map<std::string, std::string> slots = CommonSlots();
   slots["COMPARISON_CSS"] = comparison_assets::ComparisonCss();
   // The same JSON as --json writes: the page is also a data file that the schema describes.
   slots["COMPARISON_JSON"] = JsonForScript(gate::ComparisonToJson(c, base, now));
   slots["COMPARISON_JS"] = EscapeInlineScript(comparison_assets::ComparisonJs());
-  return FillTemplate(comparison_assets::ComparisonHtml(), slots);
+  ASSIGN_OR_RETURN(std::string html, FillTemplate(comparison_assets::ComparisonHtml(), slots));
+  const size_t main_end = html.find("</main>");  // the template's own: the data comes after it
+  if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c));
+  return html;
 }
 
 Status WriteComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now,

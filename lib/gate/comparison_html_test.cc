@@ -120,5 +120,33 @@ TEST(ComparisonHtmlTest, WritesAtomicallyOnlyOverARegularFile) {
   EXPECT_EQ(names, (std::set<std::string>{"a-directory", "comparison.html"}));
 }
 
+TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
+  gate::Comparison c = Hostile();
+  gate::SequentialPoint s;
+  s.looks = 3;
+  s.boundary_p = 0.004;
+  s.disturbed = 4;
+  s.replaced = 3;
+  s.disturbances = {"B repeat 2: outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"};
+  c.points[0].sequential = s;
+  gate::SequentialRun run;
+  run.rounds = 12;
+  run.budget_s = 240;
+  run.stopped_because = "every point decided";
+  c.options.sequential_run = run;
+  StatusOr<std::string> html = RenderComparisonHtml(c, "a", "b");
+  ASSERT_TRUE(html.ok());
+  const size_t section = html->find("<section id=\"sequential\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(section, html->find("</main>"));
+  EXPECT_NE(html->find("12 rounds in 0 s (budget 240 s"), std::string::npos);
+  EXPECT_NE(html->find("<td>4</td><td>3</td>"), std::string::npos);  // disturbed, re-run
+  EXPECT_NE(html->find("&lt;cc1plus&gt;"), std::string::npos);        // named, as text
+  EXPECT_EQ(html->find("<cc1plus>"), std::string::npos);
+  EXPECT_EQ(html->find(kHostileId), std::string::npos);  // the hostile id stays text here too
+  // Without a sequential gate (compare), no section.
+  EXPECT_EQ(RenderComparisonHtml(Hostile(), "a", "b")->find("id=\"sequential\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace commbench::gate
