@@ -18,6 +18,7 @@
 #include "lib/launch/own_address.h"
 #include "lib/launch/worker_plan.h"
 #include "lib/measure/progress.h"
+#include "lib/measure/traffic_record.h"
 #include "lib/result/rank_samples.h"
 
 namespace commbench {
@@ -181,6 +182,9 @@ class RankRunner {
     out.address = plan_.host;
     out.transport = cached->comm->transport();  // kUnknown (written as nothing): the declared one
     out.setup_s = cached->setup_s;
+    out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()),
+                                  out.transport != Transport::kUnknown ? out.transport : point.transport,
+                                  plan_.ranks_per_process);
     return out;
   }
 

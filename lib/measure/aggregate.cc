@@ -4,6 +4,7 @@
 #include <climits>
 #include <numeric>
 
+#include "lib/measure/traffic_record.h"
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/summary.h"
 
@@ -123,6 +124,8 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.affinity = r.affinity;
     t.setup_s = r.setup_s;
     t.checked_iters = r.checked_iters;
+    t.traffic = r.traffic;
+    if (t.traffic) AddTrafficModel(out->point, r.group_rank, &*t.traffic);
     t.wall_s = static_cast<double>(r.end_ns - r.start_ns) * 1e-9;
     out->per_rank.push_back(std::move(t));
     const size_t keep = std::min(r.samples_us.size(), static_cast<size_t>(std::max<int64_t>(options.sample_cap, 0)));

@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "lib/backend/peer_copies.h"
 #include "lib/measure/pattern.h"
 #include "lib/measure/run_queue.h"
 #include "lib/stats/summary.h"
@@ -105,6 +106,8 @@ class PointRunner {
     EnterPhase(ProgressPhase::kTimed);
     const rusage before = ProcessUsage();
     const std::optional<double> wait_before = ThreadRunQueueWaitS();
+    const SocketBytes tcp_before = ProcessTcpBytes();
+    const uint64_t copied_before = t_peer_bytes_copied;
     result_.start_ns = MonotonicNs();
     RETURN_IF_ERROR(CheckedIteration(first_input_, kFirstIter, "first"));
     next_check_ = sampler_.NextAfter(1);
@@ -121,6 +124,8 @@ class PointRunner {
     }
     RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter, "last"));
     result_.end_ns = MonotonicNs();
+    result_.peer_bytes_copied = t_peer_bytes_copied - copied_before;
+    result_.tcp = Since(tcp_before, ProcessTcpBytes());
     const std::optional<double> wait_after = ThreadRunQueueWaitS();
     if (wait_before && wait_after) result_.runqueue_wait_s = std::max(*wait_after - *wait_before, 0.0);
     const rusage after = ProcessUsage();

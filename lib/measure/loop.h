@@ -11,6 +11,7 @@
 #include "lib/core/axes.h"
 #include "lib/core/loop_defaults.h"
 #include "lib/measure/progress.h"
+#include "lib/measure/socket_traffic.h"
 #include "lib/measure/timing_plan.h"
 
 namespace commbench {
@@ -71,6 +72,11 @@ struct RankResult {
   long vol_ctx = 0, invol_ctx = 0;
   // This rank's thread, runnable without a CPU over the timed loop (run_queue.h); -1 where the kernel does not say.
   double runqueue_wait_s = -1;
+  // Traffic over the same window (docs/result-format.md, "Traffic"): the process's TCP sockets, all its rank
+  // threads together (socket_traffic.h), and what this rank's thread copied out of its peers' shared memory
+  // (lib/backend/peer_copies.h).
+  SocketBytes tcp;
+  uint64_t peer_bytes_copied = 0;
 };
 
 // Runs one point on this rank. `group` serves group barriers; `world` keeps all ranks' decisions identical.

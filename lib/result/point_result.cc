@@ -70,6 +70,7 @@ json RankToJson(const RankTime& r) {
   if (!r.address.empty()) out["address"] = r.address;
   if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;
+  if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);
   return out;
 }
 
@@ -95,6 +96,8 @@ RankTime ReadRank(ObjectReader in) {
   // Files written before wall_s was recorded per rank do not have it.
   r.wall_s = in.Has("wall_s") ? in.Number("wall_s", 0) : 0;
   r.checked_iters = in.Has("checked_iters") ? in.Int("checked_iters", 0) : 0;  // likewise
+  // Absent before traffic was measured, and where nothing measured it.
+  if (in.Has("traffic")) r.traffic = ReadRankTraffic(in.Object("traffic"));
   return r;
 }
 

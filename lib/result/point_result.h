@@ -11,6 +11,7 @@
 #include "lib/core/axes.h"
 #include "lib/core/status.h"
 #include "lib/result/host_load.h"
+#include "lib/result/rank_traffic.h"
 #include "lib/stats/summary.h"
 #include "lib/model/point.h"
 
@@ -49,6 +50,7 @@ struct RankTime {
   std::string affinity;
   double setup_s = 0, wall_s = 0;
   int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)
+  std::optional<RankTraffic> traffic;  // measured and modelled bytes (rank_traffic.h); absent: not measured
 };
 
 // The first `cap` per-iteration times of every rank. A sweep writes them to a sidecar file beside the result

@@ -36,6 +36,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
   if (r.transport != Transport::kUnknown)
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
+  if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);           // likewise
   return out.dump();
 }
 
@@ -70,6 +71,9 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s", 0);
   RETURN_IF_ERROR(errors.status());
+  if (in.Has("traffic")) {
+    ASSIGN_OR_RETURN(r.traffic, ReadRankTraffic(j.at("traffic"), "rank line.traffic"));
+  }
   return r;
 }
 

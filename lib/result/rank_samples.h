@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/core/axes.h"
 #include "lib/core/status.h"
+#include "lib/result/rank_traffic.h"
 
 namespace commbench::result {
 
@@ -41,6 +43,7 @@ struct RankSamples {
   double runqueue_wait_s = -1;
   std::string affinity;  // CPU list the rank could run on
   double setup_s = 0;    // communicator set-up, the first time this rank used it
+  std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)
 };
 
 std::string RankSamplesToJsonLine(const RankSamples& r);  // one line, no newline

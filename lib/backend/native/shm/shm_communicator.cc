@@ -14,6 +14,7 @@
 #include "lib/backend/native/schedule.h"
 #include "lib/backend/native/shm/flag.h"
 #include "lib/backend/native/shm/segment.h"
+#include "lib/backend/peer_copies.h"
 
 namespace commbench {
 namespace native {
@@ -288,6 +289,7 @@ Status ShmWork::Run() {
     }
     for (const Pull& pull : steps[t].pulls) {
       char* dst = Address(Loc{me, pull.dst_buf, pull.dst_offset});
+      CountPeerCopies(pull, me, esize_);  // lib/backend/peer_copies.h
       if (pull.srcs.size() == 1) {
         Copy(dst, Address(pull.srcs[0]), pull.count * esize_);
       } else {

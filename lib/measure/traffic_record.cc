@@ -1,0 +1,43 @@
+#include "lib/measure/traffic_record.h"
+
+#include "lib/traffic/traffic.h"
+
+namespace commbench {
+
+std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, Transport transport,
+                                                   int ranks_per_process) {
+  result::RankTraffic t;
+  t.ops = ops;
+  if (transport == Transport::kSharedMemory) {
+    t.source = "shm_copies";
+    t.recv_bytes = static_cast<double>(loop.peer_bytes_copied);
+    return t;
+  }
+  if (transport != Transport::kTcp || !loop.tcp.supported) return std::nullopt;
+  const double share = 1.0 / (ranks_per_process > 0 ? ranks_per_process : 1);
+  t.source = "tcp_info";
+  t.sent_bytes = static_cast<double>(loop.tcp.sent) * share;
+  t.recv_bytes = static_cast<double>(loop.tcp.received) * share;
+  return t;
+}
+
+void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* t) {
+  traffic::Request request;
+  request.backend = point.backend;
+  request.algo = point.algo;
+  request.op = point.op;
+  request.count = point.count;
+  request.n = point.group_size;
+  request.element_size = SizeOf(point.dtype);
+  auto model = traffic::ModelOp(request);
+  if (!model.ok() || group_rank < 0 || static_cast<size_t>(group_rank) >= model->ranks.size()) return;
+  t->model_sent_bytes_per_op = static_cast<double>(model->ranks[static_cast<size_t>(group_rank)].sent_bytes);
+  t->model_recv_bytes_per_op = static_cast<double>(model->ranks[static_cast<size_t>(group_rank)].recv_bytes);
+  t->model_exact = model->exact;
+  const traffic::RankTraffic& mine = model->ranks[static_cast<size_t>(group_rank)];
+  t->model_framing_bytes_per_op = static_cast<double>((mine.sent_messages + mine.control_messages) *
+                                                          model->framing_per_message +
+                                                      mine.control_messages * model->control_message_bytes);
+}
+
+}  // namespace commbench

@@ -1,0 +1,25 @@
+// A rank's traffic record (docs/result-format.md, "Traffic"): measured by the worker from its loop's counters,
+// completed at aggregation with the algorithm's model (lib/traffic).
+#pragma once
+
+#include <optional>
+
+#include "lib/core/axes.h"
+#include "lib/measure/loop.h"
+#include "lib/model/point.h"
+#include "lib/result/rank_traffic.h"
+
+namespace commbench {
+
+// What measured the rank's bytes: over tcp, the process's socket counters (its share where the process runs
+// `ranks_per_process` rank threads, which run the same loop at once); over shm, what its thread copied from
+// peers (received only). nullopt over any other transport (NCCL, MPI: model only).
+// `ops`: the timed iterations (the loop's samples).
+std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, Transport transport,
+                                                   int ranks_per_process);
+
+// Adds the model of the algorithm that ran (point.algo) for this group rank; leaves it at -1 where the backend
+// does not know the algorithm.
+void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* traffic);
+
+}  // namespace commbench
