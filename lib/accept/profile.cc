@@ -158,6 +158,16 @@ std::vector<KeySpec> PairsKeys() {
       With(Key("seed", ValueType::kInteger, "0 or more"), AtLeast(0, true)),
       TypicalShare("pair_fraction"),
       With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
+      TypicalShare("latency_fraction"),
+      TypicalShare("tail_fraction"),
+  };
+}
+
+std::vector<KeySpec> StragglerKeys() {
+  return {
+      With(Key("share", ValueType::kNumber, "a share above 0, at most 1"), Share),
+      With(Key("factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
+      With(Key("excess_us", ValueType::kNumber, "microseconds, 0 or more"), AtLeast(0, true)),
   };
 }
 
@@ -203,6 +213,9 @@ const std::vector<KeySpec>& Keys() {
       With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
       With(Key("phases", ValueType::kScalarOrList, kPhaseNames), CheckPhases, true),
       Object("pairs", PairsKeys()),
+      Object("straggler", StragglerKeys()),
+      Object("drift", {Key("must_match", ValueType::kScalarOrList, "fingerprint keys like env.NCCL_* or kernel"),
+                       Key("may_differ", ValueType::kScalarOrList, "fingerprint keys like net.*.speed")}),
       Object("bisection", {TypicalShare("block_fraction")}),
       Object("preflight", PreflightKeys()),
   };
@@ -276,6 +289,21 @@ class Builder {
       p_.pairs.seed = s.value("seed", p_.pairs.seed);
       p_.pairs.pair_fraction = s.value("pair_fraction", p_.pairs.pair_fraction);
       p_.pairs.slow_rank_factor = s.value("slow_rank_factor", p_.pairs.slow_rank_factor);
+      p_.pairs.latency_fraction = s.value("latency_fraction", p_.pairs.latency_fraction);
+      p_.pairs.tail_fraction = s.value("tail_fraction", p_.pairs.tail_fraction);
+    }
+    if (v_.contains("straggler")) {
+      const json& s = v_["straggler"];
+      p_.straggler.share = s.value("share", p_.straggler.share);
+      p_.straggler.factor = s.value("factor", p_.straggler.factor);
+      p_.straggler.excess_us = s.value("excess_us", p_.straggler.excess_us);
+    }
+    if (v_.contains("drift")) {
+      for (const char* key : {"must_match", "may_differ"}) {
+        if (!v_["drift"].contains(key)) continue;
+        auto& list = std::string(key) == "must_match" ? p_.drift.must_match : p_.drift.may_differ;
+        for (const json& e : Items(v_["drift"][key])) list.push_back(Text(e));
+      }
     }
     if (v_.contains("bisection")) {
       p_.bisection.block_fraction = v_["bisection"].value("block_fraction", p_.bisection.block_fraction);

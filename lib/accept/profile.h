@@ -60,6 +60,26 @@ struct PairsSpec {
   uint64_t seed = 1;
   double pair_fraction = 0.7;     // a pair below this share of the typical pair fails (LocalizeOptions)
   double slow_rank_factor = 2.0;  // a rank whose median time is this many times its group peers' is slow
+  // Small-message latency (each op's smallest size, when the profile has a larger one), judged like busbw in the
+  // host and pairs phases: a host or pair whose median takes longer than typical / latency_fraction, or whose p99
+  // longer than typical / tail_fraction, fails (judge/latency.cc).
+  double latency_fraction = 0.5;
+  double tail_fraction = 0.25;
+};
+
+// A straggler rank: the last of its group (by its own time, its fastest iteration: a rank slow by itself never has
+// a fast one, while the peers that wait for it had some) at `share` or more of the points it ran, its own time
+// `factor` times its peers' and `excess_us` more than theirs (median over those points).
+struct StragglerSpec {
+  double share = 0.75;
+  double factor = 2.0;
+  double excess_us = 1000;
+};
+
+// Which fingerprint keys drift compares (lib/accept/judge/drift.cc); a pattern ending in '*' matches a prefix.
+struct DriftSpec {
+  std::vector<std::string> must_match;  // empty: every key
+  std::vector<std::string> may_differ;  // left out even when must_match names them
 };
 
 struct BisectionSpec {
@@ -85,6 +105,8 @@ struct Profile {
   double time_budget_s = 0;   // the whole acceptance run
   std::vector<Phase> phases;  // in run order
   PairsSpec pairs;
+  StragglerSpec straggler;
+  DriftSpec drift;
   BisectionSpec bisection;
   PreflightSpec preflight;
 

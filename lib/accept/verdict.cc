@@ -92,6 +92,7 @@ int AcceptanceReport::ExitCode() const {
 AcceptanceReport Judge(const AcceptanceInput& input) {
   Judging j(input);
   j.report.checks = PreflightChecks(j.profile, input.expected_hosts, input.found);
+  for (Check& c : DriftChecks(j.profile, input.expected_hosts, input.found)) j.report.checks.push_back(std::move(c));
   j.CollectPeaks();
   for (Phase ph : j.profile.phases) {
     std::string why_not;

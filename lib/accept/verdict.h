@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct HostFound {
   std::vector<int> ranks;               // ranks that joined from it
   std::vector<std::string> interfaces;  // network interfaces present
   int gpus = -1;                        // -1: not probed
+  // Its fingerprint as its first rank reported it: "cpu_model", "cores_online", "kernel", "version.gloo",
+  // "env.NCCL_ALGO", "net.eth0.mtu", "gpu.name", ... -> value. Empty: not reported (no drift check for it).
+  std::map<std::string, std::string> fingerprint;
 };
 
 struct AcceptanceInput {
@@ -131,6 +135,11 @@ struct AcceptanceReport {
 // one for the host count. Any failure: exit 3.
 std::vector<Check> PreflightChecks(const Profile& profile, const std::vector<std::string>& expected_hosts,
                                    const std::vector<HostFound>& found);
+
+// Drift, with pre-flight but not stopping the run: one "preflight drift" check per host with a fingerprint, failing
+// (reason kDrift, exit 1) where it differs from the majority on a key the profile compares; none under 3 hosts.
+std::vector<Check> DriftChecks(const Profile& profile, const std::vector<std::string>& expected_hosts,
+                               const std::vector<HostFound>& found);
 
 AcceptanceReport Judge(const AcceptanceInput& input);
 

@@ -33,8 +33,10 @@ void AddPairRounds(const accept::Profile& p, const accept::Hosts& hosts, Planned
     PlannedPhase round = planned;
     round.round = static_cast<int>(r + 1);
     auto layout = accept::PairLayout(hosts, rounds[r], round.round);
-    if (layout.ok()) round.layout = *layout;
-    else round.why_not = layout.status().message();
+    if (layout.ok())
+      round.layout = *layout;
+    else
+      round.why_not = layout.status().message();
     out->push_back(round);
   }
 }
@@ -50,8 +52,10 @@ void AddBisectionLevels(const accept::Hosts& hosts, PlannedPhase planned, std::v
     PlannedPhase planned_level = planned;
     planned_level.round = level.level;
     auto layout = accept::BlockLayout(hosts, level);
-    if (layout.ok()) planned_level.layout = *layout;
-    else planned_level.why_not = layout.status().message();
+    if (layout.ok())
+      planned_level.layout = *layout;
+    else
+      planned_level.why_not = layout.status().message();
     out->push_back(planned_level);
   }
 }
@@ -98,8 +102,10 @@ std::vector<PlannedPhase> PlanPhases(const accept::Profile& p, const accept::Hos
       planned.layout = accept::ClusterLayout(hosts);
     } else if (phase == accept::Phase::kHost) {
       auto layout = accept::HostLayout(hosts);
-      if (layout.ok()) planned.layout = *layout;
-      else planned.why_not = layout.status().message();
+      if (layout.ok())
+        planned.layout = *layout;
+      else
+        planned.why_not = layout.status().message();
     }
     out.push_back(planned);
   }
@@ -127,7 +133,8 @@ std::string PhaseLabel(const PlannedPhase& p) {
 }
 
 std::vector<accept::HostFound> FoundOnHosts(const accept::Hosts& hosts, const accept::Profile& profile,
-                                            const std::vector<std::string>& problem_of_rank) {
+                                            const std::vector<std::string>& problem_of_rank,
+                                            const std::vector<Fingerprint>& fingerprint_of_rank) {
   std::vector<accept::HostFound> out;
   for (size_t h = 0; h < hosts.names.size(); ++h) {
     accept::HostFound f;
@@ -136,6 +143,8 @@ std::vector<accept::HostFound> FoundOnHosts(const accept::Hosts& hosts, const ac
     bool missing = false;
     for (int r : f.ranks) missing = missing || !problem_of_rank[static_cast<size_t>(r)].empty();
     if (!profile.preflight.interface.empty() && !missing) f.interfaces.push_back(profile.preflight.interface);
+    const auto first = static_cast<size_t>(f.ranks.empty() ? -1 : f.ranks.front());
+    if (first < fingerprint_of_rank.size()) f.fingerprint = fingerprint_of_rank[first];
     out.push_back(std::move(f));
   }
   return out;
@@ -145,9 +154,10 @@ AcceptPhases::AcceptPhases(accept::Profile profile, accept::Hosts hosts, std::ve
     : profile_(std::move(profile)), hosts_(std::move(hosts)), found_(std::move(found)) {}
 
 AcceptPhases AcceptPhases::OverRanks(const accept::Profile& profile, const std::vector<std::string>& host_of_rank,
-                                     const std::vector<std::string>& problem_of_rank) {
+                                     const std::vector<std::string>& problem_of_rank,
+                                     const std::vector<Fingerprint>& fingerprint_of_rank) {
   accept::Hosts hosts = accept::HostsOf(host_of_rank);
-  std::vector<accept::HostFound> found = FoundOnHosts(hosts, profile, problem_of_rank);
+  std::vector<accept::HostFound> found = FoundOnHosts(hosts, profile, problem_of_rank, fingerprint_of_rank);
   return AcceptPhases(profile, std::move(hosts), std::move(found));
 }
 
@@ -224,7 +234,7 @@ accept::AcceptanceInput AcceptPhases::Input(const result::ResultFile& file) cons
     phase.round = planned_[i].round;
     phase.ran = i < ran_.size() && ran_[i];
     phase.why_not = !planned_[i].why_not.empty() ? planned_[i].why_not
-                                                  : (skipped_reason_.empty() ? "not reached" : skipped_reason_);
+                                                 : (skipped_reason_.empty() ? "not reached" : skipped_reason_);
     if (phase.ran) phase.why_not.clear();
     for (const result::PointResult& p : file.points) {
       if (p.point.phase == planned_[i].layout.phase && !planned_[i].layout.phase.empty()) phase.points.push_back(p);

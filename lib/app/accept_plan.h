@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +15,9 @@
 #include "lib/accept/verdict.h"
 #include "lib/backend/backend.h"
 #include "lib/core/status.h"
+#include "lib/model/point.h"
 #include "lib/model/spec.h"
 #include "lib/result/result_file.h"
-#include "lib/model/point.h"
 
 namespace commbench::app {
 
@@ -52,8 +53,11 @@ std::string PhaseLabel(const PlannedPhase& phase);
 
 // Pre-flight's view of each host: its ranks and, unless one of its ranks reported a problem
 // (`problem_of_rank`, "" when none), the profile's interface.
+// `fingerprint_of_rank` (empty: none reported): each host's is its first rank's.
+using Fingerprint = std::map<std::string, std::string>;
 std::vector<accept::HostFound> FoundOnHosts(const accept::Hosts& hosts, const accept::Profile& profile,
-                                            const std::vector<std::string>& problem_of_rank);
+                                            const std::vector<std::string>& problem_of_rank,
+                                            const std::vector<Fingerprint>& fingerprint_of_rank = {});
 
 // The phases of one acceptance run: planned up front, then run one after the other while the verdict so far
 // leaves the answer open and the time budget lasts.
@@ -62,7 +66,8 @@ class AcceptPhases {
   AcceptPhases(accept::Profile profile, accept::Hosts hosts, std::vector<accept::HostFound> found);
   // Over the ranks' hosts (`host_of_rank`, e.g. their transport addresses), pre-flight's view as FoundOnHosts.
   static AcceptPhases OverRanks(const accept::Profile& profile, const std::vector<std::string>& host_of_rank,
-                                const std::vector<std::string>& problem_of_rank);
+                                const std::vector<std::string>& problem_of_rank,
+                                const std::vector<Fingerprint>& fingerprint_of_rank = {});
 
   // The pre-flight checks that failed (empty: every host as the profile expects).
   std::vector<accept::Check> FailedPreflight() const;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/accept/judge/testing.h"
 #include "lib/app/accept_run.h"
 
@@ -16,10 +18,12 @@ using accept::judge_testing::Cluster;
 using accept::judge_testing::kLarge;
 using accept::judge_testing::kSmall;
 using accept::judge_testing::TestProfile;
+using nlohmann::json;
 
 // A profile without floors or ceilings that runs `phases`.
 accept::Profile WithPhases(const std::string& phases) {
-  return TestProfile(("backend: gloo\nops: allreduce\nsizes: [4K]\ntime_budget_s: 60\nphases: [" + phases + "]\n").c_str());
+  return TestProfile(
+      ("backend: gloo\nops: allreduce\nsizes: [4K]\ntime_budget_s: 60\nphases: [" + phases + "]\n").c_str());
 }
 
 // `hosts` hosts of `ranks` ranks each, as the launcher numbers them (a host's ranks together).
@@ -139,6 +143,32 @@ TEST(AcceptPlanTest, PreflightNamesAHostWithoutTheInterface) {
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].host, Address(2));
   EXPECT_TRUE(Phases(TestProfile(), 7).FailedPreflight().size() == 1u);  // the profile expects 8 hosts
+}
+
+// What each rank publishes with its arrival: its host's problem and fingerprint, read back per host; the drift
+// check names the host whose MTU differs from the majority's (its first rank's fingerprint speaks for it).
+TEST(AcceptPlanTest, HostReportsCarryFingerprintsToTheDriftCheck) {
+  const std::vector<std::string> at = RankHosts(8);
+  std::vector<std::string> problems(at.size());
+  std::vector<Fingerprint> fingerprints(at.size());
+  for (size_t r = 0; r < at.size(); ++r) {
+    Fingerprint f{{"kernel", "Linux 6.1"}, {"net.eth0.mtu", r == 4 ? "9000" : "1500"}};
+    const std::string text = r == 0 ? "" : json{{"problem", ""}, {"fingerprint", f}}.dump();
+    ParseHostReport(text, &problems[r], &fingerprints[r]);
+    EXPECT_EQ(problems[r], "");
+    EXPECT_EQ(fingerprints[r].size(), r == 0 ? 0u : 2u) << "a plain string is a problem alone";
+  }
+  ParseHostReport("no interface eth0", &problems[0], &fingerprints[0]);
+  EXPECT_EQ(problems[0], "no interface eth0");
+  problems[0] = "";
+  const AcceptPhases phases = AcceptPhases::OverRanks(TestProfile(), at, problems, fingerprints);
+  accept::AcceptanceInput in = phases.Input(result::ResultFile{});
+  std::vector<std::string> drifted;
+  for (const accept::Check& c : accept::DriftChecks(in.profile, in.expected_hosts, in.found)) {
+    if (!c.passed) drifted.push_back(c.host);
+  }
+  EXPECT_EQ(drifted, std::vector<std::string>{Address(2)});  // rank 4 is host 2's first
+  EXPECT_FALSE(HostFingerprint("lo").empty());
 }
 
 // The result of the phases run so far: the synthetic cluster's points, tagged with their phase.

@@ -33,8 +33,19 @@ struct AcceptOutcome {
 // Runs `phases` (PlanAll done) from `base`. InvalidArgument when no phase can run here (nothing runs).
 StatusOr<AcceptOutcome> RunAcceptance(AcceptPhases* phases, const SweepSpec& base, const AcceptRequest& request);
 
-// What this host shows of what the profile expects: "" or "no interface IFACE" (published with a rank's arrival).
+// What this host shows of what the profile expects: "" or "no interface IFACE".
 std::string HostProblem(const accept::Profile& profile);
+
+// This host's fingerprint for the drift check (lib/accept/judge/drift.cc), from lib/measure's environment probe:
+// "cpu_model", "cores_online", "cores_available", "kernel", "version.<backend>", "env.<NCCL_/GLOO_/CUDA_/OMP_ name>",
+// "gpu.<name|driver|cuda_runtime|nccl|device_count>", and "net.<IF>.mtu" / "net.<IF>.speed" of `iface` (every
+// interface that is up but loopback when "").
+Fingerprint HostFingerprint(const std::string& iface);
+
+// What a rank publishes with its arrival (SpmdOptions::problem): its host's problem and fingerprint as one JSON
+// object. ParseHostReport reads it back; a plain string (a rank of an older build) is a problem alone.
+std::string HostReportText(const accept::Profile& profile, const std::string& iface);
+void ParseHostReport(const std::string& text, std::string* problem, Fingerprint* fingerprint);
 
 // The local launcher's acceptance: every rank on this host (127.0.0.1), as many as the profile expects per host
 // (2 if it does not say), each with this host's problem.

@@ -111,7 +111,7 @@ int ExecuteAccept(const AcceptOptions& o) {
     std::string failure;
     return Run(app::LocalPhases(*profile), o, RunPlan, &failure);
   }
-  RunAsSpmdRank(probe, o.spmd, **place, o.output.quiet, app::HostProblem(*profile),
+  RunAsSpmdRank(probe, o.spmd, **place, o.output.quiet, app::HostReportText(*profile, o.settings.iface),
                 [&](SpmdSession& session, std::string* failure) {
                   auto run_plan = [&session](const Plan& plan, const DriverOptions& driver) {
                     return session.RunPlan(plan, driver);

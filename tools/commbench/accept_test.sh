@@ -42,9 +42,11 @@ print(a["verdict"], s[0]["kind"] if s else "-", s[0]["host"] if s else "-", len(
 }
 
 # 1. The local smoke profile (its result valid against the schema).
-"$CB" accept --profile "$SMOKE" -o smoke.json --junit smoke.xml --summary summary.md --quiet >smoke.out 2>smoke.err
+"$CB" accept --profile "$SMOKE" -o smoke.json --junit smoke.xml --summary summary.md --hosts-out hosts.txt --quiet \
+  >smoke.out 2>smoke.err
 code=$?
 if [[ $code -eq 0 ]] && read -r v kind host checks < <(verdict smoke.json) && [[ $v == pass && $kind == - ]] &&
+  [[ $(cat hosts.txt) == "127.0.0.1 pass -" ]] &&
   [[ $(grep -c "<testcase" smoke.xml) -ge $checks ]] && grep -q "pass" summary.md &&
   python3 "$VALIDATE" "$SCHEMA" smoke.json >schema.out 2>&1; then
   ok
@@ -52,6 +54,26 @@ else
   fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(tail -n 3 smoke.err) $(head -n 3 schema.out)"
 fi
 "$CHECK_JUNIT" "$JUNIT_XSD" smoke.xml && ok || fail "local-smoke: JUnit"
+
+# The first suspect's kind, rank and reason ("- - -" when none), and any straggler named.
+first_suspect() {
+  python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["acceptance"]["suspects"]
+print(s[0]["kind"], s[0].get("rank", "-"), s[0].get("reason", "-")) if s else print("- - -")
+print("straggler" if any(x.get("reason") == "straggler" for x in s) else "none")' "$1" 2>&1
+}
+
+# 1b. Healthy local-smoke names no straggler, whatever else a loaded host makes it say.
+[[ $(first_suspect smoke.json | tail -n 1) == none ]] && ok || fail "local-smoke: a straggler named: $(first_suspect smoke.json)"
+
+# 1c. Launcher rank 1 sleeps 3 ms every iteration: exit 1, rank 1 the first suspect, a straggler; its host fails.
+"$CB" accept --profile "$SMOKE" -o slow.json --hosts-out slow-hosts.txt --quiet --test-only-slow-rank 1:3000 \
+  >slow.out 2>slow.err
+code=$?
+[[ $code -eq 1 && $(first_suspect slow.json | head -n 1) == "rank 1 straggler" &&
+  $(cat slow-hosts.txt) == "127.0.0.1 fail straggler" ]] && ok ||
+  fail "local-smoke, rank 1 slow: exit $code, first suspect $(first_suspect slow.json | head -n 1), hosts $(cat slow-hosts.txt 2>&1)"
 
 # 2. A bad profile: one line per problem, exit 2, nothing written.
 printf 'name: bad\nbackend: gloo\nops: allreduce\nsizes: [4K]\nphases: [cluster, moon]\nrepeat: 2\n' >bad.yaml

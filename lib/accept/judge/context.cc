@@ -30,6 +30,7 @@ void Judging::AddSuspect(AcceptanceSuspect s) {
         t.evidence.insert(t.evidence.end(), s.evidence.begin(), s.evidence.end());
       }
       t.score = std::max(t.score, s.score);
+      if (s.reason == ReasonKind::kStraggler) t.reason = s.reason;  // the more specific kind
       return;
     }
   }

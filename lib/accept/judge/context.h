@@ -15,10 +15,15 @@
 namespace commbench::accept::judge {
 
 // Per rank (host, rank): how often it was much slower than its group peers, and the arrival skew it showed.
+// Its own time is its fastest iteration (time_us.min): a rank slow by itself never has a fast one, while the peers
+// that wait for it had some. The last of its group: the highest own time of the group.
 struct RankRecord {
   int points = 0, slow_points = 0, last_arrivals = 0;
   std::vector<double> ratios;  // its p50 / the median of its peers', where it was slow
   double max_skew_us = 0;
+  int own_points = 0, own_last = 0;          // points with own times, and those where it was the last of its group
+  double chance = 0;                         // expected own_last by chance: the sum of 1 / group size
+  std::vector<double> own_us, peers_own_us;  // where it was the last: its own time, its peers' (median)
 };
 
 // The phases that ran of one kind (pairs: one per round; bisection: one per level).

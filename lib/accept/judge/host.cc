@@ -102,6 +102,7 @@ void JudgeHost(Judging& j, const Ran& ran) {
       if (bytes == j.profile.sizes.back() && op == j.profile.ops.front()) HostSuspects(j, groups, op, bytes);
     }
   }
+  HostLatencySuspects(j);
 }
 
 }  // namespace commbench::accept::judge

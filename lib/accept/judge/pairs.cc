@@ -275,6 +275,7 @@ void JudgePairs(Judging& j, const Ran& ran) {
       if (bytes == j.profile.sizes.back()) LocalizeAt(j, ran, what, op, bytes, groups, rounds_ran, &localised_clearly);
     }
   }
+  PairLatencySuspects(j);
   const int want = j.profile.pairs.rounds;
   const bool ok = rounds_ran >= want || localised_clearly;
   j.Add("pairs rounds", "", ok, rounds_ran, want, "rounds",

@@ -31,6 +31,11 @@ void JudgeBisection(Judging& j, const Ran& ran);
 // link suspects, and whether enough rounds ran.
 void JudgePairs(Judging& j, const Ran& ran);
 
+// latency.cc, called by the host and pairs judges: small-message latency (median and p99) against the typical
+// host or pair, a host slow with every partner or a link slow with one.
+void HostLatencySuspects(Judging& j);
+void PairLatencySuspects(Judging& j);
+
 // Across phases.
 // preflight.cc is verdict.h's PreflightChecks.
 // ranks.cc: ranks much slower than their group peers over every phase that ran, with their arrival skew.

@@ -1,6 +1,8 @@
 // Across phases: a rank much slower than its group peers (slow_rank_factor x their median) at half or more of the
-// points it ran, over every phase that ran, is a rank suspect, with its arrival skew. Ranks are named by their
-// process rank: each phase orders ranks its own way, a slow process is the same one in all of them.
+// points it ran, over every phase that ran, is a rank suspect, with its arrival skew. A straggler too: the last of
+// its group by its own time (its fastest iteration) far more often than chance, by more than the profile's
+// straggler factor and excess; its host fails with reason "straggler". Ranks are named by their process rank: each
+// phase orders ranks its own way, a slow process is the same one in all of them.
 #include <algorithm>
 
 #include "lib/accept/judge/phases.h"
@@ -10,18 +12,43 @@ namespace {
 
 using RankKey = std::pair<std::string, int>;  // host, process rank
 
+using RankKey = std::pair<std::string, int>;  // host, process rank
+
+RankKey KeyOf(const result::RankTime& r) { return {AddressOf(r), r.process_rank >= 0 ? r.process_rank : r.rank}; }
+
+// The last of one group by own time (time_us.min): counted for every rank, its figures kept for the last one.
+void RecordOwnTimes(const std::vector<const result::RankTime*>& ranks, std::map<RankKey, RankRecord>* records) {
+  const result::RankTime* last = nullptr;
+  for (const result::RankTime* r : ranks) {
+    if (!(r->time_us.min > 0)) return;  // a file without own times
+    if (!last || r->time_us.min > last->time_us.min) last = r;
+  }
+  std::vector<double> peers;
+  for (const result::RankTime* r : ranks) {
+    RankRecord& rec = (*records)[KeyOf(*r)];
+    ++rec.own_points;
+    rec.chance += 1.0 / static_cast<double>(ranks.size());
+    if (r != last) peers.push_back(r->time_us.min);
+  }
+  RankRecord& rec = (*records)[KeyOf(*last)];
+  ++rec.own_last;
+  rec.own_us.push_back(last->time_us.min);
+  rec.peers_own_us.push_back(Median(peers));
+}
+
 // Every rank of every group of one point against its group peers.
 void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankKey, RankRecord>* records) {
   for (const result::GroupTime& g : pt.per_group) {
     std::vector<const result::RankTime*> ranks = GroupRanks(pt, g.group);
     if (ranks.size() < 2) continue;
+    RecordOwnTimes(ranks, records);
     for (const result::RankTime* r : ranks) {
       std::vector<double> peers;
       for (const result::RankTime* q : ranks) {
         if (q != r) peers.push_back(q->time_us.p50);
       }
       // By process rank (launch rank in older files).
-      RankRecord& rec = (*records)[{AddressOf(*r), r->process_rank >= 0 ? r->process_rank : r->rank}];
+      RankRecord& rec = (*records)[KeyOf(*r)];
       ++rec.points;
       const double peer = Median(peers);
       if (peer > 0 && r->time_us.p50 >= j.profile.pairs.slow_rank_factor * peer) {
@@ -53,6 +80,31 @@ AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
   return s;
 }
 
+// Last of its group at `share` of its points or more, its own time (median where last) factor x and excess_us
+// over its peers'.
+bool Straggles(const StragglerSpec& spec, const RankRecord& rec) {
+  if (rec.own_last < 2 || rec.own_last < spec.share * rec.own_points) return false;
+  const double own = Median(rec.own_us), peers = Median(rec.peers_own_us);
+  return peers > 0 && own >= spec.factor * peers && own - peers >= spec.excess_us;
+}
+
+AcceptanceSuspect StragglerSuspect(const StragglerSpec& spec, const RankKey& key, const RankRecord& rec) {
+  const double own = Median(rec.own_us), peers = Median(rec.peers_own_us);
+  AcceptanceSuspect s;
+  s.what = SuspectWhat::kRank;
+  s.reason = ReasonKind::kStraggler;
+  s.host = key.first;
+  s.rank = key.second;
+  s.score = std::clamp(1 - peers / own, 0.0, 1.0);
+  s.evidence.push_back("straggler: rank " + std::to_string(key.second) + " on " + key.first +
+                       " was the last of its group at " + std::to_string(rec.own_last) + " of the " +
+                       std::to_string(rec.own_points) + " points it ran (chance: " + Num(rec.chance) +
+                       "); its fastest iteration " + Us(own) + " against its peers' " + Us(peers) + " (" +
+                       Num(own / peers) + "x, +" + Us(own - peers) + "; the profile allows " + Num(spec.factor) +
+                       "x and " + Us(spec.excess_us) + ")");
+  return s;
+}
+
 }  // namespace
 
 void RankSuspects(Judging& j) {
@@ -63,8 +115,8 @@ void RankSuspects(Judging& j) {
   }
   for (const auto& [key, rec] : records) {
     j.rank_records[key.first].push_back({key.second, rec});
-    if (rec.slow_points == 0 || 2 * rec.slow_points < rec.points) continue;
-    j.AddSuspect(RankSuspect(key, rec));
+    if (rec.slow_points > 0 && 2 * rec.slow_points >= rec.points) j.AddSuspect(RankSuspect(key, rec));
+    if (Straggles(j.profile.straggler, rec)) j.AddSuspect(StragglerSuspect(j.profile.straggler, key, rec));
   }
 }
 

@@ -81,5 +81,60 @@ TEST(RanksJudgeTest, SlowInAFewPointsOnlyIsNotASuspect) {
   for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kRank) << Failed(r);
 }
 
+// One host, two ranks, rank 1 sleeping 3 ms each iteration (local-smoke with --test-only-slow-rank 1:3000): both
+// medians rise alike, only rank 1 never had a fast iteration. It is the first suspect, a straggler; its host fails.
+TEST(RanksJudgeTest, StragglerOnOneHostIsTheFirstSuspect) {
+  Cluster c;
+  c.hosts = 1;
+  c.straggler = 1;
+  c.straggler_us = 3000;
+  AcceptanceInput in = c.Input(0);
+  in.profile = TestProfile(kOneHostProfile);
+  AcceptanceReport r = Judge(in);
+  EXPECT_EQ(r.ExitCode(), 1) << Failed(r);
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank);
+  EXPECT_EQ(r.suspects[0].rank, 1);
+  EXPECT_EQ(r.suspects[0].reason, ReasonKind::kStraggler);
+  EXPECT_NE(r.suspects[0].evidence[0].find("straggler: rank 1 on 10.77.0.1 was the last of its group at 4 of the 4"),
+            std::string::npos)
+      << Failed(r);
+  ASSERT_EQ(r.hosts.size(), 1u);
+  EXPECT_FALSE(r.hosts[0].passed);
+  EXPECT_EQ(r.hosts[0].reason_kinds, std::vector<ReasonKind>{ReasonKind::kStraggler}) << Failed(r);
+}
+
+TEST(RanksJudgeTest, StragglerAmongEightHostsNamesItsRank) {
+  Cluster c;
+  c.straggler = 5;
+  c.straggler_us = 3000;
+  AcceptanceReport r = Judge(c.Input());
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(2));
+  EXPECT_EQ(r.suspects[0].rank, 5);
+  EXPECT_EQ(r.suspects[0].reason, ReasonKind::kStraggler) << Failed(r);
+}
+
+// A rank a little late (less than the profile's excess), or healthy noisy ranks: no straggler.
+TEST(RanksJudgeTest, StragglerStaysQuietBelowTheProfilesExcessAndOnNoise) {
+  Cluster late;
+  late.hosts = 1;
+  late.straggler = 1;
+  late.straggler_us = 200;
+  AcceptanceInput in = late.Input(0);
+  in.profile = TestProfile(kOneHostProfile);
+  AcceptanceReport r = Judge(in);
+  EXPECT_TRUE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.ExitCode(), 0) << Failed(r);
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Cluster c;
+    c.noise = 0.2;
+    c.rng.seed(seed);
+    AcceptanceReport noisy = Judge(c.Input());
+    for (const AcceptanceSuspect& s : noisy.suspects) EXPECT_NE(s.reason, ReasonKind::kStraggler) << Failed(noisy);
+  }
+}
+
 }  // namespace
 }  // namespace commbench::accept

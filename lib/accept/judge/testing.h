@@ -53,6 +53,21 @@ inline const char kBisectProfile[] =
     "bisection: {block_fraction: 0.5}\n"
     "preflight: {hosts: 8, ranks_per_host: 2, interface: eth0}\n";
 
+// One host, two ranks, as configs/acceptance/local-smoke.yaml.
+inline const char kOneHostProfile[] =
+    "backend: gloo\n"
+    "ops: allreduce\n"
+    "sizes: [4K, 4M]\n"
+    "floors:\n"
+    "  - {size: 4M, busbw_gbps: 0.02}\n"
+    "ceilings:\n"
+    "  - {size: 4K, p50_us: 20000}\n"
+    "  - {p99_over_p50: 50}\n"
+    "repeats: 2\n"
+    "time_budget_s: 50\n"
+    "phases: [cluster, host]\n"
+    "preflight: {hosts: 1, ranks_per_host: 2}\n";
+
 inline Profile TestProfile(const char* text = kProfile) {
   auto p = ParseProfile(text, "test.yaml");
   EXPECT_TRUE(p.ok()) << p.status().message();
@@ -69,6 +84,12 @@ struct Cluster {
   std::map<Pair, double> link;     // factor on one link
   int slow_rank = -1;              // a process rank (host * ranks_per_host + k)
   double slow_factor = 1;
+  // A straggler: this process rank adds `straggler_us` to each of its iterations, its peers wait for it (their
+  // medians rise as much as its own), but only its fastest iteration (time_us.min) is slow.
+  int straggler = -1;
+  double straggler_us = 0;
+  std::map<int, double> host_latency_us;   // latency a host adds to every op it takes part in over the network
+  std::map<Pair, double> link_latency_us;  // latency one link adds
   // As real launches number ranks: each point's ranks in the order of its groups (so a process has a different
   // rank in each phase), its process rank recorded beside. Off: rank = process rank, none recorded (older files).
   bool launch_order = false;
@@ -104,7 +125,15 @@ struct Cluster {
           }
         }
       }
-      const double t = 30 + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
+      double latency = 30;
+      for (int a : groups[g]) {
+        if (groups[g].size() < 2) break;  // inside a host: no network
+        latency += host_latency_us.count(a) ? host_latency_us[a] : 0;
+        for (int b : groups[g]) {
+          if (a < b && link_latency_us.count({a, b})) latency += link_latency_us[{a, b}];
+        }
+      }
+      const double t = latency + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
       double group_p50 = 0;
       int group_rank = 0;
       for (int h : groups[g]) {
@@ -119,14 +148,22 @@ struct Cluster {
           r.address = Address(h);
           r.time_us.p50 = t * Noise();
           r.time_us.p99 = 1.4 * r.time_us.p50;
+          r.time_us.min = 0.9 * r.time_us.p50;
           p.per_rank.push_back(r);
         }
       }
-      bool has_slow = false;
-      for (const result::RankTime& r : p.per_rank)
+      bool has_slow = false, has_straggler = false;
+      for (const result::RankTime& r : p.per_rank) {
         has_slow |= r.group == static_cast<int>(g) && process(r) == slow_rank;
+        has_straggler |= r.group == static_cast<int>(g) && process(r) == straggler;
+      }
       for (result::RankTime& r : p.per_rank) {
         if (r.group != static_cast<int>(g)) continue;
+        if (has_straggler) {
+          r.time_us.p50 += straggler_us;
+          r.time_us.p99 += straggler_us;
+          if (process(r) == straggler) r.time_us.min += straggler_us;
+        }
         if (process(r) == slow_rank) {
           r.time_us.p50 *= slow_factor;
           r.time_us.p99 *= slow_factor;

@@ -1,0 +1,122 @@
+// Small-message latency, localised like bandwidth: at each op's smallest size (when the profile also runs a larger
+// one), the host phase's hosts and the pairs phase's pairs by their median and their p99 against the typical host
+// or pair. A host slow at latency fails with every partner (a host suspect), a slow link with one partner only.
+// A pair's figure goes to Localize as a speed (1 / time): the same maths that localises busbw.
+#include <algorithm>
+#include <cmath>
+
+#include "lib/accept/judge/phases.h"
+#include "lib/core/ranges.h"
+
+namespace commbench::accept::judge {
+namespace {
+
+// A latency statistic of one group sample, and the share of the typical speed below which it fails.
+struct Stat {
+  const char* name;
+  double (*of)(const GroupSample&);
+  double fraction;
+};
+
+double P50(const GroupSample& s) { return s.p50_us; }
+double P99(const GroupSample& s) { return s.p50_us * s.tail; }  // tail is p99 / p50
+
+std::vector<Stat> Stats(const Profile& p) {
+  return {{"median", P50, p.pairs.latency_fraction}, {"p99", P99, p.pairs.tail_fraction}};
+}
+
+// The smallest size of each op, when the profile runs a larger one (a single size is a bandwidth size).
+bool LatencySize(const Profile& p, uint64_t* bytes) {
+  if (p.sizes.size() < 2) return false;
+  *bytes = p.sizes.front();
+  return true;
+}
+
+std::string Where(const char* phase, Collective op, uint64_t bytes, const Stat& st) {
+  return std::string(phase) + " latency (" + std::string(Name(op)) + " " + FormatBytes(bytes) + ", " + st.name + ")";
+}
+
+// Localize over the pairs at one op and size by one statistic: host and link suspects.
+void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
+             const std::map<Pair, std::vector<GroupSample>>& groups) {
+  std::vector<PairResult> speeds;
+  for (const auto& [pair, samples] : groups) {
+    for (const GroupSample& s : samples) {
+      const double t = st.of(s);
+      if (std::isfinite(t) && t > 0) speeds.push_back({pair, 1 / t});
+    }
+  }
+  LocalizeOptions lo;
+  lo.fraction_of_typical = st.fraction;
+  const Localization loc = Localize(static_cast<int>(j.hosts().size()), speeds, lo);
+  if (loc.typical_gbps <= 0) return;
+  const double typical = 1 / loc.typical_gbps, limit = 1 / loc.threshold_gbps;
+  const auto& H = j.hosts();
+  for (const Suspect& x : loc.suspects) {
+    AcceptanceSuspect s;
+    s.score = x.severity;
+    const double t = 1 / x.gbps;
+    const std::string against = Us(t) + ", " + Num(t / typical) + "x a typical pair's " + Us(typical) +
+                                " (a pair fails above " + Us(limit) + ")";
+    if (x.kind == SuspectKind::kHost) {
+      s.what = SuspectWhat::kHost;
+      s.host = H[static_cast<size_t>(x.host)];
+      s.evidence.push_back(Where("pairs phase", op, bytes, st) + ": slow with " + std::to_string(x.failed_with.size()) +
+                           " of its " + std::to_string(loc.hosts[static_cast<size_t>(x.host)].partners) +
+                           " partners, median over its pairs " + against);
+    } else {
+      s.what = SuspectWhat::kLink;
+      s.reason = ReasonKind::kLink;
+      s.host = H[static_cast<size_t>(x.link.first)];
+      s.peer = H[static_cast<size_t>(x.link.second)];
+      s.evidence.push_back(Where("pairs phase", op, bytes, st) + ": the pair " + s.host + "-" + s.peer + " took " +
+                           against + ", while each end was fast with its other partners");
+    }
+    j.AddSuspect(std::move(s));
+  }
+}
+
+}  // namespace
+
+void PairLatencySuspects(Judging& j) {
+  uint64_t bytes = 0;
+  if (!LatencySize(j.profile, &bytes)) return;
+  for (Collective op : j.profile.ops) {
+    const auto groups = j.PairGroups(op, bytes);
+    if (groups.empty()) continue;
+    for (const Stat& st : Stats(j.profile)) PairsBy(j, op, bytes, st, groups);
+  }
+}
+
+void HostLatencySuspects(Judging& j) {
+  uint64_t bytes = 0;
+  if (!LatencySize(j.profile, &bytes)) return;
+  for (Collective op : j.profile.ops) {
+    const auto groups = j.HostGroups(op, bytes);
+    if (groups.size() < 3) continue;  // too few hosts to call one of them unlike the others
+    for (const Stat& st : Stats(j.profile)) {
+      std::map<std::string, double> best;
+      std::vector<double> all;
+      for (const auto& [host, samples] : groups) {
+        std::vector<double> v;
+        for (const GroupSample& s : samples) v.push_back(st.of(s));
+        best[host] = Min(v);
+        if (std::isfinite(best[host])) all.push_back(best[host]);
+      }
+      const double typical = Median(all);
+      if (!(typical > 0)) continue;
+      for (const auto& [host, t] : best) {
+        if (!(t * st.fraction > typical)) continue;
+        AcceptanceSuspect s;
+        s.host = host;
+        s.score = std::clamp(1 - typical / t, 0.0, 1.0);
+        s.evidence.push_back(Where("host phase", op, bytes, st) + ", its own ranks only: " + Us(t) + ", " +
+                             Num(t / typical) + "x the typical host's " + Us(typical) + " (a host fails above " +
+                             Us(typical / st.fraction) + ")");
+        j.AddSuspect(std::move(s));
+      }
+    }
+  }
+}
+
+}  // namespace commbench::accept::judge

@@ -1,0 +1,78 @@
+// Small-message latency localised like bandwidth (judge/latency.cc): a host slow at latency is the first suspect,
+// a slow link is named as a link, a healthy noisy cluster names nothing.
+#include <gtest/gtest.h>
+
+#include "lib/accept/judge/testing.h"
+
+namespace commbench::accept {
+namespace {
+
+using namespace judge_testing;  // NOLINT: the synthetic cluster and report lookups
+
+std::string Evidence(const AcceptanceSuspect& s) {
+  std::string all;
+  for (const std::string& e : s.evidence) all += e + "\n";
+  return all;
+}
+
+// 400 us more per op wherever host 3 talks over the network: its 4M busbw stays within the pass line (about 95 %
+// of typical), so only latency can name it.
+TEST(LatencyJudgeTest, HostSlowAtLatencyIsTheFirstSuspect) {
+  Cluster c;
+  c.host_latency_us[3] = 400;
+  AcceptanceReport r = Judge(c.Input());
+  EXPECT_EQ(r.ExitCode(), 1);
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kHost) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(3)) << Failed(r);
+  EXPECT_NE(Evidence(r.suspects[0]).find("pairs phase latency (allreduce 4K, median): slow with"), std::string::npos)
+      << Evidence(r.suspects[0]);
+  for (const HostVerdict& h : r.hosts) {
+    EXPECT_EQ(h.passed, h.host != Address(3)) << h.host << "\n" << Failed(r);
+    if (h.host == Address(3)) {
+      EXPECT_EQ(h.reason_kinds, std::vector<ReasonKind>{ReasonKind::kOutlier});
+    }
+  }
+}
+
+TEST(LatencyJudgeTest, SlowLinkAtLatencyIsNamedAsALink) {
+  Cluster c;
+  // A pair that met in the first round, so that both ends met others too.
+  const Pair link = RepairingRounds(c.hosts, 7, 7)[0][0];
+  c.link_latency_us[link] = 400;
+  c.rng.seed(1);
+  AcceptanceReport r = Judge(c.Input());
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kLink) << Failed(r);
+  EXPECT_EQ(r.suspects[0].reason, ReasonKind::kLink);
+  EXPECT_EQ(r.suspects[0].host, Address(link.first));
+  EXPECT_EQ(r.suspects[0].peer, Address(link.second));
+  for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kHost) << Failed(r);
+}
+
+TEST(LatencyJudgeTest, NoisyHealthyClusterNamesNoLatencySuspect) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Cluster c;
+    c.noise = 0.15;
+    c.rng.seed(seed);
+    AcceptanceReport r = Judge(c.Input());
+    EXPECT_TRUE(r.suspects.empty()) << Failed(r);
+  }
+}
+
+// A single size is a bandwidth size: no latency judgement.
+TEST(LatencyJudgeTest, OneSizeProfileJudgesNoLatency) {
+  Cluster c;
+  c.host_latency_us[3] = 400;
+  AcceptanceInput in = c.Input();
+  in.profile.sizes = {kSmall};
+  in.profile.floors.clear();
+  in.profile.ceilings.clear();
+  AcceptanceReport r = Judge(in);
+  for (const AcceptanceSuspect& s : r.suspects) {
+    EXPECT_EQ(Evidence(s).find("latency ("), std::string::npos) << Failed(r);
+  }
+}
+
+}  // namespace
+}  // namespace commbench::accept
