@@ -49,6 +49,20 @@ void BM_CopyBytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
 }
 
+// glibc's memcpy on every CPU at once, each thread its own buffers: the host's aggregate copy bandwidth, what ranks
+// that share the machine divide among themselves (bench/native_roofline.sh takes it beside BM_Memcpy, one core).
+// Real time, so bytes_per_second is the sum over the threads.
+void BM_MemcpyAllCores(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
+}
+
 // Reads a and b and writes nothing (2N): what one core's reads alone reach here, next to memcpy's 2N and a
 // reduction's 3N (where a reduction cannot reach memcpy out of cache, this shows why). SSE2 loads (x86-64
 // baseline); only the out-of-cache sizes are run.
@@ -121,6 +135,7 @@ void SizesAroundThreshold(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_CopyBytes<false>)->Name("BM_Memcpy")->Apply(SizesAroundThreshold);
 BENCHMARK(BM_CopyBytes<true>)->Name("BM_Copy")->Apply(SizesAroundThreshold);
+BENCHMARK(BM_MemcpyAllCores)->Arg(64 * kMiB)->ThreadPerCpu()->UseRealTime();
 BENCHMARK(BM_ReadTwoStreams)->Arg(64 * kMiB)->Arg(512 * kMiB);
 BENCHMARK(BM_Reduce<DataType::kF32, ReduceOp::kSum, false, false>)
     ->Name("BM_Reduce/f32/sum")

@@ -1,5 +1,6 @@
 // The native backend over shared memory: one benchmark thread per rank, each with its own Communicator (as the
-// tests do), timing Work::Run of allreduce per algorithm and size. Time is per op as each rank sees it.
+// tests do), timing Work::Run per collective, algorithm and size. Time is per op as each rank sees it. The size
+// is nccl-tests' (per-rank buffer for allreduce, the whole gathered or scattered vector for the other two).
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@ const std::string& StoreDir() {
 // Every thread runs the benchmark function equally often, so the per-thread call count names the group.
 std::atomic<int> calls[64];
 
-void BM_ShmAllreduce(benchmark::State& state, std::string algo) {
+void BM_Shm(benchmark::State& state, Collective op, std::string algo) {
   const int n = state.threads();
   const int rank = state.thread_index();
   const std::string prefix = "call" + std::to_string(calls[rank]++);
@@ -38,7 +39,8 @@ void BM_ShmAllreduce(benchmark::State& state, std::string algo) {
     return;
   }
   OpRequest request;
-  request.count = static_cast<size_t>(state.range(0)) / 4;
+  request.op = op;
+  request.count = static_cast<size_t>(state.range(0)) / 4 / (op == Collective::kAllreduce ? 1 : n);
   request.algo = algo;
   auto work = (*comm)->Prepare(request);
   if (!work.ok()) {
@@ -66,11 +68,22 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->Threads(2)->UseRealTime();
 }
 
+// The roofline sizes (bench/native_roofline.sh), 2 and 4 ranks.
+void LargeSizes(benchmark::internal::Benchmark* b) {
+  for (int64_t bytes : {int64_t{16} << 20, int64_t{64} << 20}) b->Arg(bytes);
+  b->Threads(2)->Threads(4)->UseRealTime();
+}
+
+void BM_ShmAllreduce(benchmark::State& state, std::string algo) { BM_Shm(state, Collective::kAllreduce, algo); }
+
 BENCHMARK_CAPTURE(BM_ShmAllreduce, auto, std::string("auto")) -> Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, direct, std::string("direct"))->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, twoshot, std::string("twoshot"))->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, ring, std::string("ring"))->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_ShmAllreduce, hd, std::string("hd"))->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Shm, allreduce_large, Collective::kAllreduce, std::string("auto"))->Apply(LargeSizes);
+BENCHMARK_CAPTURE(BM_Shm, allgather_large, Collective::kAllgather, std::string("auto"))->Apply(LargeSizes);
+BENCHMARK_CAPTURE(BM_Shm, reduce_scatter_large, Collective::kReduceScatter, std::string("auto"))->Apply(LargeSizes);
 
 }  // namespace
 }  // namespace commbench

@@ -91,6 +91,22 @@ TEST(NativeTcpBigTest, MillionPlusThree) {
   RunCases(3, cases, 1, "native-tcp");
 }
 
+// Working sets past 32 MiB, where the pulls that write an output for the last time stream (FinalPulls), and
+// twoshot pipelined over 1 MiB chunks (COMMBENCH_NATIVE_CHUNK_BYTES), counts not divisible by the chunks.
+TEST(NativeShmBigTest, StreamedFinalOutputsAndPipelinedTwoShot) {
+  std::vector<OpRequest> cases;
+  for (Collective op : {Collective::kAllreduce, Collective::kAllgather, Collective::kReduceScatter}) {
+    OpRequest r;
+    r.op = op;
+    r.count = op == Collective::kAllreduce ? (size_t{4} << 20) + 5 : (size_t{2} << 20) + 5;
+    cases.push_back(r);
+  }
+  RunCases(2, cases, 1);
+  ASSERT_EQ(setenv("COMMBENCH_NATIVE_CHUNK_BYTES", "1048576", 1), 0);
+  RunCases(2, {cases[0]}, 2);
+  unsetenv("COMMBENCH_NATIVE_CHUNK_BYTES");
+}
+
 // 1M+3 elements: not divisible by any rank count here, and larger than the caches.
 TEST(NativeShmBigTest, MillionPlusThree) {
   std::vector<OpRequest> cases;

@@ -33,5 +33,11 @@ size_t StreamingThresholdBytes() { return internal::StreamingThreshold().load();
 
 size_t SetStreamingThresholdBytes(size_t bytes) { return internal::StreamingThreshold().exchange(bytes); }
 
+StreamFinalOutputs::StreamFinalOutputs(size_t bytes) : previous_(internal::final_output_threshold) {
+  internal::final_output_threshold = bytes;
+}
+
+StreamFinalOutputs::~StreamFinalOutputs() { internal::final_output_threshold = previous_; }
+
 }  // namespace native
 }  // namespace commbench

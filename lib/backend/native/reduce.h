@@ -40,5 +40,19 @@ bool ForcePortableKernels(bool portable);
 size_t StreamingThresholdBytes();
 size_t SetStreamingThresholdBytes(size_t bytes);
 
+// While it lives, this thread's outputs of at least `bytes` stream too, below the process-wide threshold: for
+// outputs that nothing reads again soon, such as a collective's final output (the shm transport, for pulls no
+// peer reads later in the op). Saves the read-for-ownership of every destination line.
+class StreamFinalOutputs {
+ public:
+  explicit StreamFinalOutputs(size_t bytes);
+  ~StreamFinalOutputs();
+  StreamFinalOutputs(const StreamFinalOutputs&) = delete;
+  StreamFinalOutputs& operator=(const StreamFinalOutputs&) = delete;
+
+ private:
+  size_t previous_;
+};
+
 }  // namespace native
 }  // namespace commbench

@@ -106,20 +106,34 @@ Schedule BuildDirect(const Problem& p) {
   return s;
 }
 
-// --- twoshot: direct reduce-scatter, then direct allgather (allreduce) -----------------------------------------
+// --- twoshot: direct reduce-scatter, then direct allgather (allreduce), pipelined over p.chunks chunks ---------
 
+// Step c reduces every rank's block of chunk c and copies the peers' blocks of chunk c-1 (k chunks, k+1 steps).
+// Chunks and blocks start on 16-element boundaries (BlockStart), so ranks never write the same cache line.
 Schedule BuildTwoShot(const Problem& p) {
   const int n = p.n;
-  Schedule s = Empty(p, 2);
-  for (int r = 0; r < n; ++r) {
-    size_t lo = BlockStart(p.count, n, r), hi = BlockStart(p.count, n, r + 1);
-    std::vector<Loc> srcs;
-    for (int q = 0; q < n; ++q) srcs.push_back(At(InputLoc(p, q), lo));
-    AddPull(&s.steps[r][0], r, At(OutputLoc(p, r), lo), hi - lo, srcs);
-    for (int q = 0; q < n; ++q) {
-      if (q == r) continue;
-      size_t qlo = BlockStart(p.count, n, q), qhi = BlockStart(p.count, n, q + 1);
-      AddPull(&s.steps[r][1], r, At(OutputLoc(p, r), qlo), qhi - qlo, {At(OutputLoc(p, q), qlo)});
+  const int k = static_cast<int>(std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(p.chunks, 1)),
+                                                                      p.count / 16 / static_cast<size_t>(n))));
+  Schedule s = Empty(p, static_cast<size_t>(k) + 1);
+  for (int c = 0; c < k; ++c) {
+    const size_t clo = BlockStart(p.count, k, c), len = BlockStart(p.count, k, c + 1) - clo;
+    auto block = [&](int q, size_t* lo, size_t* hi) {
+      *lo = clo + BlockStart(len, n, q);
+      *hi = clo + BlockStart(len, n, q + 1);
+    };
+    for (int r = 0; r < n; ++r) {
+      size_t lo, hi;
+      block(r, &lo, &hi);
+      std::vector<Loc> srcs;
+      for (int q = 0; q < n; ++q) srcs.push_back(At(InputLoc(p, q), lo));
+      AddPull(&s.steps[r][static_cast<size_t>(c)], r, At(OutputLoc(p, r), lo), hi - lo, srcs);
+      for (int q = 0; q < n; ++q) {
+        if (q == r) continue;
+        size_t qlo, qhi;
+        block(q, &qlo, &qhi);
+        AddPull(&s.steps[r][static_cast<size_t>(c) + 1], r, At(OutputLoc(p, r), qlo), qhi - qlo,
+                {At(OutputLoc(p, q), qlo)});
+      }
     }
   }
   return s;
@@ -474,6 +488,26 @@ WaitPlan MakeWaitPlan(const Schedule& s, int rank) {
     if (reader[static_cast<size_t>(q)]) plan.readers.push_back(q);
   }
   return plan;
+}
+
+std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
+  const size_t steps = s.num_steps();
+  std::vector<std::vector<bool>> final_pulls(steps);
+  for (size_t t = 0; t < steps; ++t) {
+    for (const Pull& pull : s.steps[rank][t].pulls) {
+      const Loc dst{rank, pull.dst_buf, pull.dst_offset};
+      bool read_later = false;
+      for (int q = 0; q < s.problem.n && !read_later; ++q) {
+        for (size_t w = t + 1; w < steps && !read_later; ++w) {
+          for (const Pull& theirs : s.steps[q][w].pulls) {
+            for (const Loc& src : theirs.srcs) read_later = read_later || Overlaps(src, theirs.count, dst, pull.count);
+          }
+        }
+      }
+      final_pulls[t].push_back(!read_later);
+    }
+  }
+  return final_pulls;
 }
 
 Status Validate(const Schedule& s) {

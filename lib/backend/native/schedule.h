@@ -47,6 +47,10 @@ struct Problem {
   size_t count = 0;  // per-rank count of the smaller buffer (nccl-tests)
   int n = 1;
   bool in_place = false;
+  // Pipeline depth of twoshot (the other algorithms ignore it): the vector is cut into this many chunks and step
+  // c reduces chunk c while copying the peers' blocks of chunk c-1, so a rank reads a peer's freshly reduced block
+  // one step after it was written, while it is likely still in the shared cache. 1 = no pipelining.
+  int chunks = 1;
 };
 
 // Element counts of each buffer kind (identical on every rank).
@@ -88,6 +92,11 @@ struct WaitPlan {
   std::vector<int> readers;                        // peers that read this rank's buffers at some step
 };
 WaitPlan MakeWaitPlan(const Schedule& schedule, int rank);
+
+// [step][pull] of `rank`'s steps: whether nothing reads the pull's destination in a later step of the op (no
+// peer and not the rank itself): the destination's last write in the op, which a transport may stream past the
+// caches when the op's data does not fit in them anyway.
+std::vector<std::vector<bool>> FinalPulls(const Schedule& schedule, int rank);
 
 // Structural checks: every pull in bounds, sources aliasing dst only as srcs[0], and no step in which a peer reads
 // a region its owner writes in the same step (which no wait could order). Internal error naming the first issue.

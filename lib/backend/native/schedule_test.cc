@@ -76,6 +76,71 @@ TEST(ScheduleTest, EveryAlgorithmIsValidAndCorrectForManyShapes) {
   EXPECT_GT(checked, 1000);
 }
 
+TEST(ScheduleTest, PipelinedTwoShotIsValidAndCorrect) {
+  for (int n : {1, 2, 3, 4, 8}) {
+    for (bool in_place : {false, true}) {
+      for (size_t count : {size_t{0}, size_t{5}, size_t{100}, size_t{4099}}) {
+        for (int chunks : {2, 3, 7, 64}) {
+          OpRequest request;
+          request.count = count;
+          request.in_place = in_place;
+          Problem problem{Collective::kAllreduce, count, n, in_place};
+          problem.chunks = chunks;
+          auto schedule = BuildSchedule("twoshot", problem);
+          std::string what = "n=" + std::to_string(n) + (in_place ? "/in-place" : "") + "/count=" +
+                             std::to_string(count) + "/chunks=" + std::to_string(chunks);
+          ASSERT_TRUE(schedule.ok()) << what;
+          Status valid = Validate(*schedule);
+          EXPECT_TRUE(valid.ok()) << what << ": " << valid.message();
+          Status sim = Simulate(*schedule, request);
+          EXPECT_TRUE(sim.ok()) << what << ": " << sim.message();
+        }
+      }
+    }
+  }
+}
+
+TEST(ScheduleTest, PipelinedTwoShotOverlapsReduceAndCopy) {
+  Problem problem{Collective::kAllreduce, 1 << 12, 2, false};
+  problem.chunks = 4;
+  auto schedule = BuildSchedule("twoshot", problem);
+  ASSERT_TRUE(schedule.ok());
+  ASSERT_EQ(schedule->num_steps(), 5u);
+  // Middle steps: reduce this chunk's block and copy the peer's block of the previous chunk.
+  for (size_t t = 1; t < 4; ++t) EXPECT_EQ(schedule->steps[0][t].pulls.size(), 2u) << "step " << t;
+  // Each waits only for the peer's previous step, not for the whole reduce-scatter.
+  WaitPlan plan = MakeWaitPlan(*schedule, 0);
+  for (size_t t = 1; t < 5; ++t) {
+    ASSERT_EQ(plan.before_step[t].size(), 1u) << "step " << t;
+    EXPECT_EQ(plan.before_step[t][0].steps_done, t) << "step " << t;
+  }
+}
+
+TEST(ScheduleTest, FinalPullsAreTheLastWritesNobodyReads) {
+  // twoshot: the reduced block is read by the peers in the next step; the copied blocks by nobody.
+  Problem twoshot{Collective::kAllreduce, 1024, 4, false};
+  auto s = BuildSchedule("twoshot", twoshot);
+  ASSERT_TRUE(s.ok());
+  auto final_pulls = FinalPulls(*s, 1);
+  ASSERT_EQ(final_pulls.size(), 2u);
+  EXPECT_EQ(final_pulls[0], std::vector<bool>{false});
+  EXPECT_EQ(final_pulls[1], std::vector<bool>(3, true));
+  // ring: each partial is read by the right neighbour (or accumulated by the rank) in the next step; only the
+  // allgather's last step writes what nobody reads again.
+  Problem ring{Collective::kAllreduce, 1024, 3, false};
+  s = BuildSchedule("ring", ring);
+  ASSERT_TRUE(s.ok());
+  final_pulls = FinalPulls(*s, 0);
+  ASSERT_EQ(final_pulls.size(), 4u);
+  EXPECT_EQ(final_pulls[0], std::vector<bool>{false});
+  EXPECT_EQ(final_pulls[3], std::vector<bool>{true});
+  // direct reduce-scatter: one step, its output final.
+  Problem rs{Collective::kReduceScatter, 256, 4, false};
+  s = BuildSchedule("direct", rs);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(FinalPulls(*s, 2), std::vector<std::vector<bool>>{{true}});
+}
+
 TEST(ScheduleTest, RingWaitsOnlyForItsNeighbours) {
   Problem problem{Collective::kAllreduce, 1000, 6, false};
   auto schedule = BuildSchedule("ring", problem);

@@ -14,7 +14,6 @@ namespace native {
 namespace {
 
 using internal::StreamedParts;
-using internal::StreamingThreshold;
 
 // A large copy, src unaligned: one 64-byte line from each of four 4 KiB pages in turn, as glibc's large memcpy
 // does. One read stream alone leaves the hardware prefetcher fewer lines in flight: at 512 MiB a plain loop
@@ -56,7 +55,7 @@ void StreamCopySse2(char* d, const char* s, size_t bytes) {
 
 void Copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || dst == src) return;
-  if (bytes < StreamingThreshold().load(std::memory_order_relaxed)) {
+  if (bytes < internal::EffectiveStreamingThreshold()) {
     std::memcpy(dst, src, bytes);
     return;
   }

@@ -29,7 +29,7 @@ namespace internal {
 // are read anyway, so there is no read-for-ownership to save, and streaming them out measured 25-60 % slower
 // than ordinary stores at 16 MiB .. 512 MiB (bench/archive.md).
 CB_INLINE bool Streams(const void* dst, const void* first_src, size_t bytes) {
-  return dst != first_src && bytes >= StreamingThreshold().load(std::memory_order_relaxed);
+  return dst != first_src && bytes >= EffectiveStreamingThreshold();
 }
 
 // How far ahead of the loads the streaming loops prefetch each input. Without it, the kernels whose loops are long

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 namespace commbench {
 namespace native {
 namespace internal {
@@ -19,6 +21,8 @@ size_t StreamingThresholdForL3(long l3_bytes) {
 }
 
 size_t DefaultStreamingThreshold() {
+  // Experiments only (bench/native_roofline.sh A/Bs): COMMBENCH_NATIVE_STREAM_BYTES replaces the default.
+  if (const char* env = std::getenv("COMMBENCH_NATIVE_STREAM_BYTES")) return std::strtoull(env, nullptr, 10);
   return StreamingThresholdForL3(sysconf(_SC_LEVEL3_CACHE_SIZE));  // 0 or -1 where unknown
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace commbench {
 namespace native {
@@ -24,6 +25,15 @@ size_t DefaultStreamingThreshold();
 inline std::atomic<size_t>& StreamingThreshold() {
   static std::atomic<size_t> threshold{DefaultStreamingThreshold()};
   return threshold;
+}
+
+// This thread's lower threshold while a StreamFinalOutputs (reduce.h) lives; SIZE_MAX when none.
+inline thread_local size_t final_output_threshold = SIZE_MAX;
+
+// What the kernels and Copy compare an output's size with: the lower of the two.
+inline size_t EffectiveStreamingThreshold() {
+  const size_t global = StreamingThreshold().load(std::memory_order_relaxed);
+  return final_output_threshold < global ? final_output_threshold : global;
 }
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "lib/backend/native/algorithm_choice.h"
 #include "lib/backend/native/reduce.h"
@@ -89,7 +90,16 @@ class ShmWork : public Work {
   std::vector<Segment> peers_;
   std::vector<std::array<char*, kNumBufs>> bases_;
   std::vector<const void*> srcs_;  // scratch for the reduce call
+  // [step][pull]: written with streaming stores (the destination's last write, in an op too large for the caches).
+  std::vector<std::vector<bool>> stream_;
 };
+
+// A pull that writes its destination for the last time in the op streams when the op's buffers, all ranks
+// together, exceed what this host's caches keep (memcpy falls to memory speed between 32 and 64 MiB of working
+// set, streaming_threshold.cc): nothing reads those lines again before they would be evicted, so the
+// read-for-ownership of ordinary stores is wasted traffic. Pieces below kStreamPullFromBytes keep ordinary stores.
+constexpr size_t kStreamFinalFromWorkingSet = size_t{32} << 20;
+constexpr size_t kStreamPullFromBytes = size_t{64} << 10;
 
 class ShmCommunicator : public Communicator {
  public:
@@ -109,6 +119,8 @@ class ShmCommunicator : public Communicator {
     std::string algo = request.algo;
     if (algo == "auto") algo = ChooseAlgorithm(Transport::kShm, request, n_);
     Problem problem{request.op, request.count, n_, request.in_place};
+    problem.chunks = PipelineChunks(algo, request, request.concurrent_ranks > 0 ? request.concurrent_ranks
+                                                                               : ranks_on_host_, UsableCores());
     ASSIGN_OR_RETURN(Schedule schedule, BuildSchedule(algo, problem));
     auto work = std::make_unique<ShmWork>(this, request, algo, std::move(schedule));
     RETURN_IF_ERROR(work->Init());
@@ -209,6 +221,12 @@ Status ShmWork::Init() {
   esize_ = SizeOf(request_.dtype);
   RETURN_IF_ERROR(Validate(schedule_));
   plan_ = MakeWaitPlan(schedule_, me);
+  size_t rank_bytes = 0;
+  for (int b = 0; b < kNumBufs; ++b) rank_bytes += schedule_.sizes.count[b] * esize_;
+  stream_ = FinalPulls(schedule_, me);
+  if (rank_bytes * static_cast<size_t>(n) < kStreamFinalFromWorkingSet) {
+    for (auto& step : stream_) step.assign(step.size(), false);
+  }
   // Layout: header page, then each buffer page-aligned.
   size_t offsets[kNumBufs];
   size_t bytes = kPage;
@@ -287,8 +305,11 @@ Status ShmWork::Run() {
       Status st = comm_->Wait(theirs, target);
       if (!st.ok()) return Fail(st, "step " + std::to_string(t) + " waiting for rank " + std::to_string(w.rank));
     }
-    for (const Pull& pull : steps[t].pulls) {
+    for (size_t i = 0; i < steps[t].pulls.size(); ++i) {
+      const Pull& pull = steps[t].pulls[i];
       char* dst = Address(Loc{me, pull.dst_buf, pull.dst_offset});
+      std::optional<StreamFinalOutputs> streamed;
+      if (stream_[t][i]) streamed.emplace(kStreamPullFromBytes);
       CountPeerCopies(pull, me, esize_);  // lib/backend/peer_copies.h
       if (pull.srcs.size() == 1) {
         Copy(dst, Address(pull.srcs[0]), pull.count * esize_);
