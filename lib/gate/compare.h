@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,8 @@ struct SequentialRun {
   std::string stopped_because;  // "every point decided", "the budget of 240 s was spent", ...
 };
 
+struct Calibration;  // calibration.h: this runner's A/A noise, kept beside a baseline
+
 struct CompareOptions {
   DecisionOptions decision;
   // Floors by message size: a point smaller than a key uses that key's floor (the smallest such key), the others
@@ -54,6 +57,7 @@ struct CompareOptions {
   // alpha (compare, and files judged after the fact).
   std::map<std::string, SequentialPoint> sequential;
   std::optional<SequentialRun> sequential_run;
+  std::shared_ptr<const Calibration> calibration;  // the baseline's calibration, shown with the comparison
 };
 
 struct EnvDifference {

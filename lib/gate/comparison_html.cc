@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/atomic_file.h"
+#include "lib/gate/calibration.h"
 #include "lib/gate/outputs.h"
 #include "lib/report/page.h"
 #include "reports/comparison_assets.h"
@@ -70,6 +71,27 @@ std::string SequentialSection(const gate::Comparison& c) {
   return h + "</tbody></table></section>\n";
 }
 
+// The baseline's calibration (gate --calibrate): what this runner's noise lets each point detect.
+std::string CalibrationSection(const gate::Comparison& c) {
+  if (!c.options.calibration) return "";
+  const gate::Calibration& k = *c.options.calibration;
+  std::string h = "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (gate "
+                  "--calibrate)</h2><p>A/A rounds of every point took " + Figure(k.round_s, "%.2f") +
+                  " s; budget " + Figure(k.budget_s, "%.0f") + " s.</p>\n<table><thead><tr><th>point</th>"
+                  "<th>spread of a repeat</th><th>repeats in the budget</th><th>detectable</th><th>floor</th>"
+                  "<th>false alarms expected</th><th>gateable here</th></tr></thead><tbody>\n";
+  for (const gate::PointCalibration& p : k.points) {
+    h += "<tr><td>" + Escaped(p.id) + "</td><td>" + Figure(100 * p.spread, "%.1f%%") + "</td><td>" +
+         std::to_string(p.budget_repeats) + "</td><td>" + Figure(100 * p.detectable, "%.1f%%") + "</td><td>" +
+         Figure(100 * p.min_effect, "%.0f%%") + "</td><td>" + Figure(100 * p.false_alarm, "%.2f%%") + "</td><td>" +
+         (p.gateable ? std::string("yes")
+                     : "no: " + (p.repeats_needed > 0 ? std::to_string(p.repeats_needed) + " repeats a side needed"
+                                                      : std::string("no practical number of repeats"))) +
+         "</td></tr>\n";
+  }
+  return h + "</tbody></table></section>\n";
+}
+
 }  // namespace
 
 StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now) {
@@ -80,7 +102,7 @@ StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std:
   slots["COMPARISON_JS"] = EscapeInlineScript(comparison_assets::ComparisonJs());
   ASSIGN_OR_RETURN(std::string html, FillTemplate(comparison_assets::ComparisonHtml(), slots));
   const size_t main_end = html.find("</main>");  // the template's own: the data comes after it
-  if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c));
+  if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c) + CalibrationSection(c));
   return html;
 }
 

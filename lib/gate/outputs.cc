@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "lib/core/xml.h"
+#include "lib/gate/calibration.h"
 #include "lib/model/point_json.h"
 
 namespace commbench::gate {
@@ -113,6 +114,7 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
                                   {"max_reruns", r.max_reruns},
                                   {"stopped_because", r.stopped_because}};
   }
+  if (c.options.calibration) j["options"]["calibration"] = CalibrationToJson(*c.options.calibration);
   j["environment_differences"] = json::array();
   for (const EnvDifference& d : c.environment) {
     j["environment_differences"].push_back(
@@ -229,6 +231,11 @@ std::string ComparisonToText(const Comparison& c) {
     t += "environment differs: " + d.key + ": '" + d.base + "' -> '" + d.now + "'\n";
   }
   for (const std::string& p : c.problems) t += "problem: " + p + "\n";
+  if (c.options.calibration) {
+    for (const PointCalibration& p : c.options.calibration->points) {
+      if (!p.gateable) t += "calibration: ungateable here: " + p.id + "\n";
+    }
+  }
   t += "outcome: " + Name(c.outcome) + " (exit " + std::to_string(c.ExitCode()) + ")\n";
   return t;
 }

@@ -1,0 +1,172 @@
+#include "lib/gate/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "lib/gate/sequential.h"
+
+namespace commbench::gate {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double RelativeSpread(const std::vector<double>& v) {
+  const double m = Median(v);
+  std::vector<double> dev;
+  for (double x : v) dev.push_back(std::fabs(x - m));
+  return m > 0 ? 1.4826 * Median(dev) / m : std::nan("");
+}
+
+// The last look's boundary when the rounds end at `n` a side under `schedule` (looks on its schedule, then n).
+Boundary LastBoundary(double alpha, const LookSchedule& schedule, int64_t n) {
+  std::vector<Look> looks;
+  for (int64_t k = 1; k <= n; ++k) {
+    if (IsLook(schedule, k) || k == n) looks.push_back({static_cast<int>(k), static_cast<int>(k)});
+  }
+  return LastLookBoundary(alpha, looks, {static_cast<int>(schedule.planned), static_cast<int>(schedule.planned)});
+}
+
+double Detectable(double z, double spread, int64_t n) {
+  return (z + NormalUpperQuantile(0.2)) * spread * std::sqrt(2.0 / static_cast<double>(n));
+}
+
+}  // namespace
+
+Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, double elapsed_s, int64_t rounds,
+                      double budget_s, const LookSchedule& schedule, const CompareOptions& options) {
+  Calibration c;
+  c.round_s = rounds > 0 ? elapsed_s / static_cast<double>(rounds) : 0;
+  c.budget_s = budget_s;
+  c.schedule = schedule;
+  c.alpha = options.decision.alpha;
+  const int64_t affordable =
+      budget_s > 0 && c.round_s > 0 ? static_cast<int64_t>(budget_s / c.round_s) : schedule.planned;
+  const int64_t n = std::max<int64_t>(1, std::min(affordable, schedule.planned));
+  const Boundary last = LastBoundary(c.alpha, schedule, n);
+  std::map<std::string, std::vector<double>> side[2];
+  for (int s = 0; s < 2; ++s) {
+    for (const result::PointResult& p : (s ? b : a).points) {
+      const std::vector<double> m = result::RepeatMedians(p);
+      side[s][p.id].insert(side[s][p.id].end(), m.begin(), m.end());
+    }
+  }
+  for (const result::PointResult& p : a.points) {
+    if (!side[1].count(p.id)) continue;
+    PointCalibration pc;
+    pc.id = p.id;
+    const std::vector<double>&va = side[0][p.id], &vb = side[1][p.id];
+    pc.repeats = static_cast<int64_t>(std::min(va.size(), vb.size()));
+    pc.spread = std::max(RelativeSpread(va), RelativeSpread(vb));
+    pc.aa_ratio = Median(vb) / Median(va);
+    pc.budget_repeats = n;
+    pc.detectable = std::isfinite(last.z) ? Detectable(last.z, pc.spread, n) : INFINITY;
+    pc.min_effect = MinEffectFor(options, p.point.bytes);
+    pc.false_alarm = last.spent / 2;
+    pc.gateable = pc.detectable <= pc.min_effect;
+    if (!pc.gateable) {
+      // With the repeats planned to n' (the budget's rounds), the last look is the fixed test's boundary: the
+      // smallest n' whose detectable change is within the floor.
+      const double z = NormalUpperQuantile(c.alpha / 2) + NormalUpperQuantile(0.2);
+      const double needed = 2 * std::pow(z * pc.spread / pc.min_effect, 2);
+      pc.repeats_needed = std::isfinite(needed) && needed < 1e5 ? static_cast<int64_t>(std::ceil(needed)) : -1;
+    }
+    c.points.push_back(pc);
+  }
+  return c;
+}
+
+nlohmann::json CalibrationToJson(const Calibration& c) {
+  nlohmann::json j = {{"kind", "commbench calibration"},
+                      {"schema_version", 1},
+                      {"round_s", c.round_s},
+                      {"budget_s", c.budget_s},
+                      {"planned_repeats", c.schedule.planned},
+                      {"first_look", c.schedule.first_look},
+                      {"look_every", c.schedule.look_every},
+                      {"alpha", c.alpha},
+                      {"points", nlohmann::json::array()}};
+  for (const PointCalibration& p : c.points) {
+    auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    j["points"].push_back({{"id", p.id},
+                           {"repeats", p.repeats},
+                           {"spread", number(p.spread)},
+                           {"aa_ratio", number(p.aa_ratio)},
+                           {"budget_repeats", p.budget_repeats},
+                           {"detectable", number(p.detectable)},
+                           {"min_effect", p.min_effect},
+                           {"false_alarm", p.false_alarm},
+                           {"gateable", p.gateable},
+                           {"repeats_needed", p.repeats_needed}});
+  }
+  return j;
+}
+
+StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::string& path) {
+  try {
+    if (j.at("kind") != "commbench calibration" || j.at("schema_version") != 1) {
+      return InvalidArgument(path + ": not a commbench calibration of schema_version 1");
+    }
+    Calibration c;
+    c.round_s = j.at("round_s");
+    c.budget_s = j.at("budget_s");
+    c.schedule.planned = j.at("planned_repeats");
+    c.schedule.first_look = j.at("first_look");
+    c.schedule.look_every = j.at("look_every");
+    c.alpha = j.at("alpha");
+    auto number = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
+    for (const nlohmann::json& p : j.at("points")) {
+      PointCalibration pc;
+      pc.id = p.at("id");
+      pc.repeats = p.at("repeats");
+      pc.spread = number(p.at("spread"));
+      pc.aa_ratio = number(p.at("aa_ratio"));
+      pc.budget_repeats = p.at("budget_repeats");
+      pc.detectable = number(p.at("detectable"));
+      pc.min_effect = p.at("min_effect");
+      pc.false_alarm = p.at("false_alarm");
+      pc.gateable = p.at("gateable");
+      pc.repeats_needed = p.at("repeats_needed");
+      c.points.push_back(pc);
+    }
+    return c;
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(path + ": not a calibration (" + e.what() + ")");
+  }
+}
+
+std::string CalibrationPath(const std::string& baseline) {
+  const std::string suffix = ".json";
+  const bool json = baseline.size() > suffix.size() &&
+                    baseline.compare(baseline.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (json ? baseline.substr(0, baseline.size() - suffix.size()) : baseline) + ".calibration.json";
+}
+
+std::string CalibrationToText(const Calibration& c) {
+  std::string t;
+  char buf[400];
+  for (const PointCalibration& p : c.points) {
+    std::snprintf(buf, sizeof(buf),
+                  "%s  %s: a repeat spreads %.1f%%; %lld repeats a side within the budget detect %.1f%% (floor "
+                  "%.0f%%), false alarms expected %.2f%%",
+                  p.gateable ? "gateable  " : "ungateable", p.id.c_str(), 100 * p.spread,
+                  static_cast<long long>(p.budget_repeats), 100 * p.detectable, 100 * p.min_effect,
+                  100 * p.false_alarm);
+    t += buf;
+    if (!p.gateable) {
+      t += p.repeats_needed > 0 ? "; it would need " + std::to_string(p.repeats_needed) + " repeats a side"
+                                : std::string("; no practical number of repeats reaches the floor");
+    }
+    t += "\n";
+  }
+  std::snprintf(buf, sizeof(buf), "a round of every point took %.2f s; budget %.0f s\n", c.round_s, c.budget_s);
+  return t + buf;
+}
+
+}  // namespace commbench::gate
