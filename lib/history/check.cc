@@ -1,6 +1,7 @@
 #include "lib/history/check.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -64,6 +65,31 @@ std::string Cell(const std::string& text) {
 
 std::string Key(const Series& s) { return s.point_id + " @ " + s.fingerprint; }
 
+// Outside load on the ranks' CPUs disturbs a run; the ranks' own run-queue wait does not (a point with more ranks
+// than cores always waits, the same in every run).
+const gate::DisturbanceRule kOutsideLoadOnly{0.10, std::numeric_limits<double>::infinity()};
+
+// Two runs each side of a change point: where outside load could have made or moved it.
+constexpr int kDisturbedNeighbourhood = 2;
+
+void NoteDisturbedNeighbours(const Series& s, Change* c) {
+  const int n = static_cast<int>(s.disturbance.size());
+  for (int i = std::max(0, c->index - kDisturbedNeighbourhood); i < std::min(n, c->index + kDisturbedNeighbourhood);
+       ++i) {
+    if (!s.disturbance[static_cast<size_t>(i)].disturbed) continue;
+    if (c->disturbed_runs.empty()) c->disturbed_why = s.disturbance[static_cast<size_t>(i)].why;
+    c->disturbed_runs.push_back(i);
+  }
+}
+
+std::string DisturbedNote(const Change& c) {
+  if (c.disturbed_runs.empty()) return "";
+  std::string runs;
+  for (int i : c.disturbed_runs) runs += (runs.empty() ? "" : ", ") + std::to_string(i);
+  return " [disturbed: run" + std::string(c.disturbed_runs.size() > 1 ? "s " : " ") + runs +
+         " measured while " + c.disturbed_why + "; re-run on a quiet runner]";
+}
+
 std::string Describe(const Change& c) {
   return std::string(c.slower ? "slower" : "faster") + " from run " + std::to_string(c.index) + " (" + c.run_id +
          ", commit " + c.commit + ", " + c.time + "): " + Fixed(c.before_us, 2) + " -> " + Fixed(c.after_us, 2) +
@@ -88,6 +114,7 @@ std::string Name(SeriesVerdict v) {
     case SeriesVerdict::kOk: return "ok";
     case SeriesVerdict::kRegression: return "regression";
     case SeriesVerdict::kTooShort: return "too short";
+    case SeriesVerdict::kDisturbed: return "disturbed";
   }
   return "?";
 }
@@ -96,7 +123,7 @@ int CheckResult::ExitCode() const {
   bool short_series = series.empty();
   for (const SeriesCheck& s : series) {
     if (s.verdict == SeriesVerdict::kRegression) return 1;
-    short_series |= s.verdict == SeriesVerdict::kTooShort;
+    short_series |= s.verdict == SeriesVerdict::kTooShort || s.verdict == SeriesVerdict::kDisturbed;
   }
   return short_series ? 3 : 0;
 }
@@ -124,6 +151,7 @@ StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History&
       s.runs.push_back(run);
       s.repeats.push_back(result::RepeatMedians(p));
       s.values.push_back(Median(s.repeats.back()));
+      s.disturbance.push_back(gate::JudgeRepeat(p, file->header.environment.affinity, kOutsideLoadOnly));
     }
   }
   std::vector<Series> out;
@@ -157,13 +185,19 @@ SeriesCheck CheckSeries(const Series& s, const CheckOptions& o) {
     c.slower = c.ratio > 1;
     c.beyond_floor = std::fabs(c.ratio - 1) >= o.min_effect;
     c.recent = c.index >= n - o.last;
+    NoteDisturbedNeighbours(s, &c);
     sc.changes.push_back(c);
   }
   if (n < o.min_runs) {
     sc.verdict = SeriesVerdict::kTooShort;
   } else {
     for (const Change& c : sc.changes) {
-      if (c.slower && c.beyond_floor && c.recent) sc.verdict = SeriesVerdict::kRegression;
+      if (!(c.slower && c.beyond_floor && c.recent)) continue;
+      if (c.disturbed_runs.empty()) {
+        sc.verdict = SeriesVerdict::kRegression;
+      } else if (sc.verdict != SeriesVerdict::kRegression) {
+        sc.verdict = SeriesVerdict::kDisturbed;
+      }
     }
   }
   return sc;
@@ -204,7 +238,8 @@ json CheckToJson(const CheckResult& r) {
       changes.push_back({{"index", c.index}, {"run", c.run_id}, {"commit", c.commit}, {"time", c.time},
                          {"direction", c.slower ? "slower" : "faster"}, {"before_us", c.before_us},
                          {"after_us", c.after_us}, {"ratio", c.ratio}, {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
-                         {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent}});
+                         {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent},
+                         {"disturbed_runs", c.disturbed_runs}, {"disturbed_why", c.disturbed_why}});
     }
     json levels = json::array();
     for (const Level& l : sc.levels) {
@@ -224,7 +259,7 @@ std::string CheckToJunit(const CheckResult& r) {
   int failures = 0, skipped = 0;
   for (const SeriesCheck& s : r.series) {
     failures += s.verdict == SeriesVerdict::kRegression;
-    skipped += s.verdict == SeriesVerdict::kTooShort;
+    skipped += s.verdict == SeriesVerdict::kTooShort || s.verdict == SeriesVerdict::kDisturbed;
   }
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.history\" tests=\"" +
                   std::to_string(r.series.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
@@ -237,6 +272,12 @@ std::string CheckToJunit(const CheckResult& r) {
           x += "<failure message=\"" + XmlEscape("regression: " + Describe(c)) + "\"/>";
         }
       }
+    } else if (s.verdict == SeriesVerdict::kDisturbed) {
+      for (const Change& c : s.changes) {
+        if (c.disturbed_runs.empty()) continue;
+        x += "<skipped message=\"" + XmlEscape("disturbed: " + Describe(c) + DisturbedNote(c)) + "\"/>";
+        break;
+      }
     } else if (s.verdict == SeriesVerdict::kTooShort) {
       x += "<skipped message=\"" + XmlEscape("too short: " + std::to_string(s.series.runs.size()) + " runs of the " +
                                              std::to_string(r.options.min_runs) + " needed") + "\"/>";
@@ -247,7 +288,7 @@ std::string CheckToJunit(const CheckResult& r) {
 }
 
 std::string CheckToMarkdown(const CheckResult& r) {
-  static const char* kOutcome[] = {"no regression", "regression", "", "too short to say"};
+  static const char* kOutcome[] = {"no regression", "regression", "", "too short or disturbed: cannot say"};
   std::string m = "### commbench history: " + std::string(kOutcome[r.ExitCode()]) + "\n\n";
   m += "| series | runs | verdict | change points |\n|---|---|---|---|\n";
   for (const SeriesCheck& s : r.series) {
@@ -260,7 +301,8 @@ std::string CheckToMarkdown(const CheckResult& r) {
     for (const auto& [s, c] : all) {
       m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ") | " +
            Cell(c->commit) + " | " + Fixed(c->ratio, 3) + " [" + Fixed(c->ratio_lo, 3) + ", " +
-           Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") + " |\n";
+           Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") +
+           Cell(DisturbedNote(*c)) + " |\n";
     }
   }
   return m;
@@ -271,7 +313,9 @@ std::string CheckToText(const CheckResult& r) {
   for (const SeriesCheck& s : r.series) {
     t += Name(s.verdict) + "  " + Key(s.series) + ": " + std::to_string(s.series.runs.size()) + " runs, " +
          std::to_string(s.changes.size()) + " change point(s)\n";
-    for (const Change& c : s.changes) t += "  change: " + Describe(c) + (c.recent ? " [recent]" : "") + "\n";
+    for (const Change& c : s.changes) {
+      t += "  change: " + Describe(c) + (c.recent ? " [recent]" : "") + DisturbedNote(c) + "\n";
+    }
   }
   t += "exit " + std::to_string(r.ExitCode()) + "\n";
   return t;

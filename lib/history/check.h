@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
+#include "lib/gate/disturbance.h"
 #include "lib/history/changepoint.h"
 #include "lib/history/store.h"
 #include "lib/model/point.h"
@@ -29,6 +30,7 @@ struct Series {
   std::vector<RunEntry> runs;               // the history's runs holding this point, by time (then filing)
   std::vector<std::vector<double>> repeats;  // each run's per-repeat medians (us)
   std::vector<double> values;               // each run's median of them
+  std::vector<gate::Disturbance> disturbance;  // each run's: measured while something else held the ranks' CPUs?
 };
 
 struct Change {
@@ -40,6 +42,10 @@ struct Change {
   bool slower = false;
   bool beyond_floor = false;  // |ratio - 1| >= min_effect
   bool recent = false;        // starts in the last K runs
+  // Runs next to it (two each side) measured while something else held the ranks' CPUs: the change may be the
+  // load, not the code, or be misplaced by it. A disturbed regression is not called one (exit 3, re-run).
+  std::vector<int> disturbed_runs;
+  std::string disturbed_why;  // the first such run's reason
 };
 
 struct Level {
@@ -47,7 +53,7 @@ struct Level {
   double median_us = 0, band_lo_us = 0, band_hi_us = 0;  // median and its noise band (median -+ 2 x 1.4826 MAD)
 };
 
-enum class SeriesVerdict { kOk, kRegression, kTooShort };
+enum class SeriesVerdict { kOk, kRegression, kTooShort, kDisturbed };
 
 struct SeriesCheck {
   Series series;
@@ -60,7 +66,8 @@ struct CheckResult {
   std::string dir;
   CheckOptions options;
   std::vector<SeriesCheck> series;
-  // 1 when a series regressed, else 3 when any (or no series at all) is too short, else 0.
+  // 1 when a series regressed, else 3 when any (or no series at all) is too short or its regression disturbed,
+  // else 0.
   int ExitCode() const;
 };
 

@@ -14,9 +14,17 @@ namespace {
 
 using nlohmann::json;
 
+// What a sweep records when outside processes took half of both CPUs over its timed window.
+json HalfTakenByMake() {
+  return {{"window_s", 1.0}, {"cpu_busy_s", 2.0}, {"ranks_cpu_s", 0.9}, {"own_cpu_s", 0.9}, {"outside_cpu_s", 1.0},
+          {"outside_share", 0.5}, {"monitor_cpu_s", 0.0},
+          {"per_cpu", {{{"cpu", 0}, {"busy_s", 1.0}, {"outside_s", 0.5}}, {{"cpu", 1}, {"busy_s", 1.0}, {"outside_s", 0.5}}}},
+          {"top", {{{"pid", 42}, {"comm", "make"}, {"cpu_s", 1.0}, {"cpus", {0, 1}}}}}};
+}
+
 // A history of `n` runs of the real sweep's file, each point's 3 repeats set to its p50 with 2 % noise, times
-// (1 + step) from run `at` on.
-std::string MakeHistory(const std::string& root, int n, int at, double step) {
+// (1 + step) from run `at` on; run `disturbed` (if any) measured while make took half of the CPUs.
+std::string MakeHistory(const std::string& root, int n, int at, double step, int disturbed = -1) {
   std::ifstream in("reports/testdata/real_sweep_g1-4.json");
   const json base = json::parse(in);
   std::mt19937_64 rng(3);
@@ -29,6 +37,7 @@ std::string MakeHistory(const std::string& root, int n, int at, double step) {
       const double t = p["time_us"]["p50"].get<double>() * (i >= at ? 1 + step : 1);
       std::vector<double> r = {t * (1 + noise(rng)), t * (1 + noise(rng)), t * (1 + noise(rng))};
       p["repeats"] = {{"n", 3}, {"p50_us", r}, {"mean_us", r}};
+      if (i == disturbed) p["host_load"] = HalfTakenByMake();
     }
     const std::string path = root + "/r" + std::to_string(i) + ".json";
     std::ofstream(path) << j.dump();
@@ -57,6 +66,32 @@ TEST(Check, RecentSlowdownIsARegressionAtItsRun) {
   EXPECT_EQ(j["series"][0]["changes"][0]["run"], "000020-c20");
   EXPECT_NE(CheckToJunit(*r).find("<failure"), std::string::npos);
   EXPECT_NE(CheckToMarkdown(*r).find("regression"), std::string::npos);
+}
+
+// A level change next to a run measured under outside load may be the load: named, and not called a regression
+// (exit 3: re-run on a quiet runner). The same change with the load far from it is a regression.
+TEST(Check, ARecentSlowdownNextToADisturbedRunIsDisturbedNotARegression) {
+  TempDir tmp("check-test-");
+  auto r = CheckHistory(MakeHistory(tmp.path(), 24, 20, 0.15, 21), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->series.empty());
+  for (const SeriesCheck& s : r->series) {
+    ASSERT_EQ(s.changes.size(), 1u) << s.series.point_id;
+    EXPECT_EQ(s.changes[0].disturbed_runs, std::vector<int>{21});
+    EXPECT_NE(s.changes[0].disturbed_why.find("outside processes took 50% of the ranks' CPUs"), std::string::npos)
+        << s.changes[0].disturbed_why;
+    EXPECT_EQ(s.verdict, SeriesVerdict::kDisturbed);
+  }
+  EXPECT_EQ(r->ExitCode(), 3);
+  EXPECT_NE(CheckToText(*r).find("[disturbed: run 21 measured while outside processes took 50%"), std::string::npos);
+  EXPECT_NE(CheckToJunit(*r).find("<skipped message=\"disturbed: slower from run 20"), std::string::npos);
+  EXPECT_EQ(CheckToJson(*r)["series"][0]["changes"][0]["disturbed_runs"], json::array({21}));
+
+  TempDir far("check-test-");
+  auto quiet_near = CheckHistory(MakeHistory(far.path(), 24, 20, 0.15, 5), {});
+  ASSERT_TRUE(quiet_near.ok());
+  EXPECT_EQ(quiet_near->ExitCode(), 1);
+  for (const SeriesCheck& s : quiet_near->series) EXPECT_TRUE(s.changes.at(0).disturbed_runs.empty());
 }
 
 TEST(Check, OldSlowdownIsReportedButPasses) {

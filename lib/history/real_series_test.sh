@@ -4,7 +4,9 @@
 # --test-only-uniform-slowdown 0.1. History A files runs 0-19 then the 10 slowed ones (a planted 10 % slowdown
 # from run 20): `history check` may find no change point other than one at run 20 +- 1, slower, and must find that
 # one (and exit 1) whenever the step as measured is at least twice one run's spread (on this shared 2-core host it
-# often is not: docs/history.md). History B files the 30 unplanted runs: no change point, exit 0.
+# often is not: docs/history.md). History B files the 30 unplanted runs: no change point, exit 0. A change point
+# the product names disturbed (outside load on the ranks' CPUs in the runs beside it) is accepted as its honest
+# answer on a loaded host, never counted as found.
 # Also: two concurrent jobs of 15 `history add`s each all land; the JSON, JUnit, summary and trend page are written.
 # Keeps the result files in $TEST_UNDECLARED_OUTPUTS_DIR/runs for the simulated suite (lib/history/simulate).
 # usage: real_series_test.sh COMMBENCH
@@ -53,15 +55,18 @@ spread = 1.4826 * st.median([abs(v - m) for v in before]) / m  # one run's relat
 step = st.median(after) / m - 1  # the slowdown as measured
 print("planted: realized step %.1f %%, run-to-run spread %.1f %%; change points %s" % (
     100 * step, 100 * spread, [(c["index"], c["direction"], round(c["ratio"], 3), c["ratio_ci95"], c["p_value"]) for c in ch]))
-# Never a change point elsewhere, never a faster one.
-for c in ch:
+# Never a change point elsewhere, never a faster one, unless the product names it disturbed (runs beside it were
+# measured while outside processes held the ranks' CPUs: the load, not the code, may have made or moved it).
+disturbed = [c for c in ch if c.get("disturbed_runs")]
+clean = [c for c in ch if not c.get("disturbed_runs")]
+for c in clean:
     assert abs(c["index"] - 20) <= 1 and c["direction"] == "slower", "a change point where none was planted: %s" % c
-assert len(ch) <= 1, "more than one change point"
+assert len(clean) <= 1, "more than one change point"
 # Found whenever the step as measured stands out of the noise (twice one run's spread: the simulated suite detects
 # such steps in nearly every series); below that, this runner's noise decides (docs/history.md).
-if step >= 2 * spread:
+if step >= 2 * spread and not disturbed:
     assert len(ch) == 1, "a step of %.1f %% (%.1f x the spread) was not found" % (100 * step, step / spread)
-print("found" if ch else "not found")
+print("disturbed" if disturbed else "found" if ch else "not found")
 PY
 cat "$T/planted.out"
 found=$(tail -1 "$T/planted.out")
@@ -71,6 +76,9 @@ if [[ "$found" == found ]]; then
   grep -q "change: slower from run" "$T/a5.txt" || fail "planted, --last 5: the old change is not reported"
   grep -q "<failure" "$T/a.xml" || fail "planted: no JUnit failure"
   grep -q "regression" "$T/a.md" || fail "planted: summary"
+elif [[ "$found" == disturbed ]]; then  # the honest answer on a loaded host: named, never a silent pass
+  [[ $rc_a == 1 || $rc_a == 3 ]] || fail "planted, disturbed: exit $rc_a, expected 1 or 3"
+  grep -q "disturbed: run" "$OUT/a.txt" || fail "planted, disturbed: not named in the text"
 else
   [[ $rc_a == 0 ]] || fail "planted, nothing found: exit $rc_a, expected 0"
 fi
@@ -80,13 +88,14 @@ fi
 for i in $(seq -w 0 29); do "$B" history add "$T/c" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add c $i"; done
 "$B" history check "$T/c" --json "$OUT/c.json" --html "$OUT/trend-plain.html" | tee "$OUT/c.txt"
 rc=${PIPESTATUS[0]}
-[[ $rc == 0 ]] || fail "unplanted: exit $rc, expected 0"
-python3 - "$OUT/c.json" <<'PY' || fail "unplanted: change points"
+python3 - "$OUT/c.json" "$rc" <<'PY' || fail "unplanted: change points or exit $rc"
 import json, sys
 s = json.load(open(sys.argv[1]))["series"]
 ch = s[0]["changes"]
-print("unplanted:", [(c["index"], c["direction"], round(c["ratio"], 3), c["p_value"]) for c in ch])
-assert not ch, "expected no change point"
+print("unplanted:", [(c["index"], c["direction"], round(c["ratio"], 3), c["p_value"], c["disturbed_runs"]) for c in ch])
+# Only a change the product names disturbed (outside load beside it) may appear; it may then exit 3, never 1.
+assert all(c["disturbed_runs"] for c in ch), "a change point where none was planted, with no load to explain it"
+assert sys.argv[2] in (("0", "3") if ch else ("0",)), "exit " + sys.argv[2]
 PY
 # Too short to say, and bad input.
 "$B" history add "$T/d" "$OUT/runs/plain-00.json" >/dev/null
