@@ -625,6 +625,7 @@
         Object.entries(env.variables).map(([k, v]) => k + '=' + v).join(' ') : 'none set'],
       ['tool', R.tool ? [R.tool.name, R.tool.version, R.tool.commit].filter(Boolean).join(' ') : null],
       ['run', [R.started_at, isNum(R.duration_s) ? R.duration_s.toFixed(1) + ' s' : null, R.status].filter(Boolean).join(' · ')],
+      ['time', R.wall && isNum(R.wall.timed_share) && R.wall.phases ? Math.round(100 * R.wall.timed_share) + ' % of the wall in timed loops (' + R.wall.timed_s.toFixed(1) + ' s of ' + R.wall.wall_s.toFixed(1) + ' s); ' + Object.entries(R.wall.phases).filter(([k, v]) => k !== 'timed' && v >= 0.1).sort((a, b) => b[1] - a[1]).map(([k, v]) => k.replace('_', ' ') + ' ' + v.toFixed(1) + ' s').join(', ') : null],
       ['data', R.report && R.report.note ? R.report.note : null],
     ].filter(([, v]) => v !== null && v !== undefined && v !== '');
     const table = el('table', {class: 'env'});

@@ -54,6 +54,37 @@ result::Environment MeasuredEnvironment() {
   return partial;
 }
 
+// CPU time of the calling thread: the driver's work on a point runs on an idle-priority thread, whose wall time
+// is mostly waiting for the CPUs the ranks hold.
+double ThreadCpuS() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The run's wall time by phase (lib/result/phases.h): before the first launch, the points' own phases (their
+// spans on their headline ranks), what the launches took beyond them (ranks leaving, teardown, the driver
+// catching up), and what came after. `in_points` holds the points' phases summed, aggregation aside.
+result::WallTime SplitWall(double wall_s, double start_s, double launches_s, const result::PhaseSeconds& in_points,
+                           double aggregation_s, double writing_s) {
+  using result::Phase;
+  result::WallTime w;
+  w.wall_s = wall_s;
+  w.phases = in_points;
+  w.phases[Phase::kAggregation] = 0;  // the driver's, off the ranks' path: only its wait is launch_end's
+  w.phases[Phase::kStart] = start_s;
+  w.phases[Phase::kLaunchEnd] = std::max(launches_s - w.phases.Sum() + start_s, 0.0);
+  w.phases[Phase::kFinish] = std::max(wall_s - start_s - launches_s, 0.0);
+  w.phases[Phase::kOther] += std::max(wall_s - w.phases.Sum(), 0.0);
+  w.driver_aggregation_s = aggregation_s;
+  w.driver_writing_s = writing_s;
+  return w;
+}
+
 result::ResultHeader MakeHeader(const PipelineRequest& request) {
   result::ResultHeader header;
   header.tool = request.tool;
@@ -95,7 +126,11 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   int64_t repeat = 0;
   std::map<std::string, std::vector<result::PointResult>> held;
   std::vector<std::string> held_order;
+  // Where the time goes: every repeat's points' phases, and the driver's own work on them.
+  result::PhaseSeconds in_points;
+  double aggregation_s = 0, writing_s = 0, launches_s = 0, start_s = -1;
   auto write = [&](result::PointResult point) {
+    const double t_write = ThreadCpuS();
     auto earlier = held.find(point.id);
     std::vector<result::PointResult> all;
     if (earlier != held.end()) all = std::move(earlier->second), held.erase(earlier);
@@ -103,12 +138,21 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     point = result::CombineRepeats(std::move(all));
     RETURN_IF_ERROR((*writer)->AppendPoint(&point));  // the samples go to disk; the summaries stay
     file.points.push_back(std::move(point));
+    writing_s += ThreadCpuS() - t_write;
     return OkStatus();
   };
   options.on_point = [&](FinishedPoint&& finished) {
+    const double t_aggregate = ThreadCpuS();
     aggregate.cores_available = finished.cores_available;
+    aggregate.launch_start_ns = finished.launch_start_ns;
     result::PointResult point = AggregatePoint(finished.point, finished.ranks, aggregate);
     point.host_load = host_load.LoadDuring(finished.ranks);
+    const double point_aggregation_s = finished.parse_s + ThreadCpuS() - t_aggregate;
+    aggregation_s += point_aggregation_s;
+    if (point.phases) {
+      (*point.phases)[result::Phase::kAggregation] = point_aggregation_s;
+      in_points.Add(*point.phases);
+    }
     if (repeat + 1 >= repeats) return write(std::move(point));
     point.samples_us.per_rank = {};
     std::vector<result::PointResult>& mine = held[point.id];
@@ -125,7 +169,10 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
       if (repeats > 1 && options.progress) {
         options.progress("repeat " + std::to_string(repeat + 1) + "/" + std::to_string(repeats));
       }
+      const auto t_plan = std::chrono::steady_clock::now();
+      if (start_s < 0) start_s = std::chrono::duration<double>(t_plan - t0).count();
       driven = run_plan(plan, options);
+      launches_s += SecondsSince(t_plan);
     }
     repeat = repeats;  // a failure's leftovers are written at once
     for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
@@ -161,6 +208,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   trailer.status = driven.failure.empty() ? result::RunStatus::kComplete : result::RunStatus::kPartial;
   trailer.failure = driven.failure;
   trailer.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  trailer.wall = SplitWall(trailer.duration_s, std::max(start_s, 0.0), launches_s, in_points, aggregation_s, writing_s);
   if (request.before_finish) request.before_finish(&file);
   outcome.written = (*writer)->Finish(trailer);
   return outcome;

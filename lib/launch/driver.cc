@@ -1,6 +1,7 @@
 #include "lib/launch/driver.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -111,6 +112,14 @@ std::string SrunPath() {
   return "srun";
 }
 
+// CPU time of the calling thread: the idle queue's work is measured in what it costs, not in how long it waited
+// for a CPU the ranks did not want.
+double ThreadCpuS() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // How long a rank itself waits for a peer before it gives up, when the driver watches it (24 h).
 constexpr double kRankBackstopS = 24 * 3600;
 
@@ -135,6 +144,7 @@ class LaunchRunner {
 
  private:
   std::string Start() {
+    start_ns_ = MonotonicNowNs();
     std::error_code ec;
     fs::create_directories(dir_ + "/store", ec);
     fs::create_directories(dir_ + "/results", ec);
@@ -390,9 +400,12 @@ class LaunchRunner {
       FinishedPoint fp;
       fp.point = launch_.points[delivered_];
       fp.cores_available = static_cast<int>(allowed_.size());
+      // Another host's clock is not ours: the spawn is measured where driver and ranks share one.
+      if (delivered_ == 0 && options_.spec.launcher == Launcher::kLocal) fp.launch_start_ns = start_ns_;
       std::vector<LineRef> lines;
       for (auto& tail : tails_) lines.push_back(tail.Take());
       delivery_.Post([this, fp = std::move(fp), lines = std::move(lines), name = PointName(delivered_)]() mutable {
+        const double parse_start_s = ThreadCpuS();
         for (size_t r = 0; r < lines.size(); ++r) {
           auto samples = result::ParseRankSamplesLine(ReadLine(lines[r]));
           if (!samples.ok()) {
@@ -401,6 +414,7 @@ class LaunchRunner {
           }
           fp.ranks.push_back(std::move(*samples));
         }
+        fp.parse_s = ThreadCpuS() - parse_start_s;
         return options_.on_point ? options_.on_point(std::move(fp)) : OkStatus();
       });
       ++delivered_;
@@ -418,6 +432,7 @@ class LaunchRunner {
   std::vector<int> allowed_;  // the CPUs this launch's ranks may use
   std::unique_ptr<TempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
   size_t delivered_ = 0;              // points of this launch handed to on_point
+  int64_t start_ns_ = 0;              // CLOCK_MONOTONIC when Start began (the first point's spawn phase)
   size_t* finished_ = nullptr;        // the whole run's count
   IdleQueue delivery_;                // last: drained and stopped before the members its tasks read
 };

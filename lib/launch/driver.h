@@ -17,6 +17,10 @@ struct FinishedPoint {
   Point point;
   int cores_available = 0;  // CPUs its ranks could use (--cpus, else the driver's affinity)
   std::vector<result::RankSamples> ranks;
+  // CLOCK_MONOTONIC when the driver began spawning the point's launch, on the launch's first point only (its
+  // spawn phase, lib/result/phases.h); 0 on the others and where a launcher elsewhere started the ranks.
+  int64_t launch_start_ns = 0;
+  double parse_s = 0;  // the driver's CPU time reading the ranks' lines (part of the point's aggregation phase)
 };
 
 struct DriverOptions {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -87,6 +88,10 @@ class RankRunner {
     options.timeout = Timeout();
     ASSIGN_OR_RETURN(auto plane, ConnectWorldControl(options));
     WorldAgreement world(plane.get());
+    // Each point's span starts where the previous one's ended (before its line was written), so that the spans
+    // of a launch's points tile the rank's time from its first point on (lib/result/phases.h).
+    int64_t begin_ns = MonotonicNowNs();
+    double previous_write_s = 0;
     for (size_t i = 0; i < plan_.points.size(); ++i) {
       const Point& point = plan_.points[i];
       progress_.EnterPhase(static_cast<int>(i), ProgressPhase::kSetup);
@@ -96,10 +101,24 @@ class RankRunner {
                                                    ": " + samples.status().message());
       }
       samples->point_index = static_cast<int>(i);
+      CloseSpan(begin_ns, previous_write_s, &samples->phases);
+      begin_ns = samples->phases.end_ns;
+      const auto write_start = std::chrono::steady_clock::now();
       Status put = output_->Put(*samples);
       if (!put.ok()) return Status(put.code(), "rank " + std::to_string(rank_) + ": " + put.message());
+      previous_write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
     }
     return LeaveTogether();
+  }
+
+  // Ends a point's span now: the previous line's writing joins it, and what no phase took is `other`.
+  static void CloseSpan(int64_t begin_ns, double previous_write_s, result::RankPhases* phases) {
+    using result::Phase;
+    phases->begin_ns = begin_ns;
+    phases->end_ns = MonotonicNowNs();
+    phases->seconds[Phase::kWriting] = previous_write_s;
+    const double span_s = static_cast<double>(phases->end_ns - begin_ns) * 1e-9;
+    phases->seconds[Phase::kOther] = std::max(span_s - phases->seconds.Sum(), 0.0);
   }
 
   // Nobody closes its sockets while a peer may still be sending to it: every rank posts "done" in the store
@@ -141,9 +160,11 @@ class RankRunner {
     place.group_rank = rank_ % point.group_size;
     place.group_size = point.group_size;
     place.local_rank = local_rank_;
+    const auto connect_start = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(CachedCommunicator * cached, CommunicatorFor(point, place));
     OpRequest request = RequestOf(point);
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
+    const double connect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - connect_start).count();
     LoopOptions loop = plan_.loop;
     loop.sync = point.sync;
     loop.concurrency = point.concurrency;
@@ -185,6 +206,15 @@ class RankRunner {
     out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()),
                                   out.transport != Transport::kUnknown ? out.transport : point.transport,
                                   plan_.ranks_per_process);
+    using result::Phase;
+    result::PhaseSeconds& phases = out.phases.seconds;
+    phases[Phase::kConnect] = connect_s;
+    phases[Phase::kWarmup] = r.warmup_s;
+    for (double us : out.samples_us) phases[Phase::kTimed] += us * 1e-6;
+    phases[Phase::kBetweenOps] = r.between_ops_s;
+    phases[Phase::kChecks] = r.checks_s;
+    phases[Phase::kBarriers] = r.barriers_s;
+    phases[Phase::kStats] = r.stats_s;
     return out;
   }
 

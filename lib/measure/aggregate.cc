@@ -192,6 +192,27 @@ void AddGroupsAndSkew(const std::vector<RankSamples>& ranks, const std::vector<s
   out->skew.start_skew_us = static_cast<double>(last->start_ns - first->start_ns) * 1e-3;
 }
 
+// The point's phases as the headline rank saw them (rank 0 when the headline pools the groups' turns): one rank's
+// spans tile its time, and the launch's first point adds the spawn before it. Pooled, timed is the pooled
+// headline's, and the turns of the other groups, which rank 0 waited out in barriers, leave its barriers.
+void AddPhases(const std::vector<RankSamples>& ranks, const Headline& headline, const AggregateOptions& options,
+               PointResult* out) {
+  using result::Phase;
+  const size_t which = headline.rank >= 0 ? static_cast<size_t>(headline.rank) : 0;
+  if (which >= ranks.size() || ranks[which].phases.end_ns == 0) return;  // a rank that records no phases
+  const result::RankPhases& rank = ranks[which].phases;
+  result::PhaseSeconds p = rank.seconds;
+  if (options.launch_start_ns > 0 && rank.begin_ns > options.launch_start_ns) {
+    p[Phase::kSpawn] = static_cast<double>(rank.begin_ns - options.launch_start_ns) * 1e-9;
+  }
+  if (headline.rank < 0) {
+    const double pooled_s = std::accumulate(headline.samples.begin(), headline.samples.end(), 0.0) * 1e-6;
+    p[Phase::kBarriers] = std::max(p[Phase::kBarriers] - (pooled_s - p[Phase::kTimed]), 0.0);
+    p[Phase::kTimed] = pooled_s;
+  }
+  out->phases = p;
+}
+
 // The transport the point's ranks used, when every one reported the same (native chooses shm or tcp at Connect);
 // otherwise the backend's declared one, which the plan put in the point.
 Transport TransportUsed(const Point& point, const std::vector<RankSamples>& ranks) {
@@ -241,6 +262,7 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
 
   AddCpu(ranks, options, &out);
   AddGroupsAndSkew(ranks, group_series, &out);
+  AddPhases(ranks, headline, options, &out);
   return out;
 }
 

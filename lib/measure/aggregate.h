@@ -15,6 +15,9 @@ namespace commbench {
 struct AggregateOptions {
   int cores_available = 1;  // for the CPU saturation ratio
   int64_t sample_cap = 2000;
+  // CLOCK_MONOTONIC when the point's launch began spawning its ranks, for the launch's first point (its spawn
+  // phase); 0 otherwise (reused processes, or ranks a launcher started elsewhere).
+  int64_t launch_start_ns = 0;
 };
 
 // `ranks` holds every rank of the point's world, ordered by rank.

@@ -34,6 +34,8 @@ rusage ProcessUsage() {
 
 double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
 // Iteration numbers of the patterns: the first and last timed iterations get their own inputs, and so does each
 // sampled one (its timed index moved past these), so a result left over from another iteration fails the check;
 // unchecked iterations reuse one precomputed input.
@@ -83,26 +85,37 @@ class PointRunner {
   }
 
   StatusOr<RankResult> Run() {
+    const auto t0 = Clock::now();
     result_.algo = work_->algo();
     EnterPhase(ProgressPhase::kWarmup);
     RETURN_IF_ERROR(Repeat(middle_input_, options_.warmup, nullptr));
     result_.warmup = options_.warmup;
     RETURN_IF_ERROR(PlanSlowdown());
     ASSIGN_OR_RETURN(int64_t planned, PlanIterations());
+    result_.warmup_s = SecondsSince(t0);
     if (!sequential_) return Timed(planned);
     // One group at a time; the others wait at the world barrier for their turn.
     const int groups = place_.world / place_.group_size;
     for (int turn = 0; turn < groups; ++turn) {
-      RETURN_IF_ERROR(world_->Barrier());
+      RETURN_IF_ERROR(TimedBarrier(world_, &result_.barriers_s));
       if (turn == place_.group) RETURN_IF_ERROR(Timed(planned).status());
     }
-    RETURN_IF_ERROR(world_->Barrier());
+    RETURN_IF_ERROR(TimedBarrier(world_, &result_.barriers_s));
     return result_;
   }
 
  private:
+  // A barrier whose wait is added to `*seconds`.
+  template <typename Party>
+  static Status TimedBarrier(Party* party, double* seconds) {
+    const auto t0 = Clock::now();
+    Status s = party->Barrier();
+    *seconds += SecondsSince(t0);
+    return s;
+  }
+
   StatusOr<RankResult> Timed(int64_t planned) {
-    if (!sequential_) RETURN_IF_ERROR(world_->Barrier());  // all groups start together
+    if (!sequential_) RETURN_IF_ERROR(TimedBarrier(world_, &result_.barriers_s));  // all groups start together
     EnterPhase(ProgressPhase::kTimed);
     const rusage before = ProcessUsage();
     const std::optional<double> wait_before = ThreadRunQueueWaitS();
@@ -113,7 +126,7 @@ class PointRunner {
     next_check_ = sampler_.NextAfter(1);
     PrepareSampledInput();
     // Gloo-style transports write into peers' buffers: nobody starts the next iteration before all have read.
-    RETURN_IF_ERROR(group_->Barrier());
+    RETURN_IF_ERROR(TimedBarrier(group_, &in_window_barriers_s_));
     int64_t batch = std::max<int64_t>(planned - 2, 0);
     while (true) {
       RETURN_IF_ERROR(Middle(batch));
@@ -126,6 +139,7 @@ class PointRunner {
     result_.end_ns = MonotonicNs();
     result_.peer_bytes_copied = t_peer_bytes_copied - copied_before;
     result_.tcp = Since(tcp_before, ProcessTcpBytes());
+    AccountWindow();
     const std::optional<double> wait_after = ThreadRunQueueWaitS();
     if (wait_before && wait_after) result_.runqueue_wait_s = std::max(*wait_after - *wait_before, 0.0);
     const rusage after = ProcessUsage();
@@ -149,7 +163,7 @@ class PointRunner {
         // Only where a peer's next op may write this rank's output before the check read it. Elsewhere the group
         // goes on at once: 8 pairs of 400 B Gloo allreduces on 2 cores read 154-217 us per op with this barrier,
         // 150-157 without it (bench/archive.md, "Headline vs the user's loop").
-        if (!work_->OutputHeldUntilNextRun()) RETURN_IF_ERROR(group_->Barrier());
+        if (!work_->OutputHeldUntilNextRun()) RETURN_IF_ERROR(TimedBarrier(group_, &result_.checks_s));
         continue;
       }
       RETURN_IF_ERROR(Repeat(middle_input_, std::min(end, next_check_ - 1) - done_, &result_.samples_us));
@@ -232,7 +246,9 @@ class PointRunner {
   // group checks the same iterations, so a peer's next op waits only for the difference in their check times.
   void PrepareSampledInput() {
     if (next_check_ == kNever) return;
+    const auto t0 = Clock::now();
     FillInput(request_, place_.group_rank, place_.group_size, SampledIter(next_check_), &sampled_input_);
+    result_.checks_s += SecondsSince(t0);
   }
 
   // A timed iteration on its own input, alone in its clocked unit, whose output is compared with the pattern.
@@ -240,9 +256,11 @@ class PointRunner {
     const int64_t index = done_ + 1;
     StopBeforeHang(1);
     RETURN_IF_ERROR(Unit(input, 1, &result_.samples_us));
+    const auto t0 = Clock::now();
     RETURN_IF_ERROR(work_->GetOutput(output_.data(), output_.size()));
     ++result_.checked_iters;
     Status check = CheckOutput(request_, place_.group_rank, place_.group_size, iter, output_);
+    result_.checks_s += SecondsSince(t0);
     if (!check.ok() && result_.correct) {
       result_.correct = false;
       result_.error = "timed iteration " + std::to_string(index) + " (" + which + "): " + check.message();
@@ -283,14 +301,30 @@ class PointRunner {
   StatusOr<bool> NeedMore(int64_t done) {
     // The fits and the diagnosis read the mean (the loop's cost per op), whose interval a few stalls widen far
     // more than the median's: iterate until both are within the target (or the budget runs out).
+    const auto t0 = Clock::now();
     Summary s = Summarize(result_.samples_us);
     double relative_half_width = s.p50 > 0 ? (s.ci95_hi - s.ci95_lo) / 2 / s.p50 : 0;
     if (s.mean > 0) relative_half_width = std::max(relative_half_width, 1.96 * StandardErrorOfMean(s) / s.mean);
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
+    const auto t1 = Clock::now();
+    result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
     std::vector<double> agreed{relative_half_width, elapsed_s};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
+    in_window_barriers_s_ += SecondsSince(t1);
     return agreed[0] > options_.target_ci && agreed[1] < 2 * options_.time_budget_s &&
            done + 1 < options_.max_iters;
+  }
+
+  // The timed window's phases: its barriers join the others; what neither the clock nor a phase took was spent
+  // between the clocked operations. Checks and stats outside the window (none today) would make it smaller.
+  void AccountWindow() {
+    double clocked_s = 0;
+    for (double us : result_.samples_us) clocked_s += us;
+    clocked_s *= 1e-6;
+    const double window_s = static_cast<double>(result_.end_ns - result_.start_ns) * 1e-9;
+    result_.barriers_s += in_window_barriers_s_;
+    result_.between_ops_s =
+        std::max(window_s - clocked_s - result_.checks_s - result_.stats_s - in_window_barriers_s_, 0.0);
   }
 
   // Counts restart with each phase (warm-up and probes, then the timed loop).
@@ -314,6 +348,7 @@ class PointRunner {
   std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
   int64_t next_check_ = kNever;  // timed index of the next sampled check
+  double in_window_barriers_s_ = 0;  // barriers inside the timed window (AccountWindow)
   ProgressPhase phase_ = ProgressPhase::kSetup;
   int64_t done_ = 0;  // iterations of the current phase completed
   std::vector<char> first_input_, middle_input_, last_input_, sampled_input_, output_;

@@ -77,6 +77,10 @@ struct RankResult {
   // (lib/backend/peer_copies.h).
   SocketBytes tcp;
   uint64_t peer_bytes_copied = 0;
+  // Where the loop's time went besides the clocked operations (lib/result/phases.h), in seconds: read from the
+  // clock only around the rare events (checks, batch decisions, barriers), never per iteration. between_ops_s is
+  // what is left of the timed window: input copies and bookkeeping between the clocked operations.
+  double warmup_s = 0, barriers_s = 0, checks_s = 0, stats_s = 0, between_ops_s = 0;
 };
 
 // Runs one point on this rank. `group` serves group barriers; `world` keeps all ranks' decisions identical.

@@ -81,9 +81,9 @@ TEST(EmbeddedResultTest, SlimsLargeSweepsUnderTheBudget) {
 TEST(EmbeddedResultTest, RejectsWhatThePageCannotDraw) {
   EXPECT_EQ(EmbeddedResult(json::array()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(EmbeddedResult(json{{"points", json::array()}}).status().code(), StatusCode::kInvalidArgument);
-  const Status v2 = EmbeddedResult(json{{"schema_version", 4}, {"points", json::array()}}).status();
+  const Status v2 = EmbeddedResult(json{{"schema_version", 5}, {"points", json::array()}}).status();
   EXPECT_EQ(v2.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(v2.message().find("unsupported schema_version 4"), std::string::npos) << v2.message();
+  EXPECT_NE(v2.message().find("unsupported schema_version 5"), std::string::npos) << v2.message();
   EXPECT_FALSE(EmbeddedResult(json{{"schema_version", "1"}, {"points", json::array()}}).ok());
   EXPECT_FALSE(EmbeddedResult(json{{"schema_version", 1}, {"points", json::object()}}).ok());
   EXPECT_FALSE(EmbeddedResult(json{{"schema_version", 1}, {"points", {1, 2}}}).ok());

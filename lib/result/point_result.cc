@@ -245,6 +245,7 @@ json PointResultToJson(const PointResult& p) {
   out["per_rank"] = std::move(per_rank);
   out["samples_us"] = SamplesToJson(p.samples_us);
   if (p.host_load) out["host_load"] = HostLoadToJson(*p.host_load);
+  if (p.phases) out["phases"] = PointPhasesToJson(*p.phases);
   if (!p.repeat_p50_us.empty()) {
     out["repeats"] = {{"n", p.repeat_p50_us.size()}, {"p50_us", p.repeat_p50_us}, {"mean_us", p.repeat_mean_us}};
   }
@@ -345,6 +346,9 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
     }
   }
   RETURN_IF_ERROR(errors.status());
+  if (in.Has("phases")) {
+    ASSIGN_OR_RETURN(p.phases, ReadPointPhases(j["phases"], in.PathOf("phases")));
+  }
   if (in.Has("host_load")) {
     ASSIGN_OR_RETURN(p.host_load, ReadHostLoad(j["host_load"], in.PathOf("host_load")));
   }

@@ -12,6 +12,7 @@
 #include "lib/core/status.h"
 #include "lib/result/host_load.h"
 #include "lib/result/rank_traffic.h"
+#include "lib/result/phases.h"
 #include "lib/stats/summary.h"
 #include "lib/model/point.h"
 
@@ -94,6 +95,9 @@ struct PointResult {
   std::vector<RankTime> per_rank;
   SampleSet samples_us;               // absent from a file (the HTML report's embedded copy) reads as none kept
   std::optional<HostLoad> host_load;  // absent when the sweep did not monitor the host (older files)
+  // Where the point's time went (lib/result/phases.h): its span on the headline rank, phase by phase, and the
+  // driver's aggregation. The last repeat's, like the other fields. Absent in older files.
+  std::optional<PhaseSeconds> phases;
   // One entry per independent repeat (a fresh launch, sweep --repeats), in the order they ran: the headline's p50
   // and mean (time_us) of each. The record's other fields are the last repeat's. Empty in files written before
   // repeats existed (schema_version < 3): read them as the one repeat time_us describes (RepeatMedians).

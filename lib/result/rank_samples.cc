@@ -37,6 +37,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
   if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);           // likewise
+  if (r.phases.end_ns != 0) out["phases"] = RankPhasesToJson(r.phases);       // likewise
   return out.dump();
 }
 
@@ -73,6 +74,9 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   RETURN_IF_ERROR(errors.status());
   if (in.Has("traffic")) {
     ASSIGN_OR_RETURN(r.traffic, ReadRankTraffic(j.at("traffic"), "rank line.traffic"));
+  }
+  if (in.Has("phases")) {
+    ASSIGN_OR_RETURN(r.phases, ReadRankPhases(j.at("phases"), "rank line.phases"));
   }
   return r;
 }

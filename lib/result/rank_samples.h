@@ -11,6 +11,7 @@
 #include "lib/core/axes.h"
 #include "lib/core/status.h"
 #include "lib/result/rank_traffic.h"
+#include "lib/result/phases.h"
 
 namespace commbench::result {
 
@@ -44,6 +45,7 @@ struct RankSamples {
   std::string affinity;  // CPU list the rank could run on
   double setup_s = 0;    // communicator set-up, the first time this rank used it
   std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)
+  RankPhases phases;     // where the point's time went on this rank (zeros in lines written before)
 };
 
 std::string RankSamplesToJsonLine(const RankSamples& r);  // one line, no newline

@@ -115,6 +115,9 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
   RETURN_IF_ERROR(in.errors()->status());
   if (in.Has("acceptance")) t.acceptance = in.value().at("acceptance");  // commbench accept only
+  if (in.Has("wall")) {  // schema_version 4 on
+    ASSIGN_OR_RETURN(t.wall, ReadWallTime(in.value().at("wall"), in.PathOf("wall")));
+  }
   if (in.Has("explain")) {  // --explain only
     ASSIGN_OR_RETURN(t.explain, ReadExplain(in));
   }
@@ -172,6 +175,7 @@ json TrailerToJson(const ResultTrailer& t) {
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   if (t.acceptance) j["acceptance"] = *t.acceptance;
+  if (t.wall) j["wall"] = WallTimeToJson(*t.wall);
   return j;
 }
 

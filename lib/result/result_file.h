@@ -12,6 +12,7 @@
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/result/diagnosis.h"
+#include "lib/result/phases.h"
 #include "lib/result/point_result.h"
 #include "lib/model/point.h"
 #include "lib/model/spec.h"
@@ -19,8 +20,9 @@
 namespace commbench::result {
 
 // 2: raw samples may live in a sidecar file (samples_us.file); 3: points carry their independent repeats
-// (repeats: n, p50_us, mean_us). Versions 1 and 2 still load (one repeat per point entry).
-inline constexpr int kSchemaVersion = 3;
+// (repeats: n, p50_us, mean_us); 4: where the time goes (points[].phases, the trailer's wall). Versions 1 to 3
+// still load (one repeat per point entry, no phases).
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int kOldestSchemaVersion = 1;
 
 struct ToolInfo {
@@ -87,6 +89,9 @@ struct ResultTrailer {
   // `commbench accept` only: its verdict, checks and suspects, as lib/accept writes them (its own typed model;
   // the result file carries it for the report and for readers).
   std::optional<nlohmann::json> acceptance;
+  // Where the run's wall time went, and the share of it in timed loops (lib/result/phases.h); absent in files
+  // before schema_version 4.
+  std::optional<WallTime> wall;
 };
 
 struct ResultFile {

@@ -129,7 +129,7 @@ TEST(ResultFileTest, RepeatsRoundTrip) {
   file->points[0].repeat_p50_us = {10.5, 11.25, 9.75};
   file->points[0].repeat_mean_us = {12, 13, 11.5};
   const json j = ResultFileToJson(*file);
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
   EXPECT_EQ(j["points"][0]["repeats"], json({{"n", 3}, {"p50_us", {10.5, 11.25, 9.75}}, {"mean_us", {12, 13, 11.5}}}));
   EXPECT_FALSE(j["points"][1].contains("repeats"));
   auto back = ReadResultFile(j);
@@ -244,8 +244,8 @@ TEST(ResultFileTest, ASchemaViolationIsOneErrorNamingTheField) {
   EXPECT_EQ(ErrorFor([](json& j) { j["verdict"] = "maybe"; }).rfind("verdict: unknown value 'maybe'", 0), 0u);
   EXPECT_EQ(ErrorFor([](json& j) { j["findings"][0]["evidence"] = 3; }),
             "findings[0].evidence: expected an array, got an integer");
-  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 4; }),
-            "unsupported schema_version 4 (this commbench reads 1 to 3)");
+  EXPECT_EQ(ErrorFor([](json& j) { j["schema_version"] = 5; }),
+            "unsupported schema_version 5 (this commbench reads 1 to 4)");
   EXPECT_EQ(ErrorFor([](json& j) { j = json::array(); }), "(top level): expected an object, got an array");
 }
 
@@ -400,4 +400,40 @@ TEST(SpecReaderTest, NamesTheBadValue) {
 }
 
 }  // namespace
+// schema_version 4: where the time goes. A point's phases and the run's wall write and read back; files before it
+// have neither (real_sweep_g1-4.json is version 3).
+TEST(ResultFileTest, PhasesRoundTrip) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_FALSE(file->points[0].phases.has_value());
+  EXPECT_FALSE(file->trailer.wall.has_value());
+  PhaseSeconds p;
+  p[Phase::kTimed] = 0.25;
+  p[Phase::kSpawn] = 0.125;
+  p[Phase::kAggregation] = 0.0625;
+  file->points[0].phases = p;
+  WallTime w;
+  w.wall_s = 2;
+  w.phases[Phase::kTimed] = 1.5;
+  w.phases[Phase::kLaunchEnd] = 0.5;
+  w.driver_aggregation_s = 0.75;
+  file->trailer.wall = w;
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["points"][0]["phases"]["spawn"], 0.125);
+  EXPECT_FALSE(j["points"][0]["phases"].contains("launch_end"));  // the run's only
+  EXPECT_EQ(j["wall"]["timed_share"], 0.75);
+  EXPECT_EQ(j["wall"]["timed_s"], 1.5);
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->points[0].phases.has_value());
+  EXPECT_EQ((*back->points[0].phases)[Phase::kAggregation], 0.0625);
+  ASSERT_TRUE(back->trailer.wall.has_value());
+  EXPECT_EQ(back->trailer.wall->phases[Phase::kLaunchEnd], 0.5);
+  EXPECT_EQ(back->trailer.wall->driver_aggregation_s, 0.75);
+  EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+  json bad = j;
+  bad["wall"]["phases"]["timed"] = "long";
+  EXPECT_EQ(ReadResultFile(bad).status().message(), "wall.phases.timed: expected a number, got a string");
+}
+
 }  // namespace commbench::result

@@ -10,6 +10,7 @@
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
 #include "lib/report/console_findings.h"
+#include "lib/report/console_time.h"
 #include "lib/report/html.h"
 #include "lib/sweep/planner.h"
 #include "tools/commbench/export_flags.h"
@@ -32,6 +33,7 @@ int Fail(const Status& status, int exit_code) {
 void PrintConsole(const result::ResultFile& result) {
   std::fputs(FormatTables(result.points).c_str(), stdout);
   std::fputs(FormatGrowth(result.trailer.diagnosis.fits).c_str(), stdout);
+  std::fputs(FormatWallTime(result.trailer).c_str(), stdout);
   std::fputs(FormatFindings(result.trailer.diagnosis).c_str(), stdout);
   std::fflush(stdout);
 }
