@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lib/export/point_axes.h"
+#include "lib/export/point_traffic.h"
 
 namespace commbench::exporting {
 namespace {
@@ -40,6 +41,9 @@ const Row& StatNames() {
       "ci95_hi_us", "rank_mean_p50_us", "loop_wall_per_op_us",
       "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps",
       "wall_s", "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank",
+      // The busiest rank's traffic per op (point_traffic.h); empty where nothing measured it.
+      "traffic_source", "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op",
+      "model_recv_bytes_per_op", "traffic_vs_model",
   };
   return names;
 }
@@ -56,6 +60,14 @@ Row Stats(const result::PointResult& p) {
           std::to_string(p.skew.slowest_rank)};
 }
 
+Row TrafficCells(const result::PointResult& p) {
+  const std::optional<PointTraffic> t = BusiestRankTraffic(p);
+  if (!t) return Row(6, "");
+  auto known = [](double v) { return v < 0 ? std::string() : Num(v); };
+  return {t->source, known(t->sent_bytes_per_op), known(t->recv_bytes_per_op), known(t->model_sent_bytes_per_op),
+          known(t->model_recv_bytes_per_op), known(t->ratio)};
+}
+
 void PointRows(const result::ResultFile& file, std::string* out) {
   Row header = KeyNames();
   Append(&header, StatNames());
@@ -63,6 +75,7 @@ void PointRows(const result::ResultFile& file, std::string* out) {
   for (const result::PointResult& p : file.points) {
     Row row = Keys(p);
     Append(&row, Stats(p));
+    Append(&row, TrafficCells(p));
     *out += Line(row);
   }
 }

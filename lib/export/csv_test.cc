@@ -70,7 +70,9 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
       "graph", "phase", "iters", "warmup", "repeats", "correct", "checked_iters", "loop_us", "p50_us", "p95_us",
       "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us", "ci95_hi_us", "rank_mean_p50_us",
       "loop_wall_per_op_us", "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps", "wall_s",
-      "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank"};
+      "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank", "traffic_source",
+      "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op", "model_recv_bytes_per_op",
+      "traffic_vs_model"};
   ASSERT_EQ(rows.size(), file.points.size() + 1);
   EXPECT_EQ(rows[0], expected);
   for (size_t i = 1; i < rows.size(); ++i) {
@@ -82,6 +84,30 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
     EXPECT_EQ(std::stod(rows[i][Column(expected, "loop_us")]), p.time_us.mean);
     EXPECT_EQ(std::stod(rows[i][Column(expected, "busbw_gbps")]), p.busbw_gbps);
   }
+}
+
+// The busiest rank's measured bytes per op, its model and their ratio; empty cells where nothing measured it.
+TEST(CsvTest, TrafficColumnsCarryTheBusiestRank) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  ASSERT_GE(file.points.size(), 2u);
+  ASSERT_GE(file.points[0].per_rank.size(), 2u);
+  result::RankTraffic quiet, busy;
+  quiet.source = busy.source = "tcp_info";
+  quiet.ops = busy.ops = 10;
+  quiet.sent_bytes = quiet.recv_bytes = 1000;
+  busy.sent_bytes = busy.recv_bytes = 4010;
+  busy.model_sent_bytes_per_op = busy.model_recv_bytes_per_op = 400;
+  file.points[0].per_rank[0].traffic = quiet;
+  file.points[0].per_rank[1].traffic = busy;
+  for (auto& rank : file.points[1].per_rank) rank.traffic.reset();
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
+  const auto& header = rows[0];
+  EXPECT_EQ(rows[1][Column(header, "traffic_source")], "tcp_info");
+  EXPECT_EQ(std::stod(rows[1][Column(header, "sent_bytes_per_op")]), 401);
+  EXPECT_EQ(std::stod(rows[1][Column(header, "model_sent_bytes_per_op")]), 400);
+  EXPECT_NEAR(std::stod(rows[1][Column(header, "traffic_vs_model")]), 1.0025, 1e-9);
+  EXPECT_EQ(rows[2][Column(header, "traffic_source")], "");
+  EXPECT_EQ(rows[2][Column(header, "traffic_vs_model")], "");
 }
 
 TEST(CsvTest, AFieldWithACommaIsQuotedAndReadsBack) {

@@ -12,6 +12,7 @@
 #include "lib/core/axes.h"
 #include "lib/core/types.h"
 #include "lib/export/point_axes.h"
+#include "lib/export/point_traffic.h"
 
 namespace commbench::exporting {
 namespace {
@@ -144,6 +145,18 @@ void AddPoint(const result::PointResult& p, Exposition* e) {
   e->Add("commbench_point_repeats", "gauge", "Independent repeats (fresh launches) of the point.", l,
          static_cast<double>(std::max<size_t>(1, p.repeat_p50_us.size())));
   e->Add("commbench_point_wall_seconds", "gauge", "Wall time of the point's timed loops, first start to last end.", l, p.wall_s);
+  if (const std::optional<PointTraffic> t = BusiestRankTraffic(p)) {
+    const Labels source = With(l, "source", t->source);
+    const char* help = "Bytes per operation of the busiest rank, measured (tcp_info: the kernel's socket counters; "
+                       "shm_copies: what it copied from peers, received only).";
+    if (t->sent_bytes_per_op >= 0) e->Add("commbench_rank_sent_per_op_bytes", "gauge", help, source, t->sent_bytes_per_op);
+    if (t->recv_bytes_per_op >= 0) e->Add("commbench_rank_received_per_op_bytes", "gauge", help, source, t->recv_bytes_per_op);
+    if (t->model_sent_bytes_per_op >= 0) {
+      e->Add("commbench_rank_model_sent_per_op_bytes", "gauge", "The algorithm's model of the same rank's bytes per op.",
+             l, t->model_sent_bytes_per_op);
+    }
+    if (t->ratio >= 0) e->Add("commbench_traffic_vs_model_ratio", "gauge", "Measured / modelled bytes per op.", l, t->ratio);
+  }
   std::map<std::string, double> host_p50;  // the slowest median among a host's ranks
   for (const result::RankTime& r : p.per_rank) {
     const std::string host = r.host.empty() ? r.address : r.host;

@@ -62,7 +62,7 @@ TEST(PrometheusTest, FollowsTheExpositionFormatAndNamingConventions) {
   const Parsed p = ParseExposition(ToPrometheusText(Load("reports/testdata/real_sweep_g1-4.json")));
   ASSERT_FALSE(p.type.empty());
   const std::regex base_unit(
-      "commbench(_[a-z_]*)?(_seconds|_bytes_per_second|_info|_passed|_correct|_complete|_points|_iterations|_repeats|_score)");
+      "commbench(_[a-z_]*)?(_seconds|_bytes_per_second|_info|_passed|_correct|_complete|_points|_iterations|_repeats|_score|_bytes|_ratio)");
   for (const auto& [name, type] : p.type) {
     EXPECT_TRUE(std::regex_match(name, base_unit)) << name << ": not in a base unit";
     EXPECT_EQ(name.find("_us"), std::string::npos) << name;
@@ -72,7 +72,8 @@ TEST(PrometheusTest, FollowsTheExpositionFormatAndNamingConventions) {
   const std::set<std::string> bounded = {"backend", "op", "algo", "dtype", "groups", "group_size", "size", "sync",
                                          "phase", "reduce", "concurrency", "ranks_per_process", "pin", "cpus",
                                          "stream", "h2d", "graph", "host", "quantile", "tool", "version", "commit",
-                                         "cpu_model", "cores_online", "profile", "check", "kind", "peer", "rank"};
+                                         "cpu_model", "cores_online", "profile", "check", "kind", "peer", "rank",
+                                         "source"};
   for (const std::string& l : p.label_names) EXPECT_TRUE(bounded.count(l)) << "unbounded label " << l;
 }
 
@@ -95,6 +96,24 @@ TEST(PrometheusTest, CarriesThePointsFiguresInBaseUnits) {
   size_t correct = 0;
   for (const auto& [series, value] : p.series) correct += series.rfind("commbench_point_correct{", 0) == 0;
   EXPECT_EQ(correct, file.points.size());
+}
+
+TEST(PrometheusTest, CarriesTheBusiestRanksTrafficAndItsModel) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  result::RankTraffic t;
+  t.source = "tcp_info";
+  t.ops = 4;
+  t.sent_bytes = t.recv_bytes = 1604;
+  t.model_sent_bytes_per_op = t.model_recv_bytes_per_op = 400;
+  for (auto& point : file.points) point.per_rank.front().traffic = t;
+  const Parsed p = ParseExposition(ToPrometheusText(file));
+  const result::PointResult& first = file.points.front();
+  const std::string labels = "backend=\"gloo\",op=\"allreduce\",algo=\"" + first.point.algo +
+                             "\",dtype=\"f32\",groups=\"" + std::to_string(first.point.groups) +
+                             "\",group_size=\"2\",size=\"" + std::to_string(first.point.bytes) + "\",sync=\"none\"";
+  EXPECT_DOUBLE_EQ(p.series.at("commbench_rank_sent_per_op_bytes{" + labels + ",source=\"tcp_info\"}"), 401);
+  EXPECT_DOUBLE_EQ(p.series.at("commbench_rank_model_sent_per_op_bytes{" + labels + "}"), 400);
+  EXPECT_DOUBLE_EQ(p.series.at("commbench_traffic_vs_model_ratio{" + labels + "}"), 1.0025);
 }
 
 TEST(PrometheusTest, PointsThatDifferInAnotherAxisStayApart) {

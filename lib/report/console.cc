@@ -38,6 +38,20 @@ std::string TableTitle(const Point& p) {
   return title;
 }
 
+// The most bytes any rank moved per op, measured (sent; received where only that is counted, as over shm), and
+// that rank's measured / model ratio (docs/result-format.md, "Traffic"); "-" where nothing measured it.
+std::pair<std::string, std::string> TrafficCells(const result::PointResult& r) {
+  double most = -1, ratio = -1;
+  for (const result::RankTime& rank : r.per_rank) {
+    if (!rank.traffic) continue;
+    const bool sent = rank.traffic->SentPerOp() >= 0;
+    const double bytes = sent ? rank.traffic->SentPerOp() : rank.traffic->RecvPerOp();
+    if (bytes > most) most = bytes, ratio = sent ? rank.traffic->SentRatio() : rank.traffic->RecvRatio();
+  }
+  if (most < 0) return {"-", "-"};
+  return {FormatBytes(static_cast<uint64_t>(most + 0.5)), ratio < 0 ? "-" : Printf("%.3f", ratio)};
+}
+
 }  // namespace
 
 std::string FormatTables(const std::vector<result::PointResult>& points) {
@@ -51,15 +65,17 @@ std::string FormatTables(const std::vector<result::PointResult>& points) {
   std::ostringstream out;
   for (const auto& title : order) {
     out << "# " << title << "\n";
-    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %11s %9s %9s %8s %6s\n", "size", "count", "type", "redop",
-                  "loop(us)", "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong");
+    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %11s %9s %9s %8s %6s %9s %7s\n", "size", "count", "type",
+                  "redop", "loop(us)", "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong",
+                  "B/op/rk", "x-model");
     for (const result::PointResult* r : tables[title]) {
       const Point& p = r->point;
-      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d\n",
+      const auto [traffic, vs_model] = TrafficCells(*r);
+      out << Printf(" %11s %12zu %6s %6s %11.1f %11.1f %11.1f %11.1f %9.3f %9.3f %8d %6d %9s %7s\n",
                     FormatBytes(p.bytes).c_str(), p.count, std::string(Name(p.dtype)).c_str(),
                     p.op == Collective::kAllgather ? "-" : std::string(Name(p.reduce)).c_str(), r->time_us.mean,
                     r->time_us.p50, r->time_us.p99, r->time_us_rank_mean.p50, r->algbw_gbps, r->busbw_gbps,
-                    static_cast<int>(r->iters), static_cast<int>(r->errors.size()));
+                    static_cast<int>(r->iters), static_cast<int>(r->errors.size()), traffic.c_str(), vs_model.c_str());
     }
     out << "\n";
   }
