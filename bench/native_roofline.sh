@@ -35,7 +35,7 @@ def rank_bytes(op, algo, n):
     if op == "allreduce" and algo == "ring": return 5 * (n - 1) / n
     if op == "allgather" and algo in ("direct", "ring"): return 2.0      # read S, write S (own block included)
     if op == "reduce_scatter" and algo == "direct": return (n + 1) / n   # read S (n blocks), write S/n
-    if op == "reduce_scatter" and algo == "ring": return 3 * (n - 1) / n + 2 / n
+    if op == "reduce_scatter" and algo == "ring": return 3 * (n - 1) / n   # n-1 steps: read 2 blocks, write 1
     return None
 
 def bus_factor(op, n):
