@@ -80,28 +80,43 @@ AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
   return s;
 }
 
-// Last of its group at `share` of its points or more, its own time (median where last) factor x and excess_us
-// over its peers'.
+// Per point where it was the last: its own time over its peers' (median), and by how much.
+struct Lateness {
+  double ratio = 0, excess_us = 0;
+};
+
+Lateness LatenessOf(const RankRecord& rec) {
+  std::vector<double> ratios, excess;
+  for (size_t i = 0; i < rec.own_us.size(); ++i) {
+    if (!(rec.peers_own_us[i] > 0)) continue;
+    ratios.push_back(rec.own_us[i] / rec.peers_own_us[i]);
+    excess.push_back(rec.own_us[i] - rec.peers_own_us[i]);
+  }
+  return {Median(ratios), Median(excess)};
+}
+
+// Last of its group at `share` of its points or more; where last, its own time (medians over those points)
+// factor x and excess_us over its peers'.
 bool Straggles(const StragglerSpec& spec, const RankRecord& rec) {
   if (rec.own_last < 2 || rec.own_last < spec.share * rec.own_points) return false;
-  const double own = Median(rec.own_us), peers = Median(rec.peers_own_us);
-  return peers > 0 && own >= spec.factor * peers && own - peers >= spec.excess_us;
+  const Lateness l = LatenessOf(rec);
+  return l.ratio >= spec.factor && l.excess_us >= spec.excess_us;
 }
 
 AcceptanceSuspect StragglerSuspect(const StragglerSpec& spec, const RankKey& key, const RankRecord& rec) {
-  const double own = Median(rec.own_us), peers = Median(rec.peers_own_us);
+  const Lateness l = LatenessOf(rec);
   AcceptanceSuspect s;
   s.what = SuspectWhat::kRank;
   s.reason = ReasonKind::kStraggler;
   s.host = key.first;
   s.rank = key.second;
-  s.score = std::clamp(1 - peers / own, 0.0, 1.0);
+  s.score = std::clamp(1 - 1 / l.ratio, 0.0, 1.0);
   s.evidence.push_back("straggler: rank " + std::to_string(key.second) + " on " + key.first +
                        " was the last of its group at " + std::to_string(rec.own_last) + " of the " +
                        std::to_string(rec.own_points) + " points it ran (chance: " + Num(rec.chance) +
-                       "); its fastest iteration " + Us(own) + " against its peers' " + Us(peers) + " (" +
-                       Num(own / peers) + "x, +" + Us(own - peers) + "; the profile allows " + Num(spec.factor) +
-                       "x and " + Us(spec.excess_us) + ")");
+                       "); its fastest iteration " + Num(l.ratio) + "x its peers' and " + Us(l.excess_us) +
+                       " longer (median over those points; the profile allows " + Num(spec.factor) + "x and " +
+                       Us(spec.excess_us) + ")");
   return s;
 }
 
