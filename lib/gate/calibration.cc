@@ -17,7 +17,9 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// NaN below 3 repeats: no spread can be told from so few.
 double RelativeSpread(const std::vector<double>& v) {
+  if (v.size() < 3) return std::nan("");
   const double m = Median(v);
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::fabs(x - m));
@@ -66,7 +68,7 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
     pc.spread = std::max(RelativeSpread(va), RelativeSpread(vb));
     pc.aa_ratio = Median(vb) / Median(va);
     pc.budget_repeats = n;
-    pc.detectable = std::isfinite(last.z) ? Detectable(last.z, pc.spread, n) : INFINITY;
+    pc.detectable = std::isfinite(last.z) && std::isfinite(pc.spread) ? Detectable(last.z, pc.spread, n) : INFINITY;
     pc.min_effect = MinEffectFor(options, p.point.bytes);
     pc.false_alarm = last.spent / 2;
     pc.gateable = pc.detectable <= pc.min_effect;
@@ -159,7 +161,10 @@ std::string CalibrationToText(const Calibration& c) {
                   static_cast<long long>(p.budget_repeats), 100 * p.detectable, 100 * p.min_effect,
                   100 * p.false_alarm);
     t += buf;
-    if (!p.gateable) {
+    if (!std::isfinite(p.spread)) {
+      t = t.substr(0, t.rfind(p.id.c_str()) + p.id.size()) + ": too few A/A repeats (" + std::to_string(p.repeats) +
+          " a side) to tell a repeat's spread: give --calibrate a larger --budget";
+    } else if (!p.gateable) {
       t += p.repeats_needed > 0 ? "; it would need " + std::to_string(p.repeats_needed) + " repeats a side"
                                 : std::string("; no practical number of repeats reaches the floor");
     }

@@ -64,6 +64,11 @@ TEST(CalibrationTest, ReadsBackAndRidesWithAComparison) {
   EXPECT_EQ(CalibrationPath("ci/base.json"), "ci/base.calibration.json");
   EXPECT_EQ(CalibrationPath("base"), "base.calibration.json");
 
+  const Calibration few =
+      Calibrate(Side(0.02, 0.15, 2, 1), Side(0.02, 0.15, 2, 2), 20, 2, 0, LookSchedule{}, CompareOptions{});
+  EXPECT_FALSE(few.points[0].gateable);
+  EXPECT_NE(CalibrationToText(few).find("too few A/A repeats (2 a side)"), std::string::npos) << CalibrationToText(few);
+
   Comparison cmp;
   cmp.options.calibration = std::make_shared<const Calibration>(c);
   const nlohmann::json j = ComparisonToJson(cmp, "a", "b");

@@ -101,6 +101,10 @@ void SetupGate(CLI::App& app, int* exit_code) {
                   "re-run a repeat measured while something else held the ranks' CPUs, at most this often per "
                   "point and side (then it is judged, and named)")
       ->capture_default_str();
+  cmd->add_flag("--calibrate", o->calibrate,
+                "measure this runner's noise first: A/A rounds within --budget, then per point the spread of a "
+                "repeat, the change the budget can detect and the false alarms to expect, kept beside --baseline "
+                "(BASE.calibration.json); exit 3 when a point is ungateable here");
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
                   "YAML or JSON file of these flags (keys are flag names without dashes); the command line wins");

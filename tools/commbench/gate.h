@@ -28,6 +28,7 @@ struct GateOptions {
   double budget_s = 0;
   int64_t first_look = 10, look_every = 10;
   int rerun_disturbed = 5;
+  bool calibrate = false;  // --calibrate: A/A on this runner, kept beside --baseline (gate_modes.cc)
   ComparisonFlags flags;
   gate::CompareOptions compare;
   ExportFlags exports;  // --prom, --csv, --trace of the new result

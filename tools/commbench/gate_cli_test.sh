@@ -30,7 +30,7 @@ check sweep-repeats-2 0 $?
 python3 - <<'PY' || bad "repeats in the file"
 import json
 d = json.load(open("r1.json"))
-assert d["schema_version"] == 3 and d["spec"]["repeats"] == 5, (d["schema_version"], d["spec"]["repeats"])
+assert d["schema_version"] >= 3 and d["spec"]["repeats"] == 5, (d["schema_version"], d["spec"]["repeats"])
 assert len(d["points"]) == 2, len(d["points"])
 for p in d["points"]:
     r = p["repeats"]
@@ -169,6 +169,23 @@ check ab-sides-compare "$rc" $?
 "$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=1.0 "${TINY[@]}" \
   --sizes 1M --repeats 7 --out ab.json >out 2>"$T/err"
 check ab-slowdown 1 $?
+# Sequential repeats: looks at 6, 9, 12 a side; a doubled op stops the point early; the comparison says so.
+"$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=1.0 "${TINY[@]}" \
+  --sizes 1M --repeats 12 --first-look 6 --look-every 3 --budget 120 --out ab.json --json seq.json >out 2>"$T/err"
+check ab-sequential 1 $?
+python3 - <<'PY' || bad "sequential comparison: $(cat out)"
+import json
+d = json.load(open("seq.json"))
+assert d["schema_version"] == 2, d["schema_version"]
+s = d["options"]["sequential"]
+assert s["planned_repeats"] == 12 and s["first_look"] == 6 and s["budget_s"] == 120, s
+p = d["points"][0]
+assert p["verdict"] == "slower" and p["sequential"]["looks"] >= 1, p
+assert 0 < p["sequential"]["boundary_p"] <= 0.01, p["sequential"]
+assert len(p["new_us"]) <= 12 and len(p["base_us"]) == len(p["new_us"]), (p["base_us"], p["new_us"])
+PY
+"$COMMBENCH" gate --ab --budget -1 2>"$T/err"; check bad-budget 2 $?; one_error_line bad-budget
+"$COMMBENCH" gate --ab --look-every 0 2>"$T/err"; check bad-look-every 2 $?; one_error_line bad-look-every
 
 # 9. Bad input: one error line, exit 2, nothing written.
 "$COMMBENCH" gate 2>"$T/err"; check no-baseline 2 $?; one_error_line no-baseline

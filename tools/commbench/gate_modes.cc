@@ -8,12 +8,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <memory>
 #include <string>
 
 #include "lib/app/gate_policy.h"
 #include "lib/app/gate_run.h"
 #include "lib/core/atomic_file.h"
 #include "lib/core/temp_dir.h"
+#include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
@@ -111,9 +114,58 @@ int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab)
   return 0;
 }
 
+// --calibrate: A/A rounds of the baseline's sweep (or, without a baseline yet, the flags'), every planned repeat
+// within the budget, and the calibration written beside the baseline. 0 when every point is gateable here, 3 not.
+int RunCalibration(const GateOptions& o, const SweepSpec& given) {
+  SweepSpec spec = given;
+  if (Exists(o.baseline)) {
+    auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
+    if (!gate.ok()) return Fail(gate.status().message());
+    spec = gate->spec;
+  }
+  const std::string path = gate::CalibrationPath(o.baseline);
+  Status s = CheckWritableOutput(path);
+  if (!s.ok()) return Fail(s.message());
+  auto sequential = SequentialFrom(o, spec.repeats, false);
+  if (!sequential.ok()) return Fail(sequential.status().message());
+  SweepSpec once = spec;
+  once.repeats = 1;
+  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
+  Status ready = runner.Prepare(once);
+  if (!ready.ok()) return Fail(ready.message());
+  TempDir dir("commbench-gate-");
+  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
+  std::fprintf(stderr, "commbench gate: --calibrate: %zu points, A/A, up to %lld repeats a side\n", runner.points(),
+               static_cast<long long>(spec.repeats));
+  auto run = app::RunSequential(runner, once, nullptr, {}, {}, o.compare, *sequential, dir.path(), Progress(o));
+  if (!run.ok()) return Fail(run.status().message());
+  const gate::SequentialRun& rounds = *run->comparison.options.sequential_run;
+  const gate::Calibration c = gate::Calibrate(run->base, run->now, rounds.elapsed_s, rounds.rounds, o.budget_s,
+                                              sequential->schedule, o.compare);
+  s = WriteFileAtomically(path, gate::CalibrationToJson(c).dump(1) + "\n");
+  if (!s.ok()) return Fail(s.message());
+  std::fputs(gate::CalibrationToText(c).c_str(), stdout);
+  std::fprintf(stderr, "commbench gate: wrote the calibration %s\n", path.c_str());
+  for (const gate::PointCalibration& p : c.points) {
+    if (!p.gateable) return 3;
+  }
+  return c.points.empty() ? 3 : 0;
+}
+
+// The calibration kept beside the baseline, when there is one.
+StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline) {
+  const std::string path = gate::CalibrationPath(baseline);
+  std::ifstream in(path);
+  if (!in) return std::shared_ptr<const gate::Calibration>();
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSIGN_OR_RETURN(gate::Calibration c, gate::CalibrationFromJson(j, path));
+  return std::make_shared<const gate::Calibration>(std::move(c));
+}
+
 }  // namespace
 
 int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
+  if (o.calibrate) return RunCalibration(o, given);
   if (!Exists(o.baseline)) {
     if (!o.update_baseline) return Fail(o.baseline + ": cannot read: " + std::strerror(ENOENT));
     return MeasureFirstBaseline(o, given);
@@ -135,7 +187,16 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   std::fprintf(stderr, "commbench gate: %zu points, up to %lld repeats (as %s records)%s\n", runner.points(),
                static_cast<long long>(gate->spec.repeats), o.baseline.c_str(),
                o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided");
-  auto run = app::RunSequential(runner, once, &gate->base, {}, {}, o.compare, *sequential, dir.path(), Progress(o));
+  gate::CompareOptions compare = o.compare;
+  auto calibration = LoadCalibration(o.baseline);
+  if (!calibration.ok()) return Fail(calibration.status().message());
+  compare.calibration = *calibration;
+  if (compare.calibration) {
+    for (const gate::PointCalibration& p : compare.calibration->points) {
+      if (!p.gateable) std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s\n", p.id.c_str());
+    }
+  }
+  auto run = app::RunSequential(runner, once, &gate->base, {}, {}, compare, *sequential, dir.path(), Progress(o));
   if (!run.ok()) return Fail(run.status().message());
   run->now.header.spec.repeats = gate->spec.repeats;
   if (const int written = WriteSides(*run, o, false); written != 0) return written;
