@@ -20,13 +20,14 @@ const std::string& StoreDir() {
   return dir.path();
 }
 
-// Every thread runs the benchmark function equally often, so the per-thread call count names the group.
-std::atomic<int> calls[64];
+// Every thread of an n-thread run runs the benchmark function once, so the call count per (n, thread) names the
+// group (runs with another thread count leave it alone).
+std::atomic<int> calls[65][64];
 
 void BM_Shm(benchmark::State& state, Collective op, std::string algo) {
   const int n = state.threads();
   const int rank = state.thread_index();
-  const std::string prefix = "call" + std::to_string(calls[rank]++);
+  const std::string prefix = "n" + std::to_string(n) + "call" + std::to_string(calls[n][rank]++);
   auto store = NewFileStore(StoreDir());
   PrefixStore group_store(prefix, store.get());
   auto backend = CreateBackend("native");
