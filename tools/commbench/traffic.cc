@@ -36,8 +36,9 @@ int Fail(const std::string& message) {
 std::function<std::string(size_t)> AlgoFor(const TrafficFlags& f, DataType dtype) {
   if (f.algo != "auto") return [algo = f.algo](size_t) { return algo; };
   if (f.backend == "gloo") return [](size_t) { return std::string("ring"); };
-  if (f.backend != "native") return [](size_t) { return std::string("auto"); };
-  const auto transport = f.transport == "shm" ? native::Transport::kShm : native::Transport::kTcp;
+  if (f.backend != "native" && f.backend != "native-tcp") return [](size_t) { return std::string("auto"); };
+  const bool shm = f.transport == "shm" && f.backend == "native";
+  const auto transport = shm ? native::Transport::kShm : native::Transport::kTcp;
   return [transport, dtype, world = f.world](size_t count) {
     OpRequest request;
     request.op = Collective::kAllreduce;
@@ -57,8 +58,9 @@ int RunTraffic(const TrafficFlags& f) {
   if (f.world < 1 || f.world > 65536) {
     return Fail("--world " + std::to_string(f.world) + " (accepted: a rank count from 1 to 65536)");
   }
-  if (f.backend != "native" && f.backend != "gloo" && f.backend != "nccl" && f.backend != "mpi") {
-    return Fail("--backend '" + f.backend + "' (accepted: native, gloo, nccl, mpi)");
+  if (f.backend != "native" && f.backend != "native-tcp" && f.backend != "gloo" && f.backend != "nccl" &&
+      f.backend != "mpi") {
+    return Fail("--backend '" + f.backend + "' (accepted: native, native-tcp, gloo, nccl, mpi)");
   }
   if (f.transport != "tcp" && f.transport != "shm") {
     return Fail("--transport '" + f.transport + "' (accepted: tcp, shm)");
@@ -72,7 +74,7 @@ int RunTraffic(const TrafficFlags& f) {
   request.algo_for = AlgoFor(f, *dtype);
   auto step = traffic::ModelStep(request);
   if (!step.ok()) return Fail(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
-  traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : ""};
+  traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : f.backend == "native-tcp" ? "tcp" : ""};
   std::fputs(traffic::StepToText(request, *step, label).c_str(), stdout);
   return 0;
 }
