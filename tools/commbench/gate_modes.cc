@@ -139,6 +139,13 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
                static_cast<long long>(spec.repeats));
   auto run = app::RunSequential(runner, once, nullptr, {}, {}, o.compare, *sequential, dir.path(), Progress(o));
   if (!run.ok()) return Fail(run.status().message());
+  for (const result::ResultFile* side : {&run->base, &run->now}) {
+    if (side->trailer.status == result::RunStatus::kPartial) {  // a noise figure of a broken run is no figure
+      std::fprintf(stderr, "commbench gate: no calibration written: the A/A run failed: %s\n",
+                   side->trailer.failure.c_str());
+      return 3;
+    }
+  }
   const gate::SequentialRun& rounds = *run->comparison.options.sequential_run;
   const gate::Calibration c = gate::Calibrate(run->base, run->now, rounds.elapsed_s, rounds.rounds, o.budget_s,
                                               sequential->schedule, o.compare);
