@@ -6,6 +6,7 @@
 #   link        the link between hosts 2 and 6 capped     -> that link the first suspect
 #   rank        launcher rank 9 (host 9 % 8 = 1) sleeps 100 ms per iteration (about a 4 MiB op here)
 #                                                         -> host 1 the first suspect (or its rank)
+#   drift       host 3's eth0 MTU set to 1400             -> host 3 alone fails with reason drift (pre-flight)
 # Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
 # Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] bench/accept_vcluster.sh [N] [CAP]
 # (CAP default 200mbit; KEEP keeps each run's result file as DIR/CASE-I.json)
@@ -40,7 +41,9 @@ run_once() {
 import json, sys
 a = json.load(open(sys.argv[1])).get("acceptance", {})
 s = a.get("suspects", [])
-if not s: print("none")
+drift = [h["host"] for h in a.get("hosts", []) if "drift" in h.get("reason_kinds", [])]
+if drift: print("drift:" + ",".join(drift))
+elif not s: print("none")
 else:
     x = s[0]; w = x.get("kind")
     print(w + ":" + x.get("host", "") + ("-" + x.get("peer", "") if w == "link" else "") + (":%d" % x["rank"] if w == "rank" else ""))
@@ -58,11 +61,13 @@ for case in ${CASES:-healthy host link rank}; do
   esac
   "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
   source "$T/c/env"
+  [[ $case == drift ]] && ip netns exec "$VC_NS_3" ip link set eth0 mtu 1400
   case $case in
     healthy) want="none" ;;
     host) want="host:$VC_ADDR_5" ;;
     link) want="link:$VC_ADDR_2-$VC_ADDR_6|link:$VC_ADDR_6-$VC_ADDR_2" ;;
     rank) want="host:$VC_ADDR_1|rank:$VC_ADDR_1:" ;;
+    drift) want="drift:$VC_ADDR_3\$" ;;
   esac
   hits=0 passes=0 times=()
   for i in $(seq 1 "$N"); do
