@@ -76,7 +76,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--iters", "0x10"}, "--iters: invalid value '0x10'"},
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
-      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history)"},
+      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history, traffic)"},
       // Every subcommand's errors start alike (they once started `commbench report:`, `commbench compare: error:`).
       {{"report", "/nonexistent/r.json"}, "/nonexistent/r.json"},
       {{"compare", "/nonexistent/a.json", "/nonexistent/b.json"}, "/nonexistent/a.json"},
