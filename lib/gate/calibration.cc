@@ -6,16 +6,10 @@
 #include <map>
 
 #include "lib/gate/sequential.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::gate {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // NaN below 3 repeats: no spread can be told from so few.
 double RelativeSpread(const std::vector<double>& v) {

@@ -8,14 +8,10 @@
 #include <random>
 #include <utility>
 
+#include "lib/stats/summary.h"
+
 namespace commbench::gate {
 namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Median absolute deviation scaled to a standard deviation for normal data.
 double RobustSd(const std::vector<double> &v) {

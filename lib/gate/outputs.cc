@@ -7,6 +7,7 @@
 #include "lib/core/xml.h"
 #include "lib/gate/calibration.h"
 #include "lib/model/point_json.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::gate {
 namespace {
@@ -18,13 +19,6 @@ std::string Fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
-}
-
-double MedianOf(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Text from files (ids, variables, reasons) inside a table cell: a '|' would end the cell and a newline the row.
@@ -67,8 +61,8 @@ std::string Sequence(const PointComparison& p) {
 
 // What a reader needs to check the verdict: both medians, the ratio and its interval, the test.
 std::string Figures(const PointComparison& p) {
-  return "base " + Fixed(MedianOf(p.base_us), 2) + " us (" + std::to_string(p.base_us.size()) + " repeats), new " +
-         Fixed(MedianOf(p.now_us), 2) + " us (" + std::to_string(p.now_us.size()) + " repeats), ratio " +
+  return "base " + Fixed(Median(p.base_us), 2) + " us (" + std::to_string(p.base_us.size()) + " repeats), new " +
+         Fixed(Median(p.now_us), 2) + " us (" + std::to_string(p.now_us.size()) + " repeats), ratio " +
          Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " + Fixed(p.decision.ratio_hi, 3) +
          "], p = " + Fixed(p.decision.test.p, 4) + ", detectable " +
          (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") +
@@ -128,8 +122,8 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
                            {"min_effect", MinEffectFor(c.options, p.point.bytes)},
                            {"base_us", p.base_us},
                            {"new_us", p.now_us},
-                           {"base_median_us", Number(MedianOf(p.base_us))},
-                           {"new_median_us", Number(MedianOf(p.now_us))},
+                           {"base_median_us", Number(Median(p.base_us))},
+                           {"new_median_us", Number(Median(p.now_us))},
                            {"ratio", Number(p.decision.ratio)},
                            {"ratio_ci95", {Number(p.decision.ratio_lo), Number(p.decision.ratio_hi)}},
                            {"p_value", p.problem.empty() ? Number(p.decision.test.p) : json(nullptr)},
@@ -209,8 +203,8 @@ std::string ComparisonToMarkdown(const Comparison& c) {
        "|---|---|---|---|---|---|---|\n";
   for (const PointComparison& p : c.points) {
     const bool tested = p.problem.empty();
-    m += "| `" + MarkdownCell(p.id) + "` | " + Verdict(p) + " | " + Fixed(MedianOf(p.base_us), 2) + " | " +
-         Fixed(MedianOf(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) +
+    m += "| `" + MarkdownCell(p.id) + "` | " + Verdict(p) + " | " + Fixed(Median(p.base_us), 2) + " | " +
+         Fixed(Median(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) +
          ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
          (Verdict(p) == "unchanged" ? "" : MarkdownCell(Why(p))) + " |\n";
   }

@@ -1,9 +1,9 @@
 #include "lib/history/check.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -11,18 +11,12 @@
 #include "lib/core/xml.h"
 #include "lib/gate/decision.h"
 #include "lib/model/point_json.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::history {
 namespace {
 
 using nlohmann::json;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::vector<double> Pool(const std::vector<std::vector<double>>& runs, int begin, int end) {
   std::vector<double> out;

@@ -13,18 +13,12 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/history/check.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::history {
 namespace {
 
 using nlohmann::json;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 bool IsDirectory(const std::string& path) {
   struct stat st {};

@@ -30,6 +30,13 @@ double MedianInPlace(std::vector<double>* v) {
 
 }  // namespace
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 double PercentileSorted(const std::vector<double>& sorted, double q) {
   if (sorted.size() == 1) return sorted[0];
   double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);

@@ -15,6 +15,9 @@ struct Summary {
   double ci95_lo = 0, ci95_hi = 0;      // 95% CI of the median (MedianCISorted)
 };
 
+// The median (the mean of the middle two for an even count); NaN when `values` is empty.
+double Median(std::vector<double> values);
+
 // Linear interpolation between closest ranks (numpy's default); `sorted` must be ascending and non-empty.
 double PercentileSorted(const std::vector<double>& sorted, double q);
 
