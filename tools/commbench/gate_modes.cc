@@ -114,6 +114,23 @@ int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab)
   return 0;
 }
 
+// The rounds every sequential mode runs: `spec`'s points one repeat a launch, in a private temporary directory,
+// announced as "commbench gate: <mode><N> points, <plan>". An error is the message to fail with.
+StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec& spec, const std::string& mode,
+                                           const std::string& plan, const result::ResultFile* stored,
+                                           const app::Variant& a, const app::Variant& b,
+                                           const gate::CompareOptions& compare,
+                                           const app::SequentialOptions& sequential) {
+  SweepSpec once = spec;
+  once.repeats = 1;
+  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
+  RETURN_IF_ERROR(runner.Prepare(once));
+  TempDir dir("commbench-gate-");
+  if (dir.path().empty()) return Internal("cannot create a private temporary directory under $TMPDIR or /tmp");
+  std::fprintf(stderr, "commbench gate: %s%zu points, %s\n", mode.c_str(), runner.points(), plan.c_str());
+  return app::RunSequential(runner, once, stored, a, b, compare, sequential, dir.path(), Progress(o));
+}
+
 // --calibrate: A/A rounds of the baseline's sweep (or, without a baseline yet, the flags'), every planned repeat
 // within the budget, and the calibration written beside the baseline. 0 when every point is gateable here, 3 not.
 int RunCalibration(const GateOptions& o, const SweepSpec& given) {
@@ -128,16 +145,8 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   if (!s.ok()) return Fail(s.message());
   auto sequential = SequentialFrom(o, spec.repeats, false);
   if (!sequential.ok()) return Fail(sequential.status().message());
-  SweepSpec once = spec;
-  once.repeats = 1;
-  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
-  Status ready = runner.Prepare(once);
-  if (!ready.ok()) return Fail(ready.message());
-  TempDir dir("commbench-gate-");
-  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: --calibrate: %zu points, A/A, up to %lld repeats a side\n", runner.points(),
-               static_cast<long long>(spec.repeats));
-  auto run = app::RunSequential(runner, once, nullptr, {}, {}, o.compare, *sequential, dir.path(), Progress(o));
+  auto run = RunRounds(o, spec, "--calibrate: ", "A/A, up to " + std::to_string(spec.repeats) + " repeats a side",
+                       nullptr, {}, {}, o.compare, *sequential);
   if (!run.ok()) return Fail(run.status().message());
   for (const result::ResultFile* side : {&run->base, &run->now}) {
     if (side->trailer.status == result::RunStatus::kPartial) {  // a noise figure of a broken run is no figure
@@ -184,16 +193,6 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   auto sequential = SequentialFrom(o, gate->spec.repeats, !o.update_baseline);
   if (!sequential.ok()) return Fail(sequential.status().message());
   sequential->schedule.base_grows = false;
-  SweepSpec once = gate->spec;
-  once.repeats = 1;
-  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
-  Status ready = runner.Prepare(once);
-  if (!ready.ok()) return Fail(ready.message());
-  TempDir dir("commbench-gate-");
-  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: %zu points, up to %lld repeats (as %s records)%s\n", runner.points(),
-               static_cast<long long>(gate->spec.repeats), o.baseline.c_str(),
-               o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided");
   gate::CompareOptions compare = o.compare;
   auto calibration = LoadCalibration(o.baseline);
   if (!calibration.ok()) return Fail(calibration.status().message());
@@ -203,7 +202,10 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
       if (!p.gateable) std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s\n", p.id.c_str());
     }
   }
-  auto run = app::RunSequential(runner, once, &gate->base, {}, {}, compare, *sequential, dir.path(), Progress(o));
+  auto run = RunRounds(o, gate->spec, "",
+                       "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
+                           (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
+                       &gate->base, {}, {}, compare, *sequential);
   if (!run.ok()) return Fail(run.status().message());
   run->now.header.spec.repeats = gate->spec.repeats;
   if (const int written = WriteSides(*run, o, false); written != 0) return written;
@@ -233,16 +235,9 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   for (const std::string& name : app::VariedVariables(*a, *b)) o.compare.varied_variables.insert(name);
   auto sequential = SequentialFrom(o, given.repeats, true);
   if (!sequential.ok()) return Fail(sequential.status().message());
-  SweepSpec once = given;
-  once.repeats = 1;
-  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
-  Status ready = runner.Prepare(once);
-  if (!ready.ok()) return Fail(ready.message());
-  TempDir dir("commbench-gate-");
-  if (dir.path().empty()) return Fail("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: --ab: %zu points, up to %lld repeats a side, A and B alternating\n",
-               runner.points(), static_cast<long long>(given.repeats));
-  auto run = app::RunSequential(runner, once, nullptr, *a, *b, o.compare, *sequential, dir.path(), Progress(o));
+  auto run = RunRounds(o, given, "--ab: ",
+                       "up to " + std::to_string(given.repeats) + " repeats a side, A and B alternating", nullptr, *a,
+                       *b, o.compare, *sequential);
   if (!run.ok()) return Fail(run.status().message());
   run->base.header.spec.repeats = run->now.header.spec.repeats = given.repeats;
   if (const int written = WriteSides(*run, o, true); written != 0) return written;
