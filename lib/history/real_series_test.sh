@@ -1,6 +1,6 @@
 #!/bin/bash
 # Proved on real series (issue 27): 40 real short sweeps of this build (sweep --groups 1 --sizes 400 --iters 400
-# --repeats 5, under a second each), runs 0-29 without anything planted and 10 more with
+# --repeats 5, under a second each, measured in a random order), runs 0-29 without anything planted and 10 more with
 # --test-only-uniform-slowdown 0.1. History A files runs 0-19 then the 10 slowed ones (a planted 10 % slowdown
 # from run 20): `history check` may find no change point other than one at run 20 +- 1, slower, and must find that
 # one (and exit 1) whenever the step as measured is at least twice one run's spread (on this shared 2-core host it
@@ -23,8 +23,13 @@ sweep() {  # sweep FILE [extra flags]
   "$B" sweep --groups 1 --sizes 400 --iters 400 --repeats 5 --out "$f" "$@" >"$T/sweep.log" 2>&1 ||
     { cat "$T/sweep.log"; fail "sweep $f"; }
 }
-for i in $(seq -w 0 29); do sweep "$OUT/runs/plain-$i.json"; done
-for i in $(seq -w 20 29); do sweep "$OUT/runs/slow-$i.json" --test-only-uniform-slowdown 0.1; done
+# Measured in a shuffled order: a shift in this shared host's load that lasts a while then lands on runs scattered
+# over the histories (noise) instead of on a run of neighbours (a step of its own, or one that moves the planted one).
+order=$( { for i in $(seq -w 0 29); do echo "plain-$i"; done; for i in $(seq -w 20 29); do echo "slow-$i"; done; } | shuf)
+echo "measured in this order:" $order
+for run in $order; do
+  if [[ $run == slow-* ]]; then sweep "$OUT/runs/$run.json" --test-only-uniform-slowdown 0.1; else sweep "$OUT/runs/$run.json"; fi
+done
 for i in $(seq -w 0 19); do "$B" history add "$T/a" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
 for i in $(seq -w 20 29); do "$B" history add "$T/a" "$OUT/runs/slow-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
 # B: two concurrent jobs filing 15 runs each into one history: every add must land.
