@@ -1,7 +1,8 @@
 // Gloo's algorithms that the gloo backend runs (lib/backend/gloo/gloo_backend.cc), as transfers, read off the
 // Gloo headers they come from (/usr/include/gloo/allreduce_ring.h, allreduce_ring_chunked.h,
-// allreduce_halving_doubling.h, allgather_ring.h). Payload only; every Gloo TCP message (payload or
-// notification) also carries a 48-byte preamble, and a notification 4 bytes of its own (kGlooPreambleBytes).
+// allreduce_halving_doubling.h, reduce_scatter.h, allgather_ring.h; halving-doubling in gloo_halving_doubling.h).
+// Payload only; every Gloo TCP message (payload or notification) also carries a 48-byte preamble, and a
+// notification 4 bytes of its own (kGlooPreambleBytes).
 #pragma once
 
 #include <string>

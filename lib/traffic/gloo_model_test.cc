@@ -38,10 +38,60 @@ TEST(GlooModel, HalvingDoublingOnPowersOfTwoIsTheTextbook) {
     RankTraffic r = Rank("halving_doubling", Collective::kAllreduce, 8192, n, n - 1);
     EXPECT_EQ(r.sent_bytes, TextbookBytesPerRank(Collective::kAllreduce, 8192, n, 4)) << n;
     EXPECT_EQ(r.recv_bytes, r.sent_bytes);
+    int steps = 0;
+    while ((1 << steps) < n) ++steps;
+    EXPECT_EQ(r.sent_messages, 2u * static_cast<unsigned>(steps)) << n;
+    EXPECT_EQ(r.control_messages, 2u * static_cast<unsigned>(steps)) << n;
   }
-  auto odd = ModelOp(Request{"gloo", "halving_doubling", Collective::kAllreduce, 8192, 6, 4});
+}
+
+TEST(GlooModel, HalvingDoublingOnThreeRanksIsBinaryBlocks) {
+  // Blocks [0,2) and [2]: chunks of ceil(1001/2) = 501. Ranks 0 and 1 halve (501 / 500), rank 2 hands its whole
+  // buffer up (501 to rank 0, 500 to rank 1), the block sends the result down (501 from rank 0, 500 from rank 1)
+  // and doubles. 1.5·S for the block, S for rank 2; not the textbook 4/3·S.
+  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kAllreduce, 1001, 3, 4});
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->exact);
+  EXPECT_EQ(m->ranks[0].sent_bytes, (500u + 501 + 501) * 4);
+  EXPECT_EQ(m->ranks[1].sent_bytes, (501u + 500 + 500) * 4);
+  EXPECT_EQ(m->ranks[2].sent_bytes, 1001u * 4);
+  EXPECT_EQ(m->ranks[2].recv_bytes, 1001u * 4);
+  EXPECT_EQ(m->ranks[2].sent_messages, 2u);
+  EXPECT_EQ(m->ranks[2].control_messages, 0u);  // across blocks Gloo sends no notifications
+  EXPECT_EQ(m->ranks[0].control_messages, 2u);
+}
+
+TEST(GlooModel, HalvingDoublingSevenRanksChainsThreeBlocks) {
+  // Blocks of 4, 2 and 1: 2^2 chunks of 256. Rank 6 hands 1024 up to ranks 4 and 5 (512 each); they each hand
+  // their 512-half up as two 256 pieces into the block of four, and get 512 back.
+  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kAllreduce, 1024, 7, 4});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->ranks[6].sent_bytes, 1024u * 4);
+  EXPECT_EQ(m->ranks[6].recv_bytes, 1024u * 4);
+  EXPECT_EQ(m->ranks[4].sent_bytes, (512u + 512 + 512 + 512) * 4);  // halve, up, down to 6, double
+  EXPECT_EQ(m->ranks[0].sent_bytes, (512u + 256 + 256 + 256 + 512) * 4);
+  uint64_t sent = 0, recv = 0;
+  for (const RankTraffic& r : m->ranks) sent += r.sent_bytes, recv += r.recv_bytes;
+  EXPECT_EQ(sent, recv);
+}
+
+TEST(GlooModel, HalvingDoublingReduceScatterDistributes) {
+  // 4 ranks, 100 each: halving sends 200 then 100; the holder of chunk k (rank reverse(k)) sends it to rank k
+  // unless that is itself (ranks 0 and 3), each piece answered by a notification.
+  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kReduceScatter, 100, 4, 4});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->ranks[0].sent_bytes, (200u + 100) * 4);
+  EXPECT_EQ(m->ranks[1].sent_bytes, (200u + 100 + 100) * 4);  // rank 1 holds chunk 2
+  EXPECT_EQ(m->ranks[1].recv_bytes, (200u + 100 + 100) * 4);
+  EXPECT_EQ(m->ranks[1].control_messages, 2u + 1);            // two halvings, one acknowledgement
+  // Three ranks: rank 2 hands its 300 up (150 + 150); rank 0 holds [0,150) and sends rank 1 its 50, rank 1 holds
+  // [150,300) and sends rank 2 its 100.
+  auto odd = ModelOp(Request{"gloo", "halving_doubling", Collective::kReduceScatter, 100, 3, 4});
   ASSERT_TRUE(odd.ok());
-  EXPECT_FALSE(odd->exact);
+  EXPECT_EQ(odd->ranks[2].sent_bytes, 300u * 4);
+  EXPECT_EQ(odd->ranks[2].recv_bytes, 100u * 4);
+  EXPECT_EQ(odd->ranks[0].sent_bytes, (150u + 50) * 4);
+  EXPECT_EQ(odd->ranks[1].sent_bytes, (150u + 100) * 4);
 }
 
 TEST(GlooModel, AllgatherRingAndReduceScatterRingSlice) {
