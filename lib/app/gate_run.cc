@@ -133,12 +133,9 @@ Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::
     for (result::PointResult& p : run.result.points) {
       const gate::Disturbance d = gate::JudgeRepeat(p, affinity, options.disturbance);
       const bool again = d.disturbed && p.correct && side->reruns[p.id] < options.max_reruns;
-      if (d.disturbed) {
-        const std::string what = side->name + " repeat " + std::to_string(round) + ": " + d.why +
-                                 (again ? " (re-run)" : " (judged: the re-run bound was reached)");
-        gate->NoteDisturbed(p.id, again, what);
-        if (progress.note) progress.note(p.id + ": " + what);
-      }
+      const gate::RepeatRecord record{side->name, round, d.disturbed, again, d.outside_share, d.runqueue_share, d.why};
+      gate->NoteRepeat(p.id, record);
+      if (d.disturbed && progress.note) progress.note(p.id + ": " + gate::Describe(record));
       if (again) {
         ++side->reruns[p.id];
         ids.insert(p.id);

@@ -78,9 +78,25 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
   return c;
 }
 
+Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, int64_t rounds, double budget_s,
+                             const LookSchedule& schedule, const CompareOptions& options) {
+  Calibration c = Calibrate(runs, runs, elapsed_s, rounds, budget_s, schedule, options);
+  c.source = CalibrationSource::kBaselineRepeats;
+  for (PointCalibration& p : c.points) p.aa_ratio = std::nan("");  // one side: no A/A to compare
+  return c;
+}
+
+const PointCalibration* Find(const Calibration& c, const std::string& id) {
+  for (const PointCalibration& p : c.points) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
 nlohmann::json CalibrationToJson(const Calibration& c) {
   nlohmann::json j = {{"kind", "commbench calibration"},
                       {"schema_version", 1},
+                      {"source", std::string(NameOf(kCalibrationSourceNames, c.source))},
                       {"round_s", c.round_s},
                       {"budget_s", c.budget_s},
                       {"planned_repeats", c.schedule.planned},
@@ -110,6 +126,11 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
       return InvalidArgument(path + ": not a commbench calibration of schema_version 1");
     }
     Calibration c;
+    if (j.contains("source")) {  // absent in the first files: A/A was the only source
+      auto source = ParseName(kCalibrationSourceNames, j.at("source").get<std::string>(), "unknown source");
+      if (!source.ok()) return InvalidArgument(path + ": gate_calibration: " + source.status().message());
+      c.source = *source;
+    }
     c.round_s = j.at("round_s");
     c.budget_s = j.at("budget_s");
     c.schedule.planned = j.at("planned_repeats");
@@ -164,8 +185,19 @@ std::string CalibrationToText(const Calibration& c) {
     }
     t += "\n";
   }
-  std::snprintf(buf, sizeof(buf), "a round of every point took %.2f s; budget %.0f s\n", c.round_s, c.budget_s);
+  std::snprintf(buf, sizeof(buf), "a round of every point took %.2f s (%s); budget %.0f s\n", c.round_s,
+                c.source == CalibrationSource::kAa ? "A/A: both sides" : "the baseline's own repeats", c.budget_s);
   return t + buf;
+}
+
+std::string UngateableText(const PointCalibration& p) {
+  if (p.gateable) return "";
+  if (!std::isfinite(p.spread)) return "too few calibration repeats to tell a repeat's spread";
+  char buf[200];
+  std::snprintf(buf, sizeof(buf), "a repeat spreads %.1f%%, %lld repeats a side detect %.1f%% (floor %.0f%%)",
+                100 * p.spread, static_cast<long long>(p.budget_repeats), 100 * p.detectable, 100 * p.min_effect);
+  return buf + (p.repeats_needed > 0 ? "; it would need " + std::to_string(p.repeats_needed) + " repeats a side"
+                                     : std::string("; no practical number of repeats reaches the floor"));
 }
 
 }  // namespace commbench::gate

@@ -1,8 +1,8 @@
 // What this runner's noise lets the gate detect, measured before any change is judged (`gate --calibrate`, docs/
 // gate.md "Calibration"): from an A/A run (the same build both sides, alternating), per point the spread of one
 // repeat, the change the budget's repeats can detect at the last look, the false-alarm rate to expect, and whether
-// the point is gateable at its floor here (else the repeats it would need). Kept beside the baseline
-// (BASE.calibration.json) and shown with every comparison against it.
+// the point is gateable at its floor here (else the repeats it would need). Kept in the baseline file (its
+// "gate_calibration" block, lib/app/gate_calibrate.h) and shown with every comparison against it.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
 #include "lib/gate/sequential_gate.h"  // LookSchedule
@@ -31,7 +32,16 @@ struct PointCalibration {
   int64_t repeats_needed = 0;  // a side, for detectable <= min_effect (when not gateable; -1: more than 100000)
 };
 
+// What the spread was measured on: A/A rounds (gate --calibrate), or the first baseline's own repeats (the first
+// gate --update-baseline: one side, so no A/A ratio).
+enum class CalibrationSource { kAa, kBaselineRepeats };
+inline constexpr NameTable<CalibrationSource, 2> kCalibrationSourceNames = {{
+    {CalibrationSource::kAa, "aa"},
+    {CalibrationSource::kBaselineRepeats, "baseline-repeats"},
+}};
+
 struct Calibration {
+  CalibrationSource source = CalibrationSource::kAa;
   std::vector<PointCalibration> points;
   double round_s = 0;  // wall-clock seconds of one round of every point (the A/A run's mean)
   double budget_s = 0;
@@ -43,13 +53,25 @@ struct Calibration {
 Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, double elapsed_s, int64_t rounds,
                       double budget_s, const LookSchedule& schedule, const CompareOptions& options);
 
+// The same figures from one side's repeats (`runs`, `rounds` of every point in `elapsed_s`): the spread of a repeat
+// and what the budget detects with it; no A/A ratio (NaN). Source kBaselineRepeats.
+Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, int64_t rounds, double budget_s,
+                             const LookSchedule& schedule, const CompareOptions& options);
+
+// The point's calibration, or null.
+const PointCalibration* Find(const Calibration& c, const std::string& id);
+
 nlohmann::json CalibrationToJson(const Calibration& c);
 StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::string& path);
 
-// BASE.json -> BASE.calibration.json (any other name: NAME.calibration.json).
+// BASE.json -> BASE.calibration.json (any other name: NAME.calibration.json): where gate --calibrate kept it before
+// the baseline file did; still read when the baseline has none (lib/app/gate_calibrate.h).
 std::string CalibrationPath(const std::string& baseline);
 
 // One line per point, for the terminal.
 std::string CalibrationToText(const Calibration& c);
+// Why a point is not gateable here: "a repeat spreads 15.0%, 160 repeats a side detect 18.9% (floor 5%); it would
+// need 2000 repeats a side"; "" for one that is.
+std::string UngateableText(const PointCalibration& p);
 
 }  // namespace commbench::gate

@@ -73,7 +73,35 @@ TEST(CalibrationTest, ReadsBackAndRidesWithAComparison) {
   cmp.options.calibration = std::make_shared<const Calibration>(c);
   const nlohmann::json j = ComparisonToJson(cmp, "a", "b");
   EXPECT_EQ(j["options"]["calibration"]["points"].size(), 2u);
-  EXPECT_NE(ComparisonToText(cmp).find("calibration: ungateable here: noisy"), std::string::npos);
+  const std::string text = ComparisonToText(cmp);
+  EXPECT_EQ(text.rfind("calibration: ungateable here: noisy: a repeat spreads ", 0), 0u) << text;  // said first
+  EXPECT_NE(text.find("; it would need "), std::string::npos) << text;
+  EXPECT_NE(ComparisonToMarkdown(cmp).find("- calibration: ungateable here: noisy"), std::string::npos);
+  EXPECT_EQ(UngateableText(c.points[0]), "");
+
+  // The first files had no source: A/A. An unknown one is named.
+  nlohmann::json old = CalibrationToJson(c);
+  EXPECT_EQ(old["source"], "aa");
+  old.erase("source");
+  EXPECT_EQ(CalibrationFromJson(old, "c.json")->source, CalibrationSource::kAa);
+  old["source"] = "guess";
+  auto bad = CalibrationFromJson(old, "c.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "c.json: gate_calibration: unknown source 'guess' (accepted: aa, baseline-repeats)");
+}
+
+TEST(CalibrationTest, OneSidesRepeatsGiveTheSpreadWithoutAnAaRatio) {
+  LookSchedule schedule{160, 40, 20, true, true};
+  const Calibration c = CalibrateOneSide(Side(0.02, 0.3, 40, 1), 40, 40, 240, schedule, CompareOptions{});
+  EXPECT_EQ(c.source, CalibrationSource::kBaselineRepeats);
+  ASSERT_EQ(c.points.size(), 2u);
+  EXPECT_TRUE(std::isnan(c.points[0].aa_ratio));
+  EXPECT_TRUE(CalibrationToJson(c)["points"][0]["aa_ratio"].is_null());
+  EXPECT_TRUE(c.points[0].gateable);
+  EXPECT_FALSE(c.points[1].gateable);
+  EXPECT_NEAR(c.points[1].spread, 0.3, 0.12);  // a log-normal of sigma 0.3, 40 draws
+  EXPECT_NE(CalibrationToText(c).find("the baseline's own repeats"), std::string::npos);
 }
 
 }  // namespace

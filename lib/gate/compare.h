@@ -19,6 +19,17 @@
 
 namespace commbench::gate {
 
+// One repeat a sequential gate measured at a point, as the disturbance rule judged it (lib/gate/disturbance.h).
+struct RepeatRecord {
+  std::string side;           // "A", "B" (--ab), "new" (--baseline)
+  int64_t round = 0;          // the round it ran in; a re-run has its disturbed repeat's round
+  bool disturbed = false;     // measured while something else held the ranks' CPUs
+  bool replaced = false;      // disturbed and re-run rather than judged
+  double outside_share = 0;   // outside processes' share of the ranks' CPUs over the timed window
+  double runqueue_share = 0;  // the ranks' run-queue wait as a share of an operation's median time
+  std::string why;            // what disturbed it; "" when nothing did
+};
+
 // One point of a sequential gate (gate's repeats added round by round until decided, docs/gate.md): where its last
 // look stood, and what its repeats went through. Compare judges the point at that look's boundary.
 struct SequentialPoint {
@@ -30,6 +41,7 @@ struct SequentialPoint {
   int disturbed = 0;        // repeats measured while something else held the ranks' CPUs (lib/gate/disturbance.h)
   int replaced = 0;         // of those, re-run (the rest were judged, the bound reached)
   std::vector<std::string> disturbances;  // "B repeat 3: outside processes took ...", the first few
+  std::vector<RepeatRecord> repeats;       // every repeat measured, in order, re-runs included
 };
 
 // A sequential gate as a whole: what bounded it and how far it got.

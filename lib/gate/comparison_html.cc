@@ -42,6 +42,29 @@ std::string Figure(double v, const char* format) {
   return buf;
 }
 
+// Every disturbed repeat, re-run (replaced) or judged, with what disturbed it: each point's repeat records.
+std::string DisturbedTable(const gate::Comparison& c) {
+  int measured = 0, disturbed = 0, replaced = 0;
+  std::string rows;
+  for (const gate::PointComparison& p : c.points) {
+    if (!p.sequential) continue;
+    for (const gate::RepeatRecord& r : p.sequential->repeats) {
+      ++measured;
+      if (!r.disturbed) continue;
+      ++disturbed;
+      replaced += r.replaced;
+      rows += "<tr><td>" + Escaped(p.id) + "</td><td>" + Escaped(r.side) + "</td><td>" + std::to_string(r.round) +
+              "</td><td>" + (r.replaced ? "replaced (re-run)" : "judged (the re-run bound was reached)") +
+              "</td><td>" + Escaped(r.why) + "</td></tr>\n";
+    }
+  }
+  std::string h = "<h3>Disturbed repeats</h3><p>" + std::to_string(disturbed) + " of " + std::to_string(measured) +
+                  " repeats measured were disturbed; " + std::to_string(replaced) + " of them were replaced by a re-run.</p>\n";
+  if (rows.empty()) return h;
+  return h + "<table id=\"disturbed\"><thead><tr><th>point</th><th>side</th><th>round</th><th>disturbed repeat</th>"
+             "<th>why</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
+}
+
 // A sequential gate's rounds, and per point the repeats it used, the change it could detect, its looks and its
 // disturbed and re-run repeats: a static section, so that the page shows them whatever its script draws.
 std::string SequentialSection(const gate::Comparison& c) {
@@ -68,16 +91,26 @@ std::string SequentialSection(const gate::Comparison& c) {
          std::to_string(s.disturbed) + "</td><td>" + std::to_string(s.replaced) + "</td><td>" + what +
          "</td></tr>\n";
   }
-  return h + "</tbody></table></section>\n";
+  return h + "</tbody></table>\n" + DisturbedTable(c) + "</section>\n";
 }
 
 // The baseline's calibration (gate --calibrate): what this runner's noise lets each point detect.
 std::string CalibrationSection(const gate::Comparison& c) {
   if (!c.options.calibration) return "";
   const gate::Calibration& k = *c.options.calibration;
-  std::string h = "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (gate "
-                  "--calibrate)</h2><p>A/A rounds of every point took " + Figure(k.round_s, "%.2f") +
-                  " s; budget " + Figure(k.budget_s, "%.0f") + " s.</p>\n<table><thead><tr><th>point</th>"
+  std::string ungateable;
+  for (const gate::PointCalibration& p : k.points) {
+    if (!p.gateable) ungateable += "<li>" + Escaped(p.id) + ": " + Escaped(gate::UngateableText(p)) + "</li>";
+  }
+  std::string h = "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (the "
+                  "baseline's calibration, " + std::string(k.source == gate::CalibrationSource::kAa
+                                                              ? "A/A rounds: gate --calibrate"
+                                                              : "the first baseline's own repeats") +
+                  ")</h2>" + (ungateable.empty() ? "<p>Every point is gateable here.</p>"
+                                                 : "<p><strong>Ungateable here</strong>, before any verdict below:</p><ul>" +
+                                                       ungateable + "</ul>") +
+                  "<p>A round of every point took " + Figure(k.round_s, "%.2f") + " s; budget " +
+                  Figure(k.budget_s, "%.0f") + " s.</p>\n<table><thead><tr><th>point</th>"
                   "<th>spread of a repeat</th><th>repeats in the budget</th><th>detectable</th><th>floor</th>"
                   "<th>false alarms expected</th><th>gateable here</th></tr></thead><tbody>\n";
   for (const gate::PointCalibration& p : k.points) {
@@ -102,7 +135,10 @@ StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std:
   slots["COMPARISON_JS"] = EscapeInlineScript(comparison_assets::ComparisonJs());
   ASSIGN_OR_RETURN(std::string html, FillTemplate(comparison_assets::ComparisonHtml(), slots));
   const size_t main_end = html.find("</main>");  // the template's own: the data comes after it
-  if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c) + CalibrationSection(c));
+  if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c));
+  // The calibration first: a point ungateable here is said so before it is judged.
+  const size_t main_start = html.find("<main>");
+  if (main_start != std::string::npos) html.insert(main_start + 6, CalibrationSection(c));
   return html;
 }
 

@@ -1,5 +1,9 @@
 #include "lib/gate/comparison_html.h"
 
+#include <memory>
+
+#include "lib/gate/calibration.h"
+
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -128,6 +132,9 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   s.disturbed = 4;
   s.replaced = 3;
   s.disturbances = {"B repeat 2: outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"};
+  s.repeats = {{"A", 2, false, false, 0, 0, ""},
+               {"B", 2, true, true, 0.4, 0, "outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"},
+               {"B", 2, true, false, 0, 0.3, "the ranks waited for a CPU 30% of an operation's time"}};
   c.points[0].sequential = s;
   gate::SequentialRun run;
   run.rounds = 12;
@@ -144,8 +151,42 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   EXPECT_NE(html->find("&lt;cc1plus&gt;"), std::string::npos);        // named, as text
   EXPECT_EQ(html->find("<cc1plus>"), std::string::npos);
   EXPECT_EQ(html->find(kHostileId), std::string::npos);  // the hostile id stays text here too
+  // Every disturbed repeat, replaced or judged, from the repeat records.
+  EXPECT_NE(html->find("2 of 3 repeats measured were disturbed; 1 of them were replaced by a re-run."),
+            std::string::npos);
+  EXPECT_NE(html->find("<td>B</td><td>2</td><td>replaced (re-run)</td>"), std::string::npos);
+  EXPECT_NE(html->find("<td>judged (the re-run bound was reached)</td><td>the ranks waited for a CPU 30%"),
+            std::string::npos);
   // Without a sequential gate (compare), no section.
   EXPECT_EQ(RenderComparisonHtml(Hostile(), "a", "b")->find("id=\"sequential\""), std::string::npos);
+}
+
+TEST(ComparisonHtmlTest, AnUngateablePointIsSaidFirst) {
+  gate::Comparison c = Hostile();
+  auto k = std::make_shared<gate::Calibration>();
+  k->source = gate::CalibrationSource::kBaselineRepeats;
+  gate::PointCalibration quiet, noisy;
+  quiet.id = "quiet";
+  quiet.gateable = true;
+  noisy.id = "noisy<b>";
+  noisy.spread = 0.15;
+  noisy.budget_repeats = 40;
+  noisy.detectable = 0.11;
+  noisy.min_effect = 0.05;
+  noisy.repeats_needed = 190;
+  k->points = {quiet, noisy};
+  c.options.calibration = k;
+  StatusOr<std::string> html = RenderComparisonHtml(c, "a", "b");
+  ASSERT_TRUE(html.ok());
+  const size_t section = html->find("<main><section id=\"calibration\"");
+  ASSERT_NE(section, std::string::npos);  // before the outcome and every verdict
+  EXPECT_LT(section, html->find("<section id=\"outcome\""));
+  EXPECT_NE(html->find("the first baseline's own repeats"), std::string::npos);
+  EXPECT_NE(html->find("<li>noisy&lt;b&gt;: a repeat spreads 15.0%, 40 repeats a side detect 11.0% (floor 5%); it "
+                       "would need 190 repeats a side</li>"),
+            std::string::npos);
+  c.options.calibration.reset();
+  EXPECT_EQ(RenderComparisonHtml(c, "a", "b")->find("id=\"calibration\""), std::string::npos);
 }
 
 }  // namespace

@@ -85,10 +85,35 @@ json Axes(const Point& point) {
   return axes;
 }
 
+// Every repeat of a sequential gate at a point, disturbed or not (schema_version 3).
+json Repeats(const SequentialPoint& s) {
+  json out = json::array();
+  for (const RepeatRecord& r : s.repeats) {
+    out.push_back({{"side", r.side},
+                   {"round", r.round},
+                   {"disturbed", r.disturbed},
+                   {"replaced", r.replaced},
+                   {"outside_share", Number(r.outside_share)},
+                   {"runqueue_share", Number(r.runqueue_share)},
+                   {"why", r.why}});
+  }
+  return out;
+}
+
+// Said before any verdict: the points the baseline's calibration finds ungateable here.
+std::vector<std::string> UngateableLines(const Comparison& c) {
+  std::vector<std::string> lines;
+  if (!c.options.calibration) return lines;
+  for (const PointCalibration& p : c.options.calibration->points) {
+    if (!p.gateable) lines.push_back("calibration: ungateable here: " + p.id + ": " + UngateableText(p));
+  }
+  return lines;
+}
+
 }  // namespace
 
 json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path) {
-  json j = {{"kind", "commbench comparison"}, {"schema_version", 2},       {"base", base_path},     {"new", new_path},
+  json j = {{"kind", "commbench comparison"}, {"schema_version", 3},       {"base", base_path},     {"new", new_path},
             {"outcome", Name(c.outcome)},     {"exit_code", c.ExitCode()}, {"problems", c.problems}};
   j["options"] = {{"min_effect", c.options.decision.min_effect},
                   {"alpha", c.options.decision.alpha},
@@ -139,7 +164,8 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
                                           {"stopped", s.stopped},
                                           {"disturbed", s.disturbed},
                                           {"replaced", s.replaced},
-                                          {"disturbances", s.disturbances}};
+                                          {"disturbances", s.disturbances},
+                                          {"repeats", Repeats(s)}};
     }
   }
   return j;
@@ -192,6 +218,7 @@ static std::string SequentialMarkdown(const Comparison& c) {
 
 std::string ComparisonToMarkdown(const Comparison& c) {
   std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
+  for (const std::string& line : UngateableLines(c)) m += "- " + MarkdownCell(line) + "\n";
   for (const std::string& p : c.problems) m += "- **" + MarkdownCell(p) + "**\n";
   if (!c.environment.empty()) {
     m += "\nEnvironment differences:\n\n| key | base | new |\n|---|---|---|\n";
@@ -213,6 +240,7 @@ std::string ComparisonToMarkdown(const Comparison& c) {
 
 std::string ComparisonToText(const Comparison& c) {
   std::string t;
+  for (const std::string& line : UngateableLines(c)) t += line + "\n";
   for (const PointComparison& p : c.points) {
     t += Verdict(p) + "  " + p.id + ": " + Why(p) + (p.sequential ? " [" + Sequence(p) + "]" : "") + "\n";
   }
@@ -225,11 +253,6 @@ std::string ComparisonToText(const Comparison& c) {
     t += "environment differs: " + d.key + ": '" + d.base + "' -> '" + d.now + "'\n";
   }
   for (const std::string& p : c.problems) t += "problem: " + p + "\n";
-  if (c.options.calibration) {
-    for (const PointCalibration& p : c.options.calibration->points) {
-      if (!p.gateable) t += "calibration: ungateable here: " + p.id + "\n";
-    }
-  }
   t += "outcome: " + Name(c.outcome) + " (exit " + std::to_string(c.ExitCode()) + ")\n";
   return t;
 }

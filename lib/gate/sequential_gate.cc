@@ -63,6 +63,16 @@ void SequentialGate::NoteDisturbed(const std::string& id, bool replaced, const s
   if (s.disturbances.size() < kNamedDisturbances) s.disturbances.push_back(what);
 }
 
+std::string Describe(const RepeatRecord& r) {
+  return r.side + " repeat " + std::to_string(r.round) + ": " + r.why +
+         (r.replaced ? " (re-run)" : " (judged: the re-run bound was reached)");
+}
+
+void SequentialGate::NoteRepeat(const std::string& id, const RepeatRecord& r) {
+  options_.sequential[id].repeats.push_back(r);
+  if (r.disturbed) NoteDisturbed(id, r.replaced, Describe(r));
+}
+
 int SequentialGate::Disturbed(const std::string& id) const {
   auto it = options_.sequential.find(id);
   return it == options_.sequential.end() ? 0 : it->second.disturbed;

@@ -27,6 +27,9 @@ struct LookSchedule {
 // Whether `n` repeats a side (the growing side's) is a look of `s`.
 bool IsLook(const LookSchedule& s, int64_t n);
 
+// "B repeat 3: outside processes took 36% of the ranks' CPUs (re-run)": a disturbed repeat, for a reader.
+std::string Describe(const RepeatRecord& r);
+
 class SequentialGate {
  public:
   SequentialGate(CompareOptions options, LookSchedule schedule);
@@ -37,6 +40,8 @@ class SequentialGate {
   bool Decided(const std::string& id) const { return decided_.count(id) > 0; }
   // Records a disturbed repeat of a point; `replaced` when it is re-run rather than judged.
   void NoteDisturbed(const std::string& id, bool replaced, const std::string& what);
+  // Records one repeat of a point, disturbed or not (a disturbed one also as NoteDisturbed, named by Describe).
+  void NoteRepeat(const std::string& id, const RepeatRecord& r);
   // The disturbed repeats of this point so far, re-run or not.
   int Disturbed(const std::string& id) const;
 

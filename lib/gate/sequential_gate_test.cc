@@ -61,8 +61,10 @@ TEST(SequentialGateTest, AClearSlowdownStopsEarlyAndANoisyPointGoesOn) {
   }
   EXPECT_TRUE(gate.Decided("slow"));
   EXPECT_FALSE(gate.Decided("noisy"));
-  gate.NoteDisturbed("noisy", true, "B repeat 3: outside processes took 40% of the ranks' CPUs");
-  gate.NoteDisturbed("noisy", false, "B repeat 9: the ranks waited for a CPU 20% of an operation's time");
+  // Every repeat is recorded; a quiet one stays quiet, a disturbed one is named, re-run or judged.
+  gate.NoteRepeat("noisy", {"B", 2, false, false, 0.01, 0.02, ""});
+  gate.NoteRepeat("noisy", {"B", 3, true, true, 0.40, 0, "outside processes took 40% of the ranks' CPUs"});
+  gate.NoteRepeat("noisy", {"B", 9, true, false, 0, 0.2, "the ranks waited for a CPU 20% of an operation's time"});
   EXPECT_EQ(gate.Disturbed("noisy"), 2);
 
   SequentialRun run;
@@ -88,10 +90,25 @@ TEST(SequentialGateTest, AClearSlowdownStopsEarlyAndANoisyPointGoesOn) {
   EXPECT_EQ(c.ExitCode(), 1);
 
   const nlohmann::json j = ComparisonToJson(c, "A", "B");
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["options"]["sequential"]["rounds"], 20);
   EXPECT_EQ(j["points"][0]["sequential"]["disturbed"], 2);
-  EXPECT_EQ(j["points"][0]["sequential"]["disturbances"].size(), 2u);
+  EXPECT_EQ(j["points"][0]["sequential"]["disturbances"],
+            (nlohmann::json{"B repeat 3: outside processes took 40% of the ranks' CPUs (re-run)",
+                            "B repeat 9: the ranks waited for a CPU 20% of an operation's time (judged: the re-run "
+                            "bound was reached)"}));
+  const nlohmann::json& repeats = j["points"][0]["sequential"]["repeats"];
+  ASSERT_EQ(repeats.size(), 3u);
+  EXPECT_EQ(repeats[0]["disturbed"], false);
+  EXPECT_EQ(repeats[0]["why"], "");
+  EXPECT_EQ(repeats[1]["side"], "B");
+  EXPECT_EQ(repeats[1]["round"], 3);
+  EXPECT_EQ(repeats[1]["disturbed"], true);
+  EXPECT_EQ(repeats[1]["replaced"], true);
+  EXPECT_DOUBLE_EQ(repeats[1]["outside_share"].get<double>(), 0.40);
+  EXPECT_EQ(repeats[2]["replaced"], false);
+  EXPECT_DOUBLE_EQ(repeats[2]["runqueue_share"].get<double>(), 0.2);
+  EXPECT_TRUE(j["points"][1]["sequential"]["repeats"].empty());  // no repeat noted there
   const std::string md = ComparisonToMarkdown(c);
   EXPECT_NE(md.find("Sequential repeats: 20 rounds"), std::string::npos) << md;
   EXPECT_NE(md.find("2 disturbed repeats, 1 re-run"), std::string::npos) << md;

@@ -5,7 +5,8 @@
 //                               of every point each time, fresh launches), the variants being environment
 //                               assignments for the rank processes, and compares B against A.
 // Exit codes as `compare`: 0 no regression, 1 a regression or a wrong result, 2 bad input, 3 inconclusive or
-// incomparable. Every input is checked, and every output path, before any rank starts. The modes: gate_modes.cc.
+// incomparable. Every input is checked, and every output path, before any rank starts. The modes: gate_modes.cc,
+// gate_calibrate.cc, gate_history.cc (their shared rounds: gate_rounds.cc).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -103,8 +104,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--calibrate", o->calibrate,
                 "measure this runner's noise first: A/A rounds within --budget, then per point the spread of a "
-                "repeat, the change the budget can detect and the false alarms to expect, kept beside --baseline "
-                "(BASE.calibration.json); exit 3 when a point is ungateable here");
+                "repeat, the change the budget can detect and the false alarms to expect, kept in the --baseline "
+                "file (its gate_calibration block); exit 3 when a point is ungateable here");
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
                   "YAML or JSON file of these flags (keys are flag names without dashes); the command line wins");

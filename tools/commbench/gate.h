@@ -1,10 +1,13 @@
-// `commbench gate`: its options and its two modes. gate.cc adds the subcommand and checks the flags; gate_modes.cc
-// runs a mode through lib/app/gate_run.h, prints its progress and maps its outcome to the exit code.
+// `commbench gate`: its options and its modes. gate.cc adds the subcommand and checks the flags; gate_modes.cc
+// (--baseline, --ab), gate_calibrate.cc (--calibrate) and gate_history.cc (--history) run a mode through lib/app,
+// print its progress and map its outcome to the exit code; gate_rounds.cc has the rounds they share.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "lib/app/gate_run.h"
+#include "lib/core/status.h"
 #include "lib/gate/compare.h"
 #include "lib/model/spec.h"
 #include "tools/commbench/comparison_outputs.h"
@@ -28,7 +31,7 @@ struct GateOptions {
   double budget_s = 0;
   int64_t first_look = 10, look_every = 10;
   int rerun_disturbed = 5;
-  bool calibrate = false;  // --calibrate: A/A on this runner, kept beside --baseline (gate_modes.cc)
+  bool calibrate = false;  // --calibrate: A/A on this runner, kept with --baseline (gate_calibrate.cc)
   ComparisonFlags flags;
   gate::CompareOptions compare;
   ExportFlags exports;  // --prom, --csv, --trace of the new result
@@ -42,5 +45,19 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given);
 int RunHistoryGate(const GateOptions& o, const SweepSpec& given);
 // --ab: runs variants A and B alternately and compares B against A. Exit codes as `compare`.
 int RunAbGate(GateOptions o, const SweepSpec& given);
+// --calibrate: A/A rounds of the baseline's sweep (or, without a baseline yet, the flags'), every planned repeat
+// within the budget; the calibration written with the baseline. 0 when every point is gateable here, 3 not.
+int RunCalibration(const GateOptions& o, const SweepSpec& given);
+
+// The modes' shared rounds (gate_rounds.cc). --budget, --first-look, --look-every, --rerun-disturbed, checked;
+// `planned` the most repeats a side.
+StatusOr<app::SequentialOptions> SequentialFrom(const GateOptions& o, int64_t planned, bool stop_early);
+// `spec`'s points one repeat a launch, in a private temporary directory, announced as "commbench gate: <mode><N>
+// points, <plan>". An error is the message to fail with.
+StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec& spec, const std::string& mode,
+                                           const std::string& plan, const result::ResultFile* stored,
+                                           const app::Variant& a, const app::Variant& b,
+                                           const gate::CompareOptions& compare,
+                                           const app::SequentialOptions& sequential);
 
 }  // namespace commbench::cli

@@ -77,6 +77,13 @@ one_error_line broken-config
 "$COMMBENCH" gate --baseline base.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 8 2>"$T/err" >/dev/null
 check first-baseline 0 $?
 python3 -c "import json; assert json.load(open('base.json'))['spec']['repeats'] == 8" || bad "baseline spec"
+# ... calibrated from its own repeats: the baseline file keeps the block (issue 26).
+python3 - <<'PY' || bad "first baseline's calibration"
+import json
+c = json.load(open("base.json"))["gate_calibration"]
+assert c["kind"] == "commbench calibration" and c["source"] == "baseline-repeats", c
+assert len(c["points"]) == 1 and c["points"][0]["repeats"] == 8 and c["points"][0]["aa_ratio"] is None, c
+PY
 /usr/bin/python3 "$VALIDATE" "$SCHEMA" base.json || bad "baseline schema"
 # 5. The same build against it: no regression. A planted slowdown that doubles each op: a regression, named in JUnit
 # (these check exit codes, not power: at 30 % the --ab case was inconclusive once in a full-suite run beside other
@@ -99,6 +106,18 @@ grep -q '<failure message="slower' slow.xml || bad "JUnit: $(cat slow.xml)"
 "$CHECK_JUNIT" "$JUNIT_XSD" slow.xml && ok || bad "JUnit schema: slow.xml"
 grep -q "regression" slow.md || bad "summary"
 grep -q '<script id="commbench-comparison" type="application/json">{.*"outcome":"regression"' slow.html || bad "html"
+# The baseline's calibration rides with the comparison, first on the page; every repeat is recorded, disturbed or not.
+python3 - <<'PY' || bad "calibration and repeats in slow.json"
+import json
+d = json.load(open("slow.json"))
+assert d["options"]["calibration"]["source"] == "baseline-repeats", d["options"]
+s = d["points"][0]["sequential"]
+assert len(s["repeats"]) >= len(d["points"][0]["new_us"]), s
+assert sum(r["disturbed"] for r in s["repeats"]) == s["disturbed"], s
+assert sum(r["replaced"] for r in s["repeats"]) == s["replaced"], s
+assert all(r["side"] == "new" and (r["why"] != "") == r["disturbed"] for r in s["repeats"]), s
+PY
+grep -q '<main><section id="calibration"' slow.html || bad "html: the calibration is not first"
 # 6. Too few repeats: inconclusive, never a pass.
 "$COMMBENCH" gate --baseline one.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 1 2>"$T/err" >/dev/null
 check one-repeat-baseline 0 $?
@@ -176,13 +195,16 @@ check ab-sequential 1 $?
 python3 - <<'PY' || bad "sequential comparison: $(cat out)"
 import json
 d = json.load(open("seq.json"))
-assert d["schema_version"] == 2, d["schema_version"]
+assert d["schema_version"] == 3, d["schema_version"]
 s = d["options"]["sequential"]
 assert s["planned_repeats"] == 12 and s["first_look"] == 6 and s["budget_s"] == 120, s
 p = d["points"][0]
 assert p["verdict"] == "slower" and p["sequential"]["looks"] >= 1, p
 assert 0 < p["sequential"]["boundary_p"] <= 0.01, p["sequential"]
 assert len(p["new_us"]) <= 12 and len(p["base_us"]) == len(p["new_us"]), (p["base_us"], p["new_us"])
+r = p["sequential"]["repeats"]  # every repeat of both sides, re-runs included
+assert {x["side"] for x in r} == {"A", "B"} and len(r) >= 2 * len(p["new_us"]), r
+assert sum(x["replaced"] for x in r) == p["sequential"]["replaced"], p["sequential"]
 PY
 "$COMMBENCH" gate --ab --budget -1 2>"$T/err"; check bad-budget 2 $?; one_error_line bad-budget
 "$COMMBENCH" gate --ab --look-every 0 2>"$T/err"; check bad-look-every 2 $?; one_error_line bad-look-every
@@ -200,6 +222,8 @@ one_error_line bad-slowdown
 "$COMMBENCH" gate --baseline base.json --groups 2 2>"$T/err"; check other-spec 2 $?; one_error_line other-spec
 grep -q "groups \[2\] (the baseline's: \[1\])" "$T/err" || bad "other spec not named: $(cat "$T/err")"
 "$COMMBENCH" gate --baseline base.json --min-effect 3 2>"$T/err"; check min-effect 2 $?; one_error_line min-effect
+"$COMMBENCH" gate --calibrate --baseline nosuch.json 2>"$T/err"; check calibrate-no-baseline 2 $?
+one_error_line calibrate-no-baseline
 "$COMMBENCH" sweep --repeats 0 2>"$T/err"; check repeats-0 2 $?; one_error_line repeats-0
 "$COMMBENCH" sweep --test-only-uniform-slowdown -1 2>"$T/err"; check slowdown-negative 2 $?
 one_error_line slowdown-negative
@@ -217,6 +241,7 @@ before=$(stat -c %Y.%i base.json)
 check update-baseline 0 $?
 [[ $(stat -c %Y.%i base.json) != "$before" ]] && ok || bad "baseline not replaced"
 python3 -c "import json; d = json.load(open('base.json')); assert d['status'] == 'complete'" || bad "new baseline"
+python3 -c "import json; assert 'gate_calibration' in json.load(open('base.json'))" || bad "calibration not kept"
 ls "$T" | grep -q '\.tmp' && bad "temporary files left: $(ls "$T")" || ok
 
 echo "$passed passed, $failed failed"

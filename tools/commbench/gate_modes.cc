@@ -1,21 +1,18 @@
-// `commbench gate`'s two modes (gate.h): each runs through lib/app/gate_run.h; here the progress lines, the
-// outputs beside the result and the exit codes (as `compare`: 0 no regression, 1 a regression or a wrong result,
+// `commbench gate --baseline` and `--ab` (gate.h): each runs through lib/app/gate_run.h (the rounds:
+// gate_rounds.cc); here the outputs beside the result and the exit codes (as `compare`: 0 no regression, 1 a regression or a wrong result,
 // 2 bad input, 3 inconclusive or incomparable).
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 
+#include "lib/app/gate_calibrate.h"
 #include "lib/app/gate_policy.h"
 #include "lib/app/gate_run.h"
 #include "lib/core/atomic_file.h"
-#include "lib/core/temp_dir.h"
 #include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
 #include "tools/commbench/command_line.h"
@@ -47,8 +44,11 @@ int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& b
   return c.ExitCode();
 }
 
-// No baseline yet: measure the flags' (or the config's) sweep and make it the baseline.
+// No baseline yet: measure the flags' (or the config's) sweep and make it the baseline, calibrated from its own
+// repeats (gate --calibrate measures A/A later).
 int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
+  auto sequential = SequentialFrom(o, given.repeats, true);  // the schedule of the gates that will judge against it
+  if (!sequential.ok()) return Fail(sequential.status().message());
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
   Status ready = runner.Prepare(given);
   if (!ready.ok()) return Fail(ready.message());
@@ -60,48 +60,37 @@ int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
                  run.failure.empty() ? "a wrong result" : run.failure.c_str());
     return 1;
   }
-  Status s = app::KeepAsBaseline(run.result, o.baseline);
+  const gate::Calibration c = gate::CalibrateOneSide(run.result, run.result.trailer.duration_s, given.repeats,
+                                                     o.budget_s, sequential->schedule, o.compare);
+  Status s = app::KeepCalibratedBaseline(run.result, &c, o.baseline);
   if (!s.ok()) return Fail(s.message());
   std::fprintf(stderr, "commbench gate: wrote the baseline %s (%zu points)\n", o.baseline.c_str(),
                run.result.points.size());
+  for (const gate::PointCalibration& p : c.points) {
+    if (!p.gateable) {
+      std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s: %s\n", p.id.c_str(),
+                   gate::UngateableText(p).c_str());
+    }
+  }
   return 0;
 }
 
-// --budget, --first-look, --look-every, --rerun-disturbed, checked; `planned` the most repeats a side.
-StatusOr<app::SequentialOptions> SequentialFrom(const GateOptions& o, int64_t planned, bool stop_early) {
-  if (!(o.budget_s >= 0) || !std::isfinite(o.budget_s)) {
-    return InvalidArgument("--budget " + std::to_string(o.budget_s) + " (accepted: seconds >= 0; 0: no budget)");
+// The baseline's calibration, its ungateable points said before anything is judged. An error: it cannot be read.
+StatusOr<std::shared_ptr<const gate::Calibration>> Calibration(const std::string& baseline) {
+  bool legacy = false;
+  auto calibration = app::LoadCalibration(baseline, &legacy);
+  if (!calibration.ok() || !*calibration) return calibration;
+  if (legacy) {
+    std::fprintf(stderr, "commbench gate: calibration from the older %s (gate --calibrate now keeps it in %s)\n",
+                 gate::CalibrationPath(baseline).c_str(), baseline.c_str());
   }
-  if (o.first_look < 1) return InvalidArgument("--first-look " + std::to_string(o.first_look) + " (accepted: >= 1)");
-  if (o.look_every < 1) return InvalidArgument("--look-every " + std::to_string(o.look_every) + " (accepted: >= 1)");
-  if (o.rerun_disturbed < 0) {
-    return InvalidArgument("--rerun-disturbed " + std::to_string(o.rerun_disturbed) + " (accepted: >= 0)");
-  }
-  app::SequentialOptions s;
-  s.schedule.planned = std::max<int64_t>(planned, 1);
-  s.schedule.first_look = o.first_look;
-  s.schedule.look_every = o.look_every;
-  s.schedule.stop_early = stop_early;
-  s.budget_s = o.budget_s;
-  s.max_reruns = o.rerun_disturbed;
-  return s;
-}
-
-app::SequentialProgress Progress(const GateOptions& o) {
-  app::SequentialProgress progress;
-  progress.round = [&o](int64_t round, size_t undecided) {
-    if (!o.quiet) {
-      std::fprintf(stderr, "commbench gate: round %lld, %zu points undecided\n", static_cast<long long>(round),
-                   undecided);
+  for (const gate::PointCalibration& p : (*calibration)->points) {
+    if (!p.gateable) {
+      std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s: %s\n", p.id.c_str(),
+                   gate::UngateableText(p).c_str());
     }
-  };
-  progress.failed = [](const std::string& side, const std::string& failure) {
-    std::fprintf(stderr, "commbench gate: %s failed: %s\n", side.c_str(), failure.c_str());
-  };
-  progress.note = [&o](const std::string& line) {
-    if (!o.quiet) std::fprintf(stderr, "commbench gate: disturbed: %s\n", line.c_str());
-  };
-  return progress;
+  }
+  return calibration;
 }
 
 // The sides' results as --out and --out-a keep them (without samples), and the new side's exports. 0, or the
@@ -112,70 +101,6 @@ int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab)
   if (!s.ok()) return Fail(s.message());
   if (!Exported(app::WithoutSamples(run.now), "", o)) return 1;  // as --out keeps it
   return 0;
-}
-
-// The rounds every sequential mode runs: `spec`'s points one repeat a launch, in a private temporary directory,
-// announced as "commbench gate: <mode><N> points, <plan>". An error is the message to fail with.
-StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec& spec, const std::string& mode,
-                                           const std::string& plan, const result::ResultFile* stored,
-                                           const app::Variant& a, const app::Variant& b,
-                                           const gate::CompareOptions& compare,
-                                           const app::SequentialOptions& sequential) {
-  SweepSpec once = spec;
-  once.repeats = 1;
-  app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
-  RETURN_IF_ERROR(runner.Prepare(once));
-  TempDir dir("commbench-gate-");
-  if (dir.path().empty()) return Internal("cannot create a private temporary directory under $TMPDIR or /tmp");
-  std::fprintf(stderr, "commbench gate: %s%zu points, %s\n", mode.c_str(), runner.points(), plan.c_str());
-  return app::RunSequential(runner, once, stored, a, b, compare, sequential, dir.path(), Progress(o));
-}
-
-// --calibrate: A/A rounds of the baseline's sweep (or, without a baseline yet, the flags'), every planned repeat
-// within the budget, and the calibration written beside the baseline. 0 when every point is gateable here, 3 not.
-int RunCalibration(const GateOptions& o, const SweepSpec& given) {
-  SweepSpec spec = given;
-  if (Exists(o.baseline)) {
-    auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
-    if (!gate.ok()) return Fail(gate.status().message());
-    spec = gate->spec;
-  }
-  const std::string path = gate::CalibrationPath(o.baseline);
-  Status s = CheckWritableOutput(path);
-  if (!s.ok()) return Fail(s.message());
-  auto sequential = SequentialFrom(o, spec.repeats, false);
-  if (!sequential.ok()) return Fail(sequential.status().message());
-  auto run = RunRounds(o, spec, "--calibrate: ", "A/A, up to " + std::to_string(spec.repeats) + " repeats a side",
-                       nullptr, {}, {}, o.compare, *sequential);
-  if (!run.ok()) return Fail(run.status().message());
-  for (const result::ResultFile* side : {&run->base, &run->now}) {
-    if (side->trailer.status == result::RunStatus::kPartial) {  // a noise figure of a broken run is no figure
-      std::fprintf(stderr, "commbench gate: no calibration written: the A/A run failed: %s\n",
-                   side->trailer.failure.c_str());
-      return 3;
-    }
-  }
-  const gate::SequentialRun& rounds = *run->comparison.options.sequential_run;
-  const gate::Calibration c = gate::Calibrate(run->base, run->now, rounds.elapsed_s, rounds.rounds, o.budget_s,
-                                              sequential->schedule, o.compare);
-  s = WriteFileAtomically(path, gate::CalibrationToJson(c).dump(1) + "\n");
-  if (!s.ok()) return Fail(s.message());
-  std::fputs(gate::CalibrationToText(c).c_str(), stdout);
-  std::fprintf(stderr, "commbench gate: wrote the calibration %s\n", path.c_str());
-  for (const gate::PointCalibration& p : c.points) {
-    if (!p.gateable) return 3;
-  }
-  return c.points.empty() ? 3 : 0;
-}
-
-// The calibration kept beside the baseline, when there is one.
-StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline) {
-  const std::string path = gate::CalibrationPath(baseline);
-  std::ifstream in(path);
-  if (!in) return std::shared_ptr<const gate::Calibration>();
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  ASSIGN_OR_RETURN(gate::Calibration c, gate::CalibrationFromJson(j, path));
-  return std::make_shared<const gate::Calibration>(std::move(c));
 }
 
 }  // namespace
@@ -194,14 +119,9 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   if (!sequential.ok()) return Fail(sequential.status().message());
   sequential->schedule.base_grows = false;
   gate::CompareOptions compare = o.compare;
-  auto calibration = LoadCalibration(o.baseline);
+  auto calibration = Calibration(o.baseline);
   if (!calibration.ok()) return Fail(calibration.status().message());
   compare.calibration = *calibration;
-  if (compare.calibration) {
-    for (const gate::PointCalibration& p : compare.calibration->points) {
-      if (!p.gateable) std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s\n", p.id.c_str());
-    }
-  }
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
                            (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
@@ -217,7 +137,7 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
                  run->now.trailer.failure.empty() ? "computed a wrong result" : "failed");
     return 1;
   }
-  s = app::KeepAsBaseline(run->now, o.baseline);
+  s = app::KeepCalibratedBaseline(run->now, compare.calibration.get(), o.baseline);  // the runner's, kept
   if (!s.ok()) return Fail(s.message());
   std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
                gate::Name(c.outcome).c_str());
