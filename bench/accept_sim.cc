@@ -83,6 +83,10 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
     c.straggler_us = 3000;
   }
   auto profile = accept::ParseProfile(ProfileText(hosts, bisection), "sim.yaml");
+  if (!profile.ok()) {
+    std::fprintf(stderr, "accept_sim: %d hosts: %s\n", hosts, profile.status().message().c_str());
+    std::exit(1);
+  }
   std::vector<std::string> at;
   for (int h = 0; h < hosts; ++h) at.insert(at.end(), 2, Address(h));
   app::AcceptPhases phases = app::AcceptPhases::OverRanks(*profile, at, std::vector<std::string>(at.size()));
@@ -96,7 +100,11 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
       break;
     }
   }
-  if (!phases.PlanAll(app::AcceptBaseSpec(*profile, {}, hosts), gloo).ok()) std::abort();
+  const Status planned = phases.PlanAll(app::AcceptBaseSpec(*profile, {}, hosts), gloo);
+  if (!planned.ok()) {
+    std::fprintf(stderr, "accept_sim: %d hosts: %s\n", hosts, planned.message().c_str());
+    std::exit(1);
+  }
   result::ResultFile file;
   Outcome out;
   for (std::optional<size_t> next = phases.Start(); next; next = phases.Next(file, 0)) {

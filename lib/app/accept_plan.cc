@@ -172,12 +172,16 @@ std::vector<accept::Check> AcceptPhases::FailedPreflight() const {
 Status AcceptPhases::PlanAll(const SweepSpec& base, const std::vector<BackendDescription>& backends) {
   planned_ = PlanPhases(profile_, hosts_);
   plans_.clear();
+  // The cap on worlds guards against a runaway rank count, not against a big fleet: up to 16 ranks per host
+  // pass whatever the hosts (4096 hosts of 2 ranks each were refused at the sweep's 4096).
+  SweepSpec spec = base;
+  spec.max_world = std::max<int64_t>(spec.max_world, 16 * static_cast<int64_t>(hosts_.names.size()));
   for (PlannedPhase& p : planned_) {
     if (!p.why_not.empty()) {  // its slot stays, empty: every later phase keeps its own plan
       plans_.emplace_back();
       continue;
     }
-    ASSIGN_OR_RETURN(Plan plan, PlanPhase(base, p.layout, backends));
+    ASSIGN_OR_RETURN(Plan plan, PlanPhase(spec, p.layout, backends));
     if (plan.point_count() == 0) {
       p.why_not = plan.skipped.empty() ? "no point can run" : plan.skipped.front().reason;
       plans_.emplace_back();

@@ -120,6 +120,9 @@ TEST(AcceptPlanTest, BadInputIsAnErrorBeforeAnythingRuns) {
   ASSERT_FALSE(planned.ok());
   EXPECT_NE(planned.message().find("world of 4200 ranks exceeds the limit of 4096"), std::string::npos)
       << planned.message();
+  // A big fleet is not a runaway world: 4096 hosts of 2 ranks each plan.
+  AcceptPhases fleet = Phases(TestProfile(), 4096);
+  EXPECT_TRUE(fleet.PlanAll(AcceptBaseSpec(fleet.profile(), {}, 4096), Gloo()).ok());
   // A timeout the planner refuses.
   AcceptPhases phases = Phases(TestProfile(), 2);
   AcceptSettings zero;

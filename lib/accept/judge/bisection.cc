@@ -26,6 +26,7 @@ std::vector<BlockSample> BlockSamples(const Judging& j, const Ran& ran, Collecti
   for (const PhaseResult* pr : ran) {
     for (const result::PointResult& pt : pr->points) {
       if (!Matches(pt, op, bytes)) continue;
+      std::map<int, double> tails = GroupTails(pt);
       for (const result::GroupTime& g : pt.per_group) {
         BlockSample b;
         b.level = pr->round;
@@ -33,7 +34,7 @@ std::vector<BlockSample> BlockSamples(const Judging& j, const Ran& ran, Collecti
           if (j.host_index.count(h)) b.hosts.push_back(j.host_index.at(h));
         }
         if (b.hosts.empty()) continue;
-        b.sample = {GroupBusbw(pt, g), g.p50_us, GroupTail(pt, g), pt.point.group_size};
+        b.sample = {GroupBusbw(pt, g), g.p50_us, tails[g.group], pt.point.group_size};
         out.push_back(std::move(b));
       }
     }
@@ -105,18 +106,24 @@ void HostBlockChecks(Judging& j, const std::string& what, const Bisection& bis) 
   const auto& H = j.hosts();
   std::set<int> suspects;
   for (const BisectSuspect& x : bis.suspects) suspects.insert(x.host);
+  // Each host's blocks, level by level, from one pass (a pass over every block per host is quadratic).
+  std::vector<std::vector<std::pair<const LevelVerdict*, const BlockVerdict*>>> blocks(H.size());
+  for (const LevelVerdict& l : bis.levels) {
+    for (const BlockVerdict& b : l.blocks) {
+      for (int m : std::set<int>(b.hosts.begin(), b.hosts.end())) {
+        if (m >= 0 && static_cast<size_t>(m) < H.size()) blocks[static_cast<size_t>(m)].push_back({&l, &b});
+      }
+    }
+  }
   for (size_t h = 0; h < H.size(); ++h) {
     int ran = 0, passed = 0;
     std::string failed_with;
-    for (const LevelVerdict& l : bis.levels) {
-      for (const BlockVerdict& b : l.blocks) {
-        if (std::find(b.hosts.begin(), b.hosts.end(), static_cast<int>(h)) == b.hosts.end()) continue;
-        ++ran;
-        passed += !b.failed;
-        if (!l.finest || !b.failed) continue;
-        for (int m : b.hosts) {
-          if (m != static_cast<int>(h)) failed_with += (failed_with.empty() ? "" : ", ") + H[static_cast<size_t>(m)];
-        }
+    for (const auto& [level, b] : blocks[h]) {
+      ++ran;
+      passed += !b->failed;
+      if (!level->finest || !b->failed) continue;
+      for (int m : b->hosts) {
+        if (m != static_cast<int>(h)) failed_with += (failed_with.empty() ? "" : ", ") + H[static_cast<size_t>(m)];
       }
     }
     const bool suspect = suspects.count(static_cast<int>(h)) > 0;

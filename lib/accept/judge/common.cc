@@ -98,11 +98,9 @@ std::vector<std::string> GroupHosts(const result::PointResult& p, const result::
   return hosts;
 }
 
-std::vector<const result::RankTime*> GroupRanks(const result::PointResult& p, int group) {
-  std::vector<const result::RankTime*> out;
-  for (const result::RankTime& r : p.per_rank) {
-    if (r.group == group) out.push_back(&r);
-  }
+std::map<int, std::vector<const result::RankTime*>> RanksByGroup(const result::PointResult& p) {
+  std::map<int, std::vector<const result::RankTime*>> out;
+  for (const result::RankTime& r : p.per_rank) out[r.group].push_back(&r);
   return out;
 }
 
@@ -114,11 +112,13 @@ double GroupBusbw(const result::PointResult& p, const result::GroupTime& g) {
   return static_cast<double>(p.point.bytes) / (g.p50_us * 1e3) * BusFactor(p.point.op, p.point.group_size);
 }
 
-// The group's tail: its slowest rank's p99 over the group's median.
-double GroupTail(const result::PointResult& p, const result::GroupTime& g) {
-  double p99 = 0;
-  for (const result::RankTime* r : GroupRanks(p, g.group)) p99 = std::max(p99, r->time_us.p99);
-  return g.p50_us > 0 && p99 > 0 ? p99 / g.p50_us : kNaN;
+// Each group's tail: its slowest rank's p99 over the group's median.
+std::map<int, double> GroupTails(const result::PointResult& p) {
+  std::map<int, double> p99;
+  for (const result::RankTime& r : p.per_rank) p99[r.group] = std::max(p99[r.group], r.time_us.p99);
+  std::map<int, double> out;
+  for (const result::GroupTime& g : p.per_group) out[g.group] = g.p50_us > 0 && p99[g.group] > 0 ? p99[g.group] / g.p50_us : kNaN;
+  return out;
 }
 
 // The point's busbw in each of its repeats (busbw scales as 1 / time at one size).

@@ -42,9 +42,11 @@ Check MakeCheck(std::string name, std::string host, bool passed, double measured
 bool Matches(const result::PointResult& p, Collective op, uint64_t bytes);
 std::string AddressOf(const result::RankTime& r);
 std::vector<std::string> GroupHosts(const result::PointResult& p, const result::GroupTime& g);
-std::vector<const result::RankTime*> GroupRanks(const result::PointResult& p, int group);
+// Each group's ranks (and below, each group's tail) from one pass over the point's ranks: a pass per group is
+// quadratic in the hosts (4096 hosts' host phase: 4096 groups of 8192 ranks).
+std::map<int, std::vector<const result::RankTime*>> RanksByGroup(const result::PointResult& p);
 double GroupBusbw(const result::PointResult& p, const result::GroupTime& g);
-double GroupTail(const result::PointResult& p, const result::GroupTime& g);
+std::map<int, double> GroupTails(const result::PointResult& p);
 std::vector<double> RepeatBusbw(const result::PointResult& p);
 
 // One group's figures in one point.

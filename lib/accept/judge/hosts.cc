@@ -64,7 +64,27 @@ std::map<std::string, int> PointsPerHost(const Judging& j) {
   return points;
 }
 
-HostVerdict VerdictOf(Judging& j, const std::string& host, int points) {
+// Each host's failed checks and the suspect links it ends, in report order, from one pass over each (a pass per
+// host is quadratic in the hosts).
+struct HostFailures {
+  std::vector<const Check*> checks;
+  std::vector<const AcceptanceSuspect*> links;
+};
+
+std::map<std::string, HostFailures> FailuresByHost(const Judging& j) {
+  std::map<std::string, HostFailures> out;
+  for (const Check& c : j.report.checks) {
+    if (!c.passed) out[c.host].checks.push_back(&c);
+  }
+  for (const AcceptanceSuspect& s : j.report.suspects) {
+    if (s.what != SuspectWhat::kLink) continue;
+    out[s.host].links.push_back(&s);
+    if (s.peer != s.host) out[s.peer].links.push_back(&s);
+  }
+  return out;
+}
+
+HostVerdict VerdictOf(Judging& j, const std::string& host, int points, const HostFailures& failures) {
   HostVerdict v;
   v.host = host;
   v.points = points;
@@ -75,16 +95,13 @@ HostVerdict VerdictOf(Judging& j, const std::string& host, int points) {
   }
   if (j.host_busbw.count(host) && std::isfinite(j.host_busbw[host])) v.host_busbw_gbps = j.host_busbw[host];
   std::set<ReasonKind> kinds;
-  for (const Check& c : j.report.checks) {
-    if (c.host != host || c.passed) continue;
-    v.reasons.push_back(c.name + ": " + c.reason);
-    kinds.insert(c.kind == ReasonKind::kNone ? ReasonKind::kThreshold : c.kind);
+  for (const Check* c : failures.checks) {
+    v.reasons.push_back(c->name + ": " + c->reason);
+    kinds.insert(c->kind == ReasonKind::kNone ? ReasonKind::kThreshold : c->kind);
   }
-  for (const AcceptanceSuspect& s : j.report.suspects) {
-    if (s.what == SuspectWhat::kLink && (s.host == host || s.peer == host)) {
-      v.reasons.push_back("one end of the suspect link " + s.host + "-" + s.peer);
-      kinds.insert(ReasonKind::kLink);
-    }
+  for (const AcceptanceSuspect* s : failures.links) {
+    v.reasons.push_back("one end of the suspect link " + s->host + "-" + s->peer);
+    kinds.insert(ReasonKind::kLink);
   }
   v.reason_kinds.assign(kinds.begin(), kinds.end());
   v.passed = v.reasons.empty();
@@ -103,8 +120,12 @@ void HostVerdicts(Judging& j) {
             ReasonKind::kMissing);
     }
   }
+  const std::map<std::string, HostFailures> failures = FailuresByHost(j);
+  const HostFailures none;
   for (const std::string& host : j.hosts()) {
-    j.report.hosts.push_back(VerdictOf(j, host, points.count(host) ? points.at(host) : 0));
+    const auto f = failures.find(host);
+    j.report.hosts.push_back(
+        VerdictOf(j, host, points.count(host) ? points.at(host) : 0, f == failures.end() ? none : f->second));
   }
   const auto& checks = j.report.checks;
   j.report.passed =
