@@ -11,7 +11,14 @@
 
 namespace commbench::gate {
 
+// The verdict a reader sees ("wrong result", "inconclusive" for a point judged by its problem, else the change)
+// and why, in one sentence with the figures.
+std::string VerdictOf(const PointComparison& p);
+std::string ReasonOf(const PointComparison& p);
+
+// outputs.cc
 nlohmann::json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path);
+// outputs_text.cc
 std::string ComparisonToJunit(const Comparison& c);
 std::string ComparisonToMarkdown(const Comparison& c);
 // One line per point and the outcome, for the terminal.
