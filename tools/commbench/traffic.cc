@@ -1,9 +1,11 @@
 // `commbench traffic --params N --dtype bf16 --bucket 25M --world W [--backend B] [--algo A] [--transport T]`:
 // what one data-parallel step sends and receives per rank: the gradients in DDP buckets, each allreduced with the
 // backend's algorithm for its size, summed from the traffic models (lib/traffic; docs/result-format.md, "Traffic").
+// `--measure` also runs the bucket sizes as a sweep and prints what was measured beside it (traffic_measure.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lib/backend/native/algorithm_choice.h"
@@ -12,6 +14,7 @@
 #include "lib/traffic/step.h"
 #include "lib/traffic/step_text.h"
 #include "tools/commbench/commands.h"
+#include "tools/commbench/traffic_measure.h"
 
 namespace commbench::cli {
 namespace {
@@ -24,6 +27,9 @@ struct TrafficFlags {
   std::string backend = "native";
   std::string algo = "auto";
   std::string transport = "tcp";
+  bool measure = false;
+  MeasureRequest run;  // --measure's settings
+  bool measure_flags = false;  // one of them was given
 };
 
 int Fail(const std::string& message) {
@@ -65,6 +71,7 @@ int RunTraffic(const TrafficFlags& f) {
   if (f.transport != "tcp" && f.transport != "shm") {
     return Fail("--transport '" + f.transport + "' (accepted: tcp, shm)");
   }
+  if (f.measure_flags && !f.measure) return Fail("--launcher, --time-budget, --host and --out need --measure");
   traffic::StepRequest request;
   request.backend = f.backend;
   request.params = *params;
@@ -74,9 +81,21 @@ int RunTraffic(const TrafficFlags& f) {
   request.algo_for = AlgoFor(f, *dtype);
   auto step = traffic::ModelStep(request);
   if (!step.ok()) return Fail(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
+  MeasureRequest run = f.run;
+  run.backend = f.backend;
+  run.transport = f.transport;
+  run.dtype = f.dtype;
+  std::optional<PlannedMeasure> planned;
+  if (f.measure) {
+    auto p = PlanMeasure(request, *step, run);
+    if (!p.ok()) return Fail(p.status().message());
+    planned = std::move(*p);
+  }
   traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : f.backend == "native-tcp" ? "tcp" : ""};
   std::fputs(traffic::StepToText(request, *step, label).c_str(), stdout);
-  return 0;
+  if (!f.measure) return 0;
+  std::fflush(stdout);
+  return RunMeasure(request, *step, run, *planned);
 }
 
 }  // namespace
@@ -96,7 +115,21 @@ void SetupTraffic(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--transport", f->transport, "native only: what auto assumes, tcp (across hosts) or shm")
       ->capture_default_str();
-  cmd->callback([f, exit_code] { *exit_code = RunTraffic(*f); });
+  cmd->add_flag("--measure", f->measure,
+                "also run the bucket sizes as a sweep (one allreduce point each, --world ranks) and print the "
+                "measured bytes and time per step per rank beside the model");
+  CLI::Option* options[] = {
+      cmd->add_option("--launcher", f->run.launcher, "--measure: how ranks start: local, mpirun, srun")
+          ->capture_default_str(),
+      cmd->add_option("--time-budget", f->run.time_budget_s, "--measure: seconds of timed loop per bucket size")
+          ->capture_default_str(),
+      cmd->add_option("--host", f->run.host, "--measure: address the ranks bind (TCP transports)"),
+      cmd->add_option("--out,-o", f->run.out, "--measure: keep the sweep's result file here"),
+  };
+  cmd->callback([f, exit_code, options] {
+    for (CLI::Option* o : options) f->measure_flags = f->measure_flags || o->count() > 0;
+    *exit_code = RunTraffic(*f);
+  });
 }
 
 }  // namespace commbench::cli

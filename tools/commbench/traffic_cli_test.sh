@@ -12,6 +12,27 @@ grep -q "99 x 26.21 MB (26,214,400 B) (ring) + 1 x 4.77 MB" <<<"$out" || fail "b
 out="$("$BIN" traffic --params 1.3B --bucket 25M --world 8 --backend gloo --algo ring_chunked)" || fail "gloo exit $?"
 grep -q "x the gradients" <<<"$out" || fail "gloo: $out"
 
+# --measure: the bucket sizes run here (3 local ranks, small buckets). Every rank's measured step must be the model
+# within 0.5 % (native tcp writes payload bare); Gloo's halving-doubling on 3 ranks (binary blocks): two ranks send
+# 6 MB, one 4 MB.
+measured() {  # the x-model columns (sent, received) of the per-rank rows, one line per rank
+  awk '/^per step/ {on = 1; next} on && $1 ~ /^[0-9]+$/ {print $1, $6, $11}' <<<"$1"
+}
+out="$("$BIN" traffic --params 3M --bucket 1M --world 3 --measure --time-budget 0.05 2>/dev/null)" || fail "measure exit $?"
+rows="$(measured "$out")"
+[[ "$(wc -l <<<"$rows")" -eq 3 ]] || fail "measure rows: $out"
+awk '{ if ($2 < 0.995 || $2 > 1.005 || $3 < 0.995 || $3 > 1.005) bad = 1 } END { exit bad }' <<<"$rows" ||
+  fail "measured far from the model: $out"
+grep -q "5 x 1.049 MB  *ring" <<<"$out" || fail "measure buckets: $out"
+out="$("$BIN" traffic --params 2M --bucket 1M --world 3 --backend gloo --algo halving_doubling --measure \
+  --time-budget 0.05 2>/dev/null)" || fail "gloo measure exit $?"
+grep -q "f16" <<<"$out" || fail "gloo bf16 runs as f16: $out"
+# The model column says which rank sends less; the measured sends carry Gloo's framing (under 0.1 % here).
+[[ "$(awk '/^per step/ {on = 1; next} on && $1 ~ /^[0-9]+$/ {print $4}' <<<"$out" | tr '\n' ' ')" == \
+   "6.000 6.000 4.000 " ]] || fail "gloo modelled step: $out"
+awk '/^per step/ {on = 1; next} on && $1 ~ /^[0-9]+$/ { if ($6 < 1 || $6 > 1.002) bad = 1 } END { exit bad }' \
+  <<<"$out" || fail "gloo measured sends: $out"
+
 bad() {  # WORD the error must name, then the arguments
   local word="$1"; shift
   local out err rc
@@ -30,5 +51,9 @@ bad "'foo'" --params 1B --world 8 --backend foo
 bad "'twoshot'" --params 1B --world 8 --backend gloo --algo twoshot
 bad "'udp'" --params 1B --world 8 --transport udp
 bad "--params" --world 8
+bad "--measure" --params 1B --world 8 --out x.json
+bad "'foo'" --params 1M --world 3 --measure --launcher foo
+bad "limit of 128" --params 1M --world 300 --measure
+bad "--time-budget" --params 1M --world 3 --measure --time-budget 0
 [[ $fails -eq 0 ]] && echo "traffic_cli_test: all passed"
 exit $((fails > 0))
