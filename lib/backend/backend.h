@@ -70,6 +70,10 @@ class Work {
   // output without first holding the group at a barrier. False (the safe default) where a peer's next op may
   // write into it early, as Gloo's allgather ring does.
   virtual bool OutputHeldUntilNextRun() const { return false; }
+  // True where Run leaves the send buffer as SetInput wrote it: a loop repeating one input then sets it once, and
+  // whatever SetInput would wait for (peers still reading the previous op) is waited for inside Run, on the clock,
+  // as in a user's loop. False (the safe default) where Run writes it, as every in-place op does.
+  virtual bool KeepsInput() const { return false; }
 };
 
 // A group's connection, made once per (backend, group) and reused across points.

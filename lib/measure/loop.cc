@@ -129,11 +129,12 @@ class PointRunner {
     RETURN_IF_ERROR(TimedBarrier(group_, &in_window_barriers_s_));
     int64_t batch = std::max<int64_t>(planned - 2, 0);
     while (true) {
+      const auto batch_start = Clock::now();
       RETURN_IF_ERROR(Middle(batch));
       if (options_.iters > 0 || sequential_) break;
-      ASSIGN_OR_RETURN(bool more, NeedMore(done_));
-      if (!more) break;
-      batch = std::max<int64_t>(std::min(planned, options_.max_iters - done_ - 1), 1);
+      const double pace_s = SecondsSince(batch_start) / static_cast<double>(std::max<int64_t>(batch, 1));
+      ASSIGN_OR_RETURN(batch, NextBatch(pace_s));
+      if (batch == 0) break;
     }
     RETURN_IF_ERROR(CheckedIteration(last_input_, kLastIter, "last"));
     result_.end_ns = MonotonicNs();
@@ -183,8 +184,12 @@ class PointRunner {
 
   // One clocked unit: `count` iterations (1, or a GPU batch). The input copy is outside the clock; the collective,
   // the barrier and the waits of the timing plan inside, and nothing else (the step was chosen before the loop).
+  // The shared middle input is copied in once where the backend keeps it (Work::KeepsInput): the other inputs
+  // (first, last, sampled) always, and the middle one again after them.
   Status Unit(const std::vector<char>& input, int64_t count, std::vector<double>* samples) {
-    RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
+    const bool kept = &input == &middle_input_ && middle_input_set_ && work_->KeepsInput();
+    if (!kept) RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
+    middle_input_set_ = &input == &middle_input_;
     if (options_.progress) options_.progress->Started(done_ + count);
     const auto t0 = Clock::now();
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR((this->*step_)());
@@ -289,16 +294,18 @@ class PointRunner {
     auto t0 = Clock::now();
     int64_t probes = std::max<int64_t>(options_.warmup, 3);
     RETURN_IF_ERROR(Repeat(middle_input_, probes, nullptr));
-    std::vector<double> per_iter_s{std::chrono::duration<double>(Clock::now() - t0).count() /
-                                   static_cast<double>(probes)};
+    std::vector<double> per_iter_s{SecondsSince(t0) / static_cast<double>(probes)};
     RETURN_IF_ERROR(world_->MaxAll(&per_iter_s));
     double n = options_.time_budget_s / std::max(per_iter_s[0], 1e-9);
     return std::clamp<int64_t>(static_cast<int64_t>(n), options_.min_iters, options_.max_iters);
   }
 
-  // Adaptive: another batch while any rank's 95% CI of the median is wider than the target, within twice the
-  // time budget. Every rank computes the same answer from the agreed maxima.
-  StatusOr<bool> NeedMore(int64_t done) {
+  // Adaptive: the next batch's iterations, or 0 when every rank's 95% CI of the median (and of the mean) is within
+  // the target or twice the time budget is spent. The batch is sized at the slowest rank's pace over the last one
+  // to end when the window has doubled (at most at the budget, then at twice it): a point needs a few agreements
+  // (each a world-wide round trip, a wait for the slowest group), not one per batch of the warm-up's often
+  // pessimistic size. Every rank computes the same count from the agreed maxima.
+  StatusOr<int64_t> NextBatch(double my_pace_s) {
     // The fits and the diagnosis read the mean (the loop's cost per op), whose interval a few stalls widen far
     // more than the median's: iterate until both are within the target (or the budget runs out).
     const auto t0 = Clock::now();
@@ -308,11 +315,15 @@ class PointRunner {
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
     const auto t1 = Clock::now();
     result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
-    std::vector<double> agreed{relative_half_width, elapsed_s};
+    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
     in_window_barriers_s_ += SecondsSince(t1);
-    return agreed[0] > options_.target_ci && agreed[1] < 2 * options_.time_budget_s &&
-           done + 1 < options_.max_iters;
+    const double budget_s = options_.time_budget_s, window_s = agreed[1], pace_s = agreed[2];
+    const int64_t left = options_.max_iters - done_ - 1;
+    if (agreed[0] <= options_.target_ci || window_s >= 2 * budget_s || left < 1) return 0;
+    const double milestone_s = window_s < 0.95 * budget_s ? budget_s : 2 * budget_s;
+    const double end_s = std::max(std::min(2 * window_s, milestone_s), window_s + budget_s / 16);
+    return std::clamp<int64_t>(static_cast<int64_t>((end_s - window_s) / std::max(pace_s, 1e-9)), 1, left);
   }
 
   // The timed window's phases: its barriers join the others; what neither the clock nor a phase took was spent
@@ -348,6 +359,7 @@ class PointRunner {
   std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
   int64_t next_check_ = kNever;  // timed index of the next sampled check
+  bool middle_input_set_ = false;  // the last input set was middle_input_ (Unit)
   double in_window_barriers_s_ = 0;  // barriers inside the timed window (AccountWindow)
   ProgressPhase phase_ = ProgressPhase::kSetup;
   int64_t done_ = 0;  // iterations of the current phase completed

@@ -510,6 +510,18 @@ std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
   return final_pulls;
 }
 
+bool WritesInput(const Schedule& s) {
+  if (s.problem.in_place) return true;
+  for (const auto& steps : s.steps) {
+    for (const Step& step : steps) {
+      for (const Pull& pull : step.pulls) {
+        if (pull.dst_buf == Buf::kIn && pull.count > 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
 Status Validate(const Schedule& s) {
   const int n = s.problem.n;
   auto where = [&](int r, size_t t) { return "rank " + std::to_string(r) + " step " + std::to_string(t); };

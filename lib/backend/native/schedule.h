@@ -98,6 +98,10 @@ WaitPlan MakeWaitPlan(const Schedule& schedule, int rank);
 // caches when the op's data does not fit in them anyway.
 std::vector<std::vector<bool>> FinalPulls(const Schedule& schedule, int rank);
 
+// Whether some rank's steps write its own input (always in place, where the input lives inside the output). Where
+// none does, an op repeated on one input finds it as it was set, and a loop need not copy it in again.
+bool WritesInput(const Schedule& schedule);
+
 // Structural checks: every pull in bounds, sources aliasing dst only as srcs[0], and no step in which a peer reads
 // a region its owner writes in the same step (which no wait could order). Internal error naming the first issue.
 Status Validate(const Schedule& schedule);

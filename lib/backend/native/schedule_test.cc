@@ -13,8 +13,9 @@ namespace native {
 namespace {
 
 // Executes a schedule step by step, all ranks of a step before the next (what the waits guarantee), on plain
-// vectors, and checks every rank's output against the data pattern.
-Status Simulate(const Schedule& s, const OpRequest& request) {
+// vectors, and checks every rank's output against the data pattern. `runs` > 1 runs the op again on the buffers
+// as the previous run left them, the input not set again (what a loop does where WritesInput is false).
+Status Simulate(const Schedule& s, const OpRequest& request, int runs = 1) {
   const int n = s.problem.n;
   const size_t es = SizeOf(request.dtype);
   std::vector<std::array<std::vector<char>, kNumBufs>> bufs(static_cast<size_t>(n));
@@ -26,6 +27,7 @@ Status Simulate(const Schedule& s, const OpRequest& request) {
     if (!in.empty()) std::memcpy(bufs[r][static_cast<int>(at.buf)].data() + at.offset * es, in.data(), in.size());
   }
   auto addr = [&](const Loc& l) { return bufs[l.rank][static_cast<int>(l.buf)].data() + l.offset * es; };
+  for (int run = 0; run < runs; ++run) {
   for (size_t t = 0; t < s.num_steps(); ++t) {
     for (int r = 0; r < n; ++r) {
       for (const Pull& pull : s.steps[r][t].pulls) {
@@ -35,6 +37,7 @@ Status Simulate(const Schedule& s, const OpRequest& request) {
         ReduceMany(request.dtype, request.reduce, dst, srcs.data(), static_cast<int>(srcs.size()), pull.count);
       }
     }
+  }
   }
   for (int r = 0; r < n; ++r) {
     std::vector<char> out(RecvCount(request, n) * es);
@@ -67,6 +70,12 @@ TEST(ScheduleTest, EveryAlgorithmIsValidAndCorrectForManyShapes) {
             EXPECT_TRUE(valid.ok()) << what << ": " << valid.message();
             Status sim = Simulate(*schedule, request);
             EXPECT_TRUE(sim.ok()) << what << ": " << sim.message();
+            // Where the schedule says it keeps its input, a second op on the buffers as left is still correct.
+            EXPECT_EQ(WritesInput(*schedule), in_place) << what;
+            if (!WritesInput(*schedule)) {
+              Status again = Simulate(*schedule, request, 2);
+              EXPECT_TRUE(again.ok()) << what << ", run twice on one input: " << again.message();
+            }
             ++checked;
           }
         }
@@ -74,6 +83,15 @@ TEST(ScheduleTest, EveryAlgorithmIsValidAndCorrectForManyShapes) {
     }
   }
   EXPECT_GT(checked, 1000);
+}
+
+TEST(ScheduleTest, WritesInputSeesAPullIntoTheInput) {
+  Problem problem{Collective::kAllreduce, 8, 2, false};
+  auto schedule = BuildSchedule("ring", problem);
+  ASSERT_TRUE(schedule.ok());
+  EXPECT_FALSE(WritesInput(*schedule));
+  schedule->steps[1].back().pulls.push_back(Pull{Buf::kIn, 0, 1, {Loc{0, Buf::kIn, 0}}});
+  EXPECT_TRUE(WritesInput(*schedule));
 }
 
 TEST(ScheduleTest, PipelinedTwoShotIsValidAndCorrect) {

@@ -73,6 +73,7 @@ class ShmWork : public Work {
   std::string algo() const override { return algo_; }
   // Every pull writes this rank's own memory; peers only read it.
   bool OutputHeldUntilNextRun() const override { return true; }
+  bool KeepsInput() const override { return !WritesInput(schedule_); }
 
  private:
   char* Address(const Loc& loc) const {

@@ -138,6 +138,7 @@ class TcpWork : public Work {
   std::string algo() const override { return algo_; }
   // Receives are posted inside Run; what a peer sends early waits in the socket.
   bool OutputHeldUntilNextRun() const override { return true; }
+  bool KeepsInput() const override { return !WritesInput(schedule_); }
 
  private:
   char* Address(const Loc& loc) { return buffers_[static_cast<int>(loc.buf)].data() + loc.offset * esize_; }
