@@ -20,7 +20,7 @@ enum class Phase {
   kConnect,     // the point's communicator (first use in the launch) and buffers
   kWarmup,      // warm-up and the probes that choose the iteration count
   kTimed,       // the clocked operations: the sum of the timed samples
-  kBetweenOps,  // between clocked operations: each input copy (native waits there for readers) and bookkeeping
+  kBetweenOps,  // between clocked operations: input copies (where the op overwrites its input) and bookkeeping
   kChecks,      // comparing checked outputs, making sampled inputs, the barriers after checks
   kBarriers,    // the barrier that starts the timed loop (and the turns of groups one at a time), the adaptive
                 // loop's agreements
