@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/accept/judge/testing.h"
+#include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
 
 namespace commbench::app {

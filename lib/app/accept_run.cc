@@ -1,44 +1,11 @@
 #include "lib/app/accept_run.h"
 
-#include <ifaddrs.h>
-#include <net/if.h>
-
 #include <chrono>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "lib/launch/own_address.h"
-#include "lib/measure/environment_probe.h"
+#include "lib/accept/outputs.h"
+#include "lib/core/atomic_file.h"
 
 namespace commbench::app {
-namespace {
-
-using nlohmann::json;
-
-std::string Scalar(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-// /sys/class/net/IF/FILE, first line ("" when it cannot be read: a virtual interface has no speed).
-std::string NetFile(const std::string& iface, const char* file) {
-  std::ifstream in("/sys/class/net/" + iface + "/" + file);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-// The interfaces that are up, loopback left out.
-std::set<std::string> UpInterfaces() {
-  std::set<std::string> out;
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return out;
-  for (ifaddrs* a = list; a; a = a->ifa_next) {
-    if ((a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK)) out.insert(a->ifa_name);
-  }
-  freeifaddrs(list);
-  return out;
-}
-
-}  // namespace
 
 StatusOr<AcceptOutcome> RunAcceptance(AcceptPhases* phases, const SweepSpec& base, const AcceptRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -69,74 +36,32 @@ StatusOr<AcceptOutcome> RunAcceptance(AcceptPhases* phases, const SweepSpec& bas
   return outcome;
 }
 
-std::string HostProblem(const accept::Profile& profile) {
-  if (profile.preflight.interface.empty()) return "";
-  auto address = InterfaceAddress(profile.preflight.interface);
-  return address.ok() ? "" : "no interface " + profile.preflight.interface;
+SweepSpec AcceptLaunchSpec(const AcceptSettings& settings) {
+  SweepSpec s;
+  s.iface = settings.iface;
+  s.timeout_s = settings.timeout_s;
+  return s;
 }
 
-Fingerprint HostFingerprint(const std::string& iface) {
-  const json env = EnvironmentFingerprint();
-  Fingerprint f;
-  for (const char* key : {"cpu_model", "cores_online", "cores_available"}) {
-    if (env.contains(key)) f[key] = Scalar(env[key]);
-  }
-  if (env.contains("os")) f["kernel"] = Scalar(env["os"]);
-  const json none = json::object();
-  const json& backends = env.contains("backends") ? env["backends"] : none;
-  for (auto b = backends.begin(); b != backends.end(); ++b) {
-    if (b->is_object() && b->contains("version")) f["version." + b.key()] = Scalar((*b)["version"]);
-  }
-  const json& variables = env.contains("variables") ? env["variables"] : none;
-  for (auto v = variables.begin(); v != variables.end(); ++v) f["env." + v.key()] = Scalar(*v);
-  const json gpu = env.value("gpu", json());
-  for (const char* key : {"name", "driver", "cuda_runtime", "nccl", "device_count"}) {
-    if (gpu.is_object() && gpu.contains(key)) f[std::string("gpu.") + key] = Scalar(gpu[key]);
-  }
-  const std::set<std::string> ifaces = iface.empty() ? UpInterfaces() : std::set<std::string>{iface};
-  for (const std::string& i : ifaces) {
-    for (const char* file : {"mtu", "speed"}) {
-      const std::string v = NetFile(i, file);
-      if (!v.empty()) f["net." + i + "." + file] = v;
-    }
-  }
-  return f;
+StatusOr<SweepSpec> PlanAcceptance(AcceptPhases* phases, const AcceptSettings& settings) {
+  const int hosts = static_cast<int>(phases->hosts().names.size());
+  SweepSpec base = AcceptBaseSpec(phases->profile(), settings, hosts);
+  ASSIGN_OR_RETURN(std::vector<BackendDescription> backends, DescribeRegisteredBackends(base.backends));
+  RETURN_IF_ERROR(phases->PlanAll(base, backends));
+  return base;
 }
 
-std::string HostReportText(const accept::Profile& profile, const std::string& iface) {
-  return json{{"problem", HostProblem(profile)},
-              {"fingerprint", HostFingerprint(iface.empty() ? profile.preflight.interface : iface)}}
-      .dump();
+Status CheckAcceptanceFiles(const std::string& junit, const std::string& hosts_out) {
+  if (!junit.empty()) RETURN_IF_ERROR(CheckWritableOutput(junit));
+  if (!hosts_out.empty()) RETURN_IF_ERROR(CheckWritableOutput(hosts_out));
+  return OkStatus();
 }
 
-void ParseHostReport(const std::string& text, std::string* problem, Fingerprint* fingerprint) {
-  fingerprint->clear();
-  const json j = json::parse(text, nullptr, false);
-  if (!j.is_object() || !j.contains("problem") || !j["problem"].is_string()) {
-    *problem = text;
-    return;
-  }
-  *problem = j["problem"].get<std::string>();
-  if (!j.contains("fingerprint") || !j["fingerprint"].is_object()) return;
-  const json& f = j["fingerprint"];
-  for (auto v = f.begin(); v != f.end(); ++v) (*fingerprint)[v.key()] = Scalar(*v);
-}
-
-AcceptPhases LocalPhases(const accept::Profile& profile) {
-  const int per_host = profile.preflight.ranks_per_host > 0 ? profile.preflight.ranks_per_host : 2;
-  const auto ranks = static_cast<size_t>(per_host);
-  return AcceptPhases::OverRanks(profile, std::vector<std::string>(ranks, "127.0.0.1"),
-                                 std::vector<std::string>(ranks, HostProblem(profile)));
-}
-
-AcceptPhases SessionPhases(const accept::Profile& profile, const std::vector<SpmdMember>& members) {
-  std::vector<std::string> addresses, problems;
-  std::vector<Fingerprint> fingerprints;
-  for (const SpmdMember& m : members) {
-    addresses.push_back(m.address);
-    ParseHostReport(m.problem, &problems.emplace_back(), &fingerprints.emplace_back());
-  }
-  return AcceptPhases::OverRanks(profile, addresses, problems, fingerprints);
+Status WriteAcceptanceFiles(const accept::AcceptanceReport& report, const std::string& junit,
+                            const std::string& hosts_out) {
+  if (!junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(junit, accept::AcceptanceToJunit(report)));
+  if (!hosts_out.empty()) RETURN_IF_ERROR(WriteFileAtomically(hosts_out, accept::AcceptanceHostLines(report)));
+  return OkStatus();
 }
 
 }  // namespace commbench::app

@@ -11,7 +11,6 @@
 #include "lib/app/accept_plan.h"
 #include "lib/app/pipeline.h"
 #include "lib/core/status.h"
-#include "lib/launch/spmd.h"
 
 namespace commbench::app {
 
@@ -33,24 +32,19 @@ struct AcceptOutcome {
 // Runs `phases` (PlanAll done) from `base`. InvalidArgument when no phase can run here (nothing runs).
 StatusOr<AcceptOutcome> RunAcceptance(AcceptPhases* phases, const SweepSpec& base, const AcceptRequest& request);
 
-// What this host shows of what the profile expects: "" or "no interface IFACE".
-std::string HostProblem(const accept::Profile& profile);
+// What the launcher's placement and each rank's set-up read before any phase is planned (SpmdPlace): the
+// interface and the timeout.
+SweepSpec AcceptLaunchSpec(const AcceptSettings& settings);
 
-// This host's fingerprint for the drift check (lib/accept/judge/drift.cc), from lib/measure's environment probe:
-// "cpu_model", "cores_online", "cores_available", "kernel", "version.<backend>", "env.<NCCL_/GLOO_/CUDA_/OMP_ name>",
-// "gpu.<name|driver|cuda_runtime|nccl|device_count>", and "net.<IF>.mtu" / "net.<IF>.speed" of `iface` (every
-// interface that is up but loopback when "").
-Fingerprint HostFingerprint(const std::string& iface);
+// A profile's base sweep (AcceptBaseSpec over `phases`' hosts) and every phase planned against the registered
+// backends. InvalidArgument: the profile's backend is not in this build, or a phase cannot be planned (bad input,
+// nothing ran).
+StatusOr<SweepSpec> PlanAcceptance(AcceptPhases* phases, const AcceptSettings& settings);
 
-// What a rank publishes with its arrival (SpmdOptions::problem): its host's problem and fingerprint as one JSON
-// object. ParseHostReport reads it back; a plain string (a rank of an older build) is a problem alone.
-std::string HostReportText(const accept::Profile& profile, const std::string& iface);
-void ParseHostReport(const std::string& text, std::string* problem, Fingerprint* fingerprint);
-
-// The local launcher's acceptance: every rank on this host (127.0.0.1), as many as the profile expects per host
-// (2 if it does not say), each with this host's problem.
-AcceptPhases LocalPhases(const accept::Profile& profile);
-// Under a launcher: the ranks that arrived, each on its transport address, with the problem its host reported.
-AcceptPhases SessionPhases(const accept::Profile& profile, const std::vector<SpmdMember>& members);
+// The fleet's files beside the result: `junit` (a testcase per check and per host) and `hosts_out` (a line per
+// host); "" is none. Checked before anything runs (CheckWritableOutput), written atomically after.
+Status CheckAcceptanceFiles(const std::string& junit, const std::string& hosts_out);
+Status WriteAcceptanceFiles(const accept::AcceptanceReport& report, const std::string& junit,
+                            const std::string& hosts_out);
 
 }  // namespace commbench::app

@@ -1,17 +1,15 @@
 // `commbench accept --profile FILE`: cluster acceptance. Pre-flight (every rank joined, each host as the profile
 // expects), then the profile's phases in order, each a set of points in one result file (Point::phase): the whole
 // cluster, each host's own ranks, host pairs in re-pairing rounds. After each phase the verdict so far decides
-// whether the next is needed (lib/accept/verdict.h CleanAnswer); the time budget bounds them. Planning and run:
-// lib/app/accept_{plan,run}.h; here: the flags, the outputs (result, JUnit, markdown summary), the exit code.
+// whether the next is needed (lib/accept/verdict.h CleanAnswer); the time budget bounds them. Planning, run and
+// the hosts' reports: lib/app/accept_{plan,run,host}.h; here: the flags, the outputs, the exit code.
 #include <cstdio>
 #include <memory>
 
 #include "lib/accept/outputs.h"
 #include "lib/accept/profile.h"
-#include "lib/app/accept_plan.h"
+#include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
-#include "lib/core/atomic_file.h"
-#include "lib/launch/spmd.h"
 #include "lib/report/html.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
@@ -51,8 +49,7 @@ int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
                outcome.failure.empty() ? "" : ", partial");
   Status s = o.output.html.empty() ? OkStatus() : report::WriteHtmlReport(outcome.result, o.output.html);
   if (s.ok()) s = WriteExports(outcome.result, o.output.out, o.output.exports);
-  if (s.ok() && !o.junit.empty()) s = WriteFileAtomically(o.junit, accept::AcceptanceToJunit(run.report));
-  if (s.ok() && !o.hosts_out.empty()) s = WriteFileAtomically(o.hosts_out, accept::AcceptanceHostLines(run.report));
+  if (s.ok()) s = app::WriteAcceptanceFiles(run.report, o.junit, o.hosts_out);
   if (!s.ok()) return Fail(s, 1);
   const std::string markdown = accept::AcceptanceToMarkdown(run.report);
   std::fputs(markdown.c_str(), stdout);
@@ -76,21 +73,17 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
     *failure = "pre-flight failed";
     return 3;
   }
-  const int hosts = static_cast<int>(phases.hosts().names.size());
-  const SweepSpec base = app::AcceptBaseSpec(phases.profile(), o.settings, hosts);
-  auto backends = DescribeRegisteredBackends(base.backends);
-  if (!backends.ok()) return Fail(backends.status(), 2);
   Status s = CheckOutputs(o.output);
-  if (s.ok() && !o.junit.empty()) s = CheckWritableOutput(o.junit);
-  if (s.ok() && !o.hosts_out.empty()) s = CheckWritableOutput(o.hosts_out);
+  if (s.ok()) s = app::CheckAcceptanceFiles(o.junit, o.hosts_out);
   if (s.ok()) s = CheckSummaryOutputs(o.summary);
-  if (s.ok()) s = phases.PlanAll(base, *backends);  // a phase that cannot be planned: bad input, nothing ran
   if (!s.ok()) return Fail(s, 2);
+  auto base = app::PlanAcceptance(&phases, o.settings);  // a phase that cannot be planned: bad input, nothing ran
+  if (!base.ok()) return Fail(base.status(), 2);
   app::AcceptRequest request{ToolIdentity(), Invocation(), o.output.out, o.output.quiet, run_plan, {}};
   request.on_phase = [](const app::PlannedPhase& p) {
     std::fprintf(stderr, "commbench: accept: phase %s\n", app::PhaseLabel(p).c_str());
   };
-  auto run = app::RunAcceptance(&phases, base, request);
+  auto run = app::RunAcceptance(&phases, *base, request);
   if (!run.ok()) {
     *failure = "no phase can run";
     return Fail(run.status(), 2);
@@ -102,9 +95,7 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
 int ExecuteAccept(const AcceptOptions& o) {
   auto profile = accept::LoadProfile(o.profile);
   if (!profile.ok()) return Fail(profile.status(), 2);
-  SweepSpec probe;  // what SpmdPlace and the rank set-up read: the launcher, the interface, the timeout
-  probe.iface = o.settings.iface;
-  probe.timeout_s = o.settings.timeout_s;
+  const SweepSpec probe = app::AcceptLaunchSpec(o.settings);
   auto place = SpmdPlace(o.spmd, probe);
   if (!place.ok()) return Fail(place.status(), 2);
   if (!*place) {
