@@ -662,6 +662,12 @@
     }
   }
 
+  // 6. Traffic (traffic.js): each rank's measured bytes per op against the model, by size.
+  function trafficChart() {
+    if (typeof window.commbenchTraffic !== 'function') throw new Error('the page lacks traffic.js');
+    return window.commbenchTraffic(points, {fmtBytes, labelOf, varying, WIDTH, HEIGHT, BYTES_AXIS, colorFor, scaleFor});
+  }
+
   // The acceptance section (acceptance.js) goes on top, only for `commbench accept` results.
   function renderAcceptance() {
     if (!R.acceptance || typeof R.acceptance !== 'object') return [];
@@ -693,6 +699,8 @@
       'One cell per rank and point.', rankHeatMap),
     addChart('chart-cpu', '5. CPU evidence',
       'Oversubscription shows as saturation reaching 1 and involuntary context switches climbing with G.', cpuEvidence),
+    addChart('chart-traffic', '6. Bytes per rank per operation vs message size',
+      'What each rank sent per operation, measured, beside its algorithm\'s model.', trafficChart),
   ]);
   renderPointsTable();
   renderEnvironment();

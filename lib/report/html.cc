@@ -88,6 +88,7 @@ StatusOr<std::string> RenderHtml(const json& result) {
   std::map<std::string, std::string> slots = CommonSlots();
   slots["RESULT_JSON"] = JsonForScript(embedded);
   slots["ACCEPTANCE_JS"] = EscapeInlineScript(report_assets::AcceptanceJs());
+  slots["TRAFFIC_JS"] = EscapeInlineScript(report_assets::TrafficJs());
   slots["REPORT_JS"] = EscapeInlineScript(report_assets::ReportJs());
   return FillTemplate(report_assets::TemplateHtml(), slots);
 }
