@@ -7,8 +7,10 @@
 #   rank        launcher rank 9 (host 9 % 8 = 1) sleeps 100 ms per iteration (about a 4 MiB op here)
 #                                                         -> host 1 the first suspect (or its rank)
 #   drift       host 3's eth0 MTU set to 1400             -> host 3 alone fails with reason drift (pre-flight)
+#   latency     host 4's ranks delay each socket send by DELAY us (default 2000; bench/accept_send_delay.c,
+#               LD_PRELOAD: this kernel has no netem)     -> host 4 the first suspect
 # Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
-# Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] bench/accept_vcluster.sh [N] [CAP]
+# Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] [DELAY=US] bench/accept_vcluster.sh [N] [CAP]
 # (CAP default 200mbit; KEEP keeps each run's result file as DIR/CASE-I.json)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,17 +19,23 @@ CAP="${2:-200mbit}"
 CB="$PWD/.bazel/bin/tools/commbench/commbench"
 VC="$PWD/tools/vcluster.sh"
 PROFILE="$PWD/configs/acceptance/virtual-cluster.yaml"
+SLOW_SEND="$PWD/.bazel/bin/bench/libaccept_send_delay.so"
 [[ -x "$CB" ]] || { echo "build first: bazel build //tools/commbench:commbench" >&2; exit 2; }
+[[ " ${CASES:-} " != *" latency "* || -f "$SLOW_SEND" ]] ||
+  { echo "build first: bazel build //bench:libaccept_send_delay.so" >&2; exit 2; }
 T=$(mktemp -d)
 trap '"$VC" down "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 
 # One acceptance run on the cluster in $T/c; prints "exit seconds first-suspect".
 run_once() {
-  local extra=("$@") pids=() start end id="bench-$RANDOM$RANDOM"
+  local extra=("$@") pids=() start end id="bench-$RANDOM$RANDOM" pre
   source "$T/c/env"
   start=$(date +%s.%N)
   for r in $(seq 0 15); do
-    "$VC" exec "$T/c" $((r % 8)) "$CB" accept --profile "$PROFILE" --rank "$r" --world 16 \
+    pre=()
+    [[ -n "${SLOW_HOST:-}" && $((r % 8)) -eq $SLOW_HOST ]] &&
+      pre=(env LD_PRELOAD="$SLOW_SEND" COMMBENCH_SEND_DELAY_US="${DELAY:-2000}")
+    "$VC" exec "$T/c" $((r % 8)) "${pre[@]}" "$CB" accept --profile "$PROFILE" --rank "$r" --world 16 \
       --rendezvous "$VC_REDIS" --run-id "$id" --quiet --timeout 60 -o "$T/out.json" "${extra[@]}" \
       >"$T/rank-$r.log" 2>&1 &
     pids+=($!)
@@ -53,11 +61,12 @@ else:
 
 printf "%-8s %5s %14s %6s %9s %7s\n" case runs expected-first passes median-s max-s
 for case in ${CASES:-healthy host link rank}; do
-  caps=() extra=()
+  caps=() extra=() SLOW_HOST=
   case $case in
     host) caps=(--cap-host "5:$CAP") ;;
     link) caps=(--cap-link "2-6:$CAP") ;;
     rank) extra=(--test-only-slow-rank 9:100000) ;;
+    latency) SLOW_HOST=4 ;;
   esac
   "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
   source "$T/c/env"
@@ -68,6 +77,7 @@ for case in ${CASES:-healthy host link rank}; do
     link) want="link:$VC_ADDR_2-$VC_ADDR_6|link:$VC_ADDR_6-$VC_ADDR_2" ;;
     rank) want="host:$VC_ADDR_1|rank:$VC_ADDR_1:" ;;
     drift) want="drift:$VC_ADDR_3\$" ;;
+    latency) want="host:$VC_ADDR_4" ;;
   esac
   hits=0 passes=0 times=()
   for i in $(seq 1 "$N"); do
