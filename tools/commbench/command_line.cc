@@ -1,5 +1,9 @@
 #include "tools/commbench/command_line.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
 #include "tools/version.h"
 
 #include "lib/rendezvous/redis_store.h"
@@ -7,6 +11,16 @@
 namespace commbench::cli {
 
 result::ToolInfo ToolIdentity() { return {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT}; }
+
+int ErrorExit(const std::string& message, int exit_code) {
+  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
+  return exit_code;
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
 
 std::string CommandLine(int argc, char** argv) {
   std::string line = "commbench";

@@ -12,5 +12,9 @@ void RememberInvocation(int argc, char** argv);
 const std::string& Invocation();
 // This binary's name, version and commit, as every result file records them.
 result::ToolInfo ToolIdentity();
+// The one error line of a failed command ("commbench: error: MESSAGE" on stderr); returns `exit_code`.
+int ErrorExit(const std::string& message, int exit_code = 2);
+// Whether anything is at `path` (a dangling link too).
+bool PathExists(const std::string& path);
 
 }  // namespace commbench::cli

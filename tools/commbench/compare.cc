@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/result/result_file.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 
@@ -23,24 +24,19 @@ struct CompareOptions {
   gate::CompareOptions compare;
 };
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
-
 int RunCompare(CompareOptions o) {
   Status floors = ApplyComparisonFlags(o.flags, &o.compare);
-  if (!floors.ok()) return Fail(floors.message());
+  if (!floors.ok()) return ErrorExit(floors.message());
   Status writable = CheckComparisonOutputs(o.flags.outputs);
-  if (!writable.ok()) return Fail(writable.message());
+  if (!writable.ok()) return ErrorExit(writable.message());
   auto base = gate::LoadComparable(o.base);
-  if (!base.ok()) return Fail(base.status().message());
+  if (!base.ok()) return ErrorExit(base.status().message());
   auto now = gate::LoadComparable(o.now);
-  if (!now.ok()) return Fail(now.status().message());
+  if (!now.ok()) return ErrorExit(now.status().message());
 
   const gate::Comparison c = gate::Compare(*base, *now, o.compare);
   Status emitted = EmitComparison(c, o.flags.outputs, o.base, o.now, "compare");
-  if (!emitted.ok()) return Fail(emitted.message());
+  if (!emitted.ok()) return ErrorExit(emitted.message());
   return c.ExitCode();
 }
 

@@ -16,6 +16,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/result/result_writer.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
@@ -26,36 +27,31 @@
 namespace commbench::cli {
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
-
 int RunGate(GateOptions o) {
   Status floors = ApplyComparisonFlags(o.flags, &o.compare);
-  if (!floors.ok()) return Fail(floors.message());
+  if (!floors.ok()) return ErrorExit(floors.message());
   if (!o.history.empty() && (o.ab || !o.baseline.empty())) {
-    return Fail("--history DIR is the baseline: it takes no " + std::string(o.ab ? "--ab" : "--baseline") +
+    return ErrorExit("--history DIR is the baseline: it takes no " + std::string(o.ab ? "--ab" : "--baseline") +
                 " (accepted: one of --baseline FILE, --history DIR, --ab)");
   }
   if (!o.history.empty() && o.update_baseline) {
-    return Fail("--update-baseline needs --baseline (a --history DIR grows with `commbench history add`)");
+    return ErrorExit("--update-baseline needs --baseline (a --history DIR grows with `commbench history add`)");
   }
   if (o.history.empty() && o.ab == !o.baseline.empty()) {
-    return Fail(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
+    return ErrorExit(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
                      : "nothing to compare with (accepted: --baseline FILE, --history DIR, or --ab --a K=V --b K=V)");
   }
-  if (!o.ab && (!o.a.empty() || !o.b.empty())) return Fail("--a and --b need --ab");
-  if (o.ab && o.update_baseline) return Fail("--update-baseline needs --baseline (--ab keeps no baseline)");
-  if (!o.ab && !o.out_a.empty()) return Fail("--out-a needs --ab (it is variant A's result)");
-  if (!o.out_a.empty() && o.out_a == o.out) return Fail("--out-a " + o.out_a + " is also --out (accepted: two paths)");
+  if (!o.ab && (!o.a.empty() || !o.b.empty())) return ErrorExit("--a and --b need --ab");
+  if (o.ab && o.update_baseline) return ErrorExit("--update-baseline needs --baseline (--ab keeps no baseline)");
+  if (!o.ab && !o.out_a.empty()) return ErrorExit("--out-a needs --ab (it is variant A's result)");
+  if (!o.out_a.empty() && o.out_a == o.out) return ErrorExit("--out-a " + o.out_a + " is also --out (accepted: two paths)");
   Status writable = CheckComparisonOutputs(o.flags.outputs);
   if (writable.ok()) writable = CheckWritableOutput(o.out);
   if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
   if (writable.ok()) writable = CheckExportFlags(o.exports, {o.out, result::SamplesSidecarPath(o.out), o.out_a, o.baseline});
-  if (!writable.ok()) return Fail(writable.message());
+  if (!writable.ok()) return ErrorExit(writable.message());
   auto given = ToSpec(o.sweep);
-  if (!given.ok()) return Fail(given.status().message());
+  if (!given.ok()) return ErrorExit(given.status().message());
   if (!o.history.empty()) return RunHistoryGate(o, *given);
   return o.ab ? RunAbGate(o, *given) : RunBaselineGate(o, *given);
 }

@@ -8,6 +8,7 @@
 
 #include "lib/app/gate_run.h"
 #include "lib/core/status.h"
+#include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
 #include "lib/model/spec.h"
 #include "tools/commbench/comparison_outputs.h"
@@ -52,6 +53,16 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given);
 // The modes' shared rounds (gate_rounds.cc). --budget, --first-look, --look-every, --rerun-disturbed, checked;
 // `planned` the most repeats a side.
 StatusOr<app::SequentialOptions> SequentialFrom(const GateOptions& o, int64_t planned, bool stop_early);
+// The outputs every mode writes once its rounds are done (gate_rounds.cc). The new result's exports (--prom,
+// --csv, --trace): false, with the error line, when one could not be written.
+bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o);
+// The sides' results as --out and --out-a keep them (without samples), and the new side's exports: 0, or the exit
+// code of a failure to write.
+int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab);
+// The comparison's outputs; its exit code (2 when an output could not be written).
+int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now);
+// One stderr line per point the calibration found ungateable here, said before anything is judged.
+void SayUngateable(const gate::Calibration& calibration);
 // `spec`'s points one repeat a launch, in a private temporary directory, announced as "commbench gate: <mode><N>
 // points, <plan>". An error is the message to fail with.
 StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec& spec, const std::string& mode,

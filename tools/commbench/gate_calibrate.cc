@@ -1,7 +1,5 @@
 // `commbench gate --calibrate` (gate.h): A/A rounds on this runner, the calibration (lib/app/gate_calibrate.h)
 // written with the baseline, one line per point on stdout, exit 3 when a point is ungateable here.
-#include <sys/stat.h>
-
 #include <cstdio>
 #include <string>
 
@@ -9,38 +7,25 @@
 #include "lib/app/gate_run.h"
 #include "lib/core/atomic_file.h"
 #include "lib/gate/calibration.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
 
 namespace commbench::cli {
-namespace {
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-}  // namespace
-
 int RunCalibration(const GateOptions& o, const SweepSpec& given) {
-  if (!Exists(o.baseline)) {
-    return Fail("--calibrate: " + o.baseline + ": no such baseline (accepted: an existing baseline file, which keeps "
+  if (!PathExists(o.baseline)) {
+    return ErrorExit("--calibrate: " + o.baseline + ": no such baseline (accepted: an existing baseline file, which keeps "
                 "the calibration; measure the first with --update-baseline, which calibrates from its repeats)");
   }
   Status s = CheckWritableOutput(o.baseline);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
-  if (!gate.ok()) return Fail(gate.status().message());
+  if (!gate.ok()) return ErrorExit(gate.status().message());
   const SweepSpec& spec = gate->spec;
   auto sequential = SequentialFrom(o, spec.repeats, false);
-  if (!sequential.ok()) return Fail(sequential.status().message());
+  if (!sequential.ok()) return ErrorExit(sequential.status().message());
   auto run = RunRounds(o, spec, "--calibrate: ", "A/A, up to " + std::to_string(spec.repeats) + " repeats a side",
                        nullptr, {}, {}, o.compare, *sequential);
-  if (!run.ok()) return Fail(run.status().message());
+  if (!run.ok()) return ErrorExit(run.status().message());
   auto calibrated = app::CalibrateAa(*run, o.budget_s, sequential->schedule, o.compare);
   if (!calibrated.ok()) {  // a noise figure of a broken run is no figure
     std::fprintf(stderr, "commbench gate: no calibration written: %s\n", calibrated.status().message().c_str());
@@ -48,11 +33,11 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   }
   const gate::Calibration& c = *calibrated;
   s = app::StoreCalibration(o.baseline, c);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   std::fputs(gate::CalibrationToText(c).c_str(), stdout);
   std::fprintf(stderr, "commbench gate: kept the calibration in the baseline %s (its \"%s\" block)\n",
                o.baseline.c_str(), app::kCalibrationKey);
-  if (Exists(gate::CalibrationPath(o.baseline))) {
+  if (PathExists(gate::CalibrationPath(o.baseline))) {
     std::fprintf(stderr, "commbench gate: %s is no longer read (the baseline's block comes first): delete it\n",
                  gate::CalibrationPath(o.baseline).c_str());
   }

@@ -17,11 +17,6 @@
 namespace commbench::cli {
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
-
 // Which runs the baseline is, on stderr: the record in the files says the same per point.
 void PrintRunsUsed(const history::GateBaseline& b) {
   const history::RunEntry& first = b.runs.front();
@@ -41,7 +36,7 @@ void PrintRunsUsed(const history::GateBaseline& b) {
 
 int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
   auto b = history::LoadGateBaseline(o.history, history::RunnerFingerprint(EnvironmentFingerprint()));
-  if (!b.ok()) return Fail(b.status().message());
+  if (!b.ok()) return ErrorExit(b.status().message());
   if (!b->too_short.empty()) {
     std::fprintf(stderr, "commbench gate: inconclusive: --history %s: %s\n", o.history.c_str(), b->too_short.c_str());
     return 3;
@@ -50,19 +45,19 @@ int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
   const SweepSpec& recorded = b->base.header.spec;
   const std::vector<std::string> conflicts = app::SpecConflicts(given, recorded, *ToSpec(SweepFlags{}));
   if (!conflicts.empty()) {
-    return Fail("--history " + o.history + ": the flags ask for another sweep than its latest run " + b->latest.id +
+    return ErrorExit("--history " + o.history + ": the flags ask for another sweep than its latest run " + b->latest.id +
                 " records: " + conflicts.front() + " (accepted: that run's own sweep; another sweep needs its own "
                 "history)");
   }
   const SweepSpec spec = app::GateSpec(recorded, given);  // the same spec, repeats included
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
   Status s = runner.Prepare(spec);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: %zu points x %lld repeats, as the history's latest run %s records\n",
                runner.points(), static_cast<long long>(spec.repeats), b->latest.id.c_str());
   PrintRunsUsed(*b);
   app::PipelineOutcome run = runner.Run(spec, o.out);
-  if (!run.written.ok()) return Fail(run.written.message());
+  if (!run.written.ok()) return ErrorExit(run.written.message());
   const nlohmann::json record = history::GateRecordToJson(*b);
   s = history::AddGateRecord(o.out, record);
   if (s.ok()) s = WriteExports(run.result, o.out, o.exports);
@@ -74,7 +69,7 @@ int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
   const gate::Comparison c = gate::Compare(b->base, run.result, o.compare);
   s = EmitComparison(c, o.flags.outputs, "history " + o.history, o.out, "gate");
   if (s.ok() && !o.flags.outputs.json.empty()) s = history::AddGateRecord(o.flags.outputs.json, record);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   return c.ExitCode();
 }
 

@@ -1,8 +1,6 @@
-// `commbench gate --baseline` and `--ab` (gate.h): each runs through lib/app/gate_run.h (the rounds:
-// gate_rounds.cc); here the outputs beside the result and the exit codes (as `compare`: 0 no regression, 1 a regression or a wrong result,
-// 2 bad input, 3 inconclusive or incomparable).
-#include <sys/stat.h>
-
+// `commbench gate --baseline` and `--ab` (gate.h): each runs through lib/app/gate_run.h (the rounds and the
+// outputs they share: gate_rounds.cc); here what each mode does before and after its rounds, and the exit codes
+// (as `compare`: 0 no regression, 1 a regression or a wrong result, 2 bad input, 3 inconclusive or incomparable).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,39 +19,16 @@
 namespace commbench::cli {
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-// The new result's exports (--prom, --csv, --trace); false (with the error line) when one could not be written.
-bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o) {
-  Status s = WriteExports(file, result_path, o.exports);
-  if (!s.ok()) std::fprintf(stderr, "commbench: error: %s\n", s.message().c_str());
-  return s.ok();
-}
-
-int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now) {
-  Status emitted = EmitComparison(c, o.flags.outputs, base, now, "gate");
-  if (!emitted.ok()) return Fail(emitted.message());
-  return c.ExitCode();
-}
-
 // No baseline yet: measure the flags' (or the config's) sweep and make it the baseline, calibrated from its own
 // repeats (gate --calibrate measures A/A later).
 int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   auto sequential = SequentialFrom(o, given.repeats, true);  // the schedule of the gates that will judge against it
-  if (!sequential.ok()) return Fail(sequential.status().message());
+  if (!sequential.ok()) return ErrorExit(sequential.status().message());
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
   Status ready = runner.Prepare(given);
-  if (!ready.ok()) return Fail(ready.message());
+  if (!ready.ok()) return ErrorExit(ready.message());
   app::PipelineOutcome run = runner.Run(given, o.out);
-  if (!run.written.ok()) return Fail(run.written.message());
+  if (!run.written.ok()) return ErrorExit(run.written.message());
   if (!Exported(run.result, o.out, o)) return 1;
   if (!app::CompleteAndCorrect(run.result)) {
     std::fprintf(stderr, "commbench: error: not writing a baseline from a failed run: %s\n",
@@ -63,15 +38,10 @@ int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   const gate::Calibration c = gate::CalibrateOneSide(run.result, run.result.trailer.duration_s, given.repeats,
                                                      o.budget_s, sequential->schedule, o.compare);
   Status s = app::KeepCalibratedBaseline(run.result, &c, o.baseline);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: wrote the baseline %s (%zu points)\n", o.baseline.c_str(),
                run.result.points.size());
-  for (const gate::PointCalibration& p : c.points) {
-    if (!p.gateable) {
-      std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s: %s\n", p.id.c_str(),
-                   gate::UngateableText(p).c_str());
-    }
-  }
+  SayUngateable(c);
   return 0;
 }
 
@@ -84,49 +54,34 @@ StatusOr<std::shared_ptr<const gate::Calibration>> Calibration(const std::string
     std::fprintf(stderr, "commbench gate: calibration from the older %s (gate --calibrate now keeps it in %s)\n",
                  gate::CalibrationPath(baseline).c_str(), baseline.c_str());
   }
-  for (const gate::PointCalibration& p : (*calibration)->points) {
-    if (!p.gateable) {
-      std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s: %s\n", p.id.c_str(),
-                   gate::UngateableText(p).c_str());
-    }
-  }
+  SayUngateable(**calibration);
   return calibration;
-}
-
-// The sides' results as --out and --out-a keep them (without samples), and the new side's exports. 0, or the
-// exit code of a failure to write.
-int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab) {
-  Status s = WriteFileAtomically(o.out, app::BaselineText(run.now));
-  if (s.ok() && ab && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, app::BaselineText(run.base));
-  if (!s.ok()) return Fail(s.message());
-  if (!Exported(app::WithoutSamples(run.now), "", o)) return 1;  // as --out keeps it
-  return 0;
 }
 
 }  // namespace
 
 int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   if (o.calibrate) return RunCalibration(o, given);
-  if (!Exists(o.baseline)) {
-    if (!o.update_baseline) return Fail(o.baseline + ": cannot read: " + std::strerror(ENOENT));
+  if (!PathExists(o.baseline)) {
+    if (!o.update_baseline) return ErrorExit(o.baseline + ": cannot read: " + std::strerror(ENOENT));
     return MeasureFirstBaseline(o, given);
   }
   Status s = o.update_baseline ? CheckWritableOutput(o.baseline) : OkStatus();
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
-  if (!gate.ok()) return Fail(gate.status().message());
+  if (!gate.ok()) return ErrorExit(gate.status().message());
   auto sequential = SequentialFrom(o, gate->spec.repeats, !o.update_baseline);
-  if (!sequential.ok()) return Fail(sequential.status().message());
+  if (!sequential.ok()) return ErrorExit(sequential.status().message());
   sequential->schedule.base_grows = false;
   gate::CompareOptions compare = o.compare;
   auto calibration = Calibration(o.baseline);
-  if (!calibration.ok()) return Fail(calibration.status().message());
+  if (!calibration.ok()) return ErrorExit(calibration.status().message());
   compare.calibration = *calibration;
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
                            (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
                        &gate->base, {}, {}, compare, *sequential);
-  if (!run.ok()) return Fail(run.status().message());
+  if (!run.ok()) return ErrorExit(run.status().message());
   run->now.header.spec.repeats = gate->spec.repeats;
   if (const int written = WriteSides(*run, o, false); written != 0) return written;
   const gate::Comparison& c = run->comparison;
@@ -138,7 +93,7 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
     return 1;
   }
   s = app::KeepCalibratedBaseline(run->now, compare.calibration.get(), o.baseline);  // the runner's, kept
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
                gate::Name(c.outcome).c_str());
   return 0;
@@ -146,19 +101,19 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
 
 int RunAbGate(GateOptions o, const SweepSpec& given) {
   auto a = app::ParseVariant(o.a, "--a");
-  if (!a.ok()) return Fail(a.status().message());
+  if (!a.ok()) return ErrorExit(a.status().message());
   auto b = app::ParseVariant(o.b, "--b");
-  if (!b.ok()) return Fail(b.status().message());
+  if (!b.ok()) return ErrorExit(b.status().message());
   Status s = CheckWritableOutput(o.out);
   if (s.ok() && !o.out_a.empty()) s = CheckWritableOutput(o.out_a);
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) return ErrorExit(s.message());
   for (const std::string& name : app::VariedVariables(*a, *b)) o.compare.varied_variables.insert(name);
   auto sequential = SequentialFrom(o, given.repeats, true);
-  if (!sequential.ok()) return Fail(sequential.status().message());
+  if (!sequential.ok()) return ErrorExit(sequential.status().message());
   auto run = RunRounds(o, given, "--ab: ",
                        "up to " + std::to_string(given.repeats) + " repeats a side, A and B alternating", nullptr, *a,
                        *b, o.compare, *sequential);
-  if (!run.ok()) return Fail(run.status().message());
+  if (!run.ok()) return ErrorExit(run.status().message());
   run->base.header.spec.repeats = run->now.header.spec.repeats = given.repeats;
   if (const int written = WriteSides(*run, o, true); written != 0) return written;
   return Finish(run->comparison, o, "A: " + o.a, "B: " + o.b);

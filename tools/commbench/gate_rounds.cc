@@ -1,11 +1,14 @@
 // The rounds every sequential mode of `commbench gate` runs (gate.h): the sequential flags checked, the runner
-// prepared in a private temporary directory, the progress lines, lib/app/gate_run.h's rounds.
+// prepared in a private temporary directory, the progress lines, lib/app/gate_run.h's rounds, and the outputs
+// written after them.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "lib/app/gate_policy.h"
 #include "lib/app/gate_run.h"
+#include "lib/core/atomic_file.h"
 #include "lib/core/temp_dir.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
@@ -64,6 +67,35 @@ StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec
   if (dir.path().empty()) return Internal("cannot create a private temporary directory under $TMPDIR or /tmp");
   std::fprintf(stderr, "commbench gate: %s%zu points, %s\n", mode.c_str(), runner.points(), plan.c_str());
   return app::RunSequential(runner, once, stored, a, b, compare, sequential, dir.path(), Progress(o));
+}
+
+bool Exported(const result::ResultFile& file, const std::string& result_path, const GateOptions& o) {
+  Status s = WriteExports(file, result_path, o.exports);
+  if (!s.ok()) ErrorExit(s.message());
+  return s.ok();
+}
+
+int WriteSides(const app::SequentialOutcome& run, const GateOptions& o, bool ab) {
+  Status s = WriteFileAtomically(o.out, app::BaselineText(run.now));
+  if (s.ok() && ab && !o.out_a.empty()) s = WriteFileAtomically(o.out_a, app::BaselineText(run.base));
+  if (!s.ok()) return ErrorExit(s.message());
+  if (!Exported(app::WithoutSamples(run.now), "", o)) return 1;  // as --out keeps it
+  return 0;
+}
+
+int Finish(const gate::Comparison& c, const GateOptions& o, const std::string& base, const std::string& now) {
+  Status emitted = EmitComparison(c, o.flags.outputs, base, now, "gate");
+  if (!emitted.ok()) return ErrorExit(emitted.message());
+  return c.ExitCode();
+}
+
+void SayUngateable(const gate::Calibration& calibration) {
+  for (const gate::PointCalibration& p : calibration.points) {
+    if (!p.gateable) {
+      std::fprintf(stderr, "commbench gate: calibration: ungateable here: %s: %s\n", p.id.c_str(),
+                   gate::UngateableText(p).c_str());
+    }
+  }
 }
 
 }  // namespace commbench::cli
