@@ -29,6 +29,13 @@ std::string Short(double bytes) {
   return Format("%.0f B", bytes);
 }
 
+// "246.4 ms", "812.0 us", "23.90 s".
+std::string Seconds(double s) {
+  if (s >= 1) return Format("%.2f s", s);
+  if (s >= 1e-3) return Format("%.1f ms", s * 1e3);
+  return Format("%.1f us", s * 1e6);
+}
+
 std::string Ratio(double measured, double model) {
   return measured < 0 || model <= 0 ? "-" : Format("%.4f", measured / model);
 }
@@ -69,8 +76,8 @@ std::string MeasuredStepToText(const StepRequest& r, const StepTraffic& step,
                                const MeasureLabel& label) {
   std::string out = "\nmeasured: " + std::to_string(r.world) + " " + label.where + ", " + label.backend + ", " +
                     label.dtype + ", one allreduce point per bucket size\n";
-  out += Format("  %-26s %-16s %14s %14s %8s %12s\n", "bucket", "algo (ran)", "sent/op (max)", "model", "x-model",
-                "time/op");
+  out += Format("  %-26s %-16s %14s %14s %8s %14s\n", "bucket", "algo (ran)", "sent/op (max)", "model", "x-model",
+                "time/op (max)");
   for (size_t g = 0; g < step.groups.size(); ++g) {
     const BucketGroup& group = step.groups[g];
     const BucketMeasure& m = measured[g];
@@ -79,8 +86,8 @@ std::string MeasuredStepToText(const StepRequest& r, const StepTraffic& step,
     const std::string bucket = std::to_string(group.buckets) + " x " + Short(static_cast<double>(group.count) *
                                                                             static_cast<double>(r.element_size));
     const double sent = Max(m.sent_per_op);
-    out += Format("  %-26s %-16s %14s %14s %8s %9.1f us\n", bucket.c_str(), m.algo.c_str(), Short(sent).c_str(),
-                  Short(model).c_str(), Ratio(sent, model).c_str(), Max(m.time_us_per_op));
+    out += Format("  %-26s %-16s %14s %14s %8s %14s\n", bucket.c_str(), m.algo.c_str(), Short(sent).c_str(),
+                  Short(model).c_str(), Ratio(sent, model).c_str(), Seconds(Max(m.time_us_per_op) * 1e-6).c_str());
     if (m.algo != group.algo) out += "    note: the model is " + group.algo + "'s, " + m.algo + " ran\n";
   }
   out += "per step, each rank (the buckets one after another, as isolated operations: no overlap with compute):\n";
@@ -89,9 +96,9 @@ std::string MeasuredStepToText(const StepRequest& r, const StepTraffic& step,
   for (size_t k = 0; k < ranks.size(); ++k) {
     const double ms = static_cast<double>(step.ranks[k].sent_bytes);
     const double mr = static_cast<double>(step.ranks[k].recv_bytes);
-    out += Format("  %4zu %14s %14s %8s %14s %14s %8s %8.2f ms\n", k, Short(ranks[k].sent_bytes).c_str(),
+    out += Format("  %4zu %14s %14s %8s %14s %14s %8s %11s\n", k, Short(ranks[k].sent_bytes).c_str(),
                   Short(ms).c_str(), Ratio(ranks[k].sent_bytes, ms).c_str(), Short(ranks[k].recv_bytes).c_str(),
-                  Short(mr).c_str(), Ratio(ranks[k].recv_bytes, mr).c_str(), ranks[k].time_s * 1e3);
+                  Short(mr).c_str(), Ratio(ranks[k].recv_bytes, mr).c_str(), Seconds(ranks[k].time_s).c_str());
   }
   bool unmeasured = false;
   for (const MeasuredRankStep& k : ranks) unmeasured = unmeasured || k.sent_bytes < 0 || k.recv_bytes < 0;
