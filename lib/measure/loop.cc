@@ -127,6 +127,7 @@ class PointRunner {
     PrepareSampledInput();
     // Gloo-style transports write into peers' buffers: nobody starts the next iteration before all have read.
     RETURN_IF_ERROR(TimedBarrier(group_, &in_window_barriers_s_));
+    planned_ = planned;
     int64_t batch = std::max<int64_t>(planned - 2, 0);
     while (true) {
       const auto batch_start = Clock::now();
@@ -301,10 +302,11 @@ class PointRunner {
   }
 
   // Adaptive: the next batch's iterations, or 0 when every rank's 95% CI of the median (and of the mean) is within
-  // the target or twice the time budget is spent. The batch is sized at the slowest rank's pace over the last one
-  // to end when the window has doubled (at most at the budget, then at twice it): a point needs a few agreements
-  // (each a world-wide round trip, a wait for the slowest group), not one per batch of the warm-up's often
-  // pessimistic size. Every rank computes the same count from the agreed maxima.
+  // the target or twice the time budget is spent. A batch is the planned count, or more where the slowest rank's
+  // pace over the last one says the window would not yet double (at most to the budget, then to twice it): a
+  // point needs a few agreements (each a world-wide round trip, a wait for the slowest group), not one per batch
+  // of the warm-up's often pessimistic size, and never fewer iterations than the planned batches gave. Every rank
+  // computes the same count from the agreed maxima.
   StatusOr<int64_t> NextBatch(double my_pace_s) {
     // The fits and the diagnosis read the mean (the loop's cost per op), whose interval a few stalls widen far
     // more than the median's: iterate until both are within the target (or the budget runs out).
@@ -323,7 +325,8 @@ class PointRunner {
     if (agreed[0] <= options_.target_ci || window_s >= 2 * budget_s || left < 1) return 0;
     const double milestone_s = window_s < 0.95 * budget_s ? budget_s : 2 * budget_s;
     const double end_s = std::max(std::min(2 * window_s, milestone_s), window_s + budget_s / 16);
-    return std::clamp<int64_t>(static_cast<int64_t>((end_s - window_s) / std::max(pace_s, 1e-9)), 1, left);
+    const auto doubling = static_cast<int64_t>((end_s - window_s) / std::max(pace_s, 1e-9));
+    return std::clamp<int64_t>(std::max(doubling, planned_), 1, left);
   }
 
   // The timed window's phases: its barriers join the others; what neither the clock nor a phase took was spent
@@ -360,6 +363,7 @@ class PointRunner {
   CheckSampler sampler_;
   int64_t next_check_ = kNever;  // timed index of the next sampled check
   bool middle_input_set_ = false;  // the last input set was middle_input_ (Unit)
+  int64_t planned_ = 0;            // the iterations the warm-up's pace fits in the budget (PlanIterations)
   double in_window_barriers_s_ = 0;  // barriers inside the timed window (AccountWindow)
   ProgressPhase phase_ = ProgressPhase::kSetup;
   int64_t done_ = 0;  // iterations of the current phase completed
