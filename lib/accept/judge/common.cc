@@ -117,7 +117,9 @@ std::map<int, double> GroupTails(const result::PointResult& p) {
   std::map<int, double> p99;
   for (const result::RankTime& r : p.per_rank) p99[r.group] = std::max(p99[r.group], r.time_us.p99);
   std::map<int, double> out;
-  for (const result::GroupTime& g : p.per_group) out[g.group] = g.p50_us > 0 && p99[g.group] > 0 ? p99[g.group] / g.p50_us : kNaN;
+  for (const result::GroupTime& g : p.per_group) {
+    out[g.group] = g.p50_us > 0 && p99[g.group] > 0 ? p99[g.group] / g.p50_us : kNaN;
+  }
   return out;
 }
 
