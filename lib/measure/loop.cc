@@ -77,7 +77,8 @@ class PointRunner {
         synced_step_(timing_.barrier == IterationBarrier::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
         step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
         injected_delay_(options.injected_delay_us),
-        sampler_(options.check_rate, options.check_seed) {
+        sampler_(options.check_rate, options.check_seed),
+        keeps_input_(work->KeepsInput()) {
     FillInput(request_, place_.group_rank, place_.group_size, kFirstIter, &first_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kMiddleIter, &middle_input_);
     FillInput(request_, place_.group_rank, place_.group_size, kLastIter, &last_input_);
@@ -188,7 +189,7 @@ class PointRunner {
   // The shared middle input is copied in once where the backend keeps it (Work::KeepsInput): the other inputs
   // (first, last, sampled) always, and the middle one again after them.
   Status Unit(const std::vector<char>& input, int64_t count, std::vector<double>* samples) {
-    const bool kept = &input == &middle_input_ && middle_input_set_ && work_->KeepsInput();
+    const bool kept = &input == &middle_input_ && middle_input_set_ && keeps_input_;
     if (!kept) RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
     middle_input_set_ = &input == &middle_input_;
     if (options_.progress) options_.progress->Started(done_ + count);
@@ -362,6 +363,7 @@ class PointRunner {
   std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
   int64_t next_check_ = kNever;  // timed index of the next sampled check
+  const bool keeps_input_;         // Work::KeepsInput, asked once: not per iteration
   bool middle_input_set_ = false;  // the last input set was middle_input_ (Unit)
   int64_t planned_ = 0;            // the iterations the warm-up's pace fits in the budget (PlanIterations)
   double in_window_barriers_s_ = 0;  // barriers inside the timed window (AccountWindow)

@@ -32,9 +32,7 @@ double MedianInPlace(std::vector<double>* v) {
 
 double Median(std::vector<double> values) {
   if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  return MedianInPlace(&values);
 }
 
 double PercentileSorted(const std::vector<double>& sorted, double q) {

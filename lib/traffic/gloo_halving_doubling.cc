@@ -75,11 +75,6 @@ RankPlan Plan(int rank, const Block& block, size_t count, int n) {
   return plan;
 }
 
-void Payload(std::vector<Transfer>* t, int from, int to, size_t elements) {
-  if (elements > 0) t->push_back(Transfer{from, to, elements});
-}
-void Notify(std::vector<Transfer>* t, int from, int to) { t->push_back(Transfer{from, to, 0, true}); }
-
 // The halving within the block (each step's payload and its notification) and the hand-up of what the rank holds
 // to the next larger block, cut among the larger block's ranks that own those chunks (no notification).
 void HalvingAndHandUp(int rank, const std::vector<Block>& blocks, size_t b, const RankPlan& plan,

@@ -10,11 +10,6 @@ namespace {
 
 int Mod(int a, int n) { return ((a % n) + n) % n; }
 
-void Payload(std::vector<Transfer>* t, int from, int to, size_t elements) {
-  if (elements > 0) t->push_back(Transfer{from, to, elements});
-}
-void Notify(std::vector<Transfer>* t, int from, int to) { t->push_back(Transfer{from, to, 0, true}); }
-
 // AllreduceRing: n-1 rounds, each sending the whole buffer to the right and a notification to the left.
 void Ring(size_t count, int n, std::vector<Transfer>* t) {
   for (int r = 0; r < n; ++r) {

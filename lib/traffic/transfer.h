@@ -18,6 +18,12 @@ struct Transfer {
   bool control = false;  // a notification: counted as a message, its bytes are framing (not elements)
 };
 
+// A model's two kinds of message: `elements` of payload (none added when 0), and a payload-free notification.
+inline void Payload(std::vector<Transfer>* t, int from, int to, size_t elements) {
+  if (elements > 0) t->push_back(Transfer{from, to, elements});
+}
+inline void Notify(std::vector<Transfer>* t, int from, int to) { t->push_back(Transfer{from, to, 0, true}); }
+
 // What one rank sends and receives per operation.
 struct RankTraffic {
   uint64_t sent_bytes = 0;

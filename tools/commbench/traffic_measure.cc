@@ -1,12 +1,12 @@
 #include "tools/commbench/traffic_measure.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
+#include <optional>
 #include <set>
 
 #include "lib/app/pipeline.h"
 #include "lib/backend/backend.h"
+#include "lib/core/temp_dir.h"
 #include "lib/core/types.h"
 #include "lib/launch/host_settings.h"
 #include "lib/sweep/planner.h"
@@ -16,11 +16,6 @@
 
 namespace commbench::cli {
 namespace {
-
-int Fail(const std::string& message, int code) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return code;
-}
 
 // The sweep that runs the step's buckets: one allreduce point per bucket size, one group of `world` ranks. One
 // algorithm runs every size, or "auto" when the backend's choice differs between sizes (it chooses as the model).
@@ -93,12 +88,12 @@ StatusOr<PlannedMeasure> PlanMeasure(const traffic::StepRequest& r, const traffi
 
 int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, const MeasureRequest& m,
                const PlannedMeasure& p) {
-  std::string out = m.out, scratch;
+  std::string out = m.out;
+  std::optional<TempDir> scratch;  // the result file when --out names none, removed with it
   if (out.empty()) {
-    std::string tmpl = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/cb-traffic.XXXXXX");
-    if (!mkdtemp(tmpl.data())) return Fail("--measure: no temporary directory under " + tmpl, 1);
-    scratch = tmpl;
-    out = scratch + "/buckets.json";
+    scratch.emplace("commbench-traffic-");
+    if (scratch->path().empty()) return ErrorExit("--measure: no temporary directory for the sweep's result", 1);
+    out = scratch->path() + "/buckets.json";
   }
   app::PipelineRequest request;
   request.tool = ToolIdentity();
@@ -110,16 +105,16 @@ int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, 
   std::fprintf(stderr, "commbench: measuring %zu bucket size%s on %d ranks (%s)\n", step.groups.size(),
                step.groups.size() == 1 ? "" : "s", r.world, p.backend.c_str());
   app::PipelineOutcome outcome = app::RunPipeline(request);
-  if (!scratch.empty()) std::filesystem::remove_all(scratch);
-  if (!outcome.failure.empty()) return Fail("--measure: " + outcome.failure, 1);
-  if (!outcome.written.ok()) return Fail(outcome.written.message(), 1);
+  scratch.reset();
+  if (!outcome.failure.empty()) return ErrorExit("--measure: " + outcome.failure, 1);
+  if (!outcome.written.ok()) return ErrorExit(outcome.written.message(), 1);
   for (const auto& point : outcome.result.points) {
-    if (!point.correct) return Fail("--measure: wrong result in " + point.id, 1);
+    if (!point.correct) return ErrorExit("--measure: wrong result in " + point.id, 1);
   }
   auto measured = Collect(step, outcome.result.points, r.world);
-  if (!measured.ok()) return Fail("--measure: " + measured.status().message(), 1);
+  if (!measured.ok()) return ErrorExit("--measure: " + measured.status().message(), 1);
   auto ranks = traffic::SumMeasuredStep(step, *measured, r.world);
-  if (!ranks.ok()) return Fail("--measure: " + ranks.status().message(), 1);
+  if (!ranks.ok()) return ErrorExit("--measure: " + ranks.status().message(), 1);
   const std::string where = m.launcher == "local" ? "local ranks" : "ranks under " + m.launcher;
   std::fputs(traffic::MeasuredStepToText(r, step, *measured, *ranks, {p.backend, p.dtype, where}).c_str(), stdout);
   if (!m.out.empty()) std::fprintf(stderr, "commbench: wrote %s\n", m.out.c_str());
