@@ -30,8 +30,11 @@ echo "measured in this order:" $order
 for run in $order; do
   if [[ $run == slow-* ]]; then sweep "$OUT/runs/$run.json" --test-only-uniform-slowdown 0.1; else sweep "$OUT/runs/$run.json"; fi
 done
-for i in $(seq -w 0 19); do "$B" history add "$T/a" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
-for i in $(seq -w 20 29); do "$B" history add "$T/a" "$OUT/runs/slow-$i.json" --commit "c$i" >/dev/null || fail "add a $i"; done
+# A history orders its runs by when they ran: each is filed at its commit's time (--time, as a backfill by commit
+# would), so that the history's order is the commits' and not the shuffled order they were measured in.
+at() { echo "2026-01-01T00:$1:00Z"; }
+for i in $(seq -w 0 19); do "$B" history add "$T/a" "$OUT/runs/plain-$i.json" --commit "c$i" --time "$(at "$i")" >/dev/null || fail "add a $i"; done
+for i in $(seq -w 20 29); do "$B" history add "$T/a" "$OUT/runs/slow-$i.json" --commit "c$i" --time "$(at "$i")" >/dev/null || fail "add a $i"; done
 # B: two concurrent jobs filing 15 runs each into one history: every add must land.
 ( for i in $(seq -w 0 14); do "$B" history add "$T/b" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || exit 1; done ) &
 p1=$!
@@ -90,7 +93,7 @@ fi
 [[ -s "$OUT/trend-planted.html" ]] || fail "planted: no trend page"
 
 # The unplanted series in run order (B's order is the race's).
-for i in $(seq -w 0 29); do "$B" history add "$T/c" "$OUT/runs/plain-$i.json" --commit "c$i" >/dev/null || fail "add c $i"; done
+for i in $(seq -w 0 29); do "$B" history add "$T/c" "$OUT/runs/plain-$i.json" --commit "c$i" --time "$(at "$i")" >/dev/null || fail "add c $i"; done
 "$B" history check "$T/c" --json "$OUT/c.json" --html "$OUT/trend-plain.html" | tee "$OUT/c.txt"
 rc=${PIPESTATUS[0]}
 python3 - "$OUT/c.json" "$rc" <<'PY' || fail "unplanted: change points or exit $rc"
