@@ -93,7 +93,9 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(127);  // the driver died before prctl took effect
-      setpgid(0, 0);
+      // group_ is 0 for the first child: it founds the group the others join (or a group of its own should
+      // every earlier child be gone already, so that it never stays in the driver's).
+      if (setpgid(0, group_) != 0) setpgid(0, 0);
       if (out_fd >= 0) {
         dup2(out_fd, STDOUT_FILENO);
         dup2(out_fd, STDERR_FILENO);
@@ -103,7 +105,8 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
       _exit(127);
     }
     if (out_fd >= 0) close(out_fd);
-    setpgid(pid, pid);  // also from the parent, so there is no window where the child is in ours
+    setpgid(pid, group_ == 0 ? pid : group_);  // also from the parent: no window where the child is in ours
+    if (group_ == 0) group_ = pid;
     pids_.push_back(pid);
     alive_.push_back(true);
     ++running_;
@@ -132,16 +135,17 @@ std::vector<ProcessExit> ProcessGroup::Reap() {
 
 void ProcessGroup::Terminate(std::chrono::milliseconds grace) {
   if (running_ == 0) return;
-  for (size_t i = 0; i < pids_.size(); ++i) {
-    if (alive_[i]) kill(-pids_[i], SIGTERM);  // the child's whole process group (mpirun's children too)
-  }
+  // One signal to the children's shared group (mpirun's children too): signalling thousands of ranks one by one
+  // on a busy host let each dying rank preempt the driver between two kills, seconds in all.
+  kill(-group_, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + grace;
   while (running_ > 0 && std::chrono::steady_clock::now() < deadline) {
     Reap();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  kill(-group_, SIGKILL);
   for (size_t i = 0; i < pids_.size(); ++i) {
-    if (alive_[i]) kill(-pids_[i], SIGKILL);
+    if (alive_[i]) kill(pids_[i], SIGKILL);  // a child that left the group (none of ours does) still stops
   }
   while (running_ > 0) {
     Reap();

@@ -1,6 +1,6 @@
 // Rank processes on this host: spawned together, watched together, and never left behind. Each child dies with
-// the driver (PR_SET_PDEATHSIG) and sits in its own process group, so a terminal's Ctrl-C reaches only the
-// driver, which then stops the children itself.
+// the driver (PR_SET_PDEATHSIG), and the children share one process group apart from the driver's, so a terminal's
+// Ctrl-C reaches only the driver, which then stops them all with one signal.
 #pragma once
 
 #include <sys/types.h>
@@ -51,6 +51,7 @@ class ProcessGroup {
 
  private:
   std::vector<pid_t> pids_;
+  pid_t group_ = 0;  // the children's process group: the first child's pid
   std::vector<bool> alive_;
   size_t running_ = 0;
 };

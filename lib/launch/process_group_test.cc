@@ -1,6 +1,7 @@
 #include "lib/launch/process_group.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,15 @@
 
 namespace commbench {
 namespace {
+
+// Alive and not a zombie (an orphan's zombie may wait for a reaper that is not us).
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  const size_t after_name = text.rfind(')');
+  return after_name != std::string::npos && after_name + 2 < text.size() && text[after_name + 2] != 'Z';
+}
 
 std::vector<ProcessExit> WaitAll(ProcessGroup* group) {
   std::vector<ProcessExit> exits;
@@ -73,6 +83,36 @@ TEST(ProcessGroupTest, TerminateStopsEvenStubbornChildren) {
   EXPECT_TRUE(group.AllExited());
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
   EXPECT_NE(kill(stubborn, 0), 0);  // gone (and reaped)
+}
+
+// The children share one process group apart from the driver's: a terminal's Ctrl-C reaches only the driver, and
+// one signal stops every child and what each started (a launcher's own children).
+TEST(ProcessGroupTest, ChildrenShareOneGroupApartFromTheDriversAndTerminateReachesGrandchildren) {
+  std::string pids = ::testing::TempDir() + "/pg_grandchildren";
+  std::vector<ProcessSpec> specs;
+  for (int i = 0; i < 3; ++i) {
+    specs.push_back({{"/bin/sh", "-c", "sleep 30 & echo $! >> " + pids + "; wait"}, {}, ""});
+  }
+  ProcessGroup group;
+  ASSERT_TRUE(group.Spawn(specs).ok());
+  std::vector<pid_t> grandchildren;
+  for (int tries = 0; tries < 500 && grandchildren.size() < 3; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    grandchildren.clear();
+    std::ifstream f(pids);
+    for (pid_t p; f >> p;) grandchildren.push_back(p);
+  }
+  ASSERT_EQ(grandchildren.size(), 3u);
+  const pid_t shared = getpgid(group.pid(0));
+  EXPECT_NE(shared, getpgrp());
+  for (size_t i = 0; i < group.size(); ++i) EXPECT_EQ(getpgid(group.pid(i)), shared) << "child " << i;
+  for (pid_t g : grandchildren) EXPECT_EQ(getpgid(g), shared) << "grandchild " << g;
+  group.Terminate(std::chrono::milliseconds(500));
+  EXPECT_TRUE(group.AllExited());
+  for (pid_t g : grandchildren) {
+    for (int tries = 0; tries < 200 && Running(g); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(Running(g)) << "grandchild " << g << " still runs";
+  }
 }
 
 }  // namespace
