@@ -3,7 +3,10 @@
 # as an operator would, and prints one line per case, "ok   NAME" or "FAIL NAME: what happened", then
 # "N of M handled". Exit 0 only when every case was handled.
 #
-#   tools/reliability_probe.sh [COMMBENCH]        (default .bazel/bin/tools/commbench/commbench)
+#   tools/reliability_probe.sh [COMMBENCH [PART]]   (default .bazel/bin/tools/commbench/commbench, all)
+#
+# PART: inputs (the bad inputs and the outputs that show values: nothing timed, so the suite runs them beside other
+# tests), faults (the injected faults, which time real rank processes), or all.
 #
 # A bad input is handled when commbench exits 2 with exactly one stderr line starting "commbench: error: ", is not
 # killed by a signal, writes nothing (its working directory and the inputs unchanged, no *.tmp-* file, no temporary
@@ -13,6 +16,8 @@
 set -uo pipefail
 export LC_ALL=C
 CB_GIVEN=${1:-.bazel/bin/tools/commbench/commbench}
+PART=${2:-${PROBE_PART:-all}}
+case $PART in all | inputs | faults) ;; *) echo "reliability_probe: part '$PART' is not one of all, inputs, faults" >&2; exit 2 ;; esac
 [[ -x $CB_GIVEN ]] || { echo "reliability_probe: no commbench binary at $CB_GIVEN (bazel build //tools/commbench)" >&2; exit 2; }
 
 ROOT=$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/reliability-probe.XXXXXX")
@@ -234,8 +239,7 @@ preflight:
 printf 'name: probe\n%s\n' "$PROFILE_BODY" >"$IN/profile.yaml"
 
 # ---------------------------------------------------------------------------------------------------------------
-# Bad inputs. (PROBE_PART=inputs or PROBE_PART=faults runs one part alone, while working on it.)
-PART=${PROBE_PART:-all}
+# Bad inputs.
 if [[ $PART != faults ]]; then
 echo "# bad inputs"
 # Every numeric flag: not a number, negative, past 64 bits, nan, inf, empty, a fraction (integers).
