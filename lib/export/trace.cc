@@ -17,8 +17,11 @@ using json = nlohmann::json;
 constexpr int kSweepPid = 0;   // the point events
 constexpr double kGapUs = 1000;  // between points
 
-// To the nanosecond: an event's end never passes its parent's because of rounding.
-double Us(double us) { return std::round(us * 1000) / 1000; }
+// To 1/1024 us (under a nanosecond), a binary fraction: sums of such times are exact in doubles, so a viewer
+// that adds ts and dur (speedscope, in JavaScript) finds a back-to-back event's end exactly at the next one's ts
+// and inside its parent's. Decimal nanoseconds are not exact (20377.221 + 471.869 > 20849.09 in doubles), and
+// speedscope then reads each iteration as ending after the next began and breaks the lane's nesting.
+double Us(double us) { return std::round(us * 1024) / 1024; }
 
 json Complete(const std::string& name, const std::string& cat, int pid, int tid, double ts, double dur, json args) {
   json e = {{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", Us(ts)}, {"dur", Us(dur)}};
