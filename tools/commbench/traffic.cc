@@ -1,7 +1,9 @@
 // `commbench traffic --params N --dtype bf16 --bucket 25M --world W [--backend B] [--algo A] [--transport T]`:
 // what one data-parallel step sends and receives per rank: the gradients in DDP buckets, each allreduced with the
 // backend's algorithm for its size, summed from the traffic models (lib/traffic; docs/result-format.md, "Traffic").
-// `--measure` also runs the bucket sizes as a sweep and prints what was measured beside it (traffic_measure.h).
+// `--measure` also runs the bucket sizes as a sweep and prints what was measured beside it (traffic_measure.h); under
+// a launcher that starts every rank itself (srun, mpirun, torchrun) with `--rendezvous`, the launcher's ranks run it
+// together and rank 0 prints (SPMD, spmd_sweep.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "lib/traffic/step.h"
 #include "lib/traffic/step_text.h"
 #include "tools/commbench/commands.h"
+#include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/traffic_measure.h"
 
 namespace commbench::cli {
@@ -28,7 +31,8 @@ struct TrafficFlags {
   std::string algo = "auto";
   std::string transport = "tcp";
   bool measure = false;
-  MeasureRequest run;  // --measure's settings
+  MeasureRequest run;          // --measure's settings
+  SpmdFlags spmd;              // --measure under a launcher: --rendezvous, --run-id, --rank
   bool measure_flags = false;  // one of them was given
 };
 
@@ -71,7 +75,9 @@ int RunTraffic(const TrafficFlags& f) {
   if (f.transport != "tcp" && f.transport != "shm") {
     return Fail("--transport '" + f.transport + "' (accepted: tcp, shm)");
   }
-  if (f.measure_flags && !f.measure) return Fail("--launcher, --time-budget, --host and --out need --measure");
+  if (f.measure_flags && !f.measure) {
+    return Fail("--launcher, --time-budget, --host, --out, --rendezvous, --run-id and --rank need --measure");
+  }
   traffic::StepRequest request;
   request.backend = f.backend;
   request.params = *params;
@@ -91,8 +97,38 @@ int RunTraffic(const TrafficFlags& f) {
     if (!p.ok()) return Fail(p.status().message());
     planned = std::move(*p);
   }
+  // A launcher's ranks (or --rank): all of them run the sweep, rank 0 prints; else this process starts the ranks.
+  std::optional<LaunchPlace> place;
+  SpmdFlags spmd = f.spmd;
+  if (f.measure) {
+    if (spmd.rank >= 0) spmd.world = f.world;
+    auto p = SpmdPlace(spmd, planned->spec);
+    if (!p.ok()) return Fail(p.status().message());
+    place = *p;
+  }
+  if (place && place->world != f.world) {
+    return Fail("--world " + std::to_string(f.world) + ", but " + place->source + " started " +
+                std::to_string(place->world) + " ranks (accepted: --world equal to the launcher's rank count)");
+  }
+  if (place && !spmd.rendezvous.empty()) {
+    std::vector<std::string> notes;
+    Status fits = FitPlanToWorld(place->world, &planned->plan, &notes);
+    if (!fits.ok()) return Fail("--measure: " + fits.message());
+  }
   traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : f.backend == "native-tcp" ? "tcp" : ""};
-  std::fputs(traffic::StepToText(request, *step, label).c_str(), stdout);
+  const std::string model = traffic::StepToText(request, *step, label);
+  if (place) {
+    // Without --rendezvous this exits 2 naming what is missing, before anything is printed.
+    RunAsSpmdRank(planned->spec, spmd, *place, false, "", [&](SpmdSession& session, std::string* failure) {
+      std::fputs(model.c_str(), stdout);
+      std::fflush(stdout);
+      SpmdMeasure on{
+          [&session](const Plan& plan, const DriverOptions& driver) { return session.RunPlan(plan, driver); },
+          place->source == "flags" ? "SPMD ranks (--rank)" : "SPMD ranks from " + place->source, failure};
+      return RunMeasure(request, *step, run, *planned, &on);
+    });
+  }
+  std::fputs(model.c_str(), stdout);
   if (!f.measure) return 0;
   std::fflush(stdout);
   return RunMeasure(request, *step, run, *planned);
@@ -103,8 +139,9 @@ int RunTraffic(const TrafficFlags& f) {
 void SetupTraffic(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<TrafficFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "traffic", "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
-                 "backend's algorithm, from the traffic models.");
+      "traffic",
+      "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
+      "backend's algorithm, from the traffic models.");
   cmd->add_option("--params", f->params, "parameter count: 1300000000, 1.3B, 350M")->required();
   cmd->add_option("--dtype", f->dtype, "gradient type: f32, f16, bf16, f64, i32")->capture_default_str();
   cmd->add_option("--bucket", f->bucket, "DDP bucket size (bucket_cap_mb): 25M, 4MiB")->capture_default_str();
@@ -125,6 +162,13 @@ void SetupTraffic(CLI::App& app, int* exit_code) {
           ->capture_default_str(),
       cmd->add_option("--host", f->run.host, "--measure: address the ranks bind (TCP transports)"),
       cmd->add_option("--out,-o", f->run.out, "--measure: keep the sweep's result file here"),
+      cmd->add_option("--rendezvous", f->spmd.rendezvous,
+                      "--measure under a launcher that starts every rank (srun, mpirun, torchrun): where the ranks "
+                      "meet, file:/shared/dir or redis://HOST:PORT; rank 0 prints"),
+      cmd->add_option("--run-id", f->spmd.run_id,
+                      "--measure with --rendezvous: names the run's keys (default: the launcher's job id)"),
+      cmd->add_option("--rank", f->spmd.rank,
+                      "--measure with --rendezvous: this process's rank, for ranks started by hand (of --world)"),
   };
   cmd->callback([f, exit_code, options] {
     for (CLI::Option* o : options) f->measure_flags = f->measure_flags || o->count() > 0;

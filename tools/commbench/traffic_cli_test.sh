@@ -33,10 +33,30 @@ grep -q "f16" <<<"$out" || fail "gloo bf16 runs as f16: $out"
 awk '/^per step/ {on = 1; next} on && $1 ~ /^[0-9]+$/ { if ($6 < 1 || $6 > 1.002) bad = 1 } END { exit bad }' \
   <<<"$out" || fail "gloo measured sends: $out"
 
+# --measure with ranks that someone else started (SPMD: a launcher, here --rank by hand), meeting at --rendezvous:
+# every rank runs, rank 0 alone prints the model and the measured table, every rank exits 0.
+store="$(mktemp -d "${TEST_TMPDIR:-/tmp}/traffic-spmd.XXXXXX")"
+pids=()
+for r in 0 1 2; do
+  timeout 120 "$BIN" traffic --params 3M --bucket 1M --world 3 --measure --time-budget 0.05 --rank $r \
+    --rendezvous "file:$store" --run-id spmd-test >"$store/out$r" 2>"$store/err$r" &
+  pids+=($!)
+done
+for r in 0 1 2; do wait "${pids[$r]}" || fail "SPMD rank $r exit $?: $(cat "$store/err$r")"; done
+out="$(cat "$store/out0")"
+rows="$(measured "$out")"
+[[ "$(wc -l <<<"$rows")" -eq 3 ]] || fail "SPMD rows: $out"
+awk '{ if ($2 < 0.995 || $2 > 1.005 || $3 < 0.995 || $3 > 1.005) bad = 1 } END { exit bad }' <<<"$rows" ||
+  fail "SPMD measured far from the model: $out"
+grep -q "^measured: 3 SPMD ranks (--rank), native-tcp" <<<"$out" || fail "SPMD label: $out"
+[[ ! -s "$store/out1" && ! -s "$store/out2" ]] || fail "SPMD ranks 1, 2 printed: $(cat "$store/out1" "$store/out2")"
+rm -rf "$store"
+
+PRE=()  # what bad() runs the binary under (a launcher's variables)
 bad() {  # WORD the error must name, then the arguments
   local word="$1"; shift
   local out err rc
-  out="$("$BIN" traffic "$@" 2>/tmp/traffic_err.$$)"; rc=$?
+  out="$("${PRE[@]}" "$BIN" traffic "$@" 2>/tmp/traffic_err.$$)"; rc=$?
   err="$(cat /tmp/traffic_err.$$)"; rm -f /tmp/traffic_err.$$
   [[ $rc -eq 2 ]] || fail "$* exited $rc"
   [[ -z "$out" ]] || fail "$* wrote to stdout: $out"
@@ -55,5 +75,14 @@ bad "--measure" --params 1B --world 8 --out x.json
 bad "'foo'" --params 1M --world 3 --measure --launcher foo
 bad "limit of 128" --params 1M --world 300 --measure
 bad "--time-budget" --params 1M --world 3 --measure --time-budget 0
+bad "--measure" --params 1M --world 3 --rendezvous file:/tmp
+bad "--launcher srun" --params 1M --world 3 --measure --launcher srun --rendezvous file:/tmp
+bad "no --rendezvous" --params 1M --world 3 --measure --rank 0
+# Started by srun as one of 3 ranks: without --rendezvous each would run its own 3-rank sweep; with a --world other
+# than the launcher's, the step would be measured on the wrong ranks.
+PRE=(env SLURM_PROCID=0 SLURM_NTASKS=3 SLURM_JOB_ID=34)
+bad "no --rendezvous" --params 1M --world 3 --measure
+bad "started 3 ranks" --params 1M --world 4 --measure --rendezvous file:/tmp
+PRE=()
 [[ $fails -eq 0 ]] && echo "traffic_cli_test: all passed"
 exit $((fails > 0))

@@ -87,7 +87,7 @@ StatusOr<PlannedMeasure> PlanMeasure(const traffic::StepRequest& r, const traffi
 }
 
 int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, const MeasureRequest& m,
-               const PlannedMeasure& p) {
+               const PlannedMeasure& p, const SpmdMeasure* spmd) {
   std::string out = m.out;
   std::optional<TempDir> scratch;  // the result file when --out names none, removed with it
   if (out.empty()) {
@@ -102,10 +102,12 @@ int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, 
   request.command = Invocation();
   request.out = out;
   request.quiet = true;
+  if (spmd) request.run_plan = spmd->run_plan;
   std::fprintf(stderr, "commbench: measuring %zu bucket size%s on %d ranks (%s)\n", step.groups.size(),
                step.groups.size() == 1 ? "" : "s", r.world, p.backend.c_str());
   app::PipelineOutcome outcome = app::RunPipeline(request);
   scratch.reset();
+  if (spmd) *spmd->failure = outcome.failure;
   if (!outcome.failure.empty()) return ErrorExit("--measure: " + outcome.failure, 1);
   if (!outcome.written.ok()) return ErrorExit(outcome.written.message(), 1);
   for (const auto& point : outcome.result.points) {
@@ -115,7 +117,7 @@ int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, 
   if (!measured.ok()) return ErrorExit("--measure: " + measured.status().message(), 1);
   auto ranks = traffic::SumMeasuredStep(step, *measured, r.world);
   if (!ranks.ok()) return ErrorExit("--measure: " + ranks.status().message(), 1);
-  const std::string where = m.launcher == "local" ? "local ranks" : "ranks under " + m.launcher;
+  const std::string where = spmd ? spmd->where : m.launcher == "local" ? "local ranks" : "ranks under " + m.launcher;
   std::fputs(traffic::MeasuredStepToText(r, step, *measured, *ranks, {p.backend, p.dtype, where}).c_str(), stdout);
   if (!m.out.empty()) std::fprintf(stderr, "commbench: wrote %s\n", m.out.c_str());
   return 0;

@@ -1,10 +1,13 @@
-// `commbench traffic --measure`: the step's bucket sizes run as a sweep (local ranks, or the sweep's mpirun and
-// srun launchers), the measured bytes and time per step per rank printed beside the model.
+// `commbench traffic --measure`: the step's bucket sizes run as a sweep (local ranks, the sweep's mpirun and srun
+// launchers, or SPMD: ranks that a launcher started, meeting at --rendezvous), the measured bytes and time per step
+// per rank printed beside the model.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "lib/core/status.h"
+#include "lib/launch/driver.h"
 #include "lib/model/point.h"
 #include "lib/model/spec.h"
 #include "lib/traffic/step.h"
@@ -33,8 +36,16 @@ struct PlannedMeasure {
 StatusOr<PlannedMeasure> PlanMeasure(const traffic::StepRequest& request, const traffic::StepTraffic& step,
                                      const MeasureRequest& measure);
 
+// Where the ranks run when a launcher started them (SPMD, rank 0 of the session): its session runs the plan.
+struct SpmdMeasure {
+  std::function<DriverOutcome(const Plan&, const DriverOptions&)> run_plan;
+  std::string where;     // the measured table names the ranks so: "SPMD ranks from slurm", ...
+  std::string* failure;  // set to what the other ranks are told when the run failed
+};
+
 // Runs it and prints the measured tables. Exit code: 0 measured, 1 the run failed (wrong results, a failed rank).
+// `spmd` null: the sweep's own launcher starts the ranks.
 int RunMeasure(const traffic::StepRequest& request, const traffic::StepTraffic& step, const MeasureRequest& measure,
-               const PlannedMeasure& planned);
+               const PlannedMeasure& planned, const SpmdMeasure* spmd = nullptr);
 
 }  // namespace commbench::cli
