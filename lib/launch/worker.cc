@@ -203,7 +203,7 @@ class RankRunner {
     out.address = plan_.host;
     out.transport = cached->comm->transport();  // kUnknown (written as nothing): the declared one
     out.setup_s = cached->setup_s;
-    out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()),
+    out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()), point.backend,
                                   out.transport != Transport::kUnknown ? out.transport : point.transport,
                                   plan_.ranks_per_process);
     using result::Phase;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "lib/core/axes.h"
 #include "lib/measure/loop.h"
@@ -13,10 +14,11 @@ namespace commbench {
 
 // What measured the rank's bytes: over tcp, the process's socket counters (its share where the process runs
 // `ranks_per_process` rank threads, which run the same loop at once); over shm, what its thread copied from
-// peers (received only). nullopt over any other transport (NCCL, MPI: model only).
+// peers (received only), where the backend counts its copies (native alone: lib/backend/peer_copies.h).
+// nullopt otherwise (NCCL, MPI over shared memory: model only).
 // `ops`: the timed iterations (the loop's samples).
-std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, Transport transport,
-                                                   int ranks_per_process);
+std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, const std::string& backend,
+                                                   Transport transport, int ranks_per_process);
 
 // Adds the model of the algorithm that ran (point.algo) for this group rank; leaves it at -1 where the backend
 // does not know the algorithm.
