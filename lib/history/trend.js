@@ -23,7 +23,12 @@
   }
   const series = (Array.isArray(H.series) ? H.series : []).filter((s) => s && typeof s === 'object');
   const opt = H.options || {};
-  const OUTCOMES = {0: 'no regression', 1: 'regression', 3: 'too short to say'};
+  // Exit 3 has two causes, named as the series' verdicts name them: too few runs, or a slowdown beside runs
+  // measured under outside load.
+  const cannotSay = new Set(series.map((s) => s.verdict).filter((v) => v === 'too short' || v === 'disturbed'));
+  const why3 = cannotSay.size === 2 ? 'too short or disturbed: cannot say' :
+    cannotSay.has('disturbed') ? 'disturbed: cannot say, re-run on a quiet runner' : 'too short to say';
+  const OUTCOMES = {0: 'no regression', 1: 'regression', 3: why3};
   const outcome = OUTCOMES[H.exit_code] || 'unknown';
   document.getElementById('subtitle').textContent = str(H.history) + ' · ' + series.length + ' series · ' +
     str(opt.method) + ', p ≤ ' + str(opt.alpha) + ', floor ' + (100 * opt.min_effect).toFixed(1) +

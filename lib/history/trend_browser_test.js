@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Browser test of the trend page (`commbench history check --html`): builds two histories with the real CLI from
+// Browser test of the trend page (`commbench history check --html`): builds four histories with the real CLI from
 // a real sweep's file (2 of its points, 3 repeats per run with 3 % seeded noise): "planted" (30 runs, one point
-// 15 % slower from run 20, a commit string that is markup) and "flat" (12 runs, nothing planted); renders each
-// page, loads it from a file:// URL in headless Chromium with networking off, and checks:
+// 15 % slower from run 20, a commit string that is markup), "flat" (12 runs, nothing planted), "disturbed" (the
+// planted step with run 20 measured under outside load) and "short" (5 runs); renders each page, loads it from a
+// file:// URL in headless Chromium with networking off, and checks:
+//   - the outcome line says what the exit code means (a disturbed slowdown and a short history both exit 3);
 //   - no console error or uncaught exception, no network request; the page's script finished;
 //   - one chart per series, drawn with SVG marks; the planted series shows a change-point rule, the flat none;
 //   - the latest run is highlighted (a "latest run" mark in each chart);
@@ -40,8 +42,15 @@ function gauss(seed) {
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
-// A history of `runs` runs of two of the real file's points; the first point (1 + step) slower from `at` on.
-function makeHistory(cli, doc, dir, tmp, runs, at, step) {
+// What a sweep records when outside processes took half of both CPUs over its timed window.
+const HALF_TAKEN_BY_MAKE = {
+  window_s: 1.0, cpu_busy_s: 2.0, ranks_cpu_s: 0.9, own_cpu_s: 0.9, outside_cpu_s: 1.0, outside_share: 0.5,
+  monitor_cpu_s: 0.0, per_cpu: [{cpu: 0, busy_s: 1.0, outside_s: 0.5}, {cpu: 1, busy_s: 1.0, outside_s: 0.5}],
+  top: [{pid: 42, comm: 'make', cpu_s: 1.0, cpus: [0, 1]}]};
+
+// A history of `runs` runs of two of the real file's points; the first point (1 + step) slower from `at` on; run
+// `disturbed` (if any) measured while make took half of the CPUs.
+function makeHistory(cli, doc, dir, tmp, runs, at, step, disturbed) {
   const noise = gauss(runs * 31 + at);
   for (let i = 0; i < runs; i++) {
     const d = JSON.parse(JSON.stringify(doc));
@@ -51,6 +60,7 @@ function makeHistory(cli, doc, dir, tmp, runs, at, step) {
       const t = p.time_us.p50 * (k === 0 && i >= at ? 1 + step : 1);
       const r = [0, 1, 2].map(() => t * (1 + 0.03 * noise()));
       q.repeats = {n: 3, p50_us: r, mean_us: r};
+      if (i === disturbed) q.host_load = HALF_TAKEN_BY_MAKE;
       return q;
     });
     const file = path.join(tmp, 'run.json');
@@ -82,6 +92,7 @@ const PROBE = `
     }),
     injected: document.querySelectorAll('img, b, [data-injected]').length,
     pwned: window.__pwned || 0,
+    outcome: (document.getElementById('outcome-word') || {}).textContent,
     text: document.body.innerText,
   };`;
 
@@ -119,6 +130,7 @@ function checkProbe(probe, c) {
   if (probe.injected) f.push(probe.injected + ' element(s) injected');
   if (probe.pwned) f.push('a script from the files ran');
   for (const t of c.texts || []) if (!probe.text.includes(t)) f.push('not shown as text: ' + t);
+  if (c.outcome !== undefined && probe.outcome !== c.outcome) f.push('outcome "' + probe.outcome + '", expected "' + c.outcome + '"');
   return f;
 }
 
@@ -126,14 +138,18 @@ function main() {
   const args = parseArgs(process.argv.slice(2));
   const doc = JSON.parse(fs.readFileSync(args.real, 'utf8'));
   const cases = [
-    {name: 'planted', runs: 30, at: 20, step: 0.15, rc: 1, changes: 1, texts: [HOSTILE]},
-    {name: 'flat', runs: 12, at: 99, step: 0, rc: 0, changes: 0},
+    {name: 'planted', runs: 30, at: 20, step: 0.15, rc: 1, changes: 1, texts: [HOSTILE], outcome: 'regression'},
+    {name: 'flat', runs: 12, at: 99, step: 0, rc: 0, changes: 0, outcome: 'no regression'},
+    // Exit 3 for either reason, and the page says which.
+    {name: 'disturbed', runs: 30, at: 20, step: 0.15, disturbed: 20, rc: 3, changes: 1,
+     outcome: 'disturbed: cannot say, re-run on a quiet runner'},
+    {name: 'short', runs: 5, at: 99, step: 0, rc: 3, changes: 0, outcome: 'too short to say'},
   ];
   runBrowserCases(async ({wd, tmp, record}) => {
     for (const c of cases) {
       const dir = path.join(tmp, c.name);
       const html = path.join(tmp, 'trend-' + c.name + '.html');
-      makeHistory(args.commbench, doc, dir, tmp, c.runs, c.at, c.step);
+      makeHistory(args.commbench, doc, dir, tmp, c.runs, c.at, c.step, c.disturbed);
       const run = childProcess.spawnSync(args.commbench, ['history', 'check', dir, '--last', '10', '--html', html], {encoding: 'utf8'});
       const failures = run.status === c.rc ? [] : ['history check exited ' + run.status + ': ' + run.stdout + run.stderr];
       const {probe, url} = await load(wd, html);
