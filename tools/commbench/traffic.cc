@@ -1,9 +1,8 @@
 // `commbench traffic --params N --dtype bf16 --bucket 25M --world W [--backend B] [--algo A] [--transport T]`:
 // what one data-parallel step sends and receives per rank: the gradients in DDP buckets, each allreduced with the
 // backend's algorithm for its size, summed from the traffic models (lib/traffic; docs/result-format.md, "Traffic").
-// `--measure` also runs the bucket sizes as a sweep and prints what was measured beside it (traffic_measure.h); under
-// a launcher that starts every rank itself (srun, mpirun, torchrun) with `--rendezvous`, the launcher's ranks run it
-// together and rank 0 prints (SPMD, spmd_sweep.h).
+// `--measure` also runs the bucket sizes as a sweep and prints what was measured beside it (traffic_measure.h), also
+// as ranks that a launcher started (traffic_spmd.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -15,9 +14,10 @@
 #include "lib/core/types.h"
 #include "lib/traffic/step.h"
 #include "lib/traffic/step_text.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
-#include "tools/commbench/spmd_sweep.h"
 #include "tools/commbench/traffic_measure.h"
+#include "tools/commbench/traffic_spmd.h"
 
 namespace commbench::cli {
 namespace {
@@ -35,11 +35,6 @@ struct TrafficFlags {
   SpmdFlags spmd;              // --measure under a launcher: --rendezvous, --run-id, --rank
   bool measure_flags = false;  // one of them was given
 };
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
-  return 2;
-}
 
 // What "auto" runs for an allreduce of `count` elements: the native backend's own choice; Gloo's default ring;
 // other backends are modelled by the textbook whatever they pick.
@@ -60,23 +55,23 @@ std::function<std::string(size_t)> AlgoFor(const TrafficFlags& f, DataType dtype
 
 int RunTraffic(const TrafficFlags& f) {
   auto params = traffic::ParseParamCount(f.params, "--params");
-  if (!params.ok()) return Fail(params.status().message());
+  if (!params.ok()) return ErrorExit(params.status().message());
   auto dtype = ParseDataType(f.dtype);
-  if (!dtype.ok()) return Fail("--dtype: " + dtype.status().message());
+  if (!dtype.ok()) return ErrorExit("--dtype: " + dtype.status().message());
   auto bucket = ParseByteSize(f.bucket, "--bucket");
-  if (!bucket.ok()) return Fail(bucket.status().message());
+  if (!bucket.ok()) return ErrorExit(bucket.status().message());
   if (f.world < 1 || f.world > 65536) {
-    return Fail("--world " + std::to_string(f.world) + " (accepted: a rank count from 1 to 65536)");
+    return ErrorExit("--world " + std::to_string(f.world) + " (accepted: a rank count from 1 to 65536)");
   }
   if (f.backend != "native" && f.backend != "native-tcp" && f.backend != "gloo" && f.backend != "nccl" &&
       f.backend != "mpi") {
-    return Fail("--backend '" + f.backend + "' (accepted: native, native-tcp, gloo, nccl, mpi)");
+    return ErrorExit("--backend '" + f.backend + "' (accepted: native, native-tcp, gloo, nccl, mpi)");
   }
   if (f.transport != "tcp" && f.transport != "shm") {
-    return Fail("--transport '" + f.transport + "' (accepted: tcp, shm)");
+    return ErrorExit("--transport '" + f.transport + "' (accepted: tcp, shm)");
   }
   if (f.measure_flags && !f.measure) {
-    return Fail("--launcher, --time-budget, --host, --out, --rendezvous, --run-id and --rank need --measure");
+    return ErrorExit("--launcher, --time-budget, --host, --out, --rendezvous, --run-id and --rank need --measure");
   }
   traffic::StepRequest request;
   request.backend = f.backend;
@@ -86,48 +81,25 @@ int RunTraffic(const TrafficFlags& f) {
   request.world = f.world;
   request.algo_for = AlgoFor(f, *dtype);
   auto step = traffic::ModelStep(request);
-  if (!step.ok()) return Fail(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
+  if (!step.ok()) return ErrorExit(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
   MeasureRequest run = f.run;
   run.backend = f.backend;
   run.transport = f.transport;
   run.dtype = f.dtype;
   std::optional<PlannedMeasure> planned;
-  if (f.measure) {
-    auto p = PlanMeasure(request, *step, run);
-    if (!p.ok()) return Fail(p.status().message());
-    planned = std::move(*p);
-  }
-  // A launcher's ranks (or --rank): all of them run the sweep, rank 0 prints; else this process starts the ranks.
-  std::optional<LaunchPlace> place;
+  std::optional<LaunchPlace> place;  // nullopt: this process starts the ranks
   SpmdFlags spmd = f.spmd;
   if (f.measure) {
-    if (spmd.rank >= 0) spmd.world = f.world;
-    auto p = SpmdPlace(spmd, planned->spec);
-    if (!p.ok()) return Fail(p.status().message());
-    place = *p;
-  }
-  if (place && place->world != f.world) {
-    return Fail("--world " + std::to_string(f.world) + ", but " + place->source + " started " +
-                std::to_string(place->world) + " ranks (accepted: --world equal to the launcher's rank count)");
-  }
-  if (place && !spmd.rendezvous.empty()) {
-    std::vector<std::string> notes;
-    Status fits = FitPlanToWorld(place->world, &planned->plan, &notes);
-    if (!fits.ok()) return Fail("--measure: " + fits.message());
+    auto p = PlanMeasure(request, *step, run);
+    if (!p.ok()) return ErrorExit(p.status().message());
+    planned = std::move(*p);
+    auto where = LauncherPlace(&spmd, f.world, &*planned);
+    if (!where.ok()) return ErrorExit(where.status().message());
+    place = *where;
   }
   traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : f.backend == "native-tcp" ? "tcp" : ""};
   const std::string model = traffic::StepToText(request, *step, label);
-  if (place) {
-    // Without --rendezvous this exits 2 naming what is missing, before anything is printed.
-    RunAsSpmdRank(planned->spec, spmd, *place, false, "", [&](SpmdSession& session, std::string* failure) {
-      std::fputs(model.c_str(), stdout);
-      std::fflush(stdout);
-      SpmdMeasure on{
-          [&session](const Plan& plan, const DriverOptions& driver) { return session.RunPlan(plan, driver); },
-          place->source == "flags" ? "SPMD ranks (--rank)" : "SPMD ranks from " + place->source, failure};
-      return RunMeasure(request, *step, run, *planned, &on);
-    });
-  }
+  if (place) MeasureAsLauncherRank(spmd, *place, model, request, *step, run, *planned);
   std::fputs(model.c_str(), stdout);
   if (!f.measure) return 0;
   std::fflush(stdout);
@@ -139,9 +111,8 @@ int RunTraffic(const TrafficFlags& f) {
 void SetupTraffic(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<TrafficFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "traffic",
-      "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
-      "backend's algorithm, from the traffic models.");
+      "traffic", "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
+                 "backend's algorithm, from the traffic models.");
   cmd->add_option("--params", f->params, "parameter count: 1300000000, 1.3B, 350M")->required();
   cmd->add_option("--dtype", f->dtype, "gradient type: f32, f16, bf16, f64, i32")->capture_default_str();
   cmd->add_option("--bucket", f->bucket, "DDP bucket size (bucket_cap_mb): 25M, 4MiB")->capture_default_str();
