@@ -18,3 +18,11 @@ if python3 "$checker" "$scratch" > "$scratch/out"; then
 fi
 grep -q "lib/core/planted.h:1: core -> report is not an allowed arrow" "$scratch/out" || { cat "$scratch/out"; exit 1; }
 echo "a planted upward include is caught"
+
+# The CLI's rooms stay small (docs/architecture.md): each source in tools/commbench/ is flags, Setup, a call into
+# lib/ and the exit codes, at most 150 lines; tests and test-only sources are exempt.
+long=$(find "$root/tools/commbench" -maxdepth 1 \( -name '*.cc' -o -name '*.h' \) ! -name '*_test.cc' \
+  ! -name 'test_*' -exec awk -v max=150 'FNR == 1 && n > max { print prev ": " n " lines" } { n = FNR; prev = FILENAME }
+  END { if (n > max) print prev ": " n " lines" }' {} +)
+if [[ -n $long ]]; then echo "FAIL: CLI sources over 150 lines (move the logic into lib/):"; echo "$long"; exit 1; fi
+echo "every CLI source is at most 150 lines"
