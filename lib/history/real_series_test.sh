@@ -73,8 +73,9 @@ for c in clean:
     assert abs(c["index"] - 20) <= 1 and c["direction"] == "slower", "a change point where none was planted: %s" % c
 assert len(clean) <= 1, "more than one change point"
 # Found whenever the step as measured stands well out of the noise (three times one run's spread); below that, this
-# runner's noise decides (docs/history.md): its runs fall in two modes about 20 % apart, and a 17-34 % step over
-# such runs was missed in 2 of 5 fresh runs, with no false change point.
+# runner's noise decides: its runs fall in two modes about 20 % apart, and a 17-34 % step over such runs was missed
+# in 2 of 5 fresh runs, with no false change point (docs/history.md, "Where the power goes": simulated at this
+# noise, 94-98 % of series pass above three times the spread, the rest mostly the step placed two runs early).
 if step >= 3 * spread and not disturbed:
     assert len(ch) == 1, "a step of %.1f %% (%.1f x the spread) was not found" % (100 * step, step / spread)
 print("disturbed" if disturbed else "found" if ch else "not found")

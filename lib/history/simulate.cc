@@ -5,10 +5,17 @@
 // repeats drawn whole (a block bootstrap), which keeps the run-to-run spread and the correlation inside a run.
 // Each simulated series has `--runs` such runs; with a step, runs from `--at` on are (1 + step) slower. A detection is a change point within one run of `--at`; a false
 // alarm is any other change point (in a series without a step: any change point).
+// A second table asks what lib/history:real_series_test asks of one real series: exactly one change point, within
+// one run of `--at`, by how far the step as measured (the runs' medians after `--at` over those before) stands out
+// of one run's spread before it (the larger of 1.4826 MAD and the standard deviation of the run medians). Beside it,
+// what a test that knows where the step is finds at the same alpha (one-sided Mann-Whitney on the run medians
+// before and after `--at`): what knowing where is worth (it sees one value per run, the search every repeat).
 //
 // usage: simulate [--series N] [--runs 30] [--at 20] [--alpha A] [--unit repeat|run] RESULT.json...
 //        simulate --cv F ...   (a quiet runner's spread instead: 30 runs of 5 normal repeats, drawn whole as above)
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +59,34 @@ std::vector<std::vector<double>> Deviations(const std::vector<std::string>& file
     }
   }
   return dev;
+}
+
+// The real test's view of one series: its step as measured, in units of one run's spread before it.
+double StepOverSpread(const std::vector<std::vector<double>>& v, int at) {
+  std::vector<double> before, after;
+  for (size_t r = 0; r < v.size(); ++r) (static_cast<int>(r) < at ? before : after).push_back(Median(v[r]));
+  const double m = Median(before);
+  double mean = 0, ss = 0;
+  std::vector<double> dev;
+  for (double x : before) {
+    dev.push_back(std::fabs(x - m));
+    mean += x / before.size();
+  }
+  for (double x : before) ss += (x - mean) * (x - mean);
+  const double spread = std::max(1.4826 * Median(dev), std::sqrt(ss / (before.size() - 1))) / m;
+  return (Median(after) / m - 1) / spread;
+}
+
+// The oracle: one-sided Mann-Whitney (normal approximation) of the run medians from `at` on against those before.
+double KnownSplitZ(const std::vector<std::vector<double>>& v, int at) {
+  std::vector<double> med;
+  for (const auto& r : v) med.push_back(Median(r));
+  const double n1 = at, n2 = static_cast<double>(med.size()) - at;
+  double u = 0;
+  for (size_t j = at; j < med.size(); ++j) {
+    for (int i = 0; i < at; ++i) u += med[j] > med[i] ? 1 : med[j] == med[i] ? 0.5 : 0;
+  }
+  return (u - n1 * n2 / 2 - 0.5) / std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
 }
 
 }  // namespace
@@ -104,8 +139,17 @@ int main(int argc, char** argv) {
   std::printf("| step | detected at run %d +- 1 | series with a false alarm |\n|---|---|---|\n", at);
   std::mt19937_64 rng(20261126);
   std::uniform_int_distribution<size_t> pick(0, dev.size() - 1);
+  // Per step: series where exactly one change point lies at `at` +- 1, and series, by step / spread >= 3, 2-3, < 2.
+  std::vector<std::pair<double, std::array<std::array<int, 2>, 3>>> by_evidence;
+  std::vector<int> known_split;
+  // The one-sided normal quantile of alpha, by bisection.
+  double z_alpha = 0;
+  for (double lo = 0, hi = 10; hi - lo > 1e-9; z_alpha = 0.5 * (lo + hi)) {
+    (0.5 * std::erfc(0.5 * (lo + hi) / std::sqrt(2.0)) > options.alpha ? lo : hi) = 0.5 * (lo + hi);
+  }
   for (double step : {0.0, 0.02, 0.05, 0.10, 0.15, 0.20}) {
-    int detected = 0, false_alarm = 0;
+    int detected = 0, false_alarm = 0, oracle = 0;
+    std::array<std::array<int, 2>, 3> evidence{};
     for (int s = 0; s < series; ++s) {
       std::vector<std::vector<double>> v(runs);
       for (int r = 0; r < runs; ++r) {
@@ -113,17 +157,38 @@ int main(int argc, char** argv) {
         if (!per_repeat) v[r] = {Median(v[r])};
       }
       bool hit = false, other = false;
-      for (const auto& cp : FindChangePoints(v, options)) {
+      const auto found = FindChangePoints(v, options);
+      for (const auto& cp : found) {
         if (step > 0 && std::abs(cp.index - at) <= 1) hit = true;
         else other = true;
       }
       detected += hit;
       false_alarm += other;
+      if (step > 0) {
+        oracle += KnownSplitZ(v, at) >= z_alpha;
+        const double k = StepOverSpread(v, at);
+        auto& bucket = evidence[k >= 3 ? 0 : k >= 2 ? 1 : 2];
+        bucket[0] += hit && found.size() == 1;
+        ++bucket[1];
+      }
+    }
+    if (step > 0) {
+      by_evidence.push_back({step, evidence});
+      known_split.push_back(oracle);
     }
     std::printf("| %s | %s | %.2f %% |\n", step == 0 ? "none" : (std::to_string(int(step * 100 + 0.5)) + " %").c_str(),
                 step == 0 ? "-" : (std::to_string(100.0 * detected / series).substr(0, 5) + " %").c_str(),
                 100.0 * false_alarm / series);
     std::fflush(stdout);
+  }
+  std::printf("\nexactly one change point, at run %d +- 1 (what real_series_test asks), by the step as measured over one run's "
+              "spread: passing / series; and a test told the step is at run %d (one-sided, alpha %g)\n\n"
+              "| step | known split | >= 3x | 2-3x | < 2x |\n|---|---|---|---|---|\n", at, at, options.alpha);
+  for (size_t i = 0; i < by_evidence.size(); ++i) {
+    const auto& [step, e] = by_evidence[i];
+    std::printf("| %d %% | %.1f %% |", static_cast<int>(step * 100 + 0.5), 100.0 * known_split[i] / series);
+    for (const auto& [pass, n] : e) std::printf(" %d / %d |", pass, n);
+    std::printf("\n");
   }
   return 0;
 }
