@@ -198,6 +198,7 @@ class RankRunner {
     out.vol_ctx = static_cast<double>(r.vol_ctx) * share;
     out.invol_ctx = static_cast<double>(r.invol_ctx) * share;
     out.runqueue_wait_s = r.runqueue_wait_s;  // the rank's own thread: no share to take
+    out.migrations = r.migrations;            // likewise
     out.affinity = FormatCpuList(AllowedCpus());
     out.host = plan_.host_name;
     out.address = plan_.host;

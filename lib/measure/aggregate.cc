@@ -121,6 +121,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.vol_ctx = r.vol_ctx;
     t.invol_ctx = r.invol_ctx;
     t.runqueue_wait_s = r.runqueue_wait_s;
+    t.migrations = r.migrations;
     t.affinity = r.affinity;
     t.setup_s = r.setup_s;
     t.checked_iters = r.checked_iters;
@@ -159,6 +160,7 @@ void AddCpu(const std::vector<RankSamples>& ranks, const AggregateOptions& optio
     const double us_per_iter = 1e6 * r.runqueue_wait_s / static_cast<double>(r.samples_us.size());
     out->cpu.runqueue_wait_us_per_iter = std::max(out->cpu.runqueue_wait_us_per_iter, us_per_iter);
   }
+  for (const RankSamples& r : ranks) out->cpu.migrations = std::max(out->cpu.migrations, r.migrations);
 }
 
 // Per group: the group's own per-iteration max; the slowest group and rank by median, and the start skew.

@@ -195,5 +195,27 @@ TEST(AggregateTest, TransportIsTheOneTheRanksUsedWhenTheyAgree) {
   EXPECT_EQ(AggregatePoint(p, {a, b}, AggregateOptions()).point.transport, Transport::kSharedMemory);
 }
 
+// The point's migrations are the most any rank made; a rank that could not say (-1) does not count, and a point
+// where none could says -1.
+TEST(AggregateTest, MigrationsAreTheMostAnyRankMade) {
+  Point p;
+  p.backend = "native";
+  p.groups = 1;
+  p.group_size = 3;
+  p.bytes = 400;
+  p.count = 100;
+  RankSamples a = Rank(0, 0, {10, 10}, 0.1, 1.0, 2.0), b = Rank(1, 0, {10, 10}, 0.1, 1.0, 2.0),
+              c = Rank(2, 0, {10, 10}, 0.1, 1.0, 2.0);
+  EXPECT_EQ(AggregatePoint(p, {a, b, c}, AggregateOptions()).cpu.migrations, -1);
+  a.migrations = 2;
+  c.migrations = 7;
+  const PointResult r = AggregatePoint(p, {a, b, c}, AggregateOptions());
+  EXPECT_EQ(r.cpu.migrations, 7);
+  ASSERT_EQ(r.per_rank.size(), 3u);
+  EXPECT_EQ(r.per_rank[0].migrations, 2);
+  EXPECT_EQ(r.per_rank[1].migrations, -1);
+  EXPECT_EQ(r.per_rank[2].migrations, 7);
+}
+
 }  // namespace
 }  // namespace commbench

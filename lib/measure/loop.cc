@@ -120,6 +120,7 @@ class PointRunner {
     EnterPhase(ProgressPhase::kTimed);
     const rusage before = ProcessUsage();
     const std::optional<double> wait_before = ThreadRunQueueWaitS();
+    const std::optional<int64_t> migrations_before = ThreadMigrations();
     const SocketBytes tcp_before = ProcessTcpBytes();
     const uint64_t copied_before = t_peer_bytes_copied;
     result_.start_ns = MonotonicNs();
@@ -145,6 +146,10 @@ class PointRunner {
     AccountWindow();
     const std::optional<double> wait_after = ThreadRunQueueWaitS();
     if (wait_before && wait_after) result_.runqueue_wait_s = std::max(*wait_after - *wait_before, 0.0);
+    const std::optional<int64_t> migrations_after = ThreadMigrations();
+    if (migrations_before && migrations_after) {
+      result_.migrations = std::max<int64_t>(*migrations_after - *migrations_before, 0);
+    }
     const rusage after = ProcessUsage();
     result_.cpu_user_s = Seconds(after.ru_utime) - Seconds(before.ru_utime);
     result_.cpu_sys_s = Seconds(after.ru_stime) - Seconds(before.ru_stime);

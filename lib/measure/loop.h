@@ -72,6 +72,9 @@ struct RankResult {
   long vol_ctx = 0, invol_ctx = 0;
   // This rank's thread, runnable without a CPU over the timed loop (run_queue.h); -1 where the kernel does not say.
   double runqueue_wait_s = -1;
+  // How often this rank's thread moved between CPUs over the timed loop (run_queue.h); -1 where the kernel does
+  // not say.
+  int64_t migrations = -1;
   // Traffic over the same window (docs/result-format.md, "Traffic"): the process's TCP sockets, all its rank
   // threads together (socket_traffic.h), and what this rank's thread copied out of its peers' shared memory
   // (lib/backend/peer_copies.h).

@@ -20,4 +20,26 @@ std::optional<double> ThreadRunQueueWaitS() {
   return ParseSchedstatRunDelayS(line);
 }
 
+std::optional<int64_t> ParseSchedNrMigrations(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string key, colon;
+    long long n = 0;
+    if (!(fields >> key) || key != "se.nr_migrations") continue;
+    if (!(fields >> colon >> n) || colon != ":" || n < 0) return std::nullopt;
+    return static_cast<int64_t>(n);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> ThreadMigrations() {
+  std::ifstream f("/proc/thread-self/sched");
+  if (!f) return std::nullopt;
+  std::ostringstream text;
+  text << f.rdbuf();
+  return ParseSchedNrMigrations(text.str());
+}
+
 }  // namespace commbench

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -51,6 +52,68 @@ TEST(RunQueue, AThreadSharingItsOnlyCpuWithABusyOneWaitsForIt) {
   rival.join();
   ASSERT_TRUE(waited);
   EXPECT_GT(*waited, 0.05) << "of 0.4 s on a CPU shared with a busy thread";
+}
+
+// A sample of /proc/thread-self/sched (Linux 6.18).
+constexpr char kSched[] =
+    "commbench (26722, #threads: 3)\n"
+    "-------------------------------------------------------------------\n"
+    "se.exec_start                                :      36418227.273141\n"
+    "se.vruntime                                  :           298.992731\n"
+    "se.sum_exec_runtime                          :             1.236371\n"
+    "se.nr_migrations                             :                   17\n"
+    "nr_switches                                  :                    2\n";
+
+TEST(Migrations, ParsesTheNrMigrationsLine) {
+  EXPECT_EQ(*ParseSchedNrMigrations(kSched), 17);
+  EXPECT_FALSE(ParseSchedNrMigrations(""));
+  EXPECT_FALSE(ParseSchedNrMigrations("se.exec_start : 1.0\nnr_switches : 2\n"));  // no such field
+  EXPECT_FALSE(ParseSchedNrMigrations("se.nr_migrations : x\n"));
+  EXPECT_FALSE(ParseSchedNrMigrations("se.nr_migrations : -1\n"));
+  EXPECT_FALSE(ParseSchedNrMigrations("se.nr_migrations_cold : 3\n"));  // another field of that prefix
+}
+
+// The two facts the gate's rule stands on (lib/gate/disturbance.h): a thread allowed one CPU does not migrate
+// however long it runs, and one whose affinity is moved to another CPU does.
+TEST(Migrations, APinnedThreadMovesOnlyWhenItsAffinityChanges) {
+  if (!ThreadMigrations()) GTEST_SKIP() << "no se.nr_migrations in /proc/thread-self/sched on this kernel";
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU allowed";
+  auto only = [](int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return set;
+  };
+  auto spin = [](int ms) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  int64_t pinned = -1, moved = -1;
+  std::thread t([&] {
+    cpu_set_t first = only(cpus[0]), second = only(cpus[1]);
+    pthread_setaffinity_np(pthread_self(), sizeof first, &first);
+    spin(5);  // on cpus[0] before counting
+    const int64_t start = *ThreadMigrations();
+    for (int i = 0; i < 20; ++i) {
+      spin(5);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // wake-ups: where a free thread would move
+    }
+    pinned = *ThreadMigrations() - start;
+    pthread_setaffinity_np(pthread_self(), sizeof second, &second);
+    spin(5);
+    moved = *ThreadMigrations() - start;
+  });
+  t.join();
+  EXPECT_EQ(pinned, 0);
+  EXPECT_GE(moved, 1);
 }
 
 }  // namespace

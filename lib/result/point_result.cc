@@ -36,6 +36,7 @@ json CpuToJson(const CpuUsage& c) {
               {"vol_ctx_per_iter", c.vol_ctx_per_iter},
               {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
   if (c.runqueue_wait_us_per_iter >= 0) out["runqueue_wait_us_per_iter"] = c.runqueue_wait_us_per_iter;
+  if (c.migrations >= 0) out["migrations"] = c.migrations;  // likewise absent where not known
   return out;
 }
 
@@ -48,6 +49,7 @@ CpuUsage ReadCpu(ObjectReader in) {
   c.vol_ctx_per_iter = in.Number("vol_ctx_per_iter", 0);
   c.invol_ctx_per_iter = in.Number("invol_ctx_per_iter", 0);
   c.runqueue_wait_us_per_iter = in.Has("runqueue_wait_us_per_iter") ? in.Number("runqueue_wait_us_per_iter", 0) : -1;
+  c.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;
   return c;
 }
 
@@ -70,6 +72,7 @@ json RankToJson(const RankTime& r) {
   if (!r.address.empty()) out["address"] = r.address;
   if (r.transport != Transport::kUnknown) out["transport"] = Name(r.transport);
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;
+  if (r.migrations >= 0) out["migrations"] = r.migrations;
   if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);
   return out;
 }
@@ -91,6 +94,7 @@ RankTime ReadRank(ObjectReader in) {
   r.vol_ctx = in.Number("vol_ctx", 0);
   r.invol_ctx = in.Number("invol_ctx", 0);
   r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;  // absent: not known
+  r.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;                     // likewise
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s");
   // Files written before wall_s was recorded per rank do not have it.

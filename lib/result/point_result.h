@@ -27,6 +27,9 @@ struct CpuUsage {
   // The most any rank waited for a CPU (runnable, on a run queue) over the timed loop, per timed iteration, in
   // us; -1 where no rank could say (and in files written before it was recorded).
   double runqueue_wait_us_per_iter = -1;
+  // The most any rank's thread moved between CPUs over its timed loop (a count, not per iteration: the gate asks
+  // whether a pinned rank moved at all, lib/gate/disturbance.h); -1 where no rank could say (and in older files).
+  int64_t migrations = -1;
 };
 
 struct Skew {
@@ -48,6 +51,7 @@ struct RankTime {
   Summary time_us;
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
   double runqueue_wait_s = -1;  // RankSamples::runqueue_wait_s
+  int64_t migrations = -1;      // RankSamples::migrations
   std::string affinity;
   double setup_s = 0, wall_s = 0;
   int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)

@@ -36,6 +36,7 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
   if (r.transport != Transport::kUnknown)
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
+  if (r.migrations >= 0) out["migrations"] = r.migrations;                 // likewise
   if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);           // likewise
   if (r.phases.end_ns != 0) out["phases"] = RankPhasesToJson(r.phases);       // likewise
   return out.dump();
@@ -69,6 +70,7 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.vol_ctx = in.Number("vol_ctx", 0);
   r.invol_ctx = in.Number("invol_ctx", 0);
   r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;
+  r.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s", 0);
   RETURN_IF_ERROR(errors.status());

@@ -42,6 +42,8 @@ struct RankSamples {
   // This rank's thread, runnable without a CPU over the timed loop (lib/measure/run_queue.h); -1: not known
   // (the kernel does not say, or a line written before it was recorded).
   double runqueue_wait_s = -1;
+  // How often this rank's thread moved between CPUs over the timed loop (se.nr_migrations); -1: not known, as above.
+  int64_t migrations = -1;
   std::string affinity;  // CPU list the rank could run on
   double setup_s = 0;    // communicator set-up, the first time this rank used it
   std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)

@@ -87,6 +87,30 @@ TEST(RankSamplesTest, RunQueueWaitIsWrittenOnlyWhereKnown) {
   EXPECT_FALSE(ReadRankSamples(j).ok());
 }
 
+// Migrations likewise: written where the kernel gave them, absent (older lines, no se.nr_migrations) read as -1.
+TEST(RankSamplesTest, MigrationsAreWrittenOnlyWhereKnown) {
+  RankSamples r;
+  const std::string unknown = RankSamplesToJsonLine(r);
+  EXPECT_EQ(unknown.find("migrations"), std::string::npos) << unknown;
+  auto back = ParseRankSamplesLine(unknown);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->migrations, -1);
+  r.migrations = 0;  // known and none: written
+  auto none = ParseRankSamplesLine(RankSamplesToJsonLine(r));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->migrations, 0);
+  r.migrations = 12;
+  auto known = ParseRankSamplesLine(RankSamplesToJsonLine(r));
+  ASSERT_TRUE(known.ok()) << known.status().message();
+  EXPECT_EQ(known->migrations, 12);
+  EXPECT_EQ(RankSamplesToJsonLine(*known), RankSamplesToJsonLine(r));
+  nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(r));
+  j["migrations"] = -3;
+  EXPECT_FALSE(ReadRankSamples(j).ok());
+  j["migrations"] = 1.5;
+  EXPECT_FALSE(ReadRankSamples(j).ok());
+}
+
 TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {
   nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(RankSamples{}));
   j.erase("samples_us");

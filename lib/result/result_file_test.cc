@@ -201,6 +201,38 @@ TEST(ResultFileTest, ProcessRankRoundTripsWhereRecorded) {
   EXPECT_EQ(back->points[0].per_rank[1].process_rank, -1);
 }
 
+// cpu.migrations and per_rank[].migrations: written where recorded (0 included), absent in older files (read as
+// -1, and written back absent), read back as they were.
+TEST(ResultFileTest, MigrationsRoundTripWhereRecorded) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_GE(file->points[0].per_rank.size(), 2u);
+  EXPECT_EQ(file->points[0].cpu.migrations, -1);
+  EXPECT_EQ(file->points[0].per_rank[0].migrations, -1);
+  EXPECT_FALSE(ResultFileToJson(*file)["points"][0]["cpu"].contains("migrations"));
+  file->points[0].cpu.migrations = 3;
+  file->points[0].per_rank[0].migrations = 3;
+  file->points[0].per_rank[1].migrations = 0;
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["points"][0]["cpu"]["migrations"], 3);
+  EXPECT_EQ(j["points"][0]["per_rank"][0]["migrations"], 3);
+  EXPECT_EQ(j["points"][0]["per_rank"][1]["migrations"], 0);
+  EXPECT_FALSE(j["points"][1]["per_rank"][0].contains("migrations"));
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->points[0].cpu.migrations, 3);
+  EXPECT_EQ(back->points[0].per_rank[0].migrations, 3);
+  EXPECT_EQ(back->points[0].per_rank[1].migrations, 0);
+  EXPECT_EQ(back->points[1].per_rank[0].migrations, -1);
+  EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+  json bad = j;
+  bad["points"][0]["cpu"]["migrations"] = -2;
+  auto refused = ReadResultFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("points[0].cpu.migrations"), std::string::npos)
+      << refused.status().message();
+}
+
 // The record of several repeats: the last one's, with each repeat's p50 and mean, wrong when any repeat was.
 TEST(ResultFileTest, CombineRepeatsKeepsEveryRepeat) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
