@@ -28,6 +28,7 @@ struct RepeatRecord {
   double outside_share = 0;   // outside processes' share of the ranks' CPUs over the timed window
   double runqueue_share = 0;  // the ranks' run-queue wait as a share of an operation's median time
   std::string why;            // what disturbed it; "" when nothing did
+  int64_t migrations = -1;    // the most any rank moved between CPUs over its timed loop; -1: not recorded
 };
 
 // One point of a sequential gate (gate's repeats added round by round until decided, docs/gate.md): where its last

@@ -55,14 +55,15 @@ std::string DisturbedTable(const gate::Comparison& c) {
       replaced += r.replaced;
       rows += "<tr><td>" + Escaped(p.id) + "</td><td>" + Escaped(r.side) + "</td><td>" + std::to_string(r.round) +
               "</td><td>" + (r.replaced ? "replaced (re-run)" : "judged (the re-run bound was reached)") +
-              "</td><td>" + Escaped(r.why) + "</td></tr>\n";
+              "</td><td>" + (r.migrations >= 0 ? std::to_string(r.migrations) : std::string("n/a")) + "</td><td>" +
+              Escaped(r.why) + "</td></tr>\n";
     }
   }
   std::string h = "<h3>Disturbed repeats</h3><p>" + std::to_string(disturbed) + " of " + std::to_string(measured) +
                   " repeats measured were disturbed; " + std::to_string(replaced) + " of them were replaced by a re-run.</p>\n";
   if (rows.empty()) return h;
   return h + "<table id=\"disturbed\"><thead><tr><th>point</th><th>side</th><th>round</th><th>disturbed repeat</th>"
-             "<th>why</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
+             "<th>migrations</th><th>why</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
 }
 
 // A sequential gate's rounds, and per point the repeats it used, the change it could detect, its looks and its

@@ -134,7 +134,7 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   s.disturbances = {"B repeat 2: outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"};
   s.repeats = {{"A", 2, false, false, 0, 0, ""},
                {"B", 2, true, true, 0.4, 0, "outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"},
-               {"B", 2, true, false, 0, 0.3, "the ranks waited for a CPU 30% of an operation's time"}};
+               {"B", 2, true, false, 0, 0.3, "the ranks waited for a CPU 30% of an operation's time", 6}};
   c.points[0].sequential = s;
   gate::SequentialRun run;
   run.rounds = 12;
@@ -155,8 +155,10 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   EXPECT_NE(html->find("2 of 3 repeats measured were disturbed; 1 of them were replaced by a re-run."),
             std::string::npos);
   EXPECT_NE(html->find("<td>B</td><td>2</td><td>replaced (re-run)</td>"), std::string::npos);
-  EXPECT_NE(html->find("<td>judged (the re-run bound was reached)</td><td>the ranks waited for a CPU 30%"),
+  EXPECT_NE(html->find("<th>migrations</th><th>why</th>"), std::string::npos);
+  EXPECT_NE(html->find("<td>judged (the re-run bound was reached)</td><td>6</td><td>the ranks waited for a CPU 30%"),
             std::string::npos);
+  EXPECT_NE(html->find("<td>replaced (re-run)</td><td>n/a</td>"), std::string::npos);  // not recorded
   // Without a sequential gate (compare), no section.
   EXPECT_EQ(RenderComparisonHtml(Hostile(), "a", "b")->find("id=\"sequential\""), std::string::npos);
 }

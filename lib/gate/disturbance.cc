@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lib/core/axes.h"
 #include "lib/core/ranges.h"
 
 namespace commbench::gate {
@@ -37,6 +38,23 @@ double OutsideShare(const result::PointResult& p, const std::string& affinity) {
   return outside / (h.window_s * counted);
 }
 
+// The first pinned rank that moved between CPUs anyway, as a reason; "" when none did. Pinned: the point's --pin
+// placed each process on one CPU, or the rank's affinity (read after its loop) is one CPU.
+std::string PinnedRankMoved(const result::PointResult& p) {
+  for (const result::RankTime& r : p.per_rank) {
+    if (r.migrations <= 0) continue;
+    const auto cpus = ParseCpuList(r.affinity, "affinity");
+    const bool one_cpu = cpus.ok() && cpus->size() == 1;
+    if (!one_cpu && p.point.pin == Pin::kNone) continue;
+    const std::string where = one_cpu ? "pinned to CPU " + std::to_string(cpus->front())
+                                      : "pinned (--pin " + std::string(Name(p.point.pin)) + "; allowed CPUs " +
+                                            r.affinity + " after its loop)";
+    return "rank " + std::to_string(r.rank) + ", " + where + ", moved between CPUs " + std::to_string(r.migrations) +
+           (r.migrations == 1 ? " time" : " times") + " (its affinity or its CPU changed while it ran)";
+  }
+  return "";
+}
+
 }  // namespace
 
 Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& affinity, const DisturbanceRule& rule) {
@@ -58,6 +76,8 @@ Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& af
     std::snprintf(buf, sizeof(buf), "the ranks waited for a CPU %.0f%% of an operation's time", 100 * d.runqueue_share);
     d.why += (d.why.empty() ? "" : "; ") + std::string(buf);
   }
+  d.migrations = repeat.cpu.migrations;
+  if (const std::string moved = PinnedRankMoved(repeat); !moved.empty()) d.why += (d.why.empty() ? "" : "; ") + moved;
   d.disturbed = !d.why.empty();
   return d;
 }

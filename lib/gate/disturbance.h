@@ -1,10 +1,15 @@
 // Was one repeat measured while something else held the ranks' CPUs? (docs/gate.md, "Disturbed repeats".) The
 // evidence is what each repeat's result already records: the CPU time processes outside the run took on the CPUs
 // the ranks could use over the timed window (points[].host_load), and how long the ranks waited on a run queue
-// per timed iteration (points[].cpu.runqueue_wait_us_per_iter). A disturbed repeat is not judged: the gate runs it
-// again, within a bound, and names it. Pure functions.
+// per timed iteration (points[].cpu.runqueue_wait_us_per_iter), and how often each rank's thread moved between CPUs
+// (points[].per_rank[].migrations). Migrations alone do not disturb a repeat: an unpinned rank's scheduler moves it
+// freely, and their cost already shows in its time. A rank allowed one CPU (--pin, a one-CPU --cpus) cannot move
+// unless something changed its affinity or took its CPU offline: it ran somewhere other than where it was placed,
+// so that does disturb the repeat. A disturbed repeat is not judged: the gate runs it again, within a bound, and
+// names it. Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "lib/result/point_result.h"
@@ -24,6 +29,7 @@ struct Disturbance {
   bool disturbed = false;
   double outside_share = 0;   // as in the rule; 0 when the repeat has no host_load
   double runqueue_share = 0;  // as in the rule; 0 when not recorded
+  int64_t migrations = -1;    // the most any rank moved between CPUs (cpu.migrations); -1 when not recorded
   std::string why;            // "outside processes took 23 % of the ranks' CPUs (make, pid 12)", "" when not
 };
 

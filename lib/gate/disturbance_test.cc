@@ -55,6 +55,52 @@ TEST(DisturbanceTest, RunQueueWaitDisturbsTheRepeat) {
   EXPECT_NE(d.why.find("waited for a CPU 30%"), std::string::npos) << d.why;
 }
 
+// `ranks` ranks on `affinity` each, rank 1 having moved `moved` times between CPUs, the others not.
+result::PointResult WithMigrations(const std::string& affinity, int64_t moved) {
+  result::PointResult p = Repeat(0, 0, 1);
+  for (int r = 0; r < 2; ++r) {
+    result::RankTime t;
+    t.rank = r;
+    t.affinity = affinity;
+    t.migrations = r == 1 ? moved : 0;
+    p.per_rank.push_back(t);
+  }
+  p.cpu.migrations = moved;
+  return p;
+}
+
+// An unpinned rank's scheduler moves it freely: recorded, never a disturbance however often.
+TEST(DisturbanceTest, AnUnpinnedRanksMigrationsAreRecordedButDoNotDisturb) {
+  const Disturbance d = JudgeRepeat(WithMigrations("0-1", 5000), "0-1");
+  EXPECT_FALSE(d.disturbed) << d.why;
+  EXPECT_EQ(d.migrations, 5000);
+  EXPECT_EQ(JudgeRepeat(Repeat(0, 0, 1), "0-1").migrations, -1);  // not recorded
+}
+
+// A rank allowed one CPU cannot move unless its affinity (or its CPU) changed: it ran elsewhere than placed.
+TEST(DisturbanceTest, APinnedRankThatMovedDisturbsTheRepeat) {
+  EXPECT_FALSE(JudgeRepeat(WithMigrations("1", 0), "0-1").disturbed);  // pinned and stayed
+  const Disturbance d = JudgeRepeat(WithMigrations("1", 2), "0-1");
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_EQ(d.migrations, 2);
+  EXPECT_NE(d.why.find("rank 1, pinned to CPU 1, moved between CPUs 2 times"), std::string::npos) << d.why;
+  // Placed by --pin, its affinity widened under it: still pinned.
+  result::PointResult widened = WithMigrations("0-1", 3);
+  widened.point.pin = Pin::kCompact;
+  const Disturbance w = JudgeRepeat(widened, "0-1");
+  EXPECT_TRUE(w.disturbed);
+  EXPECT_NE(w.why.find("rank 1, pinned (--pin compact; allowed CPUs 0-1 after its loop), moved between CPUs 3 times"),
+            std::string::npos)
+      << w.why;
+  // Beside another reason, both are said.
+  result::PointResult both = WithMigrations("1", 1);
+  both.cpu.runqueue_wait_us_per_iter = 30;
+  const Disturbance two = JudgeRepeat(both, "0-1");
+  EXPECT_NE(two.why.find("operation's time; rank 1, pinned to CPU 1, moved between CPUs 1 time ("),
+            std::string::npos)
+      << two.why;
+}
+
 TEST(DisturbanceTest, NoEvidenceIsQuiet) {
   result::PointResult old;
   old.time_us.p50 = 100;

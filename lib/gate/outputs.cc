@@ -24,13 +24,15 @@ json Axes(const Point& point) {
 json Repeats(const SequentialPoint& s) {
   json out = json::array();
   for (const RepeatRecord& r : s.repeats) {
-    out.push_back({{"side", r.side},
+    json record = {{"side", r.side},
                    {"round", r.round},
                    {"disturbed", r.disturbed},
                    {"replaced", r.replaced},
                    {"outside_share", Number(r.outside_share)},
                    {"runqueue_share", Number(r.runqueue_share)},
-                   {"why", r.why}});
+                   {"why", r.why}};
+    if (r.migrations >= 0) record["migrations"] = r.migrations;  // absent where the repeat's result has none
+    out.push_back(std::move(record));
   }
   return out;
 }

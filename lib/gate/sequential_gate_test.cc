@@ -62,7 +62,7 @@ TEST(SequentialGateTest, AClearSlowdownStopsEarlyAndANoisyPointGoesOn) {
   EXPECT_TRUE(gate.Decided("slow"));
   EXPECT_FALSE(gate.Decided("noisy"));
   // Every repeat is recorded; a quiet one stays quiet, a disturbed one is named, re-run or judged.
-  gate.NoteRepeat("noisy", {"B", 2, false, false, 0.01, 0.02, ""});
+  gate.NoteRepeat("noisy", {"B", 2, false, false, 0.01, 0.02, "", 4});
   gate.NoteRepeat("noisy", {"B", 3, true, true, 0.40, 0, "outside processes took 40% of the ranks' CPUs"});
   gate.NoteRepeat("noisy", {"B", 9, true, false, 0, 0.2, "the ranks waited for a CPU 20% of an operation's time"});
   EXPECT_EQ(gate.Disturbed("noisy"), 2);
@@ -101,6 +101,8 @@ TEST(SequentialGateTest, AClearSlowdownStopsEarlyAndANoisyPointGoesOn) {
   ASSERT_EQ(repeats.size(), 3u);
   EXPECT_EQ(repeats[0]["disturbed"], false);
   EXPECT_EQ(repeats[0]["why"], "");
+  EXPECT_EQ(repeats[0]["migrations"], 4);
+  EXPECT_FALSE(repeats[1].contains("migrations"));  // not recorded: absent
   EXPECT_EQ(repeats[1]["side"], "B");
   EXPECT_EQ(repeats[1]["round"], 3);
   EXPECT_EQ(repeats[1]["disturbed"], true);
