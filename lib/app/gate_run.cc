@@ -133,7 +133,8 @@ Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::
     for (result::PointResult& p : run.result.points) {
       const gate::Disturbance d = gate::JudgeRepeat(p, affinity, options.disturbance);
       const bool again = d.disturbed && p.correct && side->reruns[p.id] < options.max_reruns;
-      const gate::RepeatRecord record{side->name, round, d.disturbed, again, d.outside_share, d.runqueue_share, d.why};
+      const gate::RepeatRecord record{side->name, round, d.disturbed, again, d.outside_share, d.runqueue_share, d.why,
+                                     d.migrations};
       gate->NoteRepeat(p.id, record);
       if (d.disturbed && progress.note) progress.note(p.id + ": " + gate::Describe(record));
       if (again) {
