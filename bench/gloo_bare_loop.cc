@@ -83,8 +83,9 @@ bool ParseArgs(int argc, char** argv, Options* o) {
 }
 
 // One rank: connect to its partner, wait at the start gate (all pairs start together, as commbench's groups
-// do), run the loop, and report when it started and ended.
-int RunRank(const Options& o, const std::string& dir, int pair, int rank, int ready_fd, int gate_fd, int report_fd) {
+// do), run the loop, report when it started and ended, and keep its connections until every rank has reported.
+int RunRank(const Options& o, const std::string& dir, int pair, int rank, int ready_fd, int gate_fd, int report_fd,
+            int leave_fd) {
   gloo::transport::tcp::attr attr;
   attr.hostname = "127.0.0.1";
   auto device = gloo::transport::tcp::CreateDevice(attr);
@@ -106,8 +107,14 @@ int RunRank(const Options& o, const std::string& dir, int pair, int rank, int re
   t.start_ns = MonotonicNs();
   for (int i = 0; i < o.iters; ++i) allreduce.run();
   t.end_ns = MonotonicNs();
-  leave_together.run();  // untimed: a rank that exits while its peer still reads would abort the peer
-  return write(report_fd, &t, sizeof(t)) == static_cast<ssize_t>(sizeof(t)) ? 0 : 1;
+  leave_together.run();  // untimed
+  const bool reported = write(report_fd, &t, sizeof(t)) == static_cast<ssize_t>(sizeof(t));
+  close(report_fd);
+  // A rank that closed its sockets while its peer still finished the barrier would abort the peer ("Connection
+  // closed by peer"): the parent opens this gate (EOF) once every rank has reported or exited.
+  char leave;
+  if (read(leave_fd, &leave, 1) != 0) return 1;
+  return reported ? 0 : 1;
 }
 
 // The CPU of rank process `p` of `processes` under --pin compact, from this process's allowed CPUs.
@@ -138,8 +145,8 @@ int main(int argc, char** argv) {
     std::perror("gloo_bare_loop: mkdtemp");
     return 1;
   }
-  int ready[2], gate[2], report[2];
-  if (pipe(ready) != 0 || pipe(gate) != 0 || pipe(report) != 0) {
+  int ready[2], gate[2], report[2], leave[2];
+  if (pipe(ready) != 0 || pipe(gate) != 0 || pipe(report) != 0 || pipe(leave) != 0) {
     std::perror("gloo_bare_loop: pipe");
     return 1;
   }
@@ -151,13 +158,14 @@ int main(int argc, char** argv) {
         close(ready[0]);
         close(gate[1]);
         close(report[0]);
+        close(leave[1]);
         int rc = 1;
         if (o.pin_compact && !PinCompact(2 * pair + rank, 2 * o.groups)) {
           std::perror("gloo_bare_loop: sched_setaffinity");
           _exit(1);
         }
         try {
-          rc = RunRank(o, dir, pair, rank, ready[1], gate[0], report[1]);
+          rc = RunRank(o, dir, pair, rank, ready[1], gate[0], report[1], leave[0]);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "gloo_bare_loop: pair %d rank %d: %s\n", pair, rank, e.what());
         }
@@ -169,6 +177,7 @@ int main(int argc, char** argv) {
   close(ready[1]);
   close(gate[0]);
   close(report[1]);
+  close(leave[0]);
   // Once every rank has connected, open the gate for all at once. Connecting is outside the loop, as in the user's
   // program; commbench likewise connects before its timed loop.
   size_t connected = 0;
@@ -181,6 +190,7 @@ int main(int argc, char** argv) {
   LoopTimes t;
   while (read(report[0], &t, sizeof(t)) == static_cast<ssize_t>(sizeof(t))) times.push_back(t);
   close(report[0]);
+  close(leave[1]);  // every rank reported (or exited): they may close their connections now
   bool ok = times.size() == children.size();
   for (pid_t pid : children) {
     int status = 0;

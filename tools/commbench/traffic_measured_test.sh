@@ -19,9 +19,19 @@ common=(--groups 1 --sizes 64K,1M --time-budget 0.05 -q)
 for n in 2 3; do
   "$BIN" sweep --backends gloo --algos halving_doubling --group-size $n "${common[@]}" -o hd$n.json >/dev/null || exit 1
 done
-# Reduce-scatter's halving-doubling has a known race past 256 KiB chunks in this Gloo (lib/backend/gloo): small sizes.
-"$BIN" sweep --backends gloo --ops reduce_scatter --algos halving_doubling --group-size 2,3,4 --groups 1 \
-  --sizes 16K,64K --time-budget 0.05 -q -o hdrs.json >/dev/null || exit 1
+# Reduce-scatter's halving-doubling has a known race in this Gloo (lib/backend/gloo: a rank overwrites data it is
+# still sending), likelier past 256 KiB chunks but seen at 16 KiB on 3 ranks under load. commbench's check reports
+# it as a wrong result; this test is about bytes, so such a run (and only such) is measured again, up to 3 times.
+for try in 1 2 3; do
+  "$BIN" sweep --backends gloo --ops reduce_scatter --algos halving_doubling --group-size 2,3,4 --groups 1 \
+    --sizes 16K,64K --time-budget 0.05 -q -o hdrs.json >/dev/null 2>hdrs.err && break
+  race='^commbench: error: wrong result in gloo/reduce_scatter/halving_doubling/'
+  if ! grep -q "$race" hdrs.err || grep -v '^commbench: wrote ' hdrs.err | grep -qv "$race"; then
+    cat hdrs.err >&2; exit 1
+  fi
+  echo "try $try: Gloo's known reduce-scatter race (a wrong result), measured again" >&2
+  ((try == 3)) && { cat hdrs.err >&2; exit 1; }
+done
 /usr/bin/python3 - <<'PY'
 import json, sys
 fails = []
