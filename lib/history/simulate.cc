@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lib/gate/compare.h"
+#include "lib/gate/sequential.h"
 #include "lib/history/changepoint.h"
 
 namespace {
@@ -142,11 +143,7 @@ int main(int argc, char** argv) {
   // Per step: series where exactly one change point lies at `at` +- 1, and series, by step / spread >= 3, 2-3, < 2.
   std::vector<std::pair<double, std::array<std::array<int, 2>, 3>>> by_evidence;
   std::vector<int> known_split;
-  // The one-sided normal quantile of alpha, by bisection.
-  double z_alpha = 0;
-  for (double lo = 0, hi = 10; hi - lo > 1e-9; z_alpha = 0.5 * (lo + hi)) {
-    (0.5 * std::erfc(0.5 * (lo + hi) / std::sqrt(2.0)) > options.alpha ? lo : hi) = 0.5 * (lo + hi);
-  }
+  const double z_alpha = commbench::gate::NormalUpperQuantile(options.alpha);  // one-sided
   for (double step : {0.0, 0.02, 0.05, 0.10, 0.15, 0.20}) {
     int detected = 0, false_alarm = 0, oracle = 0;
     std::array<std::array<int, 2>, 3> evidence{};
