@@ -145,7 +145,7 @@ void ProcessGroup::Terminate(std::chrono::milliseconds grace) {
   }
   kill(-group_, SIGKILL);
   for (size_t i = 0; i < pids_.size(); ++i) {
-    if (alive_[i]) kill(pids_[i], SIGKILL);  // a child that left the group (none of ours does) still stops
+    if (alive_[i]) kill(pids_[i], SIGKILL);  // also a child that could not join the group (see Spawn)
   }
   while (running_ > 0) {
     Reap();
