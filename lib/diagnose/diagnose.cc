@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "lib/diagnose/rule.h"
@@ -126,6 +127,10 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   }
   NoteOutsideLoad(in, &d.findings);  // growth measured beside another process is not the ranks' alone
   NoteOutsideLoad(in, &d.ruled_out);
+  // One whose A/B another process disturbed is no longer ruled out: it is still a suspect.
+  auto still_suspect = [](const Finding& f) { return f.status != FindingStatus::kRuledOut; };
+  std::copy_if(d.ruled_out.begin(), d.ruled_out.end(), std::back_inserter(d.findings), still_suspect);
+  d.ruled_out.erase(std::remove_if(d.ruled_out.begin(), d.ruled_out.end(), still_suspect), d.ruled_out.end());
   // Confirmed first; then findings about the loops the user asked for before those about a loop --explain added
   // as an A/B side (a cause it amplified there may be real, but it is not what the user's loop pays); then one
   // whose deciding A/B took the cause out of its own loop before one whose A/B added it to another loop (it shows

@@ -305,6 +305,53 @@ TEST(OutsideLoad, LeavesFindingsOnUnloadedPointsAlone) {
   EXPECT_EQ(d["findings"][0]["summary"].get<std::string>().find("Not confirmed"), std::string::npos);
 }
 
+// Plant 1 of the planted-cause suite beside a shell loop pinned to CPU 1 (2026-11-26): two single-rank groups on
+// one core (--cpus 0) against two cores (--cpus 0-1). The loop left the two-core side one core, so that side grew
+// as much as the one-core side (22.4 -> 43.8 us against 24.3 -> 46.0) and the A/B "ruled out" the very cause it
+// varied. The B side's growth is the load's: the cause is a suspect again, not ruled out and not confirmed.
+json OneCoreAgainstTwoWithASpinnerOnTheSecond(bool spinner) {
+  PointSpec one = {}, two = {};
+  for (PointSpec* s : {&one, &two}) {
+    s->group_size = 1;
+    s->bytes = 1 << 20;
+    s->saturation = 0.98;
+  }
+  one.axes["cpus"] = "0";
+  one.cores = 1;
+  two.axes["cpus"] = "0-1";
+  json r = MakeResult(
+      {MakeSeries(one, {1, 2}, [](int g) { return g == 1 ? 24.3 : 46.0; },
+                  [](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 1 ? 0.4 : 22.0; }),
+       MakeSeries(two, {1, 2}, [spinner](int g) { return g == 1 || !spinner ? 22.4 : 43.8; },
+                  [spinner](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 2 && spinner ? 27.8 : 0.5; })},
+      "commbench sweep --backends native --groups 1,2 --group-size 1 --sizes 1M --cpus '0;0-1'");
+  if (!spinner) return r;
+  return WithLoad(r, [](int) { return SpinnerLoad(0.97, 1); });
+}
+
+TEST(OutsideLoad, AnAbWhoseOtherSideTheLoadSlowedNeitherRulesOutNorConfirms) {
+  json quiet = Diagnose(OneCoreAgainstTwoWithASpinnerOnTheSecond(false));
+  ASSERT_FALSE(quiet["findings"].empty()) << quiet.dump(1);
+  EXPECT_EQ(quiet["findings"][0]["rule"], "cpu_oversubscription") << quiet.dump(1);
+  EXPECT_EQ(quiet["findings"][0]["status"], "confirmed") << quiet.dump(1);
+
+  json d = Diagnose(OneCoreAgainstTwoWithASpinnerOnTheSecond(true));
+  for (const json& f : d["ruled_out"]) EXPECT_NE(f["rule"], "cpu_oversubscription") << d.dump(1);
+  bool cpu_seen = false, outside_seen = false;
+  for (const json& f : d["findings"]) {
+    EXPECT_NE(f["status"], "confirmed") << f.dump(1);
+    outside_seen = outside_seen || f["rule"] == "outside_load";
+    if (f["rule"] != "cpu_oversubscription") continue;
+    cpu_seen = true;
+    EXPECT_EQ(f["status"], "suspected");
+    EXPECT_NE(f["summary"].get<std::string>().find("Not ruled out: another process, spin (pid 4242)"),
+              std::string::npos)
+        << f.dump(1);
+    EXPECT_FALSE(f["confirm_command"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(cpu_seen && outside_seen) << d.dump(1);
+}
+
 }  // namespace
 }  // namespace diagnose
 }  // namespace commbench

@@ -58,18 +58,6 @@ json Sweep(std::vector<std::string> args) {
   return result;
 }
 
-// The A/B of test 1 compares how much CPU the ranks get; on a host already busy with other work the
-// scheduler shares the cores out differently (it moves other processes off a one-core A side, and the two-core
-// side runs at saturation 0.33-0.57 instead of 0.81-0.91), so there they measure the other work, not the plant.
-constexpr double kMaxHostBusy = 0.3;
-#define SKIP_IF_HOST_BUSY()                                                                                  \
-  do {                                                                                                       \
-    double busy = HostBusyFraction(1.0);                                                                     \
-    if (busy > kMaxHostBusy) {                                                                               \
-      GTEST_SKIP() << "host " << static_cast<int>(100 * busy) << "% busy with other work before the sweep: " \
-                   << "this A/B would measure that work";                                                    \
-    }                                                                                                        \
-  } while (0)
 
 // The evidence entry whose label is `label` (NaN when absent).
 double Evidence(const json& finding, const std::string& label) {
@@ -126,7 +114,9 @@ const json* FindFinding(const json& r, const std::string& rule) {
 // cause missing, or left suspected with no load named).
 bool HonestlyDisturbed(const json& r, const json& f) {
   if (f["status"] != "suspected") return false;
-  if (f["summary"].get<std::string>().find(" Not confirmed: ") != std::string::npos) return true;
+  const std::string summary = f["summary"].get<std::string>();
+  if (summary.find(" Not confirmed: ") != std::string::npos || summary.find(" Not ruled out: ") != std::string::npos)
+    return true;
   std::set<std::string> rests_on;
   for (const char* key : {"points", "ab_points"}) {
     if (f.contains(key)) {
@@ -177,7 +167,6 @@ const json* ExpectConfirmedFirstUnlessDisturbed(const json& r, const std::string
 // hold 2 to 6 ranks, themselves oversubscribed, so the A/B removes only half the growth, the cut a confirmation
 // needs (bench/archive.md).
 TEST(PlantedCauses, OneCoreIsCpuOversubscription) {
-  SKIP_IF_HOST_BUSY();
   json r = Sweep({"--backends", "native", "--groups", "1,2", "--group-size", "1", "--sizes", "1M", "--cpus", "0;0-1",
                   "--time-budget", "0.5"});
   const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "cpu_oversubscription");
@@ -318,12 +307,11 @@ TEST(PlantedCauses, ExplainRunsEachSuspectsOwnAb) {
 // a 2-core host has cores, pinned and unpinned, concurrent and in turns, with --explain. Nothing may be
 // confirmed (test 5 has no A/B, so it could not confirm anything even if the diagnosis were wrong).
 TEST(PlantedCauses, ControlWithAbAxesConfirmsNothing) {
-  // A control needs a quiet host: beside a busy one, two concurrent groups really do contend (a full-suite run
-  // beside another build confirmed shared bandwidth at 1 MiB, 42.7 -> 64.5 us, cut 100 % by --concurrency
-  // sequential). And sizes whose copies two cores do not share: at 1 MiB two single-rank groups at once slowed
+  // Beside a busy process two concurrent groups really do contend, and the product must then name that process
+  // and leave the contention suspected (lib/diagnose outside_load: a loaded A/B confirms nothing), so this holds
+  // on a busy host too. Sizes whose copies two cores do not share: at 1 MiB two single-rank groups at once slowed
   // each other's typical op by 20-42 % in 13 of 60 pairs in one half hour on the 2-core VM (memory bandwidth,
   // confirmed, and real), at 64 KiB by at most 13 % in the same runs.
-  SKIP_IF_HOST_BUSY();
   json r = Sweep({"--groups", "1,2", "--group-size", "1", "--sizes", "16K,64K", "--pin", "none,compact",
                   "--concurrency", "concurrent,sequential", "--explain", "--time-budget", "0.05"});
   ASSERT_TRUE(r.contains("findings")) << Digest(r);

@@ -319,6 +319,28 @@ bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i) 
   return growth > 1 && (slowdown >= 3 || std::log(slowdown) >= 0.5 * std::log(growth));
 }
 
+namespace {
+
+// The load can explain the growth of a series on the B side of the finding's A/Bs: that side's loop was slowed
+// by another process (a spinner on the second core of a `--cpus 0-1` side leaves its two ranks one core), so
+// whatever the A/B concluded, it may have measured the load and not the factor it varied.
+bool AbSideGrowthIsLoad(const AnalysisInput& in, const Finding& f) {
+  std::set<std::string> ab_ids(f.ab_points.begin(), f.ab_points.end());
+  for (size_t k = 0; k < in.series.size(); ++k) {
+    if (static_cast<int>(k) == f.series) continue;
+    const SeriesData& s = in.series[k];
+    bool on_b_side = false;
+    for (size_t i = 0; i < s.points.size() && !on_b_side; ++i) on_b_side = ab_ids.count(in.Point(s, i).id) > 0;
+    if (!on_b_side) continue;
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      if (LoadExplainsGrowth(in, s, i)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
   std::map<std::string, const PointData*> by_id;
   for (const PointData& p : in.points) by_id[p.id] = &p;
@@ -338,13 +360,18 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
       for (size_t i = 0; i < s.points.size(); ++i) explains = explains || LoadExplainsGrowth(in, s, i);
       waited = MostWaitExplained(in, s);
     }
+    const bool ab_side_loaded = AbSideGrowthIsLoad(in, f);
     if (load.points.empty() && waited < 0) continue;
     const std::string what =
         load.points.empty()
             ? WaitSentence(in, in.series[static_cast<size_t>(f.series)], static_cast<size_t>(waited))
             : ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
                   std::to_string(ids.size()) + " points this rests on had outside load)";
-    if (!explains) {
+    if (ab_side_loaded && f.status == FindingStatus::kRuledOut) {
+      f.status = FindingStatus::kSuspected;
+      f.summary += " Not ruled out: " + what + ", so the A/B may have measured that load (see outside_load).";
+      if (f.confirm_command.empty()) f.confirm_command = in.ConfirmCommand({});
+    } else if (!explains && !ab_side_loaded) {
       f.summary += " Note: " + what + ", about as much where it grew as where it started: too little to explain it.";
     } else if (f.status == FindingStatus::kConfirmed) {
       f.status = FindingStatus::kSuspected;

@@ -32,8 +32,9 @@ bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
 
 // Every finding (but outside_load's own) that rests on a point with outside load gets a note saying so; a
 // confirmed one whose own series' growth the load can explain becomes suspected: its A/B compared times that
-// another process shared unevenly. Load about as large at every G, on ranks that fill the CPUs from the first
-// point on, leaves it confirmed, with the note.
+// another process shared unevenly. So does one whose A/B's B side grew by the load (that side lost the factor
+// it varied), and a ruled-out one of that kind is a suspect again. Load about as large at every G, on ranks that
+// fill the CPUs from the first point on, leaves it confirmed, with the note.
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings);
 
 }  // namespace diagnose
