@@ -1,5 +1,5 @@
-// What the planted-cause tests share: one sweep through the real CLI with its result file parsed, and how busy
-// the host is before a timing-sensitive plant.
+// What the planted-cause tests share: one sweep through the real CLI with its result file parsed, and what other
+// work took from the host meanwhile.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,8 +21,5 @@ struct OutsideWitness {
 // null) gets the sweep's wall time; `witness` (may be null) what other work took meanwhile.
 nlohmann::json RunSweep(const std::vector<std::string>& args, double* seconds = nullptr,
                         OutsideWitness* witness = nullptr);
-
-// Share of all CPUs busy over `seconds` (from /proc/stat): other work on the host.
-double HostBusyFraction(double seconds);
 
 }  // namespace commbench::testing
