@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -20,11 +21,20 @@ TEST(HostPeakTest, MeasuresBothPeaksInUnderASecond) {
   StatusOr<HostPeaks> p = MeasureHostPeaks();
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(p.ok()) << p.status().message();
-  // Any machine we run on copies memory and moves loopback TCP faster than 0.1 GB/s and slower than 1 TB/s.
-  EXPECT_GT(p->memcpy_gbps, 0.1);
-  EXPECT_LT(p->memcpy_gbps, 1000);
-  EXPECT_GT(p->tcp_loopback_gbps, 0.1);
-  EXPECT_LT(p->tcp_loopback_gbps, 1000);
+  // Any machine we run on copies memory and moves loopback TCP faster than 0.1 GB/s and slower than 1 TB/s, at
+  // its best: a peak is the best seen (GetHostPeaks keeps maxima), and one 0.15 s try beside a busy loop and
+  // another test's ranks on a 2-core CI host moved loopback TCP at 0.026 GB/s. So up to two more tries.
+  HostPeaks best = *p;
+  for (int retry = 0; retry < 2 && (best.memcpy_gbps <= 0.1 || best.tcp_loopback_gbps <= 0.1); ++retry) {
+    StatusOr<HostPeaks> again = MeasureHostPeaks();
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    best.memcpy_gbps = std::max(best.memcpy_gbps, again->memcpy_gbps);
+    best.tcp_loopback_gbps = std::max(best.tcp_loopback_gbps, again->tcp_loopback_gbps);
+  }
+  EXPECT_GT(best.memcpy_gbps, 0.1);
+  EXPECT_LT(best.memcpy_gbps, 1000);
+  EXPECT_GT(best.tcp_loopback_gbps, 0.1);
+  EXPECT_LT(best.tcp_loopback_gbps, 1000);
   // The budgets add up to 0.3 s; with allocation and page faults it stays well under a second on an idle host.
   // The bound leaves room for a CI host running other tests on the same cores.
   EXPECT_LT(s, 2.0);
