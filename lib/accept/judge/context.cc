@@ -16,6 +16,28 @@ void Judging::Add(std::string name, std::string host, bool passed, double measur
 }
 
 void Judging::AddSuspect(AcceptanceSuspect s) {
+  // A link one of whose ends is a suspect host (or a rank on it) is that host's slowness seen by one partner, as
+  // Localize reads it within one statistic: across statistics too (a capped host beside a busy loop failed 4 MiB
+  // bandwidth with every partner, while 4 KiB latency noise named one of its links first).
+  auto on = [](const AcceptanceSuspect& host, const AcceptanceSuspect& link) {
+    return host.what != SuspectWhat::kLink && link.what == SuspectWhat::kLink &&
+           (link.host == host.host || link.peer == host.host);
+  };
+  auto fold = [](AcceptanceSuspect* into, const AcceptanceSuspect& from) {
+    into->evidence.insert(into->evidence.end(), from.evidence.begin(), from.evidence.end());
+    into->score = std::max(into->score, from.score);
+  };
+  for (AcceptanceSuspect& t : report.suspects) {
+    if (on(t, s)) return fold(&t, s);
+  }
+  for (auto it = report.suspects.begin(); it != report.suspects.end();) {
+    if (!on(s, *it)) {
+      ++it;
+      continue;
+    }
+    fold(&s, *it);
+    it = report.suspects.erase(it);
+  }
   for (AcceptanceSuspect& t : report.suspects) {
     const bool same = t.host == s.host && t.peer == s.peer && t.what == s.what && t.rank == s.rank;
     const bool absorbs = s.what == SuspectWhat::kRank && t.what == SuspectWhat::kHost && t.host == s.host;

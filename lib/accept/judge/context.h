@@ -45,8 +45,8 @@ struct Judging {
 
   void Add(std::string name, std::string host, bool passed, double measured, double limit, std::string unit,
            std::string reason, ReasonKind kind);
-  // One entry per host (or link): a rank suspect absorbs its host's, a host seen by several phases keeps its
-  // highest score and all its evidence.
+  // One entry per host (or link): a rank suspect absorbs its host's, a host (or rank) suspect the links that
+  // touch it, and one seen by several phases keeps its highest score and all its evidence.
   void AddSuspect(AcceptanceSuspect s);
 
   Ran RanOf(Phase ph) const;

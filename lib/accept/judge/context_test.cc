@@ -57,6 +57,46 @@ TEST(ContextTest, RankSuspectAbsorbsItsHost) {
   EXPECT_EQ(j.report.suspects[1].host, Address(3));
 }
 
+// Plant: host 2 capped, beside a busy loop. Bandwidth named host 2 (failed with every partner); 4 KiB latency
+// noise named the link 0-2 with a higher score. The link is host 2's slowness seen by one partner: one suspect,
+// host 2, with both evidences, whichever came first.
+TEST(ContextTest, AHostSuspectAbsorbsTheLinksThatTouchIt) {
+  Cluster c;
+  const AcceptanceInput in = c.Input();  // Judging keeps a reference to it
+  AcceptanceSuspect host;
+  host.what = SuspectWhat::kHost;
+  host.host = Address(2);
+  host.score = 0.88;
+  host.evidence = {"bandwidth: host 2 failed with 3 of 3"};
+  AcceptanceSuspect link;
+  link.what = SuspectWhat::kLink;
+  link.reason = ReasonKind::kLink;
+  link.host = Address(0);
+  link.peer = Address(2);
+  link.score = 0.95;
+  link.evidence = {"latency: the pair 0-2"};
+  AcceptanceSuspect other_link = link;  // touches neither end's host suspect: stays
+  other_link.host = Address(1);
+  other_link.peer = Address(3);
+  other_link.score = 0.5;
+  for (bool host_first : {true, false}) {
+    SCOPED_TRACE(host_first ? "host first" : "link first");
+    judge::Judging j(in);
+    j.AddSuspect(host_first ? host : link);
+    j.AddSuspect(other_link);
+    j.AddSuspect(host_first ? link : host);
+    ASSERT_EQ(j.report.suspects.size(), 2u);
+    const AcceptanceSuspect* h = nullptr;
+    for (const AcceptanceSuspect& s : j.report.suspects) {
+      if (s.what == SuspectWhat::kHost) h = &s;
+    }
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(h->host, Address(2));
+    EXPECT_DOUBLE_EQ(h->score, 0.95);
+    EXPECT_EQ(h->evidence.size(), 2u);
+  }
+}
+
 TEST(ContextTest, PeaksAreTheBestPairAndHost) {
   Cluster c;
   const AcceptanceInput in = c.Input();  // Judging keeps a reference to it
