@@ -92,6 +92,7 @@ double KnownSplitZ(const std::vector<std::vector<double>>& v, int at) {
 
 }  // namespace
 
+// Over 80 lines: a developer tool's flags, inputs and printed table, read top to bottom as one experiment.
 int main(int argc, char** argv) {
   int series = 10000, runs = 30, at = 20;
   // --unit repeat (the default, as history check: every repeat's rank, runs shuffled whole) or run (each run's
