@@ -95,7 +95,9 @@ if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
 fi
 
 # 3. A 4-host cluster, 2 ranks per host, cyclic placement; the profile from the virtual-cluster one, for 4 hosts.
-sed -e 's/^  hosts: 8/  hosts: 4/' -e 's/^  rounds: 7/  rounds: 3/' -e 's/^time_budget_s: .*/time_budget_s: 60/' \
+# Its budget leaves room for a busy runner: a healthy run takes 32 s on a quiet host, and beside a busy loop one
+# ran past 60 s, skipped its last pairs round and failed closed ("too few to localise"), as the product should.
+sed -e 's/^  hosts: 8/  hosts: 4/' -e 's/^  rounds: 7/  rounds: 3/' -e 's/^time_budget_s: .*/time_budget_s: 150/' \
   "$(dirname "$SMOKE")/virtual-cluster.yaml" >vc4.yaml
 # accept_on_cluster NAME [PROFILE [FLAGS...]]: every rank's exit waited for, rank 0's printed.
 accept_on_cluster() {
