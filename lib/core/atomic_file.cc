@@ -73,7 +73,10 @@ StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
   if (stat(target.c_str(), &old) == 0) {
     // A file being replaced keeps its mode and owner: a result kept private (0600) must not become readable
     // to all. Changing the owner needs privilege; without it the file becomes ours, as any rewrite would.
-    if (fchown(fd, old.st_uid, old.st_gid) != 0) (void)fchown(fd, static_cast<uid_t>(-1), old.st_gid);
+    if (fchown(fd, old.st_uid, old.st_gid) != 0) {
+      const int kept_group = fchown(fd, static_cast<uid_t>(-1), old.st_gid);  // fails unless we are in the group
+      (void)kept_group;
+    }
     fchmod(fd, old.st_mode & 07777);
   } else {
     fchmod(fd, 0666 & ~CurrentUmask());  // mkstemp makes 0600; a new output is created as open(2) would

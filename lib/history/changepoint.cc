@@ -16,16 +16,15 @@ double Divergence(double between, double within_x, double within_y, int nx, int 
   return static_cast<double>(nx) * ny / (nx + ny) * e;
 }
 
-// The best split's statistic, moving one value at a time from Y to X: O(n^2) in all. Only the positions in
-// `cuts` (run boundaries, ascending) are candidates.
-double ScanSplits(const std::vector<double>& v, const std::vector<int>& cuts, int* best_index) {
+// The statistic of every candidate split, moving one value at a time from Y to X: O(n^2) in all. Only the
+// positions in `cuts` (run boundaries, ascending) are candidates; the result has one statistic per cut.
+std::vector<double> ScanAll(const std::vector<double>& v, const std::vector<int>& cuts) {
   const int n = static_cast<int>(v.size());
   double within_x = 0, within_y = 0, between = 0;
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j < n; ++j) within_y += std::fabs(v[i] - v[j]);
   }
-  double best = -1;
-  *best_index = -1;
+  std::vector<double> stats;
   size_t next_cut = 0;
   for (int t = 1; t < n && next_cut < cuts.size(); ++t) {
     const double z = v[t - 1];  // moves from Y into X
@@ -37,10 +36,20 @@ double ScanSplits(const std::vector<double>& v, const std::vector<int>& cuts, in
     between += to_y - to_x;
     if (t != cuts[next_cut]) continue;
     ++next_cut;
-    const double q = Divergence(between, within_x, within_y, t, n - t);
-    if (q > best) {
-      best = q;
-      *best_index = t;
+    stats.push_back(Divergence(between, within_x, within_y, t, n - t));
+  }
+  return stats;
+}
+
+// The best split's statistic and, in *best_index, its position (-1 when there is no candidate).
+double ScanSplits(const std::vector<double>& v, const std::vector<int>& cuts, int* best_index) {
+  const std::vector<double> stats = ScanAll(v, cuts);
+  double best = -1;
+  *best_index = -1;
+  for (size_t i = 0; i < stats.size(); ++i) {
+    if (stats[i] > best) {
+      best = stats[i];
+      *best_index = cuts[i];
     }
   }
   return best;
@@ -114,6 +123,54 @@ bool SurvivesLeavingOneOut(const std::vector<std::vector<double>>& runs, int beg
 
 }  // namespace
 
+namespace {
+
+// The values the location statistic sees: ranks, or the values clipped to the segment's 5th-95th percentiles
+// (their distances keep how far apart two levels are, and one spike weighs no more than a value at the edge).
+std::vector<double> LocationScale(const std::vector<double>& values, Locate locate) {
+  if (locate == Locate::kRanks) return Ranks(values);
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&](double q) { return sorted[static_cast<size_t>(q * (sorted.size() - 1) + 0.5)]; };
+  const double lo = at(0.05), hi = at(0.95);
+  std::vector<double> clipped;
+  for (double v : values) clipped.push_back(std::clamp(v, lo, hi));
+  return clipped;
+}
+
+}  // namespace
+
+Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end, int split,
+                      const ChangePointOptions& o, uint64_t seed) {
+  const Segment seg = Flatten(runs, begin, end, o.min_segment);
+  const std::vector<double> observed = ScanAll(LocationScale(seg.values, o.locate), seg.cuts);
+  if (observed.empty()) return {split, split, split};
+  const size_t best = std::max_element(observed.begin(), observed.end()) - observed.begin();
+  Location where{seg.cut_runs[best], seg.cut_runs[best], seg.cut_runs[best]};
+  if (o.location_resamples <= 0) return where;
+  // How far a wrong split's statistic can rise above the true one's by noise alone: series with the step at
+  // where.index by construction (each side's runs resampled whole from its own), max over splits less the true one.
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> before(begin, where.index - 1), after(where.index, end - 1);
+  std::vector<std::vector<double>> synthetic(end - begin);
+  std::vector<double> excess;
+  for (int b = 0; b < o.location_resamples; ++b) {
+    for (int r = begin; r < end; ++r) synthetic[r - begin] = runs[r < where.index ? before(rng) : after(rng)];
+    const Segment syn = Flatten(synthetic, 0, end - begin, o.min_segment);
+    const std::vector<double> stats = ScanAll(LocationScale(syn.values, o.locate), syn.cuts);
+    excess.push_back(*std::max_element(stats.begin(), stats.end()) - stats[best]);
+  }
+  std::sort(excess.begin(), excess.end());
+  const double allowed = excess[static_cast<size_t>(o.location_confidence * (excess.size() - 1) + 0.5)];
+  // Every split the data cannot tell from the best one by more than that may be where the level changed.
+  for (size_t i = 0; i < observed.size(); ++i) {
+    if (observed[best] - observed[i] > allowed) continue;
+    where.first_lo = std::min(where.first_lo, seg.cut_runs[i]);
+    where.first_hi = std::max(where.first_hi, seg.cut_runs[i]);
+  }
+  return where;
+}
+
 std::vector<double> Ranks(const std::vector<double>& v) {
   std::vector<int> order(v.size());
   std::iota(order.begin(), order.end(), 0);
@@ -157,9 +214,11 @@ std::vector<ChangePoint> FindChangePoints(const std::vector<std::vector<double>>
     const uint64_t seed = options.seed + static_cast<uint64_t>(begin) * 7919 + static_cast<uint64_t>(end);
     const Permutations perm = PermutationP(ranked_runs, q, options, seed);
     if (perm.p > options.alpha) continue;
-    const int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
+    int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
     if (!SurvivesLeavingOneOut(runs, begin, end, split, perm.critical)) continue;
-    found.push_back({split, perm.p, q});
+    const Location where = LocateChange(runs, begin, end, split, options, seed + 1);
+    found.push_back({where.index, perm.p, q, where.first_lo, where.first_hi});
+    split = where.index;
     segments.push_back({begin, split});
     segments.push_back({split, end});
   }

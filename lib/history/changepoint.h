@@ -6,14 +6,24 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace commbench::history {
+
+// What places a detected change: the E-divisive statistic on the segment's ranks (as detection uses them) or on
+// its values clipped to their 5th-95th percentiles. Ranks forget how far apart two levels are: the before-runs
+// that happen to rank highest look like the start of the new level, so even a clean step is often placed a run
+// or two early (docs/history.md, "Where a change starts").
+enum class Locate { kValues, kRanks };
 
 struct ChangePointOptions {
   double alpha = 0.01;     // a candidate is kept when its permutation p-value is <= alpha (docs/history.md: why)
   int permutations = 999;  // p = (1 + #{permuted statistic >= observed}) / (1 + permutations)
   int min_segment = 3;     // runs on each side of a change, at least
+  Locate locate = Locate::kValues;
+  int location_resamples = 400;     // bootstrap series behind each change's location set
+  double location_confidence = 0.99;  // of that set: a bisection that starts outside it is wasted
   uint64_t seed = 1;
 };
 
@@ -21,7 +31,24 @@ struct ChangePoint {
   int index = 0;       // the first run of the new level (0-based position in the series)
   double p = 1;        // the permutation test's p-value
   double statistic = 0;  // the E-divisive divergence at the split (on ranks)
+  // Where the new level may start, 99 %: the runs [first_lo, first_hi] (first_lo <= index <= first_hi). A step
+  // small beside the run-to-run noise cannot be placed to one run; these are the commits to bisect.
+  int first_lo = 0, first_hi = 0;
 };
+
+struct Location {
+  int index = 0;                   // the best split by the location statistic
+  int first_lo = 0, first_hi = 0;  // the runs it may be, 99 % (first_lo <= index <= first_hi)
+};
+
+// Where a change detected at `split` in runs [begin, end) starts. The index maximizes the location statistic
+// (options.locate) over the segment's splits; the set (options.location_confidence, 99 %) holds every split whose
+// statistic falls below the best one's by no more than noise lets a wrong split rise above the true one. That
+// margin is the 99th percentile, over
+// options.location_resamples series with the step at the index by construction (runs before and after it each
+// resampled whole, with replacement, from their own side), of the best split's statistic less the true split's.
+Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end, int split,
+                      const ChangePointOptions& options, uint64_t seed);
 
 // The E-divisive divergence (Matteson-James, alpha = 1) between two samples: n m / (n + m) times
 // (2 E|X - Y| - E|X - X'| - E|Y - Y'|).

@@ -38,6 +38,46 @@ TEST(FindChangePoints, StepFoundWhereItHappened) {
   }
 }
 
+// Where a step starts is as sure as the step is large beside the noise: a clear step is placed to its run, a
+// faint one to a few runs that hold where it was planted.
+TEST(FindChangePoints, LocationIntervalNarrowForAClearStepWideForAFaintOne) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto clear = FindChangePoints(Runs(30, 0.01, 20, 0.20, seed));
+    ASSERT_EQ(clear.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(clear[0].first_lo, 20) << "seed " << seed << " found at " << clear[0].index;
+    EXPECT_EQ(clear[0].first_hi, 20) << "seed " << seed;
+  }
+  // A 95 % set misses now and then: over 40 faint steps it holds run 20 in most, and is more than one run wide
+  // in many.
+  int wide = 0, found = 0, holds = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    auto faint = FindChangePoints(Runs(30, 0.06, 20, 0.08, seed));
+    if (faint.size() != 1) continue;
+    ++found;
+    EXPECT_LE(faint[0].first_lo, faint[0].index);
+    EXPECT_GE(faint[0].first_hi, faint[0].index);
+    holds += faint[0].first_lo <= 20 && 20 <= faint[0].first_hi;
+    wide += faint[0].first_hi - faint[0].first_lo >= 2;
+  }
+  EXPECT_GE(found, 10);
+  EXPECT_GE(holds, 0.85 * found) << found << " found";
+  EXPECT_GE(wide, found / 3) << found << " found";
+}
+
+// Only the runs of the change's own segment are resampled, and the split itself is always inside.
+TEST(LocateChange, StaysInsideItsSegmentAndHoldsItsIndex) {
+  auto runs = Runs(40, 0.08, 25, 0.05, 3);
+  const Location where = LocateChange(runs, 10, 40, 25, {}, 9);
+  const int lo = where.first_lo, hi = where.first_hi;
+  EXPECT_GE(lo, 13);
+  EXPECT_LE(hi, 37);
+  EXPECT_LE(lo, where.index);
+  EXPECT_GE(hi, where.index);
+  ChangePointOptions none;
+  none.location_resamples = 0;
+  EXPECT_EQ(LocateChange(runs, 10, 40, 25, none, 9).first_lo, LocateChange(runs, 10, 40, 25, none, 9).index);
+}
+
 TEST(FindChangePoints, TwoStepsBothFound) {
   auto runs = Runs(40, 0.02, 12, 0.15, 7);
   for (int i = 28; i < 40; ++i) {

@@ -84,11 +84,18 @@ std::string DisturbedNote(const Change& c) {
          " measured while " + c.disturbed_why + "; re-run on a quiet runner]";
 }
 
+// A step small beside the noise starts somewhere in a few runs: say which, and the commits that bound them.
+std::string Where(const Change& c) {
+  if (c.first_lo == c.first_hi) return "";
+  return "; it starts in runs " + std::to_string(c.first_lo) + "-" + std::to_string(c.first_hi) +
+         ": bisect " + c.good_commit + ".." + c.bad_commit;
+}
+
 std::string Describe(const Change& c) {
   return std::string(c.slower ? "slower" : "faster") + " from run " + std::to_string(c.index) + " (" + c.run_id +
          ", commit " + c.commit + ", " + c.time + "): " + Fixed(c.before_us, 2) + " -> " + Fixed(c.after_us, 2) +
          " us, ratio " + Fixed(c.ratio, 3) + " [" + Fixed(c.ratio_lo, 3) + ", " + Fixed(c.ratio_hi, 3) +
-         "], p = " + Fixed(c.p, 4);
+         "], p = " + Fixed(c.p, 4) + Where(c);
 }
 
 // The changes of every series, slowest first (largest ratio).
@@ -167,6 +174,10 @@ SeriesCheck CheckSeries(const Series& s, const CheckOptions& o) {
     Change c;
     c.index = found[i].index;
     c.p = found[i].p;
+    c.first_lo = found[i].first_lo;
+    c.first_hi = found[i].first_hi;
+    c.good_commit = s.runs[c.first_lo - 1].commit;
+    c.bad_commit = s.runs[c.first_hi].commit;
     c.run_id = s.runs[c.index].id;
     c.commit = s.runs[c.index].commit;
     c.time = s.runs[c.index].time;
@@ -229,7 +240,8 @@ json CheckToJson(const CheckResult& r) {
     }
     json changes = json::array();
     for (const Change& c : sc.changes) {
-      changes.push_back({{"index", c.index}, {"run", c.run_id}, {"commit", c.commit}, {"time", c.time},
+      changes.push_back({{"index", c.index}, {"starts_in", {c.first_lo, c.first_hi}},
+                         {"bisect", {{"good", c.good_commit}, {"bad", c.bad_commit}}}, {"run", c.run_id}, {"commit", c.commit}, {"time", c.time},
                          {"direction", c.slower ? "slower" : "faster"}, {"before_us", c.before_us},
                          {"after_us", c.after_us}, {"ratio", c.ratio}, {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
                          {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent},
@@ -293,7 +305,7 @@ std::string CheckToMarkdown(const CheckResult& r) {
   if (!all.empty()) {
     m += "\n| series | from run | commit | ratio [95% CI] | p | recent |\n|---|---|---|---|---|---|\n";
     for (const auto& [s, c] : all) {
-      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ") | " +
+      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ")" + Cell(Where(*c)) + " | " +
            Cell(c->commit) + " | " + Fixed(c->ratio, 3) + " [" + Fixed(c->ratio_lo, 3) + ", " +
            Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") +
            Cell(DisturbedNote(*c)) + " |\n";

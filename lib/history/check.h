@@ -35,7 +35,9 @@ struct Series {
 
 struct Change {
   int index = 0;  // the first run of the new level
+  int first_lo = 0, first_hi = 0;  // the runs it may start at (changepoint.h: LocateChange)
   std::string run_id, commit, time;
+  std::string good_commit, bad_commit;  // what to bisect: run first_lo - 1's commit, run first_hi's
   double before_us = 0, after_us = 0;  // the two adjacent segments' medians (of their repeats)
   double ratio = 0, ratio_lo = 0, ratio_hi = 0;  // after / before with its 95 % bootstrap interval
   double p = 1;

@@ -109,6 +109,10 @@ int main(int argc, char** argv) {
     else if (a == "--alpha" && i + 1 < argc) options.alpha = std::atof(argv[++i]);
     else if (a == "--cv" && i + 1 < argc) cv = std::atof(argv[++i]);
     else if (a == "--unit" && i + 1 < argc) per_repeat = std::string(argv[++i]) == "repeat";
+    else if (a == "--locate" && i + 1 < argc) {
+      options.locate = std::string(argv[++i]) == "ranks" ? commbench::history::Locate::kRanks
+                                                         : commbench::history::Locate::kValues;
+    }
     else files.push_back(a);
   }
   std::vector<std::vector<double>> dev;
@@ -144,10 +148,16 @@ int main(int argc, char** argv) {
   // Per step: series where exactly one change point lies at `at` +- 1, and series, by step / spread >= 3, 2-3, < 2.
   std::vector<std::pair<double, std::array<std::array<int, 2>, 3>>> by_evidence;
   std::vector<int> known_split;
+  struct Placement {
+    double step;
+    int found = 0, placed = 0, covered = 0, width = 0;  // change points; at `at` +- 1; set holds `at`; set widths
+  };
+  std::vector<Placement> placements;
   const double z_alpha = commbench::gate::NormalUpperQuantile(options.alpha);  // one-sided
   for (double step : {0.0, 0.02, 0.05, 0.10, 0.15, 0.20}) {
     int detected = 0, false_alarm = 0, oracle = 0;
     std::array<std::array<int, 2>, 3> evidence{};
+    Placement placement{step};
     for (int s = 0; s < series; ++s) {
       std::vector<std::vector<double>> v(runs);
       for (int r = 0; r < runs; ++r) {
@@ -159,6 +169,10 @@ int main(int argc, char** argv) {
       for (const auto& cp : found) {
         if (step > 0 && std::abs(cp.index - at) <= 1) hit = true;
         else other = true;
+        ++placement.found;
+        placement.placed += std::abs(cp.index - at) <= 1;
+        placement.covered += cp.first_lo <= at && at <= cp.first_hi;
+        placement.width += cp.first_hi - cp.first_lo + 1;
       }
       detected += hit;
       false_alarm += other;
@@ -172,6 +186,7 @@ int main(int argc, char** argv) {
     }
     if (step > 0) {
       by_evidence.push_back({step, evidence});
+      placements.push_back(placement);
       known_split.push_back(oracle);
     }
     std::printf("| %s | %s | %.2f %% |\n", step == 0 ? "none" : (std::to_string(int(step * 100 + 0.5)) + " %").c_str(),
@@ -187,6 +202,15 @@ int main(int argc, char** argv) {
     std::printf("| %d %% | %.1f %% |", static_cast<int>(step * 100 + 0.5), 100.0 * known_split[i] / series);
     for (const auto& [pass, n] : e) std::printf(" %d / %d |", pass, n);
     std::printf("\n");
+  }
+  std::printf("\nwhere the change points found start (--locate %s): at run %d +- 1, and their 95 %% set of runs holding "
+              "run %d, with its mean width\n\n| step | change points | at run %d +- 1 | set holds run %d | mean width |\n"
+              "|---|---|---|---|---|\n", options.locate == commbench::history::Locate::kRanks ? "ranks" : "values",
+              at, at, at, at);
+  for (const Placement& p : placements) {
+    const double n = std::max(1, p.found);
+    std::printf("| %d %% | %d | %.1f %% | %.1f %% | %.2f runs |\n", static_cast<int>(p.step * 100 + 0.5), p.found,
+                100.0 * p.placed / n, 100.0 * p.covered / n, p.width / n);
   }
   return 0;
 }

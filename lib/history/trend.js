@@ -37,6 +37,13 @@
     el('strong', {id: 'outcome-word'}, outcome), ' (exit ' + str(H.exit_code) + ')'));
 
   // The change points of every series, slowest (largest ratio) first.
+  // A step small beside the noise starts somewhere in a few runs (starts_in): name them and what to bisect.
+  const startsIn = (c) => {
+    const r = Array.isArray(c.starts_in) ? c.starts_in : [];
+    if (!(isNum(r[0]) && isNum(r[1]) && r[0] < r[1])) return '';
+    const b = c.bisect || {};
+    return '; starts in runs ' + r[0] + '-' + r[1] + ': bisect ' + str(b.good) + '..' + str(b.bad);
+  };
   const all = [];
   series.forEach((s) => (s.changes || []).forEach((c) => all.push({s, c})));
   all.sort((a, b) => (b.c.ratio || 0) - (a.c.ratio || 0));
@@ -51,7 +58,8 @@
       const ci = Array.isArray(c.ratio_ci95) ? c.ratio_ci95 : [];
       table.appendChild(el('tr', {class: 'change-row'},
         el('td', {title: str(s.point)}, str(s.point)), el('td', {}, str(s.fingerprint)),
-        el('td', {}, str(c.index) + ' (' + str(c.run) + ')'), el('td', {}, str(c.commit)), el('td', {}, str(c.time)),
+        el('td', {}, str(c.index) + ' (' + str(c.run) + ')' + startsIn(c)), el('td', {}, str(c.commit)),
+        el('td', {}, str(c.time)),
         el('td', {}, fmtUs(c.before_us)), el('td', {}, fmtUs(c.after_us)),
         el('td', {}, fmtRatio(c.ratio) + ' [' + fmtRatio(ci[0]) + ', ' + fmtRatio(ci[1]) + ']'),
         el('td', {}, fmtP(c.p_value)), el('td', {}, c.recent ? 'yes' : 'no')));

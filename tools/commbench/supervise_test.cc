@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "lib/core/status.h"
+#include "lib/measure/progress.h"
 #include "tools/commbench/testing/cli_runner.h"
 
 namespace commbench::testing {
@@ -34,17 +36,38 @@ void ExpectNothingLeft(const CliRunner& cli) {
   EXPECT_TRUE(cli.TempEntries().empty()) << "temporary files left behind: " << cli.TempEntries().front();
 }
 
-// Starts `args` and returns once `count` processes mentioning the runner's directory run, plus `settle` (into
-// the timed loop); `*procs` gets them.
+// Rank `rank`'s progress page under the runner's TMPDIR (the driver's launch directory), once it is up.
+StatusOr<ProgressSnapshot> RankProgress(const CliRunner& cli, int rank) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(cli.dir() + "/tmp", ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->path().parent_path().filename() == "progress" && it->path().filename() == "rank-" + std::to_string(rank)) {
+      return ReadProgress(it->path().string());
+    }
+  }
+  return NotFound("no progress page yet");
+}
+
+// Starts `args` and returns once `count` processes mentioning the runner's directory run and ranks 0..ranks-1
+// have completed timed iterations (a fixed wait let a loaded host kill a rank still setting up); `*procs` gets the
+// processes.
 pid_t StartAndFind(CliRunner* cli, const std::vector<std::string>& args, size_t count, std::vector<pid_t>* procs,
-                   std::chrono::milliseconds settle) {
+                   int ranks) {
   pid_t driver = cli->Start(args);
-  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (; std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
     *procs = CliRunner::Children(driver);
     if (procs->size() >= count) break;
   }
-  std::this_thread::sleep_for(settle);
+  for (int rank = 0; rank < ranks; ++rank) {
+    bool timed = false;
+    for (; !timed && std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
+      const StatusOr<ProgressSnapshot> p = RankProgress(*cli, rank);
+      timed = p.ok() && p->phase == ProgressPhase::kTimed && p->completed > 0;
+    }
+    if (!timed) ADD_FAILURE() << "rank " << rank << " never reached its timed loop";
+  }
   return driver;
 }
 
@@ -70,7 +93,7 @@ TEST(SuperviseTest, AStoppedRankIsNamedAloneWithHostAndIteration) {
   pid_t driver = StartAndFind(&cli,
                               {"sweep", "--groups", "2", "--sizes", "400", "--iters", "2000000", "--warmup", "0",
                                "--timeout", "2"},
-                              4, &ranks, std::chrono::milliseconds(700));
+                              4, &ranks, 4);
   ASSERT_EQ(ranks.size(), 4u);
   kill(ranks[1], SIGSTOP);
   const auto stopped = std::chrono::steady_clock::now();
@@ -95,7 +118,7 @@ TEST(SuperviseTest, AKilledRankIsNamedWithHostAndIteration) {
   std::vector<pid_t> ranks;
   pid_t driver = StartAndFind(&cli,
                               {"sweep", "--groups", "2", "--sizes", "400", "--iters", "2000000", "--warmup", "0"}, 4,
-                              &ranks, std::chrono::milliseconds(700));
+                              &ranks, 4);
   ASSERT_EQ(ranks.size(), 4u);
   kill(ranks[2], SIGKILL);
   CliResult r = cli.Wait(driver);
@@ -116,7 +139,7 @@ TEST(SuperviseTest, AKilledRankUnderMpirunIsNamedNotTheWholeJob) {
   pid_t driver = StartAndFind(&cli,
                               {"sweep", "--launcher", "mpirun", "--groups", "2", "--sizes", "400", "--iters",
                                "2000000", "--warmup", "0"},
-                              1, &children, std::chrono::milliseconds(0));
+                              1, &children, 0);
   ASSERT_EQ(children.size(), 1u);
   std::vector<pid_t> ranks;
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
