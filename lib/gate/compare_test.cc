@@ -107,6 +107,21 @@ TEST(CompareTest, EnvironmentDriftIsIncomparableUnlessAllowed) {
   EXPECT_EQ(diffs[0].key, "backends.gloo.version");
 }
 
+// Halt polling or a frequency governor changed between the runs is drift; a file from before cpu_power was
+// recorded is compared as before.
+TEST(CompareTest, HowTheCpusIdleIsTimingRelevantWhenBothSidesRecordIt) {
+  json base = Env(), now = Env();
+  base["cpu_power"] = {{"idle_driver", "haltpoll"}, {"guest_halt_poll_ns", 0},
+                       {"idle_states_disabled", json::array()}, {"frequency_governor", ""}};
+  now["cpu_power"] = base["cpu_power"];
+  EXPECT_TRUE(TimingRelevantDifferences(base, now).empty());
+  now["cpu_power"]["guest_halt_poll_ns"] = 200000;
+  auto diffs = TimingRelevantDifferences(base, now);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].key, "cpu_power.guest_halt_poll_ns");
+  EXPECT_TRUE(TimingRelevantDifferences(Env(), now).empty()) << "an older baseline without cpu_power";
+}
+
 // schema_version 3 keeps a point's repeats in one record; older files hold one entry per repeat. Both count the
 // same, and a file compared with itself is never slower.
 TEST(CompareTest, RepeatsInOneRecordCountLikeRepeatedEntries) {

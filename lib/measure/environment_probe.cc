@@ -34,7 +34,34 @@ std::string CpuModel() {
   return "unknown";
 }
 
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 }  // namespace
+
+json CpuPowerFacts(const std::string& sys) {
+  const std::string cpu0 = sys + "/devices/system/cpu/cpu0";
+  json facts = {{"idle_driver", FirstLine(sys + "/devices/system/cpu/cpuidle/current_driver")},
+                {"idle_governor", FirstLine(sys + "/devices/system/cpu/cpuidle/current_governor")},
+                {"frequency_governor", FirstLine(cpu0 + "/cpufreq/scaling_governor")}};
+  // A guest's haltpoll driver: how long an idle vCPU polls before it halts (0: it halts at once, and a rank woken
+  // by its peer's data waits for the hypervisor to run it again).
+  const std::string poll = FirstLine(sys + "/module/haltpoll/parameters/guest_halt_poll_ns");
+  if (!poll.empty()) facts["guest_halt_poll_ns"] = std::stoll(poll);
+  json disabled = json::array();  // idle states switched off (as `cpupower idle-set -D` does), by name
+  for (int state = 0;; ++state) {
+    const std::string dir = cpu0 + "/cpuidle/state" + std::to_string(state);
+    const std::string name = FirstLine(dir + "/name");
+    if (name.empty()) break;
+    if (FirstLine(dir + "/disable") == "1") disabled.push_back(name);
+  }
+  facts["idle_states_disabled"] = disabled;
+  return facts;
+}
 
 bool IsRecordedVariable(const char* name) {
   for (const char* prefix : {"NCCL_", "GLOO_", "CUDA_", "OMP_"}) {
@@ -56,6 +83,7 @@ json EnvironmentFingerprint() {
   env["memory_bytes"] = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   utsname u;
   if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  env["cpu_power"] = CpuPowerFacts("/sys");
   json backends = json::object();
   for (const auto& name : RegisteredBackends()) {
     auto backend = CreateBackend(name);

@@ -17,6 +17,22 @@ struct EnvOptions {
   bool json = false;
 };
 
+// One line: how the CPUs idle and clock, with what each setting means for a rank woken by its peer's data.
+void PrintCpuPower(const nlohmann::json& p) {
+  const std::string driver = p.value("idle_driver", ""), governor = p.value("frequency_governor", "");
+  std::string line = driver.empty() ? "no cpuidle driver" : "cpuidle " + driver;
+  if (p.contains("guest_halt_poll_ns")) {
+    const long long ns = p["guest_halt_poll_ns"].get<long long>();
+    line += ns == 0 ? ", guest halt polling off (an idle vCPU halts at once; waking it goes through the hypervisor)"
+                    : ", guest halt polling up to " + std::to_string(ns / 1000) + " us";
+  }
+  for (const auto& state : p.value("idle_states_disabled", nlohmann::json::array())) {
+    line += ", idle state " + state.get<std::string>() + " off";
+  }
+  line += governor.empty() ? "; no cpufreq (frequency not set here)" : "; cpufreq " + governor;
+  std::printf("cpu power       %s\n", line.c_str());
+}
+
 void PrintEnvironment(const nlohmann::json& env) {
   std::printf("host            %s\n", env["host"].get<std::string>().c_str());
   std::printf("cpu             %s\n", env["cpu_model"].get<std::string>().c_str());
@@ -24,6 +40,7 @@ void PrintEnvironment(const nlohmann::json& env) {
               env["cores_available"].get<int>(), env["affinity"].get<std::string>().c_str());
   std::printf("memory          %.1f GiB\n", env["memory_bytes"].get<double>() / (1 << 30));
   std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
+  PrintCpuPower(env.value("cpu_power", nlohmann::json::object()));
   auto peaks = GetHostPeaks();
   if (peaks.ok()) {
     const std::string where = peaks->from_cache ? "cached in " + peaks->cache_file + ", measured" : "measured now";
