@@ -72,7 +72,7 @@ Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& af
     std::snprintf(buf, sizeof(buf), "outside processes took %.0f%% of the ranks' CPUs", 100 * d.outside_share);
     d.why = buf + who;
   }
-  if (d.runqueue_share >= rule.runqueue_share) {
+  if (d.runqueue_share >= rule.runqueue_share && d.outside_share >= rule.runqueue_witness) {
     std::snprintf(buf, sizeof(buf), "the ranks waited for a CPU %.0f%% of an operation's time", 100 * d.runqueue_share);
     d.why += (d.why.empty() ? "" : "; ") + std::string(buf);
   }

@@ -1,5 +1,5 @@
 // The disturbed-repeat rule on repeats as the result file records them: a repeat beside a process that held a
-// rank's CPU, or whose ranks waited for a CPU, is disturbed and says why; a quiet one, or load on a CPU the ranks
+// rank's CPU, or whose ranks waited for a CPU while one was there, is disturbed and says why; a quiet one, or load on a CPU the ranks
 // could not use, is not; a repeat without host evidence (older files) is judged quiet.
 #include "lib/gate/disturbance.h"
 
@@ -49,10 +49,22 @@ TEST(DisturbanceTest, LoadOnACpuTheRanksCannotUseDoesNotCount) {
   EXPECT_FALSE(JudgeRepeat(pinned, "0-1").disturbed);
 }
 
-TEST(DisturbanceTest, RunQueueWaitDisturbsTheRepeat) {
-  const Disturbance d = JudgeRepeat(Repeat(0, 0, 30), "0-1");
+// Run-queue wait beside an outside process (6 % of the ranks' CPUs: below the outside rule's 10 %) disturbs.
+TEST(DisturbanceTest, RunQueueWaitBesideAnOutsideProcessDisturbsTheRepeat) {
+  const Disturbance d = JudgeRepeat(Repeat(0.024, 0, 30), "0-1");
   EXPECT_TRUE(d.disturbed);
+  EXPECT_NEAR(d.outside_share, 0.06, 1e-9);
   EXPECT_NE(d.why.find("waited for a CPU 30%"), std::string::npos) << d.why;
+}
+
+// The same wait with nobody outside is the ranks' own threads queueing behind each other (a pinned Gloo rank's
+// I/O thread, ranks sharing CPUs): the run's own cost, on both sides of a comparison, not a disturbance.
+TEST(DisturbanceTest, RunQueueWaitWithoutAnOutsideProcessIsTheRanksOwn) {
+  for (double outside : {0.0, 0.012}) {  // 0 % and 3 % of the ranks' CPUs
+    const Disturbance d = JudgeRepeat(Repeat(outside, 0, 90), "0-1");
+    EXPECT_FALSE(d.disturbed) << outside << ": " << d.why;
+    EXPECT_NEAR(d.runqueue_share, 0.9, 1e-12);
+  }
 }
 
 // `ranks` ranks on `affinity` each, rank 1 having moved `moved` times between CPUs, the others not.
@@ -95,6 +107,7 @@ TEST(DisturbanceTest, APinnedRankThatMovedDisturbsTheRepeat) {
   // Beside another reason, both are said.
   result::PointResult both = WithMigrations("1", 1);
   both.cpu.runqueue_wait_us_per_iter = 30;
+  both.host_load = Repeat(0.024, 0, 30).host_load;  // with an outside process there
   const Disturbance two = JudgeRepeat(both, "0-1");
   EXPECT_NE(two.why.find("operation's time; rank 1, pinned to CPU 1, moved between CPUs 1 time ("),
             std::string::npos)
