@@ -23,8 +23,8 @@ struct DisturbanceRule {
   // The ranks' run-queue wait per timed iteration, as a share of the repeat's median time per operation, at or
   // above which the repeat is disturbed, when outside processes also took at least `runqueue_witness` of the
   // ranks' CPUs. Alone, the wait is not another's doing: a pinned Gloo rank's own I/O thread queues behind its main
-  // thread on its one CPU, as do ranks sharing CPUs by the run's design (on this quiet 2-core VM every repeat of
-  // configs/gate/ci.yaml waited 18-99 % of an operation with outside processes at 0-3 %).
+  // thread on its one CPU, as do ranks sharing CPUs by the run's design (on this quiet 2-core VM the ranks of 9 in 10
+  // configs/gate/ci.yaml repeats waited 18 % of an operation or more, with outside processes at 0-3 %).
   double runqueue_share = 0.10;
   double runqueue_witness = 0.05;
 };

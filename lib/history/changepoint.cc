@@ -121,10 +121,6 @@ bool SurvivesLeavingOneOut(const std::vector<std::vector<double>>& runs, int beg
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // The values the location statistic sees: ranks, or the values clipped to the segment's 5th-95th percentiles
 // (their distances keep how far apart two levels are, and one spike weighs no more than a value at the edge).
 std::vector<double> LocationScale(const std::vector<double>& values, Locate locate) {
@@ -140,11 +136,11 @@ std::vector<double> LocationScale(const std::vector<double>& values, Locate loca
 
 }  // namespace
 
-Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end, int split,
-                      const ChangePointOptions& o, uint64_t seed) {
+Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end, const ChangePointOptions& o,
+                      uint64_t seed) {
   const Segment seg = Flatten(runs, begin, end, o.min_segment);
   const std::vector<double> observed = ScanAll(LocationScale(seg.values, o.locate), seg.cuts);
-  if (observed.empty()) return {split, split, split};
+  if (observed.empty()) return {begin, begin, begin};  // no split leaves min_segment runs each side
   const size_t best = std::max_element(observed.begin(), observed.end()) - observed.begin();
   Location where{seg.cut_runs[best], seg.cut_runs[best], seg.cut_runs[best]};
   if (o.location_resamples <= 0) return where;
@@ -214,13 +210,12 @@ std::vector<ChangePoint> FindChangePoints(const std::vector<std::vector<double>>
     const uint64_t seed = options.seed + static_cast<uint64_t>(begin) * 7919 + static_cast<uint64_t>(end);
     const Permutations perm = PermutationP(ranked_runs, q, options, seed);
     if (perm.p > options.alpha) continue;
-    int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
+    const int split = seg.cut_runs[std::find(seg.cuts.begin(), seg.cuts.end(), at) - seg.cuts.begin()];
     if (!SurvivesLeavingOneOut(runs, begin, end, split, perm.critical)) continue;
-    const Location where = LocateChange(runs, begin, end, split, options, seed + 1);
+    const Location where = LocateChange(runs, begin, end, options, seed + 1);
     found.push_back({where.index, perm.p, q, where.first_lo, where.first_hi});
-    split = where.index;
-    segments.push_back({begin, split});
-    segments.push_back({split, end});
+    segments.push_back({begin, where.index});
+    segments.push_back({where.index, end});
   }
   std::sort(found.begin(), found.end(), [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
   return found;

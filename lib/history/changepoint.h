@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace commbench::history {
@@ -41,13 +40,13 @@ struct Location {
   int first_lo = 0, first_hi = 0;  // the runs it may be, 99 % (first_lo <= index <= first_hi)
 };
 
-// Where a change detected at `split` in runs [begin, end) starts. The index maximizes the location statistic
+// Where a change detected in runs [begin, end) starts. The index maximizes the location statistic
 // (options.locate) over the segment's splits; the set (options.location_confidence, 99 %) holds every split whose
 // statistic falls below the best one's by no more than noise lets a wrong split rise above the true one. That
-// margin is the 99th percentile, over
-// options.location_resamples series with the step at the index by construction (runs before and after it each
-// resampled whole, with replacement, from their own side), of the best split's statistic less the true split's.
-Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end, int split,
+// margin is the 99th percentile, over options.location_resamples series with the step at the index by
+// construction (runs before and after it each resampled whole, with replacement, from their own side), of the
+// best split's statistic less the true split's.
+Location LocateChange(const std::vector<std::vector<double>>& runs, int begin, int end,
                       const ChangePointOptions& options, uint64_t seed);
 
 // The E-divisive divergence (Matteson-James, alpha = 1) between two samples: n m / (n + m) times

@@ -67,7 +67,7 @@ TEST(FindChangePoints, LocationIntervalNarrowForAClearStepWideForAFaintOne) {
 // Only the runs of the change's own segment are resampled, and the split itself is always inside.
 TEST(LocateChange, StaysInsideItsSegmentAndHoldsItsIndex) {
   auto runs = Runs(40, 0.08, 25, 0.05, 3);
-  const Location where = LocateChange(runs, 10, 40, 25, {}, 9);
+  const Location where = LocateChange(runs, 10, 40, {}, 9);
   const int lo = where.first_lo, hi = where.first_hi;
   EXPECT_GE(lo, 13);
   EXPECT_LE(hi, 37);
@@ -75,7 +75,7 @@ TEST(LocateChange, StaysInsideItsSegmentAndHoldsItsIndex) {
   EXPECT_GE(hi, where.index);
   ChangePointOptions none;
   none.location_resamples = 0;
-  EXPECT_EQ(LocateChange(runs, 10, 40, 25, none, 9).first_lo, LocateChange(runs, 10, 40, 25, none, 9).index);
+  EXPECT_EQ(LocateChange(runs, 10, 40, none, 9).first_lo, LocateChange(runs, 10, 40, none, 9).index);
 }
 
 TEST(FindChangePoints, TwoStepsBothFound) {

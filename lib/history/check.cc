@@ -241,7 +241,8 @@ json CheckToJson(const CheckResult& r) {
     json changes = json::array();
     for (const Change& c : sc.changes) {
       changes.push_back({{"index", c.index}, {"starts_in", {c.first_lo, c.first_hi}},
-                         {"bisect", {{"good", c.good_commit}, {"bad", c.bad_commit}}}, {"run", c.run_id}, {"commit", c.commit}, {"time", c.time},
+                         {"bisect", {{"good", c.good_commit}, {"bad", c.bad_commit}}}, {"run", c.run_id},
+                         {"commit", c.commit}, {"time", c.time},
                          {"direction", c.slower ? "slower" : "faster"}, {"before_us", c.before_us},
                          {"after_us", c.after_us}, {"ratio", c.ratio}, {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
                          {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent},
@@ -305,7 +306,8 @@ std::string CheckToMarkdown(const CheckResult& r) {
   if (!all.empty()) {
     m += "\n| series | from run | commit | ratio [95% CI] | p | recent |\n|---|---|---|---|---|---|\n";
     for (const auto& [s, c] : all) {
-      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ")" + Cell(Where(*c)) + " | " +
+      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ")" +
+           Cell(Where(*c)) + " | " +
            Cell(c->commit) + " | " + Fixed(c->ratio, 3) + " [" + Fixed(c->ratio_lo, 3) + ", " +
            Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") +
            Cell(DisturbedNote(*c)) + " |\n";

@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
     for (const auto& [pass, n] : e) std::printf(" %d / %d |", pass, n);
     std::printf("\n");
   }
-  std::printf("\nwhere the change points found start (--locate %s): at run %d +- 1, and their 95 %% set of runs holding "
-              "run %d, with its mean width\n\n| step | change points | at run %d +- 1 | set holds run %d | mean width |\n"
+  std::printf("\nwhere the change points found start (--locate %s): at run %d +- 1, and their starts_in set of runs "
+              "holding run %d, with its mean width\n\n| step | change points | at run %d +- 1 | set holds run %d | mean width |\n"
               "|---|---|---|---|---|\n", options.locate == commbench::history::Locate::kRanks ? "ranks" : "values",
               at, at, at, at);
   for (const Placement& p : placements) {

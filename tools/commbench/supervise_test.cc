@@ -41,8 +41,8 @@ StatusOr<ProgressSnapshot> RankProgress(const CliRunner& cli, int rank) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(cli.dir() + "/tmp", ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (it->path().parent_path().filename() == "progress" && it->path().filename() == "rank-" + std::to_string(rank)) {
-      return ReadProgress(it->path().string());
+    if (it->is_directory() && it->path().filename() == "progress") {
+      return ReadProgress(ProgressPath(it->path().string(), rank));
     }
   }
   return NotFound("no progress page yet");
