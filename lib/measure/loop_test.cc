@@ -33,14 +33,17 @@ class ThreadAgreement : public Agreement {
     } else {
       for (size_t i = 0; i < max_.size(); ++i) max_[i] = std::max(max_[i], (*values)[i]);
     }
+    // The result is kept apart from the running max: the first rank of the next round may start a new max before
+    // every waiter of this round has woken to read it.
     if (++arrived_ == n_) {
       arrived_ = 0;
+      result_ = max_;
       ++generation_;
       done_.notify_all();
     } else {
       done_.wait(lock, [&] { return generation_ != generation; });
     }
-    *values = max_;
+    *values = result_;
     return OkStatus();
   }
 
@@ -50,7 +53,8 @@ class ThreadAgreement : public Agreement {
   std::condition_variable done_;
   int arrived_ = 0;
   uint64_t generation_ = 0;
-  std::vector<double> max_;
+  std::vector<double> max_;     // this round's so far
+  std::vector<double> result_;  // the last completed round's
 };
 
 // Forwards to a real Work; skips the real collective in one Run (counted from the first, warm-up included), so

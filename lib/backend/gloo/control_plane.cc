@@ -1,13 +1,24 @@
 #include "lib/backend/gloo/control_plane.h"
 
-#include <gloo/allreduce_ring.h>
-#include <gloo/barrier_all_to_all.h>
+#include <gloo/context.h>
+#include <gloo/transport/unbound_buffer.h>
+#include <gloo/types.h>
 
 #include <algorithm>
 #include <limits>
 #include <string>
 
 namespace commbench {
+
+namespace {
+
+// Slots of the control plane's two messages; the prefix keeps them apart from Gloo's own collectives' slots.
+constexpr uint8_t kControlSlotPrefix = 0x43;
+const uint64_t kUpSlot = gloo::Slot::build(kControlSlotPrefix, 0);
+const uint64_t kDownSlot = gloo::Slot::build(kControlSlotPrefix, 1);
+constexpr size_t kBlockBytes = sizeof(double) * ControlPlane::kMaxValues;
+
+}  // namespace
 
 ControlPlane::ControlPlane(std::shared_ptr<gloo::Context> context) : context_(std::move(context)) {}
 ControlPlane::~ControlPlane() = default;
@@ -17,11 +28,15 @@ StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Connect(const GlooConnectO
   std::unique_ptr<ControlPlane> plane(new ControlPlane(std::move(context)));
   if (plane->context_->size > 1) {
     try {
-      // Every rank builds them in the same order, so their Gloo slots agree.
-      plane->barrier_ = std::make_unique<gloo::BarrierAllToAll>(plane->context_);
-      plane->max_all_ = std::make_unique<gloo::AllreduceRing<double>>(
-          plane->context_, std::vector<double*>{plane->max_values_.data()}, static_cast<int>(kMaxValues),
-          gloo::ReductionFunction<double>::max);
+      ControlPlane& p = *plane;
+      p.up_buffer_ = p.context_->createUnboundBuffer(p.up_.data(), kBlockBytes);
+      if (p.context_->rank == 0) {
+        p.gathered_.resize(static_cast<size_t>(p.context_->size - 1));
+        p.gathered_buffer_ = p.context_->createUnboundBuffer(p.gathered_.data(), kBlockBytes * p.gathered_.size());
+      } else {
+        p.down_buffer_ = p.context_->createUnboundBuffer(p.down_.data(), kBlockBytes);
+      }
+      p.PostReceives();
     } catch (const std::exception& e) {
       return Internal(std::string("control plane setup failed: ") + e.what());
     }
@@ -29,14 +44,53 @@ StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Connect(const GlooConnectO
   return plane;
 }
 
-Status ControlPlane::Barrier() {
-  if (!barrier_) return OkStatus();
-  try {
-    barrier_->run();
-    return OkStatus();
-  } catch (const std::exception& e) {
-    return Internal(std::string("world barrier failed: ") + e.what());
+void ControlPlane::PostReceives() {
+  if (context_->rank == 0) {
+    for (int from = 1; from < context_->size; ++from) {
+      gathered_buffer_->recv(from, kUpSlot, kBlockBytes * static_cast<size_t>(from - 1), kBlockBytes);
+    }
+  } else {
+    down_buffer_->recv(0, kDownSlot);
   }
+}
+
+Status ControlPlane::Exchange(Block* block) {
+  if (context_->size <= 1) return OkStatus();
+  const auto timeout = context_->getTimeout();
+  try {
+    if (context_->rank == 0) {
+      for (int i = 1; i < context_->size; ++i) {
+        if (!gathered_buffer_->waitRecv(timeout)) return Internal("world control plane: a receive was aborted");
+      }
+      up_ = *block;
+      for (const Block& other : gathered_) {
+        for (size_t i = 0; i < kMaxValues; ++i) up_[i] = std::max(up_[i], other[i]);
+      }
+      PostReceives();
+      for (int to = 1; to < context_->size; ++to) up_buffer_->send(to, kDownSlot);
+      for (int to = 1; to < context_->size; ++to) {
+        if (!up_buffer_->waitSend(timeout)) return Internal("world control plane: a send was aborted");
+      }
+      *block = up_;
+    } else {
+      up_ = *block;
+      up_buffer_->send(0, kUpSlot);
+      if (!up_buffer_->waitSend(timeout)) return Internal("world control plane: a send was aborted");
+      if (!down_buffer_->waitRecv(timeout)) return Internal("world control plane: a receive was aborted");
+      *block = down_;
+      PostReceives();
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("world control plane failed: ") + e.what());
+  }
+  return OkStatus();
+}
+
+Status ControlPlane::Barrier() {
+  Block block{};
+  Status s = Exchange(&block);
+  if (!s.ok()) return Internal("world barrier: " + s.message());
+  return OkStatus();
 }
 
 Status ControlPlane::MaxAll(std::vector<double>* values) {
@@ -44,15 +98,12 @@ Status ControlPlane::MaxAll(std::vector<double>* values) {
     return InvalidArgument("world max-reduction of " + std::to_string(values->size()) + " values; at most " +
                            std::to_string(kMaxValues));
   }
-  if (!max_all_ || values->empty()) return OkStatus();
-  max_values_.fill(std::numeric_limits<double>::lowest());
-  std::copy(values->begin(), values->end(), max_values_.begin());
-  try {
-    max_all_->run();
-  } catch (const std::exception& e) {
-    return Internal(std::string("world max-reduction failed: ") + e.what());
-  }
-  std::copy(max_values_.begin(), max_values_.begin() + static_cast<std::ptrdiff_t>(values->size()), values->begin());
+  if (values->empty()) return OkStatus();
+  Block block;
+  block.fill(std::numeric_limits<double>::lowest());
+  std::copy(values->begin(), values->end(), block.begin());
+  RETURN_IF_ERROR(Exchange(&block));
+  std::copy(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(values->size()), values->begin());
   return OkStatus();
 }
 

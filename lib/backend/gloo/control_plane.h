@@ -10,9 +10,9 @@
 #include "lib/backend/world_control.h"
 
 namespace gloo {
-class BarrierAllToAll;
-template <typename T>
-class AllreduceRing;
+namespace transport {
+class UnboundBuffer;
+}  // namespace transport
 }  // namespace gloo
 
 namespace commbench {
@@ -30,17 +30,24 @@ class ControlPlane {
   Status MaxAll(std::vector<double>* values);
 
  private:
+  using Block = std::array<double, kMaxValues>;
   explicit ControlPlane(std::shared_ptr<gloo::Context> context);
 
-  // Both algorithms are built once, at Connect, and run again and again, so that their receive buffers are always
-  // posted. A message that arrives before its receive buffer exists stays in the socket, and Gloo's event loop,
-  // level-triggered, then polls without pause until the rank gets there: in a turn-taking sweep the ranks whose
-  // turn it was shared their two cores with two such loop threads (70,000 epoll_wait calls a second each), and
-  // in any sweep a rank behind its peers at a barrier was slowed down further.
+  // One round through rank 0: every rank sends its block up, rank 0 reduces and sends the max down. Two hops
+  // whatever the world's size: a ring takes 2 (n - 1) hops, each a wake-up of the next rank's process, and with 16
+  // ranks on 2 cores a ring's round took 17-29 ms (7 a point: a third of a sweep point's wall at 8 groups).
+  Status Exchange(Block* block);
+  void PostReceives();
+
+  // Every receive is posted before its message can be sent (rank 0's for the next round before it answers this
+  // one, the others' for the answer before they send), so no message ever waits in a socket. One that did would
+  // keep Gloo's level-triggered event loop polling without pause until the rank got there: a late rank's peers
+  // would share their cores with its spinning loop thread.
   std::shared_ptr<gloo::Context> context_;
-  std::unique_ptr<gloo::BarrierAllToAll> barrier_;
-  std::array<double, kMaxValues> max_values_{};
-  std::unique_ptr<gloo::AllreduceRing<double>> max_all_;
+  Block up_{};                  // this rank's block, sent to rank 0 (rank 0: the reduced block, sent to all)
+  Block down_{};                // the reduced block from rank 0
+  std::vector<Block> gathered_;  // rank 0: one block per other rank
+  std::unique_ptr<gloo::transport::UnboundBuffer> up_buffer_, down_buffer_, gathered_buffer_;
 };
 
 }  // namespace commbench
