@@ -141,6 +141,23 @@ Status SetMinEffects(double min_effect, const std::vector<std::string>& below, C
   return OkStatus();
 }
 
+std::string JudgedOnDisturbed(const SequentialPoint& s) {
+  std::map<std::string, std::pair<int, int>> judged;  // side -> {judged, of those disturbed}
+  for (const RepeatRecord& r : s.repeats) {
+    if (r.replaced) continue;
+    auto& [n, disturbed] = judged[r.side];
+    ++n;
+    disturbed += r.disturbed;
+  }
+  for (const auto& [side, counts] : judged) {
+    const auto [n, disturbed] = counts;
+    if (n > 0 && disturbed > kMostJudgedDisturbed * n) {
+      return side + ": " + std::to_string(disturbed) + " of " + std::to_string(n) + " judged repeats disturbed";
+    }
+  }
+  return "";
+}
+
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options) {
   Comparison c;
   c.options = options;
@@ -187,6 +204,13 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
       d.boundary_p = seq->second.boundary_p;
     }
     if (pc.problem.empty()) pc.decision = Decide(pc.base_us, pc.now_us, d);
+    const bool changed = pc.decision.change == Change::kSlower || pc.decision.change == Change::kFaster;
+    if (const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : ""; changed && !busy.empty()) {
+      pc.decision.change = Change::kInconclusive;
+      pc.decision.reason = "not judged, the runner was busy (" + busy + ", more than " +
+                           std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) +
+                           " %): " + pc.decision.reason;
+    }
     if (pc.wrong_result) {
       wrong = true;
       pc.problem = "the new side computed a wrong result";

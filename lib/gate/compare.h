@@ -45,6 +45,13 @@ struct SequentialPoint {
   std::vector<RepeatRecord> repeats;       // every repeat measured, in order, re-runs included
 };
 
+// Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
+// reached), a change found there is the busy runner's as much as the build's: the point is inconclusive.
+inline constexpr double kMostJudgedDisturbed = 0.10;
+
+// "new: 44 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
+std::string JudgedOnDisturbed(const SequentialPoint& s);
+
 // A sequential gate as a whole: what bounded it and how far it got.
 struct SequentialRun {
   double budget_s = 0;   // 0: none

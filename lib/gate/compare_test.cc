@@ -57,6 +57,41 @@ TEST(CompareTest, OneSlowerPointIsARegression) {
   EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged);
 }
 
+// `judged` repeats of side "new" of which `disturbed` were judged disturbed, plus `replaced` disturbed ones re-run.
+SequentialPoint Repeats(int judged, int disturbed, int replaced) {
+  SequentialPoint s;
+  for (int i = 0; i < judged; ++i) s.repeats.push_back({"new", i, i < disturbed, false, 0, 0, "", -1});
+  for (int i = 0; i < replaced; ++i) s.repeats.push_back({"new", i, true, true, 0.3, 0, "outside", -1});
+  s.disturbed = disturbed + replaced;
+  s.replaced = replaced;
+  return s;
+}
+
+// A slowdown measured on repeats a busy runner disturbed (past the re-run bound) is not a regression: the point is
+// inconclusive and says why. Disturbed repeats that were re-run, or a few judged ones, leave the verdict alone, and
+// an unchanged point stays unchanged however busy the runner was.
+TEST(CompareTest, AChangeJudgedOnDisturbedRepeatsIsInconclusive) {
+  const ResultFile base = File({{"a", 100}, {"b", 50}}, 20, 1), now = File({{"a", 100}, {"b", 60}}, 20, 2);
+  CompareOptions busy;
+  busy.sequential["a"] = Repeats(20, 12, 5);
+  busy.sequential["b"] = Repeats(20, 12, 5);
+  Comparison c = Compare(base, now, busy);
+  EXPECT_EQ(c.outcome, Outcome::kInconclusive);
+  EXPECT_EQ(c.ExitCode(), 3);
+  EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged) << c.points[0].decision.reason;
+  EXPECT_EQ(c.points[1].decision.change, Change::kInconclusive);
+  EXPECT_NE(c.points[1].decision.reason.find("new: 12 of 20 judged repeats disturbed"), std::string::npos)
+      << c.points[1].decision.reason;
+
+  CompareOptions quiet;
+  quiet.sequential["b"] = Repeats(20, 2, 5);  // 2 of 20 judged: at the share, not past it; 5 re-run
+  c = Compare(base, now, quiet);
+  EXPECT_EQ(c.outcome, Outcome::kRegression);
+  EXPECT_EQ(c.points[1].decision.change, Change::kSlower) << c.points[1].decision.reason;
+  EXPECT_EQ(JudgedOnDisturbed(Repeats(20, 3, 0)), "new: 3 of 20 judged repeats disturbed");
+  EXPECT_EQ(JudgedOnDisturbed(Repeats(20, 2, 9)), "");
+}
+
 TEST(CompareTest, FailsClosed) {
   // A point on one side only.
   Comparison c = Compare(File({{"a", 100}, {"b", 50}}, 6, 1), File({{"a", 100}}, 6, 2));
