@@ -111,17 +111,35 @@ TEST(RankSamplesTest, MigrationsAreWrittenOnlyWhereKnown) {
   EXPECT_FALSE(ReadRankSamples(j).ok());
 }
 
+// Samples travel as whole nanoseconds (a clock's tick is all they hold); a line written before, in microseconds,
+// still reads.
+TEST(RankSamplesTest, SamplesTravelAsWholeNanosecondsAndOlderLinesInMicrosecondsStillRead) {
+  RankSamples r;
+  r.samples_us = {0.0004, 1.2344, 1.2346, 250000.125};
+  const std::string line = RankSamplesToJsonLine(r);
+  EXPECT_NE(line.find("\"samples_ns\":[0,1234,1235,250000125]}"), std::string::npos) << line;
+  auto back = ParseRankSamplesLine(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->samples_us, (std::vector<double>{0, 1.234, 1.235, 250000.125}));
+  nlohmann::json older = nlohmann::json::parse(line);
+  older.erase("samples_ns");
+  older["samples_us"] = {12.5, 0.75};
+  auto old_back = ReadRankSamples(older);
+  ASSERT_TRUE(old_back.ok()) << old_back.status().message();
+  EXPECT_EQ(old_back->samples_us, (std::vector<double>{12.5, 0.75}));
+}
+
 TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {
   nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(RankSamples{}));
-  j.erase("samples_us");
-  j["sample_us"] = {1.0};
+  j.erase("samples_ns");
+  j["sample_ns"] = {1.0};
   auto missing = ReadRankSamples(j);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(), "rank line.samples_us: missing");
-  j["samples_us"] = {1.0, "2"};
+  EXPECT_EQ(missing.status().message(), "rank line.samples_ns: missing");
+  j["samples_ns"] = {1.0, "2"};
   auto mistyped = ReadRankSamples(j);
   ASSERT_FALSE(mistyped.ok());
-  EXPECT_EQ(mistyped.status().message(), "rank line.samples_us[1]: expected a number, got a string");
+  EXPECT_EQ(mistyped.status().message(), "rank line.samples_ns[1]: expected a number, got a string");
   EXPECT_FALSE(ParseRankSamplesLine("{\"rank\": 1").ok());
 }
 

@@ -71,16 +71,17 @@ pid_t StartAndFind(CliRunner* cli, const std::vector<std::string>& args, size_t 
   return driver;
 }
 
-// Every rank keeps iterating (rank 0 sleeps 2 ms in each of 1500 iterations: at least 3 s), far longer than
-// --timeout 1: the run must complete.
+// Every rank keeps iterating (rank 0 sleeps 2 ms in each of 2500 iterations: at least 5 s), far longer than
+// --timeout 2: the run must complete. (With --timeout 1, a suite run beside other tests once stalled a rank for
+// 1.3 s on this 2-core host, and the watch rightly called it stopped.)
 TEST(SuperviseTest, APointLongerThanTheTimeoutThatKeepsIteratingCompletes) {
   CliRunner cli;
   const std::string out = cli.dir() + "/r.json";
-  CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "1500", "--warmup", "0", "--timeout",
-                         "1", "--test-only-slow-rank", "0:2000", "--quiet", "-o", out});
+  CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "2500", "--warmup", "0", "--timeout",
+                         "2", "--test-only-slow-rank", "0:2000", "--quiet", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
-  EXPECT_GT(result["points"][0]["per_rank"][0]["wall_s"].get<double>(), 2.0) << "the point must outlast --timeout to show anything";
+  EXPECT_GT(result["points"][0]["per_rank"][0]["wall_s"].get<double>(), 4.0) << "the point must outlast --timeout to show anything";
   ExpectNothingLeft(cli);
 }
 
