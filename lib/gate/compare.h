@@ -49,7 +49,7 @@ struct SequentialPoint {
 // reached), a change found there is the busy runner's as much as the build's: the point is inconclusive.
 inline constexpr double kMostJudgedDisturbed = 0.10;
 
-// "new: 44 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
+// "new: 80 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
 std::string JudgedOnDisturbed(const SequentialPoint& s);
 
 // A sequential gate as a whole: what bounded it and how far it got.
