@@ -19,7 +19,11 @@ class WorldControl {
   static constexpr size_t kMaxValues = 4;  // per MaxAll
 
   virtual ~WorldControl() = default;
+  // The harness's barrier: as cheap as the world allows.
   virtual Status Barrier() = 0;
+  // The world-wide barrier a user's loop runs each iteration (`--sync world-barrier`): a measured workload, so it
+  // is a framework's barrier (Gloo's all-to-all), whose cost grows with the ranks as the user's does.
+  virtual Status IterationBarrier() { return Barrier(); }
   // Element-wise max over all ranks, in place; at most kMaxValues values.
   virtual Status MaxAll(std::vector<double>* values) = 0;
 };

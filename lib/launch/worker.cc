@@ -34,6 +34,7 @@ class WorldAgreement : public Agreement {
  public:
   explicit WorldAgreement(WorldControl* world) : world_(world) {}
   Status Barrier() override { return world_->Barrier(); }
+  Status IterationBarrier() override { return world_->IterationBarrier(); }
   Status MaxAll(std::vector<double>* values) override { return world_->MaxAll(values); }
 
  private:

@@ -245,7 +245,7 @@ class PointRunner {
   Status RunThenBarrier() {
     RETURN_IF_ERROR(work_->Run());
     if (timing_.wait_each_run) RETURN_IF_ERROR(work_->Wait());
-    return timing_.barrier == IterationBarrier::kGroup ? group_->Barrier() : world_->Barrier();
+    return timing_.barrier == IterationBarrier::kGroup ? group_->Barrier() : world_->IterationBarrier();
   }
   // Test-only fault injection: this rank is slow every iteration.
   Status DelayedStep() {

@@ -21,6 +21,8 @@ class Agreement {
  public:
   virtual ~Agreement() = default;
   virtual Status Barrier() = 0;
+  // The world barrier of `--sync world-barrier`, timed as the user's (WorldControl::IterationBarrier).
+  virtual Status IterationBarrier() { return Barrier(); }
   virtual Status MaxAll(std::vector<double>* values) = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "lib/backend/gloo/control_plane.h"
 
+#include <gloo/barrier_all_to_all.h>
 #include <gloo/context.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
@@ -37,6 +38,7 @@ StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Connect(const GlooConnectO
         p.down_buffer_ = p.context_->createUnboundBuffer(p.down_.data(), kBlockBytes);
       }
       p.PostReceives();
+      p.iteration_barrier_ = std::make_unique<gloo::BarrierAllToAll>(p.context_);
     } catch (const std::exception& e) {
       return Internal(std::string("control plane setup failed: ") + e.what());
     }
@@ -93,6 +95,16 @@ Status ControlPlane::Barrier() {
   return OkStatus();
 }
 
+Status ControlPlane::IterationBarrier() {
+  if (!iteration_barrier_) return OkStatus();
+  try {
+    iteration_barrier_->run();
+  } catch (const std::exception& e) {
+    return Internal(std::string("world barrier failed: ") + e.what());
+  }
+  return OkStatus();
+}
+
 Status ControlPlane::MaxAll(std::vector<double>* values) {
   if (values->size() > kMaxValues) {
     return InvalidArgument("world max-reduction of " + std::to_string(values->size()) + " values; at most " +
@@ -114,6 +126,7 @@ class GlooWorldControl : public WorldControl {
  public:
   explicit GlooWorldControl(std::unique_ptr<ControlPlane> plane) : plane_(std::move(plane)) {}
   Status Barrier() override { return plane_->Barrier(); }
+  Status IterationBarrier() override { return plane_->IterationBarrier(); }
   Status MaxAll(std::vector<double>* values) override { return plane_->MaxAll(values); }
 
  private:

@@ -10,6 +10,7 @@
 #include "lib/backend/world_control.h"
 
 namespace gloo {
+class BarrierAllToAll;
 namespace transport {
 class UnboundBuffer;
 }  // namespace transport
@@ -26,6 +27,9 @@ class ControlPlane {
   ~ControlPlane();
 
   Status Barrier();
+  // Gloo's all-to-all barrier, built once at Connect (its receives always posted): the `--sync world-barrier`
+  // workload, which must cost what a framework's barrier costs, not the harness's two hops.
+  Status IterationBarrier();
   // Element-wise max over all ranks, in place; at most kMaxValues values.
   Status MaxAll(std::vector<double>* values);
 
@@ -48,6 +52,7 @@ class ControlPlane {
   Block down_{};                // the reduced block from rank 0
   std::vector<Block> gathered_;  // rank 0: one block per other rank
   std::unique_ptr<gloo::transport::UnboundBuffer> up_buffer_, down_buffer_, gathered_buffer_;
+  std::unique_ptr<gloo::BarrierAllToAll> iteration_barrier_;
 };
 
 }  // namespace commbench

@@ -125,6 +125,8 @@ void MaxAllAndBarrierRounds(int n) {
       }
       Status barrier = plane->Barrier();
       ASSERT_TRUE(barrier.ok()) << barrier.message();
+      Status iteration_barrier = plane->IterationBarrier();  // interleaved with the others on the same context
+      ASSERT_TRUE(iteration_barrier.ok()) << iteration_barrier.message();
     }
     std::vector<double> too_many(ControlPlane::kMaxValues + 1, 0.0);
     EXPECT_FALSE(plane->MaxAll(&too_many).ok());
