@@ -45,11 +45,20 @@ Status StoreCalibration(const std::string& baseline, const gate::Calibration& c)
   return WriteFileAtomically(baseline, j.dump(1) + "\n");
 }
 
-Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c, const std::string& path) {
-  if (!c) return KeepAsBaseline(run, path);
+Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c,
+                              const result::HostReference* host, const std::string& path) {
+  const bool with_host = host && host->size() > 0;
+  if (!c && !with_host) return KeepAsBaseline(run, path);
   nlohmann::json j = nlohmann::json::parse(BaselineText(run));
-  j[kCalibrationKey] = gate::CalibrationToJson(*c);
+  if (c) j[kCalibrationKey] = gate::CalibrationToJson(*c);
+  if (with_host) j[result::kHostReferenceKey] = result::HostReferenceToJson(*host);
   return WriteFileAtomically(path, j.dump(1) + "\n");
+}
+
+StatusOr<result::HostReference> LoadHostReference(const std::string& baseline) {
+  ASSIGN_OR_RETURN(nlohmann::json base, ReadJson(baseline));
+  if (!base.contains(result::kHostReferenceKey)) return result::HostReference{};
+  return result::HostReferenceFromJson(base[result::kHostReferenceKey], baseline);
 }
 
 StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline, bool* legacy) {

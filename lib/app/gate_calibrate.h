@@ -1,7 +1,10 @@
-// The calibration a baseline carries (docs/gate.md, "Calibration"): an A/A run's (gate --calibrate) or the first
-// baseline's own repeats (the first gate --update-baseline) made into one, kept in the baseline file as its
-// optional "gate_calibration" block (lib/gate/calibration.h's JSON, versioned on its own), and found again. A
-// baseline file without the block still loads; so does an older BASE.calibration.json kept beside it.
+// The blocks a baseline carries beside its result, each optional and versioned on its own, and found again:
+// - the calibration (docs/gate.md, "Calibration"): an A/A run's (gate --calibrate) or the first baseline's own
+//   repeats (the first gate --update-baseline) made into one, the "gate_calibration" block (lib/gate/calibration.h's
+//   JSON); an older BASE.calibration.json kept beside the baseline is still read;
+// - the host's reference samples of the baseline's job, the "host_reference" block (lib/result/host_reference.h),
+//   with which a later gate tells a host that changed from a build that did (docs/gate.md, "A host that changed").
+// A baseline file without either still loads.
 #pragma once
 
 #include <memory>
@@ -11,6 +14,7 @@
 #include "lib/core/status.h"
 #include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
+#include "lib/result/host_reference.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::app {
@@ -26,8 +30,14 @@ StatusOr<gate::Calibration> CalibrateAa(const SequentialOutcome& run, double bud
 // Puts `c` into the baseline file `baseline` (its other content as it was), atomically.
 Status StoreCalibration(const std::string& baseline, const gate::Calibration& c);
 
-// Writes `run` over (or as) the baseline `path` as KeepAsBaseline does, with `c` as its block when given.
-Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c, const std::string& path);
+// Writes `run` over (or as) the baseline `path` as KeepAsBaseline does, with `c` and `host` as its blocks when given
+// (a reference without samples is not kept).
+Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c,
+                              const result::HostReference* host, const std::string& path);
+
+// The host reference the baseline `baseline` carries: no samples when it has none. InvalidArgument when the block
+// breaks its schema.
+StatusOr<result::HostReference> LoadHostReference(const std::string& baseline);
 
 // The calibration the baseline `baseline` carries; else an older BASE.calibration.json beside it (`legacy` says
 // so); else null. InvalidArgument when either is there but cannot be read.

@@ -66,7 +66,7 @@ TEST(GateCalibrateTest, TheBaselineKeepsItAndStillLoadsAsABaseline) {
   EXPECT_EQ(gate->base.points.size(), 1u);
 
   // Replaced by --update-baseline: the runner's calibration stays with the new baseline.
-  ASSERT_TRUE(KeepCalibratedBaseline(Baseline(), back->get(), path).ok());
+  ASSERT_TRUE(KeepCalibratedBaseline(Baseline(), back->get(), nullptr, path).ok());
   auto kept = LoadCalibration(path);
   ASSERT_TRUE(kept.ok() && *kept);
   EXPECT_EQ((*kept)->points.size(), 1u);

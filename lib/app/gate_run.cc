@@ -8,6 +8,7 @@
 #include "lib/core/atomic_file.h"
 #include "lib/gate/compare.h"
 #include "lib/launch/host_settings.h"
+#include "lib/measure/host_reference.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench::app {
@@ -176,6 +177,14 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
   double last_round_s = 0;
   std::string failure;
   auto base = [&] { return stored ? *stored : Merged(sides[0]); };
+  SequentialOutcome out;
+  std::string host_failure;
+  auto look = [&] {
+    if (options.measure_host) {
+      gate.SetHost(gate::JudgeHostShift(options.base_host, out.host, compare.decision.alpha));
+    }
+    gate.Look(base(), Merged(sides[1]));
+  };
   while (failure.empty()) {
     std::set<std::string> undecided;
     for (const std::string& id : all) {
@@ -196,17 +205,24 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
     const Clock::time_point round_start = Clock::now();
     ++run.rounds;
     if (progress.round) progress.round(run.rounds, undecided.size());
+    if (options.measure_host) {
+      // Between rounds, while no rank runs: the host's speed, not the ranks' contention with it.
+      const Status sampled = AddHostReferenceSamples(1, &out.host);
+      if (!sampled.ok() && host_failure.empty()) {
+        host_failure = sampled.message();
+        if (progress.note) progress.note(host_failure + " (the host's speed is not compared)");
+      }
+    }
     for (int s = first_side; s < 2 && failure.empty(); ++s) {
       RETURN_IF_ERROR(RunRepeat(runner, once, undecided, run.rounds, options, dir, progress, &gate, &sides[s], &failure));
     }
     last_round_s = Since(round_start);
     if (!failure.empty()) run.stopped_because = sides[1].runs.empty() ? "a run failed" : "a run failed: " + failure;
-    if (IsLook(options.schedule, run.rounds)) gate.Look(base(), Merged(sides[1]));
+    if (IsLook(options.schedule, run.rounds)) look();
   }
-  SequentialOutcome out;
+  look();  // the last look, for the points that had repeats since their last
   out.base = base();
   out.now = Merged(sides[1]);
-  gate.Look(out.base, out.now);  // the last look, for the points that had repeats since their last
   run.elapsed_s = Since(start);
   out.comparison = gate.Final(out.base, out.now, run);
   return out;

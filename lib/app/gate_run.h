@@ -17,8 +17,10 @@
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
 #include "lib/gate/disturbance.h"
+#include "lib/gate/host_shift.h"
 #include "lib/gate/sequential_gate.h"
 #include "lib/model/spec.h"
+#include "lib/result/host_reference.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::app {
@@ -81,6 +83,10 @@ struct SequentialOptions {
   double budget_s = 0;  // 0: none
   int max_reruns = 5;
   gate::DisturbanceRule disturbance;
+  // A gate against a stored baseline: one sample of the host's reference workload each round, before its repeats,
+  // judged at each look against `base_host` (the baseline's samples; none: not judged, still measured).
+  bool measure_host = false;
+  result::HostReference base_host;
 };
 
 struct SequentialProgress {
@@ -92,6 +98,7 @@ struct SequentialProgress {
 struct SequentialOutcome {
   result::ResultFile base, now;  // each side's repeats as one result (base: the stored one with a baseline)
   gate::Comparison comparison;   // every point at its last look
+  result::HostReference host;    // this job's reference samples (measure_host)
 };
 
 // With `stored` (a baseline gate): the new side grows against it, the planned repeats the baseline's. Without

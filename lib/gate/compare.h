@@ -15,6 +15,7 @@
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/gate/decision.h"
+#include "lib/gate/host_shift.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::gate {
@@ -78,6 +79,9 @@ struct CompareOptions {
   std::map<std::string, SequentialPoint> sequential;
   std::optional<SequentialRun> sequential_run;
   std::shared_ptr<const Calibration> calibration;  // the baseline's calibration, shown with the comparison
+  // A gate against a stored baseline: the host's move since the baseline's job (host_shift.h). Each point is judged
+  // with a moved host's ratio taken out; absent (compare, --ab), nothing is.
+  std::optional<HostShift> host;
 };
 
 struct EnvDifference {

@@ -126,6 +126,20 @@ std::string CalibrationSection(const gate::Comparison& c) {
   return h + "</tbody></table></section>\n";
 }
 
+// A gate against a stored baseline: has the host itself changed since the baseline's job?
+std::string HostSection(const gate::Comparison& c) {
+  if (!c.options.host) return "";
+  const gate::HostShift& host = *c.options.host;
+  std::string h = "<section id=\"host-shift\" aria-label=\"The host since the baseline\"><h2>The host since the "
+                  "baseline</h2><p>" + Escaped(host.Describe()) + ".</p>";
+  if (host.moved) {
+    h += "<p><strong>The host moved</strong>: each point below is judged with the host's move taken out of its "
+         "interval, and a change the host's move explains is inconclusive. Store the baseline again on this runner, "
+         "or gate with <code>--ab</code> (both sides in one job).</p>";
+  }
+  return h + "</section>\n";
+}
+
 }  // namespace
 
 StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std::string& base, const std::string& now) {
@@ -139,7 +153,7 @@ StatusOr<std::string> RenderComparisonHtml(const gate::Comparison& c, const std:
   if (main_end != std::string::npos) html.insert(main_end, SequentialSection(c));
   // The calibration first: a point ungateable here is said so before it is judged.
   const size_t main_start = html.find("<main>");
-  if (main_start != std::string::npos) html.insert(main_start + 6, CalibrationSection(c));
+  if (main_start != std::string::npos) html.insert(main_start + 6, CalibrationSection(c) + HostSection(c));
   return html;
 }
 

@@ -47,6 +47,25 @@ std::string VerdictOf(const PointComparison& p) {
 
 std::string ReasonOf(const PointComparison& p) { return p.problem.empty() ? p.decision.reason : p.problem; }
 
+json HostShiftToJson(const HostShift& h) {
+  json j = {{"judged", h.judged},
+            {"moved", h.moved},
+            {"tolerance", kHostTolerance},
+            {"base_samples", h.base_n},
+            {"new_samples", h.now_n},
+            {"summary", h.Describe()}};
+  if (!h.judged) {
+    j["not_judged"] = h.not_judged;
+    return j;
+  }
+  j["ratio"] = Number(h.ratio);
+  j["ratio_ci95"] = {Number(h.lo), Number(h.hi)};
+  j["p_value"] = Number(h.p);
+  j["loopback_ratio"] = Number(h.loopback_ratio);
+  j["copy_ratio"] = Number(h.copy_ratio);
+  return j;
+}
+
 json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path) {
   json j = {{"kind", "commbench comparison"}, {"schema_version", 3},       {"base", base_path},     {"new", new_path},
             {"outcome", Name(c.outcome)},     {"exit_code", c.ExitCode()}, {"problems", c.problems}};
@@ -69,6 +88,7 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
                                   {"stopped_because", r.stopped_because}};
   }
   if (c.options.calibration) j["options"]["calibration"] = CalibrationToJson(*c.options.calibration);
+  if (c.options.host) j["options"]["host_shift"] = HostShiftToJson(*c.options.host);
   j["environment_differences"] = json::array();
   for (const EnvDifference& d : c.environment) {
     j["environment_differences"].push_back(

@@ -17,6 +17,9 @@ std::string VerdictOf(const PointComparison& p);
 std::string ReasonOf(const PointComparison& p);
 
 // outputs.cc
+// options.host_shift of the comparison JSON.
+nlohmann::json HostShiftToJson(const HostShift& h);
+
 nlohmann::json ComparisonToJson(const Comparison& c, const std::string& base_path, const std::string& new_path);
 // outputs_text.cc
 std::string ComparisonToJunit(const Comparison& c);

@@ -67,13 +67,16 @@ bool Undecided(const PointComparison& p) {
   return !p.wrong_result && (!p.problem.empty() || p.decision.change == Change::kInconclusive);
 }
 
-// Said before any verdict: the points the baseline's calibration finds ungateable here.
-std::vector<std::string> UngateableLines(const Comparison& c) {
+// Said before any verdict: the points the baseline's calibration finds ungateable here, and whether the host
+// changed since the baseline's job (a gate against a stored baseline).
+std::vector<std::string> BeforeVerdictLines(const Comparison& c) {
   std::vector<std::string> lines;
-  if (!c.options.calibration) return lines;
-  for (const PointCalibration& p : c.options.calibration->points) {
-    if (!p.gateable) lines.push_back("calibration: ungateable here: " + p.id + ": " + UngateableText(p));
+  if (c.options.calibration) {
+    for (const PointCalibration& p : c.options.calibration->points) {
+      if (!p.gateable) lines.push_back("calibration: ungateable here: " + p.id + ": " + UngateableText(p));
+    }
   }
+  if (c.options.host) lines.push_back("host: " + c.options.host->Describe());
   return lines;
 }
 
@@ -126,7 +129,7 @@ std::string ComparisonToJunit(const Comparison& c) {
 
 std::string ComparisonToMarkdown(const Comparison& c) {
   std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
-  for (const std::string& line : UngateableLines(c)) m += "- " + MarkdownCell(line) + "\n";
+  for (const std::string& line : BeforeVerdictLines(c)) m += "- " + MarkdownCell(line) + "\n";
   for (const std::string& p : c.problems) m += "- **" + MarkdownCell(p) + "**\n";
   if (!c.environment.empty()) {
     m += "\nEnvironment differences:\n\n| key | base | new |\n|---|---|---|\n";
@@ -148,7 +151,7 @@ std::string ComparisonToMarkdown(const Comparison& c) {
 
 std::string ComparisonToText(const Comparison& c) {
   std::string t;
-  for (const std::string& line : UngateableLines(c)) t += line + "\n";
+  for (const std::string& line : BeforeVerdictLines(c)) t += line + "\n";
   for (const PointComparison& p : c.points) {
     t += VerdictOf(p) + "  " + p.id + ": " + ReasonOf(p) + (p.sequential ? " [" + Sequence(p) + "]" : "") + "\n";
   }

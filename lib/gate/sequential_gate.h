@@ -38,6 +38,8 @@ class SequentialGate {
   // for this look, and the points decided (or with a wrong result) stop.
   void Look(const result::ResultFile& base, const result::ResultFile& now);
   bool Decided(const std::string& id) const { return decided_.count(id) > 0; }
+  // The host's move so far (a gate against a stored baseline), for this look and the next.
+  void SetHost(const HostShift& host) { options_.host = host; }
   // Records a disturbed repeat of a point; `replaced` when it is re-run rather than judged.
   void NoteDisturbed(const std::string& id, bool replaced, const std::string& what);
   // Records one repeat of a point, disturbed or not (a disturbed one also as NoteDisturbed, named by Describe).

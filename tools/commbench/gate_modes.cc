@@ -13,22 +13,38 @@
 #include "lib/core/atomic_file.h"
 #include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
+#include "lib/measure/host_reference.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
 
 namespace commbench::cli {
 namespace {
 
+// The host's reference samples the first baseline takes before and after its sweep (a gate's rounds take one each).
+constexpr int kFirstBaselineHostSamples = 20;
+
+// `n` samples of the host's reference into `host`; on a failure, said, the baseline keeps none (a later gate then
+// says the host was not compared).
+void SampleHost(int n, result::HostReference* host) {
+  const Status s = AddHostReferenceSamples(n, host);
+  if (s.ok()) return;
+  std::fprintf(stderr, "commbench gate: %s (the baseline keeps no host reference)\n", s.message().c_str());
+  *host = result::HostReference{};
+}
+
 // No baseline yet: measure the flags' (or the config's) sweep and make it the baseline, calibrated from its own
-// repeats (gate --calibrate measures A/A later).
+// repeats (gate --calibrate measures A/A later), with the host's reference taken around it.
 int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   auto sequential = SequentialFrom(o, given.repeats, true);  // the schedule of the gates that will judge against it
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);
   Status ready = runner.Prepare(given);
   if (!ready.ok()) return ErrorExit(ready.message());
+  result::HostReference host;
+  SampleHost(kFirstBaselineHostSamples, &host);
   app::PipelineOutcome run = runner.Run(given, o.out);
   if (!run.written.ok()) return ErrorExit(run.written.message());
+  if (host.size() > 0) SampleHost(kFirstBaselineHostSamples, &host);
   if (!Exported(run.result, o.out, o)) return 1;
   if (!app::CompleteAndCorrect(run.result)) {
     std::fprintf(stderr, "commbench: error: not writing a baseline from a failed run: %s\n",
@@ -37,7 +53,7 @@ int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   }
   const gate::Calibration c = gate::CalibrateOneSide(run.result, run.result.trailer.duration_s, given.repeats,
                                                      o.budget_s, sequential->schedule, o.compare);
-  Status s = app::KeepCalibratedBaseline(run.result, &c, o.baseline);
+  Status s = app::KeepCalibratedBaseline(run.result, &c, &host, o.baseline);
   if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: wrote the baseline %s (%zu points)\n", o.baseline.c_str(),
                run.result.points.size());
@@ -73,6 +89,10 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   auto sequential = SequentialFrom(o, gate->spec.repeats, !o.update_baseline);
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
   sequential->schedule.base_grows = false;
+  auto base_host = app::LoadHostReference(o.baseline);
+  if (!base_host.ok()) return ErrorExit(base_host.status().message());
+  sequential->measure_host = true;
+  sequential->base_host = std::move(*base_host);
   gate::CompareOptions compare = o.compare;
   auto calibration = Calibration(o.baseline);
   if (!calibration.ok()) return ErrorExit(calibration.status().message());
@@ -92,7 +112,7 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
                  run->now.trailer.failure.empty() ? "computed a wrong result" : "failed");
     return 1;
   }
-  s = app::KeepCalibratedBaseline(run->now, compare.calibration.get(), o.baseline);  // the runner's, kept
+  s = app::KeepCalibratedBaseline(run->now, compare.calibration.get(), &run->host, o.baseline);  // the runner's, kept
   if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
                gate::Name(c.outcome).c_str());

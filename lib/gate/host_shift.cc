@@ -1,0 +1,84 @@
+#include "lib/gate/host_shift.h"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "lib/stats/summary.h"
+
+namespace commbench::gate {
+namespace {
+
+std::string Format(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+
+double RatioOfMedians(const std::vector<double>& base, const std::vector<double>& now) {
+  const double b = Median(base);
+  return b > 0 ? Median(now) / b : HostShift::kNaN;
+}
+
+}  // namespace
+
+std::string HostShift::Describe() const {
+  if (!judged) return "the host's speed was not compared: " + not_judged;
+  const double change = std::fabs(ratio - 1) * 100;
+  std::string head = !significant ? std::string("the host's speed is as when the baseline was stored")
+                                  : "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") +
+                                        " than when the baseline was stored" +
+                                        (moved ? "" : " (within the " + Format("%.0f", kHostTolerance * 100) +
+                                                          " % a quiet host moves)");
+  return head + " (reference ratio " + Format("%.3f", ratio) + ", 95 % interval " + Format("%.3f", lo) + "-" +
+         Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" +
+         Format("%.3f", loopback_ratio) + ", copies x" + Format("%.3f", copy_ratio) + "; " + std::to_string(base_n) +
+         " and " + std::to_string(now_n) + " samples)";
+}
+
+HostShift JudgeHostShift(const result::HostReference& base, const result::HostReference& now, double alpha,
+                         uint64_t seed) {
+  HostShift h;
+  h.base_n = base.size();
+  h.now_n = now.size();
+  if (base.size() == 0) {
+    h.not_judged = "the baseline has no host reference (stored before commbench measured one)";
+  } else if (now.size() == 0) {
+    h.not_judged = "this job measured no host reference";
+  } else if (base.workload != now.workload) {
+    h.not_judged = "the baseline's reference workload differs from this build's";
+  } else if (base.size() < kLeastHostSamples || now.size() < kLeastHostSamples) {
+    h.not_judged = "fewer than " + std::to_string(kLeastHostSamples) + " samples a side";
+  }
+  if (!h.not_judged.empty()) return h;
+  h.judged = true;
+  const std::vector<double> b = base.totals_s(), n = now.totals_s();
+  h.ratio = RatioOfMedians(b, n);
+  BootstrapRatioCI(b, n, 2000, seed, &h.lo, &h.hi);
+  h.p = MannWhitney(b, n).p;
+  h.loopback_ratio = RatioOfMedians(base.loopback_s, now.loopback_s);
+  h.copy_ratio = RatioOfMedians(base.copy_s, now.copy_s);
+  h.significant = h.p < alpha && (h.lo > 1 || h.hi < 1);
+  h.moved = h.significant && (h.lo > 1 + kHostTolerance || h.hi < 1 - kHostTolerance);
+  return h;
+}
+
+void AllowForHost(const HostShift& host, double min_effect, Decision* d) {
+  if (d->change == Change::kInconclusive) return;
+  if (host.moved) {
+    d->reason = "not judged, " + host.Describe() + ": store the baseline again on this runner, or gate with --ab " +
+                "(measured: " + d->reason + ")";
+    d->change = Change::kInconclusive;
+    return;
+  }
+  const bool slower_host = host.significant && host.lo > 1;
+  if (!slower_host || d->change != Change::kSlower || std::isnan(d->ratio_lo) || std::isnan(d->ratio_hi)) return;
+  const double lo = d->ratio_lo / host.hi, hi = d->ratio_hi / host.lo;
+  if (lo > 1 && hi > 1 + min_effect) return;
+  d->reason = "not judged, " + host.Describe() + ": with the host's slowdown taken out the ratio's interval is " +
+              Format("%.3f", lo) + "-" + Format("%.3f", hi) + ", which does not show it slower (measured: " +
+              d->reason + ")";
+  d->change = Change::kInconclusive;
+}
+
+}  // namespace commbench::gate

@@ -1,0 +1,57 @@
+// Has the host itself changed since the baseline was stored? A gate against a stored baseline compares jobs run
+// apart in time, on a shared runner perhaps another one: a slow spell of the host (other tenants of its machine),
+// a smaller CPU allotment or a faster runner moves every point as a change of the build would. Both jobs time the
+// same fixed workload on the host (lib/result/host_reference.h); where its samples moved beyond the noise of a
+// quiet host, each point's ratio is judged with the host's move taken out, and a change the host's move explains
+// is inconclusive, never a regression or a pass (docs/gate.md, "A host that changed").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "lib/gate/decision.h"
+#include "lib/result/host_reference.h"
+
+namespace commbench::gate {
+
+// The host moved when its reference's ratio of medians is significant and its whole interval lies beyond 1 +- this:
+// on this quiet 2-core VM, 11 A/A gate jobs against one stored baseline had reference ratios 0.985-1.028.
+inline constexpr double kHostTolerance = 0.03;
+// Fewer samples a side than this: not judged (5 a side is the least with which the rank test can reach p < 0.01).
+inline constexpr size_t kLeastHostSamples = 5;
+
+struct HostShift {
+  bool judged = false;  // both sides had comparable samples
+  std::string not_judged;  // why not: "the baseline has no host reference", ...
+  size_t base_n = 0, now_n = 0;
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  // Of the samples' totals: median(now) / median(base), > 1 is a slower host, its 95 % bootstrap interval and the
+  // rank test's p; and each part's ratio of medians, for the reader.
+  double ratio = kNaN, lo = kNaN, hi = kNaN, p = 1;
+  double loopback_ratio = kNaN, copy_ratio = kNaN;
+  bool significant = false;  // the rank test at alpha, and the interval excludes 1
+  bool moved = false;        // significant, and the interval lies beyond 1 +- kHostTolerance
+
+  // "the host is 12.3 % slower than when the baseline was stored (reference ratio 1.123, 95 % interval
+  // 1.101-1.150, p 2e-30; loopback round trips x1.141, copies x1.020; 80 and 160 samples)"
+  std::string Describe() const;
+};
+
+// The host's move from `base` (the baseline's job) to `now` (this job), with the gate's `alpha`.
+HostShift JudgeHostShift(const result::HostReference& base, const result::HostReference& now, double alpha,
+                         uint64_t seed = 1);
+
+// A point's decision (floor `min_effect`) on a host that changed, its reason naming the host:
+// - the host moved: no timing verdict holds (slower, faster or unchanged: inconclusive). A host's move does not
+//   touch every point alike (a loopback capped at 4 Gbit/s moved the reference x1.73, a 64 KiB point x2.45 and a
+//   1 MiB one x8.65), so no division by it can tell the build's share;
+// - the host is significantly slower within the tolerance: a slower verdict is judged with the host's ratio taken
+//   out of its interval, conservatively (the point's lower bound over the host's upper, its upper over the host's
+//   lower), and is inconclusive unless it still shows slower past the floor: a false alarm must not rest on the
+//   host's own slowdown;
+// - otherwise nothing changes.
+void AllowForHost(const HostShift& host, double min_effect, Decision* d);
+
+}  // namespace commbench::gate

@@ -1,0 +1,122 @@
+#include "lib/gate/host_shift.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace commbench::gate {
+namespace {
+
+// `n` samples of a host whose reference takes `scale` x 3.85 ms, spread 1 % (a quiet host's, measured).
+result::HostReference Host(double scale, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> noise(0, 0.01);
+  result::HostReference r;
+  for (int i = 0; i < n; ++i) r.Add({3.45e-3 * scale * noise(rng), 0.40e-3 * scale * noise(rng)});
+  return r;
+}
+
+Decision Point(Change change, double ratio, double lo, double hi) {
+  Decision d;
+  d.change = change;
+  d.ratio = ratio;
+  d.ratio_lo = lo;
+  d.ratio_hi = hi;
+  d.reason = "as measured";
+  return d;
+}
+
+TEST(HostShiftTest, StaysQuietOnASteadyHost) {
+  const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(1, 160, 2), 0.01);
+  ASSERT_TRUE(h.judged);
+  EXPECT_FALSE(h.moved) << h.Describe();
+  Decision d = Point(Change::kSlower, 1.10, 1.07, 1.13);
+  AllowForHost(h, 0.05, &d);
+  EXPECT_EQ(d.change, Change::kSlower);
+  EXPECT_EQ(d.reason, "as measured");
+}
+
+TEST(HostShiftTest, AMoveWithinAQuietHostsSpreadIsNotAMove) {
+  const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(0.98, 160, 2), 0.01);  // significant, but 2 % faster
+  ASSERT_TRUE(h.significant);
+  EXPECT_FALSE(h.moved) << h.Describe();
+  EXPECT_NE(h.Describe().find("(within the 3 % a quiet host moves)"), std::string::npos) << h.Describe();
+  Decision unchanged = Point(Change::kUnchanged, 1.0, 0.96, 1.04);
+  AllowForHost(h, 0.05, &unchanged);
+  EXPECT_EQ(unchanged.change, Change::kUnchanged);
+}
+
+// A/A against a stored baseline on this VM (2026-11-27): the host's reference 2.8 % slower (interval 1.007-1.101)
+// and 1 MiB "slower" at 1.041: the false alarm rested on the host's own slowdown.
+TEST(HostShiftTest, ASlowerVerdictIsRejudgedOnAnySignificantSlowdownOfTheHost) {
+  const HostShift h = JudgeHostShift(Host(1, 40, 1), Host(1.028, 40, 2), 0.01);
+  ASSERT_TRUE(h.significant) << h.Describe();
+  ASSERT_FALSE(h.moved) << h.Describe();
+  Decision slower = Point(Change::kSlower, 1.041, 1.02, 1.06);
+  AllowForHost(h, 0.05, &slower);
+  EXPECT_EQ(slower.change, Change::kInconclusive) << slower.reason;
+  Decision unchanged = Point(Change::kUnchanged, 1.0, 0.97, 1.03);  // only a move past the tolerance re-judges it
+  AllowForHost(h, 0.05, &unchanged);
+  EXPECT_EQ(unchanged.change, Change::kUnchanged);
+  Decision planted = Point(Change::kSlower, 1.10, 1.08, 1.12);  // a 10 % slowdown stands beside a 2.8 % host
+  AllowForHost(h, 0.05, &planted);
+  EXPECT_EQ(planted.change, Change::kSlower) << planted.reason;
+  Decision faster = Point(Change::kFaster, 0.9, 0.88, 0.92);  // only a slower verdict rests on a slower host
+  AllowForHost(h, 0.05, &faster);
+  EXPECT_EQ(faster.change, Change::kFaster);
+}
+
+TEST(HostShiftTest, FiresOnASlowerHostAndNamesItsSize) {
+  const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(1.12, 60, 2), 0.01);
+  ASSERT_TRUE(h.moved) << h.Describe();
+  EXPECT_NEAR(h.ratio, 1.12, 0.01);
+  EXPECT_NEAR(h.loopback_ratio, 1.12, 0.01);
+  EXPECT_NE(h.Describe().find("% slower than when the baseline was stored"), std::string::npos) << h.Describe();
+  EXPECT_NE(h.Describe().find("80 and 60 samples"), std::string::npos) << h.Describe();
+}
+
+TEST(HostShiftTest, AMovedHostLeavesNoTimingVerdict) {
+  const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(1.12, 60, 2), 0.01);
+  ASSERT_TRUE(h.moved);
+  // A loopback capped at 4 Gbit/s (this VM): reference x1.73, 64 KiB x2.45, 1 MiB x8.65; no division tells the
+  // build's share, so even a change far past the host's is not a verdict.
+  for (Decision d : {Point(Change::kSlower, 1.11, 1.08, 1.15), Point(Change::kSlower, 2.45, 2.43, 2.49),
+                     Point(Change::kUnchanged, 1.0, 0.98, 1.02), Point(Change::kFaster, 0.8, 0.78, 0.82)}) {
+    AllowForHost(h, 0.05, &d);
+    EXPECT_EQ(d.change, Change::kInconclusive);
+    EXPECT_EQ(d.reason.rfind("not judged, the host is 1", 0), 0u) << d.reason;
+    EXPECT_NE(d.reason.find("store the baseline again on this runner, or gate with --ab (measured: as measured)"),
+              std::string::npos)
+        << d.reason;
+  }
+}
+
+TEST(HostShiftTest, AFasterHostLeavesNoTimingVerdictEither) {
+  const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(0.90, 60, 2), 0.01);
+  ASSERT_TRUE(h.moved) << h.Describe();
+  EXPECT_NE(h.Describe().find("% faster"), std::string::npos);
+  Decision unchanged = Point(Change::kUnchanged, 1.0, 0.98, 1.02);  // could hide a slowdown of the host's size
+  AllowForHost(h, 0.05, &unchanged);
+  EXPECT_EQ(unchanged.change, Change::kInconclusive);
+  Decision undecided = Point(Change::kInconclusive, 1.0, 0.9, 1.1);
+  AllowForHost(h, 0.05, &undecided);
+  EXPECT_EQ(undecided.reason, "as measured");
+}
+
+TEST(HostShiftTest, NotJudgedWithoutComparableSamples) {
+  const HostShift none = JudgeHostShift(result::HostReference{}, Host(1, 20, 2), 0.01);
+  EXPECT_FALSE(none.judged);
+  EXPECT_NE(none.Describe().find("the baseline has no host reference"), std::string::npos);
+  EXPECT_FALSE(JudgeHostShift(Host(1, 4, 1), Host(3, 20, 2), 0.01).judged);
+  result::HostReference other = Host(3, 20, 2);
+  other.workload.copies = 8;
+  const HostShift differs = JudgeHostShift(Host(1, 20, 1), other, 0.01);
+  EXPECT_FALSE(differs.judged);
+  EXPECT_FALSE(differs.moved);
+  Decision d = Point(Change::kSlower, 3, 2.9, 3.1);
+  AllowForHost(differs, 0.05, &d);
+  EXPECT_EQ(d.change, Change::kSlower);
+}
+
+}  // namespace
+}  // namespace commbench::gate
