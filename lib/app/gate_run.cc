@@ -179,9 +179,11 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
   auto base = [&] { return stored ? *stored : Merged(sides[0]); };
   SequentialOutcome out;
   std::string host_failure;
+  gate::HostShift host;
   auto look = [&] {
     if (options.measure_host) {
-      gate.SetHost(gate::JudgeHostShift(options.base_host, out.host, compare.decision.alpha));
+      host = gate::JudgeHostShift(options.base_host, out.host, compare.decision.alpha);
+      gate.SetHost(host);
     }
     gate.Look(base(), Merged(sides[1]));
   };
@@ -218,7 +220,15 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
     }
     last_round_s = Since(round_start);
     if (!failure.empty()) run.stopped_because = sides[1].runs.empty() ? "a run failed" : "a run failed: " + failure;
-    if (IsLook(options.schedule, run.rounds)) look();
+    if (IsLook(options.schedule, run.rounds)) {
+      look();
+      // No timing verdict holds on a host that moved (lib/gate/host_shift.h): more rounds would spend the budget
+      // for the same answer.
+      if (host.moved && failure.empty()) {
+        run.stopped_because = "the host moved since the baseline: " + host.Describe();
+        break;
+      }
+    }
   }
   look();  // the last look, for the points that had repeats since their last
   out.base = base();

@@ -211,7 +211,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
                            std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) +
                            " %): " + pc.decision.reason;
     }
-    if (options.host && pc.problem.empty()) AllowForHost(*options.host, d.min_effect, &pc.decision);
+    if (options.host && pc.problem.empty()) AllowForHost(*options.host, &pc.decision);
     if (pc.wrong_result) {
       wrong = true;
       pc.problem = "the new side computed a wrong result";

@@ -28,7 +28,8 @@ std::string HostShift::Describe() const {
   std::string head = !significant ? std::string("the host's speed is as when the baseline was stored")
                                   : "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") +
                                         " than when the baseline was stored" +
-                                        (moved ? "" : " (within the " + Format("%.0f", kHostTolerance * 100) +
+                                        (moved ? "" : " (its interval reaches into the " +
+                                                          Format("%.0f", kHostTolerance * 100) +
                                                           " % a quiet host moves)");
   return head + " (reference ratio " + Format("%.3f", ratio) + ", 95 % interval " + Format("%.3f", lo) + "-" +
          Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" +
@@ -63,7 +64,7 @@ HostShift JudgeHostShift(const result::HostReference& base, const result::HostRe
   return h;
 }
 
-void AllowForHost(const HostShift& host, double min_effect, Decision* d) {
+void AllowForHost(const HostShift& host, Decision* d) {
   if (d->change == Change::kInconclusive) return;
   if (host.moved) {
     d->reason = "not judged, " + host.Describe() + ": store the baseline again on this runner, or gate with --ab " +
@@ -71,14 +72,11 @@ void AllowForHost(const HostShift& host, double min_effect, Decision* d) {
     d->change = Change::kInconclusive;
     return;
   }
-  const bool slower_host = host.significant && host.lo > 1;
-  if (!slower_host || d->change != Change::kSlower || std::isnan(d->ratio_lo) || std::isnan(d->ratio_hi)) return;
-  const double lo = d->ratio_lo / host.hi, hi = d->ratio_hi / host.lo;
-  if (lo > 1 && hi > 1 + min_effect) return;
-  d->reason = "not judged, " + host.Describe() + ": with the host's slowdown taken out the ratio's interval is " +
-              Format("%.3f", lo) + "-" + Format("%.3f", hi) + ", which does not show it slower (measured: " +
-              d->reason + ")";
-  d->change = Change::kInconclusive;
+  if (d->change == Change::kSlower && host.significant && host.lo > 1) {
+    d->reason = "not judged, " + host.Describe() + ": a slowdown on a slower host is not the build's alone " +
+                "(measured: " + d->reason + ")";
+    d->change = Change::kInconclusive;
+  }
 }
 
 }  // namespace commbench::gate

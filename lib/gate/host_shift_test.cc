@@ -31,7 +31,7 @@ TEST(HostShiftTest, StaysQuietOnASteadyHost) {
   ASSERT_TRUE(h.judged);
   EXPECT_FALSE(h.moved) << h.Describe();
   Decision d = Point(Change::kSlower, 1.10, 1.07, 1.13);
-  AllowForHost(h, 0.05, &d);
+  AllowForHost(h, &d);
   EXPECT_EQ(d.change, Change::kSlower);
   EXPECT_EQ(d.reason, "as measured");
 }
@@ -40,29 +40,31 @@ TEST(HostShiftTest, AMoveWithinAQuietHostsSpreadIsNotAMove) {
   const HostShift h = JudgeHostShift(Host(1, 80, 1), Host(0.98, 160, 2), 0.01);  // significant, but 2 % faster
   ASSERT_TRUE(h.significant);
   EXPECT_FALSE(h.moved) << h.Describe();
-  EXPECT_NE(h.Describe().find("(within the 3 % a quiet host moves)"), std::string::npos) << h.Describe();
+  EXPECT_NE(h.Describe().find("(its interval reaches into the 3 % a quiet host moves)"), std::string::npos)
+      << h.Describe();
   Decision unchanged = Point(Change::kUnchanged, 1.0, 0.96, 1.04);
-  AllowForHost(h, 0.05, &unchanged);
+  AllowForHost(h, &unchanged);
   EXPECT_EQ(unchanged.change, Change::kUnchanged);
 }
 
-// A/A against a stored baseline on this VM (2026-11-27): the host's reference 2.8 % slower (interval 1.007-1.101)
-// and 1 MiB "slower" at 1.041: the false alarm rested on the host's own slowdown.
-TEST(HostShiftTest, ASlowerVerdictIsRejudgedOnAnySignificantSlowdownOfTheHost) {
+// A/A against a stored baseline on this VM (2026-11-27): the host's reference 3.5 % slower (interval 1.018-1.053)
+// and 1 MiB "slower" at 1.089 (1.065-1.108): more than the host's move, and still the host's, not the build's.
+// Here the host is 2.8 % slower: significant, within the tolerance.
+TEST(HostShiftTest, ASlowerVerdictOnASignificantlySlowerHostIsInconclusive) {
   const HostShift h = JudgeHostShift(Host(1, 40, 1), Host(1.028, 40, 2), 0.01);
   ASSERT_TRUE(h.significant) << h.Describe();
   ASSERT_FALSE(h.moved) << h.Describe();
-  Decision slower = Point(Change::kSlower, 1.041, 1.02, 1.06);
-  AllowForHost(h, 0.05, &slower);
+  Decision slower = Point(Change::kSlower, 1.089, 1.065, 1.108);
+  AllowForHost(h, &slower);
   EXPECT_EQ(slower.change, Change::kInconclusive) << slower.reason;
+  EXPECT_NE(slower.reason.find("a slowdown on a slower host is not the build's alone (measured: as measured)"),
+            std::string::npos)
+      << slower.reason;
   Decision unchanged = Point(Change::kUnchanged, 1.0, 0.97, 1.03);  // only a move past the tolerance re-judges it
-  AllowForHost(h, 0.05, &unchanged);
+  AllowForHost(h, &unchanged);
   EXPECT_EQ(unchanged.change, Change::kUnchanged);
-  Decision planted = Point(Change::kSlower, 1.10, 1.08, 1.12);  // a 10 % slowdown stands beside a 2.8 % host
-  AllowForHost(h, 0.05, &planted);
-  EXPECT_EQ(planted.change, Change::kSlower) << planted.reason;
-  Decision faster = Point(Change::kFaster, 0.9, 0.88, 0.92);  // only a slower verdict rests on a slower host
-  AllowForHost(h, 0.05, &faster);
+  Decision faster = Point(Change::kFaster, 0.9, 0.88, 0.92);  // only a slower verdict can rest on a slower host
+  AllowForHost(h, &faster);
   EXPECT_EQ(faster.change, Change::kFaster);
 }
 
@@ -82,7 +84,7 @@ TEST(HostShiftTest, AMovedHostLeavesNoTimingVerdict) {
   // build's share, so even a change far past the host's is not a verdict.
   for (Decision d : {Point(Change::kSlower, 1.11, 1.08, 1.15), Point(Change::kSlower, 2.45, 2.43, 2.49),
                      Point(Change::kUnchanged, 1.0, 0.98, 1.02), Point(Change::kFaster, 0.8, 0.78, 0.82)}) {
-    AllowForHost(h, 0.05, &d);
+    AllowForHost(h, &d);
     EXPECT_EQ(d.change, Change::kInconclusive);
     EXPECT_EQ(d.reason.rfind("not judged, the host is 1", 0), 0u) << d.reason;
     EXPECT_NE(d.reason.find("store the baseline again on this runner, or gate with --ab (measured: as measured)"),
@@ -96,10 +98,10 @@ TEST(HostShiftTest, AFasterHostLeavesNoTimingVerdictEither) {
   ASSERT_TRUE(h.moved) << h.Describe();
   EXPECT_NE(h.Describe().find("% faster"), std::string::npos);
   Decision unchanged = Point(Change::kUnchanged, 1.0, 0.98, 1.02);  // could hide a slowdown of the host's size
-  AllowForHost(h, 0.05, &unchanged);
+  AllowForHost(h, &unchanged);
   EXPECT_EQ(unchanged.change, Change::kInconclusive);
   Decision undecided = Point(Change::kInconclusive, 1.0, 0.9, 1.1);
-  AllowForHost(h, 0.05, &undecided);
+  AllowForHost(h, &undecided);
   EXPECT_EQ(undecided.reason, "as measured");
 }
 
@@ -114,7 +116,7 @@ TEST(HostShiftTest, NotJudgedWithoutComparableSamples) {
   EXPECT_FALSE(differs.judged);
   EXPECT_FALSE(differs.moved);
   Decision d = Point(Change::kSlower, 3, 2.9, 3.1);
-  AllowForHost(differs, 0.05, &d);
+  AllowForHost(differs, &d);
   EXPECT_EQ(d.change, Change::kSlower);
 }
 

@@ -57,6 +57,8 @@ c = json.load(open("slow-cmp.json"))
 h = c["options"]["host_shift"]
 assert h["moved"] and h["ratio"] > 1.03 and h["ratio_ci95"][0] > 1.03, h
 assert "slower than when the baseline was stored" in h["summary"], h
+stopped = c["options"]["sequential"]["stopped_because"]
+assert stopped.startswith("the host moved since the baseline: the host is"), stopped  # no more rounds for it
 named = 0
 for p in c["points"]:  # each inconclusive: by the host's move, or by its own noise before it
     assert p["verdict"] == "inconclusive", (p["id"], p["verdict"], p["reason"])
