@@ -209,7 +209,7 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
     if (progress.round) progress.round(run.rounds, undecided.size());
     if (options.measure_host) {
       // Between rounds, while no rank runs: the host's speed, not the ranks' contention with it.
-      const Status sampled = AddHostReferenceSamples(1, &out.host);
+      const Status sampled = AddHostReferenceSamples(kHostSamplesPerRound, &out.host);
       if (!sampled.ok() && host_failure.empty()) {
         host_failure = sampled.message();
         if (progress.note) progress.note(host_failure + " (the host's speed is not compared)");

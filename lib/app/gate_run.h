@@ -78,12 +78,17 @@ StatusOr<AbRun> RunAlternating(const GateRunner& runner, const SweepSpec& once, 
 // repeats ran, or the wall-clock budget would be passed by another round. A repeat measured while something else
 // held the ranks' CPUs (lib/gate/disturbance.h) is re-run at once, at most `max_reruns` times per point and side,
 // then judged and named.
+// A round's samples of the host's reference (a few milliseconds each): one alone left the comparison too wide to
+// see a host 7 % slower (interval 0.985-1.172 at 40 and 60 samples, every point 11-32 % slower, an A/A job's exit 1).
+inline constexpr int kHostSamplesPerRound = 3;
+
 struct SequentialOptions {
   gate::LookSchedule schedule;
   double budget_s = 0;  // 0: none
   int max_reruns = 5;
   gate::DisturbanceRule disturbance;
-  // A gate against a stored baseline: one sample of the host's reference workload each round, before its repeats,
+  // A gate against a stored baseline: kHostSamplesPerRound samples of the host's reference workload each round,
+  // before its repeats,
   // judged at each look against `base_host` (the baseline's samples; none: not judged, still measured).
   bool measure_host = false;
   result::HostReference base_host;

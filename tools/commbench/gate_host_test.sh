@@ -29,14 +29,14 @@ assert all(0 < s < 1 for s in h["loopback_s"] + h["copy_s"]), h
 PY
 /usr/bin/python3 "$VALIDATE" "$RESULT_SCHEMA" base.json >/dev/null || bad "base.json by the result schema"
 
-# 2. A gate on the same host compares the host (one sample a round); whatever the host did, it says so.
+# 2. A gate on the same host compares the host (three samples a round); whatever the host did, it says so.
 "$COMMBENCH" gate --baseline base.json "${SHORT[@]}" --out same.json --json same-cmp.json >same.txt 2>err
 rc=$?
 [[ $rc == 0 || $rc == 1 || $rc == 3 ]] && ok || bad "same host: exit $rc: $(tail -2 err)"
 python3 - <<'PY' || bad "same host: host_shift"
 import json
 h = json.load(open("same-cmp.json"))["options"]["host_shift"]
-assert h["judged"] and h["base_samples"] == 40 and h["new_samples"] == 10, h
+assert h["judged"] and h["base_samples"] == 40 and h["new_samples"] == 30, h
 assert h["summary"].startswith("the host"), h
 PY
 grep -q "^host: the host" same.txt && ok || bad "same host: no host: line in the text: $(head -3 same.txt)"
@@ -83,7 +83,7 @@ import json
 h = json.load(open("old-cmp.json"))["options"]["host_shift"]
 assert not h["judged"] and "the baseline has no host reference" in h["summary"], h
 b = json.load(open("old.json"))
-assert len(b.get("host_reference", {}).get("loopback_s", [])) == 10, "--update-baseline keeps the gate's samples"
+assert len(b.get("host_reference", {}).get("loopback_s", [])) == 30, "--update-baseline keeps the gate's samples"
 PY
 
 # 5. A broken block is bad input: one line naming it, exit 2, the baseline untouched.
