@@ -1,8 +1,5 @@
 #include "lib/measure/host_peak.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +17,8 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "lib/measure/loopback_pair.h"
 
 namespace commbench {
 namespace {
@@ -65,39 +64,9 @@ double MeasureMemcpy(const HostPeakOptions& o) {
   return best;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 StatusOr<double> MeasureTcpLoopback(const HostPeakOptions& o) {
-  Fd listener(::socket(AF_INET, SOCK_STREAM, 0));
-  if (listener.get() < 0) return Unavailable(std::string("host peak: socket: ") + std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listener.get(), 1) != 0 ||
-      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return Unavailable(std::string("host peak: bind/listen on 127.0.0.1: ") + std::strerror(errno));
-  }
-  Fd client(::socket(AF_INET, SOCK_STREAM, 0));
-  if (client.get() < 0 || ::connect(client.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Unavailable(std::string("host peak: connect to 127.0.0.1: ") + std::strerror(errno));
-  }
-  Fd server(::accept(listener.get(), nullptr, nullptr));
-  if (server.get() < 0) return Unavailable(std::string("host peak: accept: ") + std::strerror(errno));
+  Fd client, server;
+  RETURN_IF_ERROR(ConnectLoopbackPair("host peak", &client, &server));
 
   // The sender stops after the budget and half-closes, so the receiver's EOF ends the measurement.
   std::atomic<bool> send_failed{false};

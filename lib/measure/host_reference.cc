@@ -1,6 +1,5 @@
 #include "lib/measure/host_reference.h"
 
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -17,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "lib/measure/loopback_pair.h"
+
 namespace commbench {
 namespace {
 
@@ -25,24 +26,6 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 Status Failed(const std::string& what) { return Unavailable("host reference: " + what + ": " + std::strerror(errno)); }
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  void Reset(int fd) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 class Mapping {
  public:
@@ -85,23 +68,7 @@ bool RecvAll(int fd, char* p, size_t n) {
 
 // A connected pair over 127.0.0.1 with Nagle off (each round trip is one message each way).
 Status Connect(Fd* client, Fd* server) {
-  Fd listener(::socket(AF_INET, SOCK_STREAM, 0));
-  if (listener.get() < 0) return Failed("socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listener.get(), 1) != 0 ||
-      ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return Failed("bind/listen on 127.0.0.1");
-  }
-  client->Reset(::socket(AF_INET, SOCK_STREAM, 0));
-  if (client->get() < 0 || ::connect(client->get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Failed("connect to 127.0.0.1");
-  }
-  server->Reset(::accept(listener.get(), nullptr, nullptr));
-  if (server->get() < 0) return Failed("accept");
+  RETURN_IF_ERROR(ConnectLoopbackPair("host reference", client, server));
   const int one = 1;
   ::setsockopt(client->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   ::setsockopt(server->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

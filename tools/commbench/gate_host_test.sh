@@ -45,12 +45,13 @@ grep -q "^host: the host" same.txt && ok || bad "same host: no host: line in the
 # regression (64 KiB x2.45, 1 MiB x8.65 on this VM); with it, exit 3 and every point names the host.
 if ip netns add "cbhost$$" 2>/dev/null; then
   ip netns exec "cbhost$$" ip link set lo up &&
-    ip netns exec "cbhost$$" tc qdisc add dev lo root tbf rate 4gbit burst 256kb latency 50ms
+    ip netns exec "cbhost$$" tc qdisc add dev lo root tbf rate 4gbit burst 256kb latency 50ms ||
+    bad "slower host: could not cap the namespace's loopback"
   ip netns exec "cbhost$$" "$COMMBENCH" gate --baseline base.json "${SHORT[@]}" --out slow.json \
     --json slow-cmp.json --html slow.html >slow.txt 2>err
   rc=$?
   ip netns del "cbhost$$"
-  [[ $rc == 3 ]] && ok || bad "slower host: exit $rc, expected 3: $(grep -v '^  ' slow.txt | head -5)"
+  [[ $rc == 3 ]] && ok || bad "slower host: exit $rc, expected 3: $(grep '^host:' slow.txt; grep -v '^  ' slow.txt | tail -4; tail -3 err)"
   python3 - <<'PY' || bad "slower host: the comparison"
 import json
 c = json.load(open("slow-cmp.json"))
