@@ -55,26 +55,31 @@ Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibra
   return WriteFileAtomically(path, j.dump(1) + "\n");
 }
 
-StatusOr<result::HostReference> LoadHostReference(const std::string& baseline) {
+StatusOr<BaselineBlocks> LoadBaselineBlocks(const std::string& baseline) {
   ASSIGN_OR_RETURN(nlohmann::json base, ReadJson(baseline));
-  if (!base.contains(result::kHostReferenceKey)) return result::HostReference{};
-  return result::HostReferenceFromJson(base[result::kHostReferenceKey], baseline);
-}
-
-StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline, bool* legacy) {
-  if (legacy) *legacy = false;
-  ASSIGN_OR_RETURN(nlohmann::json base, ReadJson(baseline));
+  BaselineBlocks blocks;
+  if (base.contains(result::kHostReferenceKey)) {
+    ASSIGN_OR_RETURN(blocks.host, result::HostReferenceFromJson(base[result::kHostReferenceKey], baseline));
+  }
   if (base.contains(kCalibrationKey)) {
     ASSIGN_OR_RETURN(gate::Calibration c, gate::CalibrationFromJson(base[kCalibrationKey], baseline));
-    return Shared(std::move(c));
+    blocks.calibration = Shared(std::move(c));
+    return blocks;
   }
   const std::string path = gate::CalibrationPath(baseline);
   auto old = ReadJson(path);
-  if (old.status().code() == StatusCode::kNotFound) return std::shared_ptr<const gate::Calibration>();
+  if (old.status().code() == StatusCode::kNotFound) return blocks;
   if (!old.ok()) return old.status();
   ASSIGN_OR_RETURN(gate::Calibration c, gate::CalibrationFromJson(*old, path));
-  if (legacy) *legacy = true;
-  return Shared(std::move(c));
+  blocks.calibration = Shared(std::move(c));
+  blocks.legacy_calibration = true;
+  return blocks;
+}
+
+StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline, bool* legacy) {
+  ASSIGN_OR_RETURN(BaselineBlocks blocks, LoadBaselineBlocks(baseline));
+  if (legacy) *legacy = blocks.legacy_calibration;
+  return blocks.calibration;
 }
 
 }  // namespace commbench::app

@@ -35,12 +35,18 @@ Status StoreCalibration(const std::string& baseline, const gate::Calibration& c)
 Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c,
                               const result::HostReference* host, const std::string& path);
 
-// The host reference the baseline `baseline` carries: no samples when it has none. InvalidArgument when the block
-// breaks its schema.
-StatusOr<result::HostReference> LoadHostReference(const std::string& baseline);
+// The blocks a baseline carries, read from the file once.
+struct BaselineBlocks {
+  // The baseline's calibration; else an older BASE.calibration.json beside it (`legacy_calibration`); else null.
+  std::shared_ptr<const gate::Calibration> calibration;
+  bool legacy_calibration = false;
+  result::HostReference host;  // no samples when it has none
+};
 
-// The calibration the baseline `baseline` carries; else an older BASE.calibration.json beside it (`legacy` says
-// so); else null. InvalidArgument when either is there but cannot be read.
+// InvalidArgument when a block (or the older calibration file) is there but cannot be read.
+StatusOr<BaselineBlocks> LoadBaselineBlocks(const std::string& baseline);
+
+// LoadBaselineBlocks' calibration (`legacy` says it came from the older file).
 StatusOr<std::shared_ptr<const gate::Calibration>> LoadCalibration(const std::string& baseline, bool* legacy = nullptr);
 
 }  // namespace commbench::app

@@ -1,7 +1,7 @@
 // The calibration a baseline file carries, on real files: kept in the baseline (which still loads as a baseline),
 // read back; carried over when the baseline is replaced; a baseline without it loads with none; an older
 // BASE.calibration.json beside it is still read (and said to be older); a broken block is bad input; an A/A run
-// that failed gives no calibration.
+// that failed gives no calibration; the host's reference samples ride beside the calibration.
 #include "lib/app/gate_calibrate.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +93,39 @@ TEST(GateCalibrateTest, AnOlderFileBesideTheBaselineIsStillReadAndABrokenBlockIs
   EXPECT_EQ(broken.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(broken.status().message().find("base.json: not a commbench calibration of schema_version 1"),
             std::string::npos)
+      << broken.status().message();
+}
+
+// Both blocks kept together and read back in one load; a baseline with neither loads with neither.
+TEST(GateCalibrateTest, TheHostReferenceRidesBesideTheCalibration) {
+  TempDir dir("gate-calibrate-test-");
+  const std::string path = dir.path() + "/base.json";
+  ASSERT_TRUE(KeepAsBaseline(Baseline(), path).ok());
+  auto none = LoadBaselineBlocks(path);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->calibration, nullptr);
+  EXPECT_EQ(none->host.size(), 0u);
+
+  result::HostReference host;
+  host.Add({0.0035, 0.0004});
+  host.Add({0.0036, 0.0005});
+  const gate::Calibration c = OneSide();
+  ASSERT_TRUE(KeepCalibratedBaseline(Baseline(), &c, &host, path).ok());
+  auto both = LoadBaselineBlocks(path);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  ASSERT_NE(both->calibration, nullptr);
+  EXPECT_FALSE(both->legacy_calibration);
+  EXPECT_EQ(both->host.loopback_s, host.loopback_s);
+  EXPECT_EQ(both->host.copy_s, host.copy_s);
+  ASSERT_TRUE(StoreCalibration(path, c).ok());  // calibrating again keeps the host's samples
+  EXPECT_EQ(LoadBaselineBlocks(path)->host.size(), 2u);
+
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+  j[result::kHostReferenceKey]["copy_s"] = {0.0004};
+  std::ofstream(path) << j.dump();
+  auto broken = LoadBaselineBlocks(path);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("host_reference: loopback_s has 2 samples, copy_s 1"), std::string::npos)
       << broken.status().message();
 }
 

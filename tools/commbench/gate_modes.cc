@@ -20,7 +20,8 @@
 namespace commbench::cli {
 namespace {
 
-// The host's reference samples the first baseline takes before and after its sweep (a gate's rounds take one each).
+// The host's reference samples the first baseline takes before and after its sweep (a gate's rounds take
+// app::kHostSamplesPerRound each).
 constexpr int kFirstBaselineHostSamples = 20;
 
 // `n` samples of the host's reference into `host`; on a failure, said, the baseline keeps none (a later gate then
@@ -61,17 +62,17 @@ int MeasureFirstBaseline(const GateOptions& o, const SweepSpec& given) {
   return 0;
 }
 
-// The baseline's calibration, its ungateable points said before anything is judged. An error: it cannot be read.
-StatusOr<std::shared_ptr<const gate::Calibration>> Calibration(const std::string& baseline) {
-  bool legacy = false;
-  auto calibration = app::LoadCalibration(baseline, &legacy);
-  if (!calibration.ok() || !*calibration) return calibration;
-  if (legacy) {
+// The baseline's blocks, its calibration's ungateable points said before anything is judged. An error: a block
+// cannot be read.
+StatusOr<app::BaselineBlocks> Blocks(const std::string& baseline) {
+  auto blocks = app::LoadBaselineBlocks(baseline);
+  if (!blocks.ok() || !blocks->calibration) return blocks;
+  if (blocks->legacy_calibration) {
     std::fprintf(stderr, "commbench gate: calibration from the older %s (gate --calibrate now keeps it in %s)\n",
                  gate::CalibrationPath(baseline).c_str(), baseline.c_str());
   }
-  SayUngateable(**calibration);
-  return calibration;
+  SayUngateable(*blocks->calibration);
+  return blocks;
 }
 
 }  // namespace
@@ -89,14 +90,12 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   auto sequential = SequentialFrom(o, gate->spec.repeats, !o.update_baseline);
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
   sequential->schedule.base_grows = false;
-  auto base_host = app::LoadHostReference(o.baseline);
-  if (!base_host.ok()) return ErrorExit(base_host.status().message());
+  auto blocks = Blocks(o.baseline);
+  if (!blocks.ok()) return ErrorExit(blocks.status().message());
   sequential->measure_host = true;
-  sequential->base_host = std::move(*base_host);
+  sequential->base_host = std::move(blocks->host);
   gate::CompareOptions compare = o.compare;
-  auto calibration = Calibration(o.baseline);
-  if (!calibration.ok()) return ErrorExit(calibration.status().message());
-  compare.calibration = *calibration;
+  compare.calibration = blocks->calibration;
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
                            (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
