@@ -133,9 +133,13 @@ std::string HostSection(const gate::Comparison& c) {
   std::string h = "<section id=\"host-shift\" aria-label=\"The host since the baseline\"><h2>The host since the "
                   "baseline</h2><p>" + Escaped(host.Describe()) + ".</p>";
   if (host.moved) {
-    h += "<p><strong>The host moved</strong>: each point below is judged with the host's move taken out of its "
-         "interval, and a change the host's move explains is inconclusive. Store the baseline again on this runner, "
-         "or gate with <code>--ab</code> (both sides in one job).</p>";
+    h += "<p><strong>The host moved</strong>: no timing verdict below holds, since a host's move does not touch "
+         "every point alike. Store the baseline again on this runner, or gate with <code>--ab</code> (both sides in "
+         "one job).</p>";
+  } else if (!host.significant && (host.could_be_slower() || host.could_be_faster())) {
+    h += "<p><strong>The host could have moved</strong>: a slowdown (or, on a host that could be faster, an "
+         "unchanged point) the host's own move could explain is inconclusive. More rounds narrow the host's "
+         "interval; <code>--ab</code> needs none of this.</p>";
   }
   return h + "</section>\n";
 }

@@ -25,12 +25,19 @@ double RatioOfMedians(const std::vector<double>& base, const std::vector<double>
 std::string HostShift::Describe() const {
   if (!judged) return "the host's speed was not compared: " + not_judged;
   const double change = std::fabs(ratio - 1) * 100;
-  std::string head = !significant ? std::string("the host's speed is as when the baseline was stored")
-                                  : "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") +
-                                        " than when the baseline was stored" +
-                                        (moved ? "" : " (its interval reaches into the " +
-                                                          Format("%.0f", kHostTolerance * 100) +
-                                                          " % a quiet host moves)");
+  const std::string tolerance = Format("%.0f", kHostTolerance * 100) + " %";
+  std::string head;
+  if (significant) {
+    head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") +
+           " than when the baseline was stored" +
+           (moved ? "" : " (its interval reaches into the " + tolerance + " a quiet host moves)");
+  } else if (could_be_slower() || could_be_faster()) {
+    head = "the host's speed is not known closely enough: its reference moved by " +
+           Format("%+.1f", (lo - 1) * 100) + " % to " + Format("%+.1f", (hi - 1) * 100) +
+           " %, more than the " + tolerance + " a quiet host moves";
+  } else {
+    head = "the host's speed is as when the baseline was stored";
+  }
   return head + " (reference ratio " + Format("%.3f", ratio) + ", 95 % interval " + Format("%.3f", lo) + "-" +
          Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" +
          Format("%.3f", loopback_ratio) + ", copies x" + Format("%.3f", copy_ratio) + "; " + std::to_string(base_n) +
@@ -72,11 +79,17 @@ void AllowForHost(const HostShift& host, Decision* d) {
     d->change = Change::kInconclusive;
     return;
   }
+  std::string why;
   if (d->change == Change::kSlower && host.significant && host.lo > 1) {
-    d->reason = "not judged, " + host.Describe() + ": a slowdown on a slower host is not the build's alone " +
-                "(measured: " + d->reason + ")";
-    d->change = Change::kInconclusive;
+    why = "a slowdown on a slower host is not the build's alone";
+  } else if (d->change == Change::kSlower && host.could_be_slower()) {
+    why = "a slowdown the host's own could explain is not the build's alone";
+  } else if (d->change == Change::kUnchanged && host.could_be_faster()) {
+    why = "a faster host could hide a slowdown of its size";
   }
+  if (why.empty()) return;
+  d->reason = "not judged, " + host.Describe() + ": " + why + " (measured: " + d->reason + ")";
+  d->change = Change::kInconclusive;
 }
 
 }  // namespace commbench::gate

@@ -105,6 +105,45 @@ TEST(HostShiftTest, AFasterHostLeavesNoTimingVerdictEither) {
   EXPECT_EQ(undecided.reason, "as measured");
 }
 
+// A loaded runner's reference spreads: the test can miss a move its interval cannot rule out. In a fresh-clone CI
+// run a capped loopback read 1.219 (0.995-1.579), and its points (x1.66, x3.67) stood as a regression.
+result::HostReference Spread(double scale, double sigma, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> noise(0, sigma);
+  result::HostReference r;
+  for (int i = 0; i < n; ++i) r.Add({3.45e-3 * scale * noise(rng), 0.40e-3 * scale * noise(rng)});
+  return r;
+}
+
+TEST(HostShiftTest, AHostThatCouldBeSlowerTakesSlowerVerdictsAway) {
+  const HostShift h = JudgeHostShift(Spread(1, 0.3, 40, 1), Spread(1.1, 0.3, 30, 2), 0.01);
+  ASSERT_FALSE(h.significant) << h.Describe();
+  ASSERT_TRUE(h.could_be_slower()) << h.Describe();
+  EXPECT_EQ(h.Describe().rfind("the host's speed is not known closely enough: its reference moved by ", 0), 0u)
+      << h.Describe();
+  Decision slower = Point(Change::kSlower, 1.66, 1.58, 1.70);
+  AllowForHost(h, &slower);
+  EXPECT_EQ(slower.change, Change::kInconclusive);
+  EXPECT_NE(slower.reason.find("a slowdown the host's own could explain is not the build's alone (measured: as "
+                               "measured)"),
+            std::string::npos)
+      << slower.reason;
+  Decision faster = Point(Change::kFaster, 0.8, 0.78, 0.82);
+  AllowForHost(h, &faster);
+  EXPECT_EQ(faster.change, Change::kFaster);
+}
+
+TEST(HostShiftTest, AHostThatCouldBeFasterTakesUnchangedVerdictsAway) {
+  const HostShift h = JudgeHostShift(Spread(1, 0.3, 40, 3), Spread(0.97, 0.3, 30, 4), 0.01);
+  ASSERT_FALSE(h.significant) << h.Describe();
+  ASSERT_TRUE(h.could_be_faster()) << h.Describe();
+  Decision unchanged = Point(Change::kUnchanged, 1.0, 0.98, 1.02);
+  AllowForHost(h, &unchanged);
+  EXPECT_EQ(unchanged.change, Change::kInconclusive);
+  EXPECT_NE(unchanged.reason.find("a faster host could hide a slowdown of its size"), std::string::npos)
+      << unchanged.reason;
+}
+
 TEST(HostShiftTest, NotJudgedWithoutComparableSamples) {
   const HostShift none = JudgeHostShift(result::HostReference{}, Host(1, 20, 2), 0.01);
   EXPECT_FALSE(none.judged);

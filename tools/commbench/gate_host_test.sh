@@ -42,7 +42,8 @@ PY
 grep -q "^host: the host" same.txt && ok || bad "same host: no host: line in the text: $(head -3 same.txt)"
 
 # 3. The same build on a slower host: its loopback capped at 4 Gbit/s. Without the host's reference this was a
-# regression (64 KiB x2.45, 1 MiB x8.65 on this VM); with it, exit 3 and every point names the host.
+# regression (64 KiB x2.45, 1 MiB x8.65 on this VM); with it, exit 3 and every point names the host: moved, or
+# (where other work spreads the reference's samples) a move its interval cannot rule out.
 if ip netns add "cbhost$$" 2>/dev/null; then
   ip netns exec "cbhost$$" ip link set lo up &&
     ip netns exec "cbhost$$" tc qdisc add dev lo root tbf rate 4gbit burst 256kb latency 50ms ||
@@ -56,18 +57,29 @@ if ip netns add "cbhost$$" 2>/dev/null; then
 import json
 c = json.load(open("slow-cmp.json"))
 h = c["options"]["host_shift"]
-assert h["moved"] and h["ratio"] > 1.03 and h["ratio_ci95"][0] > 1.03, h
-assert "slower than when the baseline was stored" in h["summary"], h
 stopped = c["options"]["sequential"]["stopped_because"]
-assert stopped.startswith("the host moved since the baseline: the host is"), stopped  # no more rounds for it
-named = 0
-for p in c["points"]:  # each inconclusive: by the host's move, or by its own noise before it
-    assert p["verdict"] == "inconclusive", (p["id"], p["verdict"], p["reason"])
-    named += "store the baseline again on this runner, or gate with --ab (measured: slower" in p["reason"]
-assert named >= 1, [p["reason"] for p in c["points"]]  # 64 KiB and 1 MiB were slower by x2.45 and x8.65 here
+if h["moved"]:
+    assert h["ratio"] > 1.03 and h["ratio_ci95"][0] > 1.03, h
+    assert "slower than when the baseline was stored" in h["summary"], h
+    assert stopped.startswith("the host moved since the baseline: the host is"), stopped  # no more rounds for it
+    named_by = "store the baseline again on this runner, or gate with --ab (measured: slower"
+else:  # other work on the runner (a CI's other tests) spreads the reference: a move it cannot rule out, or none
+    named_by = "could explain is not the build's alone (measured: slower"
+    assert h["summary"].startswith("the host"), h
+for p in c["points"]:  # each inconclusive: by the host, by disturbed repeats, or by its own noise
+    assert p["verdict"] == "inconclusive", (p["id"], p["verdict"], p["reason"], h["summary"])
+# 64 KiB and 1 MiB were slower by x2.45 and x8.65 here: a measured slowdown is named by the host, or by the other
+# work that held the ranks' CPUs (the busy rule comes first), never judged
+for p in c["points"]:
+    if "(measured: slower" in p["reason"] or "): slower by" in p["reason"]:
+        assert (named_by in p["reason"] or "on a slower host is not the build's alone" in p["reason"] or
+                p["reason"].startswith("not judged, the runner was busy")), (p["reason"], h["summary"])
+print("slower host:", h["summary"], *[p["reason"][:160] for p in c["points"]], sep="\n  ")
 PY
   /usr/bin/python3 "$VALIDATE" "$COMPARISON_SCHEMA" slow-cmp.json >/dev/null || bad "slow-cmp.json by the schema"
-  grep -q 'id="host-shift"' slow.html && grep -q "The host moved" slow.html && ok || bad "slower host: the page"
+  moved=$(python3 -c "import json; print(json.load(open('slow-cmp.json'))['options']['host_shift']['moved'])")
+  grep -q 'id="host-shift"' slow.html && { [[ $moved != True ]] || grep -q "The host moved" slow.html; } && ok ||
+    bad "slower host: the page"
 else
   echo "SKIP slower host: cannot make a network namespace here (needs root)"
 fi
