@@ -58,9 +58,9 @@ import json
 c = json.load(open("slow-cmp.json"))
 h = c["options"]["host_shift"]
 stopped = c["options"]["sequential"]["stopped_because"]
-if h["moved"]:
-    assert h["ratio"] > 1.03 and h["ratio_ci95"][0] > 1.03, h
-    assert "slower than when the baseline was stored" in h["summary"], h
+if h["moved"]:  # slower on a quiet runner; where other work shared the CPUs with either job, either way
+    assert h["ratio_ci95"][0] > 1.03 or h["ratio_ci95"][1] < 0.97, h
+    assert "than when the baseline was stored" in h["summary"], h
     assert stopped.startswith("the host moved since the baseline: the host is"), stopped  # no more rounds for it
     named_by = "store the baseline again on this runner, or gate with --ab (measured: slower"
 else:  # other work on the runner (a CI's other tests) spreads the reference: a move it cannot rule out, or none
