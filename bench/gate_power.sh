@@ -6,7 +6,9 @@
 #
 #   bench/gate_power.sh                          # 40 A/A jobs, 20 at 10 %, 20 at 5 %, both modes (hours)
 #   AA=4 P10=2 P5=2 BUDGET=60 REPEATS=60 bench/gate_power.sh   # a reduced look: fewer jobs, shorter ones
-#   MODES=ab bench/gate_power.sh                 # --ab only (or MODES=stored)
+#   MODES=ab bench/gate_power.sh                 # --ab only (or MODES=stored, or MODES=history)
+#   MODES=history HISTORY=8 REPEATS=40 bench/gate_power.sh   # gate --history against HISTORY runs of main filed
+#                                                # first (each a `sweep` of the preset, REPEATS a point)
 #   COMMBENCH=path/to/commbench WORK=/tmp/gp CONFIG=other.yaml bench/gate_power.sh   # WORK keeps every file
 #   bench/gate_power.sh --table /tmp/gp          # the table of kept jobs again
 #
@@ -16,7 +18,7 @@
 # the wall time of one gate job (the budget bounds its rounds; the targets want every job within 5 minutes).
 set -uo pipefail
 
-AA="${AA:-40}" P10="${P10:-20}" P5="${P5:-20}" MODES="${MODES:-ab,stored}" BUDGET="${BUDGET:-}"
+AA="${AA:-40}" P10="${P10:-20}" P5="${P5:-20}" MODES="${MODES:-ab,stored}" BUDGET="${BUDGET:-}" HISTORY="${HISTORY:-8}"
 REPEATS="${REPEATS:-}"
 config="${CONFIG:-configs/gate/ci.yaml}"
 bin="${COMMBENCH:-}"
@@ -59,8 +61,8 @@ fi
 
 [[ -n "$bin" ]] || { echo "gate_power.sh: build //tools/commbench or set COMMBENCH" >&2; exit 2; }
 [[ -f "$config" ]] || { echo "gate_power.sh: no config $config" >&2; exit 2; }
-for n in "$AA" "$P10" "$P5"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: AA, P10, P5 must be counts, got '$n'" >&2; exit 2; }
+for n in "$AA" "$P10" "$P5" "$HISTORY"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: AA, P10, P5, HISTORY must be counts, got '$n'" >&2; exit 2; }
 done
 [[ -z "$BUDGET" || "$BUDGET" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: BUDGET must be seconds, got '$BUDGET'" >&2; exit 2; }
 bin="$(realpath "$bin")" config="$(realpath "$config")"
@@ -117,6 +119,15 @@ if [[ ",$MODES," == *,stored,* && ! -f "$work/baseline.json" ]]; then
     --out "$work/baseline-run.json" >"$work/baseline.txt" 2>"$work/baseline.err" ||
     { echo "gate_power.sh: the baseline failed: $(tail -1 "$work/baseline.err")" >&2; exit 2; }
 fi
+if [[ ",$MODES," == *,history,* && ! -d "$work/hist" ]]; then
+  echo "gate_power.sh: filing $HISTORY runs of main in the history $work/hist" >&2
+  for ((i = 0; i < HISTORY; ++i)); do
+    "$bin" sweep --config "$config" ${REPEATS:+--repeats "$REPEATS"} -q --out "$work/main$i.json" \
+      >"$work/main$i.txt" 2>"$work/main$i.err" &&
+      "$bin" history add "$work/hist" "$work/main$i.json" --commit "main$i" >/dev/null 2>>"$work/main$i.err" ||
+      { echo "gate_power.sh: run $i of main failed: $(tail -1 "$work/main$i.err")" >&2; exit 2; }
+  done
+fi
 for ((j = 0; j < ${#kinds[@]}; ++j)); do
   kind=${kinds[j]}
   case $kind in
@@ -131,6 +142,10 @@ for ((j = 0; j < ${#kinds[@]}; ++j)); do
       [[ $kind != aa ]] && b+=",COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=$slowdown"
       "$bin" gate --ab --a COMMBENCH_GATE_POWER=1 --b "$b" --config "$config" "${budget_flag[@]}" -q \
         --out "$work/b$j.json" --out-a "$work/a$j.json" --json "$work/ab$j.cmp.json" >"$work/ab$j.txt" 2>"$work/ab$j.err"
+    elif [[ $mode == history ]]; then
+      "$bin" gate --history "$work/hist" --config "$config" "${budget_flag[@]}" -q \
+        --test-only-uniform-slowdown "$slowdown" --out "$work/h$j.json" --json "$work/history$j.cmp.json" \
+        >"$work/history$j.txt" 2>"$work/history$j.err"
     else
       "$bin" gate --baseline "$work/baseline.json" --config "$config" "${budget_flag[@]}" -q \
         --test-only-uniform-slowdown "$slowdown" --out "$work/n$j.json" --json "$work/stored$j.cmp.json" \
