@@ -10,6 +10,7 @@
 
 #include "lib/core/ranges.h"
 #include "lib/core/printable.h"
+#include "lib/gate/one_more_run.h"
 
 namespace commbench::gate {
 namespace {
@@ -203,7 +204,9 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
       pc.sequential = seq->second;
       d.boundary_p = seq->second.boundary_p;
     }
-    if (pc.problem.empty()) pc.decision = Decide(pc.base_us, pc.now_us, d);
+    if (pc.problem.empty()) {
+      pc.decision = options.base_is_runs ? DecideAgainstRuns(pc.base_us, pc.now_us, d) : Decide(pc.base_us, pc.now_us, d);
+    }
     const bool changed = pc.decision.change == Change::kSlower || pc.decision.change == Change::kFaster;
     if (const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : ""; changed && !busy.empty()) {
       pc.decision.change = Change::kInconclusive;

@@ -79,6 +79,9 @@ struct CompareOptions {
   std::map<std::string, SequentialPoint> sequential;
   std::optional<SequentialRun> sequential_run;
   std::shared_ptr<const Calibration> calibration;  // the baseline's calibration, shown with the comparison
+  // The base side holds one value per run of main (gate --history): the new job is judged as one more run
+  // (one_more_run.h), not repeat by repeat.
+  bool base_is_runs = false;
   // A gate against a stored baseline: the host's move since the baseline's job (host_shift.h). Each point is judged
   // with a moved host's ratio taken out; absent (compare, --ab), nothing is.
   std::optional<HostShift> host;

@@ -66,7 +66,9 @@ int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
     return 1;
   }
   if (!run.failure.empty()) std::fprintf(stderr, "commbench gate: the run failed: %s\n", run.failure.c_str());
-  const gate::Comparison c = gate::Compare(b->base, run.result, o.compare);
+  gate::CompareOptions compare = o.compare;
+  compare.base_is_runs = true;  // one value per run of main: this job is one more run
+  const gate::Comparison c = gate::Compare(b->base, run.result, compare);
   s = EmitComparison(c, o.flags.outputs, "history " + o.history, o.out, "gate");
   if (s.ok() && !o.flags.outputs.json.empty()) s = history::AddGateRecord(o.flags.outputs.json, record);
   if (!s.ok()) return ErrorExit(s.message());
