@@ -57,25 +57,56 @@ class WebDriver {
   quit() { return this.call('DELETE', this.session).catch(() => {}); }
 }
 
+// chromedriver on a port that was free a moment ago: another test (or a rank) may have taken it since. Then
+// chromedriver says "bind() failed: Address already in use" and may go on listening on IPv6 alone, while
+// 127.0.0.1:port is the other process's. Resolves with the running process, or null (it failed to bind, or
+// exited) so that the caller tries another port.
+async function spawnChromedriver(port, chromeTmp) {
+  const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
+    {stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, TMPDIR: chromeTmp}});
+  let failed = false;
+  driver.on('exit', () => { failed = true; });
+  driver.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    if (/bind\(\) failed|Address already in use/.test(String(chunk))) failed = true;
+  });
+  for (let i = 0; ; i++) {  // wait until it listens; a foreign listener that never answers must not hang us
+    if (failed) break;
+    try {
+      const res = await fetch('http://127.0.0.1:' + port + '/status', {signal: AbortSignal.timeout(2000)});
+      await res.json();
+      break;
+    } catch (e) {
+      if (i > 100) { driver.kill('SIGTERM'); throw e; }
+    }
+    await sleep(100);
+  }
+  await sleep(50);  // a bind failure said just after the first answer still counts
+  if (!failed) return driver;
+  driver.kill('SIGTERM');
+  return null;
+}
+
 // Starts chromedriver and one browser session; `stop()` ends both and removes their temporary directories.
 async function startBrowser() {
   const tmp = fs.mkdtempSync(path.join(process.env.TEST_TMPDIR || os.tmpdir(), 'browser-test-'));
-  const port = await freePort();
   // Chromium makes a scoped_dir in $TMPDIR and may leave it: give it one of ours, removed below. A short path
   // under /tmp, because Chromium puts a Unix socket there (at most 107 bytes) and Bazel's TEST_TMPDIR is long.
   const chromeTmp = fs.mkdtempSync('/tmp/cb-chrome-');
-  const driver = childProcess.spawn(CHROMEDRIVER, ['--port=' + port, '--allowed-ips=127.0.0.1'],
-    {stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, TMPDIR: chromeTmp}});
-  const wd = new WebDriver('http://127.0.0.1:' + port);
+  let driver = null;
+  let wd = null;
   const stop = async () => {
-    if (wd.session) await wd.quit();
-    driver.kill('SIGTERM');
+    if (wd && wd.session) await wd.quit();
+    if (driver) driver.kill('SIGTERM');
     fs.rmSync(tmp, {recursive: true, force: true});  // the Chromium profile, when run outside Bazel's TEST_TMPDIR
     fs.rmSync(chromeTmp, {recursive: true, force: true});
   };
   try {
-    for (let i = 0; ; i++) {  // wait until chromedriver listens
-      try { await wd.call('GET', '/status'); break; } catch (e) { if (i > 100) throw e; await sleep(100); }
+    for (let attempt = 1; !driver; attempt++) {
+      const port = await freePort();
+      driver = await spawnChromedriver(port, chromeTmp);
+      if (driver) wd = new WebDriver('http://127.0.0.1:' + port);
+      else if (attempt >= 5) throw new Error('chromedriver exited before it listened, on 5 ports in turn');
     }
     await wd.start(path.join(tmp, 'profile'));
   } catch (e) {
