@@ -67,13 +67,13 @@ const std::vector<double> &ExactUDistribution(int na, int nb) {
   return it->second;
 }
 
-std::string Percent(double ratio) {
+}  // namespace
+
+std::string PercentChange(double ratio) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (ratio - 1));
   return buf;
 }
-
-}  // namespace
 
 double SmallestAttainableP(int na, int nb) {
   if (na < 1 || nb < 1) return 1;
@@ -192,17 +192,17 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
   // change of exactly min_effect half of the time.
   if (significant && d.ratio_lo > 1 && d.ratio_hi > up) {
     d.change = Change::kSlower;
-    d.reason = "slower by " + Percent(d.ratio) + ": " + figures;
+    d.reason = "slower by " + PercentChange(d.ratio) + ": " + figures;
   } else if (significant && d.ratio_hi < 1 && d.ratio_lo < down) {
     d.change = Change::kFaster;
-    d.reason = "faster by " + Percent(d.ratio) + ": " + figures;
+    d.reason = "faster by " + PercentChange(d.ratio) + ": " + figures;
   } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
     d.change = Change::kUnchanged;
-    d.reason = (significant ? "a change of " + Percent(d.ratio) + ", within the floor of +-"
+    d.reason = (significant ? "a change of " + PercentChange(d.ratio) + ", within the floor of +-"
                             : std::string("within +-")) +
-               Percent(up).substr(1) + ": " + figures;
+               PercentChange(up).substr(1) + ": " + figures;
   } else if (d.detectable > options.min_effect) {
-    d.reason = "noise above the floor: these repeats could only detect " + Percent(1 + d.detectable).substr(1) +
+    d.reason = "noise above the floor: these repeats could only detect " + PercentChange(1 + d.detectable).substr(1) +
                " or more; " + figures;
   } else {
     d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);

@@ -66,6 +66,9 @@ RankTest MannWhitney(const std::vector<double> &a, const std::vector<double> &b)
 // / C(na + nb, na).
 double SmallestAttainableP(int na, int nb);
 
+// A ratio as the signed change the reasons print: 1.052 -> "+5.2%".
+std::string PercentChange(double ratio);
+
 // Percentile bootstrap (each side resampled on its own) of median(b*) /
 // median(a*).
 void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,

@@ -21,12 +21,6 @@ double StudentDensity(double x, double df) {
   return std::exp(log_norm - (df + 1) / 2 * std::log1p(x * x / df));
 }
 
-std::string Percent(double ratio) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (ratio - 1));
-  return buf;
-}
-
 }  // namespace
 
 double StudentTwoSidedP(double t, double df) {
@@ -94,16 +88,16 @@ Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<do
                 d.ratio, d.ratio_lo, d.ratio_hi, k, d.test.p, 100 * d.detectable);
   if (significant && d.ratio > 1 && d.ratio_hi > up) {
     d.change = Change::kSlower;
-    d.reason = "slower by " + Percent(d.ratio) + ": " + figures;
+    d.reason = "slower by " + PercentChange(d.ratio) + ": " + figures;
   } else if (significant && d.ratio < 1 && d.ratio_lo < down) {
     d.change = Change::kFaster;
-    d.reason = "faster by " + Percent(d.ratio) + ": " + figures;
+    d.reason = "faster by " + PercentChange(d.ratio) + ": " + figures;
   } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
     d.change = Change::kUnchanged;
-    d.reason = "within +-" + Percent(up).substr(1) + ": " + figures;
+    d.reason = "within +-" + PercentChange(up).substr(1) + ": " + figures;
   } else if (d.detectable > options.min_effect) {
     d.reason = "the runs of main spread too much: " + std::to_string(k) + " of them could only detect " +
-               Percent(1 + d.detectable).substr(1) + " or more; " + figures;
+               PercentChange(1 + d.detectable).substr(1) + " or more; " + figures;
   } else {
     d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);
   }
