@@ -396,6 +396,7 @@ bool SpmdSession::Finish(const std::string& failure) {
                                       : std::chrono::duration_cast<Clock::duration>(milliseconds(2000)));
   for (int r = 1; r < world(); ++r) (void)store->Get("bye/" + std::to_string(r), Left(deadline));
   (void)control_->Remove();
+  if (rank_store_ != control_) (void)rank_store_->Remove();  // and from here its own rank writes nothing
   if (own_rank_.joinable() && own_rank_done_) own_rank_.join();
   return !own_rank_.joinable();
 }

@@ -136,12 +136,22 @@ struct Owner {
   }
 };
 
-// A store whose keys go under "<prefix>/" and whose prefix may change (a new owner's nonce).
+// A store whose keys go under "<prefix>/" and whose prefix may change (a new owner's nonce). Once closed it
+// writes nothing: a rank thread that wakes while (or after) the run is removed cannot leave a key behind.
 class ScopedStore : public Store {
  public:
   void set_base(Store* base) { base_ = base; }
   void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
-  Status Set(const std::string& key, const std::vector<char>& value) override { return base_->Set(Key(key), value); }
+  // Returns once no write is under way.
+  void Close() {
+    std::lock_guard<std::mutex> lock(writing_);
+    closed_ = true;
+  }
+  Status Set(const std::string& key, const std::vector<char>& value) override {
+    std::lock_guard<std::mutex> lock(writing_);
+    if (closed_) return Unavailable("the run has left " + Describe() + ": '" + key + "' not written");
+    return base_->Set(Key(key), value);
+  }
   StatusOr<std::vector<char>> Get(const std::string& key, milliseconds timeout) override {
     return base_->Get(Key(key), timeout);
   }
@@ -151,6 +161,8 @@ class ScopedStore : public Store {
   std::string Key(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "/" + key; }
   Store* base_ = nullptr;
   std::string prefix_;
+  std::mutex writing_;
+  bool closed_ = false;
 };
 
 // What the file and Redis run stores share: the owner record, its heartbeat, claims and joins. The backends
@@ -221,7 +233,9 @@ class OwnedRunStore : public RunStore {
   }
 
   Status Remove() override {
-    if (state_ == State::kRefused || state_ == State::kJoined) return OkStatus();
+    if (state_ == State::kRefused) return OkStatus();
+    scoped_.Close();
+    if (state_ == State::kJoined) return Leave();
     StopHeartbeat();
     if (state_ == State::kClaimed) {
       auto held = ReadOwner();
@@ -239,6 +253,8 @@ class OwnedRunStore : public RunStore {
   virtual void RemoveAllBut(const std::string& nonce) = 0;
   virtual Status RemoveNamespace(const std::string& nonce) = 0;
   virtual Status RemoveEverything() = 0;
+  // What is left of the run's place once its keys are gone (the file store's directory), if nothing else is in it.
+  virtual void RemoveIfEmpty() = 0;
   virtual std::string ClearCommand() const = 0;
 
   void set_base(Store* base) { scoped_.set_base(base); }
@@ -255,6 +271,17 @@ class OwnedRunStore : public RunStore {
 
  private:
   enum class State { kOpen, kClaimed, kJoined, kRefused };
+
+  // A joined rank leaves the run's keys to rank 0 while its owner record stands (rank 0 removes everything once
+  // every rank said goodbye, or it stopped waiting). Once that record is gone or another run's, rank 0 has
+  // removed the run already: whatever this rank wrote since is its own to remove.
+  Status Leave() {
+    auto held = ReadOwner();
+    if (held && held->first.nonce == nonce_) return OkStatus();
+    RETURN_IF_ERROR(RemoveNamespace(nonce_));
+    RemoveIfEmpty();
+    return OkStatus();
+  }
 
   std::optional<std::pair<Owner, double>> ReadOwner() {
     auto text = ReadOwnerText();
@@ -321,12 +348,19 @@ class FileRunStore : public OwnedRunStore {
     return OkStatus();
   }
   Status RemoveEverything() override {
-    files_.RemoveAllBut("", "");
-    if (unlinkat(root_fd_, name_.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-      return Internal("cannot remove the run's rendezvous directory " + dir_ + ": " + std::strerror(errno));
+    // A rank that checked the owner record before this sweep removed it may still land its last key between the
+    // sweep and the rmdir: sweep again. What lands after the record is gone, its writer removes (Leave).
+    int error = 0;
+    for (int sweep = 0; sweep < 20; ++sweep) {
+      files_.RemoveAllBut("", "");
+      if (unlinkat(root_fd_, name_.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) return OkStatus();
+      error = errno;
+      if (error != ENOTEMPTY && error != EEXIST) break;
+      std::this_thread::sleep_for(milliseconds(5));
     }
-    return OkStatus();
+    return Internal("cannot remove the run's rendezvous directory " + dir_ + ": " + std::strerror(error));
   }
+  void RemoveIfEmpty() override { (void)unlinkat(root_fd_, name_.c_str(), AT_REMOVEDIR); }
   std::string ClearCommand() const override { return "rm -r -- '" + dir_ + "'"; }
 
  private:
@@ -379,6 +413,7 @@ class RedisRunStore : public OwnedRunStore {
     return redis_->RemoveKeys(prefix_ + "/" + nonce + "/").status();
   }
   Status RemoveEverything() override { return redis_->RemoveKeys(prefix_ + "/").status(); }
+  void RemoveIfEmpty() override {}  // a Redis prefix is nothing once its keys are gone
   std::string ClearCommand() const override {
     return "redis-cli -u " + redis_->Describe() + " --scan --pattern '" + prefix_ + "/*' | xargs -r redis-cli -u " +
            redis_->Describe() + " del (with -a PASSWORD if it has one)";

@@ -44,7 +44,9 @@ class RunStore {
   virtual bool FollowNewOwner() = 0;
   // Deletes every key of the run (the directory for file:, the prefix for redis://) when this store claimed it
   // (only its own namespace when another run has since taken the id over), or opened it without claiming;
-  // nothing after a refused Claim.
+  // nothing after a refused Claim. After Join: nothing while the owner stands (it removes the run), else what
+  // is left of the run's namespace. Either way store() writes nothing afterwards, so a late writer of this
+  // process leaves no key.
   virtual Status Remove() = 0;
 };
 

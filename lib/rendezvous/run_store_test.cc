@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include "lib/core/temp_dir.h"
@@ -90,6 +92,56 @@ void CrashAfterClaiming(const std::string& url, const std::string& run_id) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// A joined rank keeps writing (its progress beats, then its goodbye) while rank 0 removes the run, and after: a
+// late key must not outlive the run, whichever of the two removes it. Many rounds, so that a write lands between
+// rank 0's sweep and its removal of the directory in some of them.
+void ExpectALateWriterLeavesNothing(const std::string& url, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    const std::string run_id = "late-" + std::to_string(round);
+    auto owner = OpenRunStore(url, run_id, milliseconds(2000));
+    auto joined = OpenRunStore(url, run_id, milliseconds(2000));
+    ASSERT_TRUE(owner.ok() && joined.ok()) << url;
+    ASSERT_TRUE((*owner)->Claim(2).ok());
+    ASSERT_TRUE((*joined)->Join(2, milliseconds(2000)).ok());
+    ASSERT_TRUE((*owner)->store()->Set("arrive/0", {'0'}).ok());
+    std::atomic<bool> owner_gone{false};
+    std::thread writer([&] {
+      // Writes on until some time after rank 0 left, then leaves as a rank does.
+      int after = 0;
+      for (int k = 0; after < 20; ++k) {
+        (void)(*joined)->store()->Set("beat/1/" + std::to_string(k), {'b'});
+        if (owner_gone) ++after;
+      }
+      EXPECT_TRUE((*joined)->Remove().ok());
+      EXPECT_FALSE((*joined)->store()->Set("failed/1", {'f'}).ok()) << "a write after Remove";
+    });
+    std::this_thread::sleep_for(milliseconds(round % 5));
+    (void)(*owner)->Remove();  // may give up on a directory the writer keeps filling: the writer then removes it
+    owner_gone = true;
+    writer.join();
+    EXPECT_FALSE((*owner)->store()->Set("failed/0", {'f'}).ok()) << "a write after Remove";
+  }
+}
+
+TEST(RunStore, AFileRunsLateWriterLeavesNothing) {
+  TempDir dir("run-store-");
+  ExpectALateWriterLeavesNothing("file:" + dir.path(), 100);
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(RunStore, ARedisRunsLateWriterLeavesNoKey) {
+  commbench::testing::RedisServer server("");
+  ASSERT_TRUE(server.started()) << "redis-server could not be started (tools/setup.sh)";
+  ExpectALateWriterLeavesNothing(server.Url(""), 30);
+  auto address = ParseRedisUrl(server.Url(""), nullptr);
+  ASSERT_TRUE(address.ok());
+  auto redis = RedisStore::Connect(*address, milliseconds(2000));
+  ASSERT_TRUE(redis.ok());
+  auto left = (*redis)->RemoveKeys("");
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 0);
 }
 
 std::vector<std::string> FilesIn(const std::string& dir) {
