@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "lib/gate/one_more_run.h"
 #include "lib/gate/sequential.h"
 #include "lib/stats/summary.h"
 
@@ -31,6 +32,24 @@ Boundary LastBoundary(double alpha, const LookSchedule& schedule, int64_t n) {
 
 double Detectable(double z, double spread, int64_t n) {
   return (z + NormalUpperQuantile(0.2)) * spread * std::sqrt(2.0 / static_cast<double>(n));
+}
+
+// "3 jobs of this build spread 7.2 % and detect 41.0 % (floor 5 %)"; "1 job of this build so far: jobs apart in
+// time are compared from 3 (run gate --calibrate again later)".
+std::string JobsText(const PointCalibration& p) {
+  const size_t jobs = p.job_medians_us.size() + 1;  // the baseline's own among them
+  char buf[240];
+  if (jobs < kLeastOtherJobs + 1) {
+    std::snprintf(buf, sizeof(buf),
+                  "%zu job%s of this build so far: how far jobs apart in time drift is told from %zu (run gate "
+                  "--calibrate again later)",
+                  jobs, jobs == 1 ? "" : "s", kLeastOtherJobs + 1);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%zu jobs of this build spread %.1f%% and detect %.1f%% (floor %.0f%%)%s", jobs,
+                  100 * p.job_spread, 100 * p.job_detectable, 100 * p.min_effect,
+                  p.job_detectable > p.min_effect ? ": more jobs (gate --calibrate) or --ab" : "");
+  }
+  return buf;
 }
 
 }  // namespace
@@ -61,6 +80,11 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
     pc.repeats = static_cast<int64_t>(std::min(va.size(), vb.size()));
     pc.spread = std::max(RelativeSpread(va), RelativeSpread(vb));
     pc.aa_ratio = Median(vb) / Median(va);
+    std::vector<double> both = va;
+    both.insert(both.end(), vb.begin(), vb.end());
+    if (!both.empty()) pc.job_medians_us = {Median(both)};
+    pc.job_spread = std::nan("");
+    pc.job_detectable = INFINITY;
     pc.budget_repeats = n;
     pc.detectable = std::isfinite(last.z) && std::isfinite(pc.spread) ? Detectable(last.z, pc.spread, n) : INFINITY;
     pc.min_effect = MinEffectFor(options, p.point.bytes);
@@ -82,8 +106,59 @@ Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, i
                              const LookSchedule& schedule, const CompareOptions& options) {
   Calibration c = Calibrate(runs, runs, elapsed_s, rounds, budget_s, schedule, options);
   c.source = CalibrationSource::kBaselineRepeats;
-  for (PointCalibration& p : c.points) p.aa_ratio = std::nan("");  // one side: no A/A to compare
+  for (PointCalibration& p : c.points) {
+    p.aa_ratio = std::nan("");  // one side: no A/A to compare
+    p.job_medians_us.clear();   // these repeats are the baseline's own job
+  }
   return c;
+}
+
+void AddJobs(const Calibration* before, const result::ResultFile& baseline, const CompareOptions& options,
+             Calibration* now) {
+  std::map<std::string, double> base_median;
+  for (const result::PointResult& p : baseline.points) {
+    const std::vector<double> m = result::RepeatMedians(p);
+    if (!m.empty()) base_median[p.id] = Median(m);
+  }
+  for (PointCalibration& p : now->points) {
+    std::vector<double> jobs;
+    if (const PointCalibration* old = before ? Find(*before, p.id) : nullptr) jobs = old->job_medians_us;
+    jobs.insert(jobs.end(), p.job_medians_us.begin(), p.job_medians_us.end());
+    if (jobs.size() > kMostCalibrationJobs) jobs.erase(jobs.begin(), jobs.end() - kMostCalibrationJobs);
+    p.job_medians_us = jobs;
+    p.job_spread = std::nan("");
+    p.job_detectable = INFINITY;
+    auto base = base_median.find(p.id);
+    if (base == base_median.end() || jobs.size() < kLeastOtherJobs) continue;
+    std::vector<double> runs = {base->second};
+    runs.insert(runs.end(), jobs.begin(), jobs.end());
+    double mean = 0, ss = 0;
+    for (double v : runs) mean += std::log(v) / static_cast<double>(runs.size());
+    for (double v : runs) ss += (std::log(v) - mean) * (std::log(v) - mean);
+    p.job_spread = std::sqrt(ss / static_cast<double>(runs.size() - 1));
+    DecisionOptions d = options.decision;
+    d.min_effect = p.min_effect;
+    p.job_detectable = DetectableAgainstRuns(runs, d);
+    if (p.job_detectable > p.min_effect) p.gateable = false;
+  }
+}
+
+Calibration WithoutJobs(Calibration c) {
+  for (PointCalibration& p : c.points) {
+    p.job_medians_us.clear();
+    p.job_spread = std::nan("");
+    p.job_detectable = INFINITY;
+    p.gateable = p.detectable <= p.min_effect;
+  }
+  return c;
+}
+
+std::map<std::string, std::vector<double>> JobMedians(const Calibration& c) {
+  std::map<std::string, std::vector<double>> out;
+  for (const PointCalibration& p : c.points) {
+    if (!p.job_medians_us.empty()) out[p.id] = p.job_medians_us;
+  }
+  return out;
 }
 
 const PointCalibration* Find(const Calibration& c, const std::string& id) {
@@ -115,7 +190,10 @@ nlohmann::json CalibrationToJson(const Calibration& c) {
                            {"min_effect", p.min_effect},
                            {"false_alarm", p.false_alarm},
                            {"gateable", p.gateable},
-                           {"repeats_needed", p.repeats_needed}});
+                           {"repeats_needed", p.repeats_needed},
+                           {"job_medians_us", p.job_medians_us},
+                           {"job_spread", number(p.job_spread)},
+                           {"job_detectable", number(p.job_detectable)}});
   }
   return j;
 }
@@ -150,6 +228,11 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
       pc.false_alarm = p.at("false_alarm");
       pc.gateable = p.at("gateable");
       pc.repeats_needed = p.at("repeats_needed");
+      // Absent in files before jobs were kept: none.
+      pc.job_medians_us = p.value("job_medians_us", std::vector<double>{});
+      pc.job_spread = p.contains("job_spread") && !p.at("job_spread").is_null() ? p.at("job_spread").get<double>()
+                                                                                 : std::nan("");
+      pc.job_detectable = p.contains("job_detectable") ? number(p.at("job_detectable")) : INFINITY;
       c.points.push_back(pc);
     }
     return c;
@@ -179,10 +262,11 @@ std::string CalibrationToText(const Calibration& c) {
     if (!std::isfinite(p.spread)) {
       t = t.substr(0, t.rfind(p.id.c_str()) + p.id.size()) + ": too few A/A repeats (" + std::to_string(p.repeats) +
           " a side) to tell a repeat's spread: give --calibrate a larger --budget";
-    } else if (!p.gateable) {
+    } else if (p.detectable > p.min_effect) {
       t += p.repeats_needed > 0 ? "; it would need " + std::to_string(p.repeats_needed) + " repeats a side"
                                 : std::string("; no practical number of repeats reaches the floor");
     }
+    if (std::isfinite(p.spread)) t += "; " + JobsText(p);
     t += "\n";
   }
   std::snprintf(buf, sizeof(buf), "a round of every point took %.2f s (%s); budget %.0f s\n", c.round_s,
@@ -193,6 +277,7 @@ std::string CalibrationToText(const Calibration& c) {
 std::string UngateableText(const PointCalibration& p) {
   if (p.gateable) return "";
   if (!std::isfinite(p.spread)) return "too few calibration repeats to tell a repeat's spread";
+  if (p.detectable <= p.min_effect) return "against a stored baseline, " + JobsText(p);
   char buf[200];
   std::snprintf(buf, sizeof(buf), "a repeat spreads %.1f%%, %lld repeats a side detect %.1f%% (floor %.0f%%)",
                 100 * p.spread, static_cast<long long>(p.budget_repeats), 100 * p.detectable, 100 * p.min_effect);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +31,17 @@ struct PointCalibration {
   double false_alarm = 0;      // expected: the alpha spent by the last look, halved (only "slower" fails)
   bool gateable = false;       // detectable <= min_effect
   int64_t repeats_needed = 0;  // a side, for detectable <= min_effect (when not gateable; -1: more than 100000)
+  // Against a stored baseline, jobs apart in time: the median repeat (us) of each A/A job of the baseline's build,
+  // oldest first (every gate --calibrate adds its own; a new baseline, another build, starts none). With the
+  // baseline's own job, their spread and what a gate judging a job as one more of them can detect (infinite
+  // below 3 jobs); a point whose job_detectable exceeds its floor is not gateable against a stored baseline here.
+  std::vector<double> job_medians_us;
+  double job_spread = 0;      // the jobs' relative spread (standard deviation of their logs); NaN below 3 jobs
+  double job_detectable = 0;  // infinite below 3 jobs
 };
+
+// The most jobs a calibration keeps (the latest): enough for a t of few degrees of freedom, little to store.
+inline constexpr size_t kMostCalibrationJobs = 20;
 
 // What the spread was measured on: A/A rounds (gate --calibrate), or the first baseline's own repeats (the first
 // gate --update-baseline: one side, so no A/A ratio).
@@ -57,6 +68,18 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
 // and what the budget detects with it; no A/A ratio (NaN). Source kBaselineRepeats.
 Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, int64_t rounds, double budget_s,
                              const LookSchedule& schedule, const CompareOptions& options);
+
+// A later A/A job (`now`, from Calibrate) of the baseline `baseline`'s build: keeps `before`'s jobs ahead of its own
+// (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
+// detect and whether each point is gateable against the stored baseline (`options`: the floors and alpha).
+void AddJobs(const Calibration* before, const result::ResultFile& baseline, const CompareOptions& options,
+             Calibration* now);
+
+// `c` for a new baseline (another build): its jobs were the old build's, so none are kept.
+Calibration WithoutJobs(Calibration c);
+
+// Each point's other jobs of the baseline's build, for CompareOptions::base_jobs_us.
+std::map<std::string, std::vector<double>> JobMedians(const Calibration& c);
 
 // The point's calibration, or null.
 const PointCalibration* Find(const Calibration& c, const std::string& id);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "lib/gate/outputs.h"
@@ -102,6 +103,81 @@ TEST(CalibrationTest, OneSidesRepeatsGiveTheSpreadWithoutAnAaRatio) {
   EXPECT_FALSE(c.points[1].gateable);
   EXPECT_NEAR(c.points[1].spread, 0.3, 0.12);  // a log-normal of sigma 0.3, 40 draws
   EXPECT_NE(CalibrationToText(c).find("the baseline's own repeats"), std::string::npos);
+}
+
+// One job's side: every repeat of "quiet" at `quiet` and of "drifting" at `drifting`, each within 0.2 %.
+result::ResultFile JobSide(double quiet, double drifting, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 0.002);
+  result::ResultFile f;
+  for (const auto& [id, level] : {std::pair<std::string, double>{"quiet", quiet}, {"drifting", drifting}}) {
+    result::PointResult p;
+    p.id = id;
+    p.point.bytes = 65536;
+    for (int i = 0; i < 20; ++i) p.repeat_p50_us.push_back(level * std::exp(z(rng)));
+    f.points.push_back(p);
+  }
+  return f;
+}
+
+// Every gate --calibrate is one more job of the baseline's build: the jobs accumulate (the latest 20), and from
+// three with the baseline's own the calibration tells how far they drift and whether a stored baseline can gate
+// each point here. A new baseline (another build) starts without them; a file from before them still loads.
+TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
+  const result::ResultFile base = JobSide(100, 100, 1);
+  const std::vector<std::pair<double, double>> jobs = {{100.1, 115}, {99.9, 90}, {100.05, 108}};
+  std::optional<Calibration> c;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    Calibration next = Calibrate(JobSide(jobs[j].first, jobs[j].second, 10 + j),
+                                 JobSide(jobs[j].first, jobs[j].second, 20 + j), 20, 20, 0, LookSchedule{}, {});
+    AddJobs(c ? &*c : nullptr, base, {}, &next);
+    c = next;
+    if (j == 0) {  // the baseline's job and one more: no spread told yet
+      EXPECT_TRUE(c->points[0].gateable);
+      EXPECT_TRUE(std::isinf(c->points[1].job_detectable));
+      EXPECT_NE(CalibrationToText(*c).find("2 jobs of this build so far"), std::string::npos) << CalibrationToText(*c);
+    }
+  }
+  ASSERT_EQ(c->points.size(), 2u);
+  const PointCalibration& quiet = c->points[0];
+  const PointCalibration& drifting = c->points[1];
+  EXPECT_EQ(quiet.job_medians_us.size(), 3u);
+  EXPECT_NEAR(drifting.job_medians_us[0], 115, 0.5);
+  EXPECT_LT(quiet.job_detectable, 0.05);
+  EXPECT_TRUE(quiet.gateable);
+  EXPECT_NEAR(drifting.job_spread, 0.10, 0.03);  // logs of 100, 115, 90, 108
+  EXPECT_GT(drifting.job_detectable, 0.05);
+  EXPECT_FALSE(drifting.gateable);  // its repeats alone would gate it
+  EXPECT_LE(drifting.detectable, drifting.min_effect);
+  EXPECT_EQ(UngateableText(drifting).rfind("against a stored baseline, 4 jobs of this build spread ", 0), 0u)
+      << UngateableText(drifting);
+  EXPECT_EQ(JobMedians(*c).at("drifting").size(), 3u);
+
+  auto back = CalibrationFromJson(CalibrationToJson(*c), "c.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->points[1].job_medians_us, drifting.job_medians_us);
+  EXPECT_DOUBLE_EQ(back->points[1].job_detectable, drifting.job_detectable);
+  nlohmann::json old = CalibrationToJson(*c);
+  for (auto& p : old["points"]) {
+    p.erase("job_medians_us");
+    p.erase("job_spread");
+    p.erase("job_detectable");
+  }
+  auto older = CalibrationFromJson(old, "c.json");
+  ASSERT_TRUE(older.ok()) << older.status().message();
+  EXPECT_TRUE(older->points[1].job_medians_us.empty());
+
+  const Calibration fresh = WithoutJobs(*c);
+  EXPECT_TRUE(fresh.points[1].job_medians_us.empty());
+  EXPECT_TRUE(fresh.points[1].gateable);  // its repeats' figure again
+  EXPECT_TRUE(JobMedians(fresh).empty());
+
+  for (int j = 0; j < 25; ++j) {
+    Calibration next = Calibrate(JobSide(100, 100, 100 + j), JobSide(100, 100, 200 + j), 20, 20, 0, LookSchedule{}, {});
+    AddJobs(&*c, base, {}, &next);
+    c = next;
+  }
+  EXPECT_EQ(c->points[0].job_medians_us.size(), kMostCalibrationJobs);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "lib/core/ranges.h"
 #include "lib/core/printable.h"
 #include "lib/gate/one_more_run.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::gate {
 namespace {
@@ -205,7 +206,16 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
       d.boundary_p = seq->second.boundary_p;
     }
     if (pc.problem.empty()) {
-      pc.decision = options.base_is_runs ? DecideAgainstRuns(pc.base_us, pc.now_us, d) : Decide(pc.base_us, pc.now_us, d);
+      const auto jobs = options.base_jobs_us.find(id);
+      if (options.base_is_runs) {
+        pc.decision = DecideAgainstRuns(pc.base_us, pc.now_us, d);
+      } else if (jobs != options.base_jobs_us.end() && jobs->second.size() >= kLeastOtherJobs && !pc.base_us.empty()) {
+        std::vector<double> runs = {Median(pc.base_us)};
+        runs.insert(runs.end(), jobs->second.begin(), jobs->second.end());
+        pc.decision = DecideAgainstRuns(runs, pc.now_us, d, "the jobs of the baseline's build");
+      } else {
+        pc.decision = Decide(pc.base_us, pc.now_us, d);
+      }
     }
     const bool changed = pc.decision.change == Change::kSlower || pc.decision.change == Change::kFaster;
     if (const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : ""; changed && !busy.empty()) {

@@ -66,6 +66,9 @@ struct SequentialRun {
 
 struct Calibration;  // calibration.h: this runner's A/A noise, kept beside a baseline
 
+// Two other jobs and the baseline's own: the least from which a job-to-job spread can be told.
+inline constexpr size_t kLeastOtherJobs = 2;
+
 struct CompareOptions {
   DecisionOptions decision;
   // Floors by message size: a point smaller than a key uses that key's floor (the smallest such key), the others
@@ -82,6 +85,11 @@ struct CompareOptions {
   // The base side holds one value per run of main (gate --history): the new job is judged as one more run
   // (one_more_run.h), not repeat by repeat.
   bool base_is_runs = false;
+  // A stored baseline's other jobs of its build, by point (each job's median repeat, in us: gate --calibrate's
+  // A/A jobs, run apart in time). Jobs drift apart more than one job's repeats tell, so with at least
+  // kLeastOtherJobs of them the new job is judged as one more job of the baseline's build (one_more_run.h), the
+  // baseline's own job among them; with fewer, repeat by repeat.
+  std::map<std::string, std::vector<double>> base_jobs_us;
   // A gate against a stored baseline: the host's move since the baseline's job (host_shift.h). Each point is judged
   // with a moved host's ratio taken out; absent (compare, --ab), nothing is.
   std::optional<HostShift> host;

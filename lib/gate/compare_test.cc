@@ -57,6 +57,27 @@ TEST(CompareTest, OneSlowerPointIsARegression) {
   EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged);
 }
 
+// A stored baseline's other jobs of its build (gate --calibrate's): with two or more, a new job is judged as one
+// more of them. A job 12 % slower in every repeat is a regression repeat by repeat, and within what jobs of the same
+// build drift apart (90-110 % of the baseline's) judged as a job; a 2x job stands out of quiet jobs either way.
+TEST(CompareTest, AStoredBaselinesOtherJobsJudgeTheNewJobAsOneMore) {
+  const ResultFile base = File({{"a", 100}}, 20, 1), drifted = File({{"a", 112}}, 20, 2);
+  EXPECT_EQ(Compare(base, drifted).points[0].decision.change, Change::kSlower);
+  CompareOptions options;
+  options.base_jobs_us = {{"a", {110}}};  // one other job: not enough to tell a spread, repeat by repeat
+  EXPECT_EQ(Compare(base, drifted, options).points[0].decision.change, Change::kSlower);
+  options.base_jobs_us = {{"a", {90, 110}}};
+  const Comparison c = Compare(base, drifted, options);
+  EXPECT_EQ(c.points[0].decision.change, Change::kInconclusive) << c.points[0].decision.reason;
+  EXPECT_EQ(c.points[0].decision.reason.rfind("the jobs of the baseline's build spread too much: 3 of them", 0), 0u)
+      << c.points[0].decision.reason;
+  EXPECT_EQ(c.ExitCode(), 3);
+  options.base_jobs_us = {{"a", {100.4, 99.7, 100.2, 99.9}}};
+  const Comparison twice = Compare(base, File({{"a", 200}}, 20, 3), options);
+  EXPECT_EQ(twice.points[0].decision.change, Change::kSlower) << twice.points[0].decision.reason;
+  EXPECT_NE(twice.points[0].decision.reason.find("over 5 runs"), std::string::npos) << twice.points[0].decision.reason;
+}
+
 // `judged` repeats of side "new" of which `disturbed` were judged disturbed, plus `replaced` disturbed ones re-run.
 SequentialPoint Repeats(int judged, int disturbed, int replaced) {
   SequentialPoint s;

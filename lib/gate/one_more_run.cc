@@ -50,8 +50,41 @@ double StudentQuantileTwoSided(double p, double df) {
   return cache[{p, df}] = (lo + hi) / 2;
 }
 
+namespace {
+
+// The runs' mean and spread on a log scale, and a new run's spread about that mean.
+struct RunSpread {
+  double mean = 0, se = 0, df = 0;
+};
+
+RunSpread SpreadOf(const std::vector<double>& runs) {
+  const size_t k = runs.size();
+  RunSpread r;
+  for (double v : runs) r.mean += std::log(v);
+  r.mean /= static_cast<double>(k);
+  double ss = 0;
+  for (double v : runs) ss += (std::log(v) - r.mean) * (std::log(v) - r.mean);
+  r.df = static_cast<double>(k - 1);
+  r.se = std::sqrt(ss / r.df) * std::sqrt(1 + 1.0 / static_cast<double>(k));
+  return r;
+}
+
+double Detectable(const RunSpread& r, const DecisionOptions& options) {
+  return std::exp((StudentQuantileTwoSided(options.alpha, r.df) +
+                   StudentQuantileTwoSided(2 * (1 - options.power), r.df)) *
+                  r.se) -
+         1;
+}
+
+}  // namespace
+
+double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options) {
+  if (runs.size() < 3) return std::numeric_limits<double>::infinity();
+  return Detectable(SpreadOf(runs), options);
+}
+
 Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<double>& now,
-                           const DecisionOptions& options) {
+                           const DecisionOptions& options, const std::string& runs_are) {
   Decision d;
   const size_t k = runs.size();
   if (k < 3 || now.empty()) {
@@ -60,24 +93,16 @@ Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<do
     d.detectable = std::numeric_limits<double>::infinity();
     return d;
   }
-  double mean = 0;
-  for (double v : runs) mean += std::log(v);
-  mean /= static_cast<double>(k);
-  double ss = 0;
-  for (double v : runs) ss += (std::log(v) - mean) * (std::log(v) - mean);
-  const double sd = std::sqrt(ss / static_cast<double>(k - 1));
-  const double df = static_cast<double>(k - 1);
-  const double se = sd * std::sqrt(1 + 1.0 / static_cast<double>(k));  // a new run's spread about the runs' mean
-  const double shift = std::log(Median(now)) - mean;
+  const RunSpread spread = SpreadOf(runs);
+  const double se = spread.se, df = spread.df;
+  const double shift = std::log(Median(now)) - spread.mean;
   d.ratio = std::exp(shift);
   const double q95 = StudentQuantileTwoSided(0.05, df);
   d.ratio_lo = std::exp(shift - q95 * se);
   d.ratio_hi = std::exp(shift + q95 * se);
   d.test.p = se > 0 ? StudentTwoSidedP(shift / se, df) : (shift == 0 ? 1 : 0);
   const double alpha = options.alpha;
-  d.detectable = std::exp((StudentQuantileTwoSided(alpha, df) + StudentQuantileTwoSided(2 * (1 - options.power), df)) *
-                          se) -
-                 1;
+  d.detectable = Detectable(spread, options);
 
   const double up = 1 + options.min_effect, down = 1 - options.min_effect;
   const bool significant = d.test.p < alpha;
@@ -96,7 +121,7 @@ Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<do
     d.change = Change::kUnchanged;
     d.reason = "within +-" + PercentChange(up).substr(1) + ": " + figures;
   } else if (d.detectable > options.min_effect) {
-    d.reason = "the runs of main spread too much: " + std::to_string(k) + " of them could only detect " +
+    d.reason = runs_are + " spread too much: " + std::to_string(k) + " of them could only detect " +
                PercentChange(1 + d.detectable).substr(1) + " or more; " + figures;
   } else {
     d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);

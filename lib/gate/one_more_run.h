@@ -6,6 +6,7 @@
 // freedom), which holds the false alarms at alpha whatever the run-to-run spread.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "lib/gate/decision.h"
@@ -20,7 +21,12 @@ double StudentQuantileTwoSided(double p, double df);
 // `runs`: one value per run of the baseline (at least 3); `now`: this job's repeats. The ratio is median(now) over
 // the runs' geometric mean, its interval the 95 % prediction interval's, `test.p` the t test's; slower / faster /
 // unchanged / inconclusive as Decide says them, with the smallest change K runs of this spread can tell.
+// The smallest change K = runs.size() runs of their spread can tell at options.alpha with options.power (infinite
+// below 3 runs): what DecideAgainstRuns reports as detectable, whatever the new job.
+double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options);
+
+// `runs_are` names the runs in a reason ("the runs of main spread too much: ...").
 Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<double>& now,
-                           const DecisionOptions& options = {});
+                           const DecisionOptions& options = {}, const std::string& runs_are = "the runs of main");
 
 }  // namespace commbench::gate

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <random>
 
@@ -53,6 +54,39 @@ TEST(DecideAgainstRunsTest, FalseAlarmsStayAtAlphaWhateverTheRunToRunSpread) {
     std::printf("job-to-job spread %.2f: as one more run %d of %d slower; repeat by repeat %d of %d\n", job, slower,
                 trials, by_repeats, compared);
   }
+}
+
+// A stored baseline judged with its build's other jobs (gate --calibrate's): few jobs (3 or 5 with the
+// baseline's), a job-to-job spread of 10 %, a repeat's of 12 %, and the gate looks after every 20 repeats up to
+// 160 and stops at the first verdict. Looking again does not raise the false alarms past alpha by much: the job's
+// own offset, not its repeats, moves the test, and it is there from the first look.
+TEST(DecideAgainstRunsTest, LookingAfterEveryRoundOfRepeatsKeepsTheFalseAlarmsNearAlpha) {
+  for (int k : {3, 5}) {
+    std::mt19937_64 rng(21);
+    std::normal_distribution<double> offset(0, 0.10), within(0, 0.12);
+    int slower = 0;
+    const int trials = 4000;
+    for (int t = 0; t < trials; ++t) {
+      const std::vector<double> runs = Runs(k, 500, 0.10, &rng);
+      const double mine = 500 * std::exp(offset(rng));
+      std::vector<double> now;
+      for (int look = 20; look <= 160; look += 20) {
+        while (static_cast<int>(now.size()) < look) now.push_back(mine * std::exp(within(rng)));
+        const Change c = DecideAgainstRuns(runs, now).change;
+        if (c == Change::kSlower) ++slower;
+        if (c != Change::kInconclusive) break;
+      }
+    }
+    EXPECT_LE(slower, trials * 0.01) << k << " jobs";  // only "slower" fails a gate: alpha / 2 at one look
+    std::printf("%d jobs, 8 looks: %d of %d A/A series slower\n", k, slower, trials);
+  }
+}
+
+TEST(DecideAgainstRunsTest, DetectableIsWhatTheDecisionReports) {
+  std::mt19937_64 rng(5);
+  const std::vector<double> runs = Runs(5, 500, 0.03, &rng);
+  EXPECT_DOUBLE_EQ(DetectableAgainstRuns(runs, {}), DecideAgainstRuns(runs, Job(10, 500, 0, &rng)).detectable);
+  EXPECT_TRUE(std::isinf(DetectableAgainstRuns({500, 510}, {})));
 }
 
 TEST(DecideAgainstRunsTest, FindsAChangeThatStandsOutOfQuietRuns) {

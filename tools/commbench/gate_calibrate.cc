@@ -31,6 +31,10 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
     std::fprintf(stderr, "commbench gate: no calibration written: %s\n", calibrated.status().message().c_str());
     return 3;
   }
+  // This job is one more of the baseline's build: the jobs before it (an earlier --calibrate's) stay beside it.
+  auto before = app::LoadCalibration(o.baseline);
+  if (!before.ok()) return ErrorExit(before.status().message());
+  gate::AddJobs(before->get(), gate->base, o.compare, &*calibrated);
   const gate::Calibration& c = *calibrated;
   s = app::StoreCalibration(o.baseline, c);
   if (!s.ok()) return ErrorExit(s.message());

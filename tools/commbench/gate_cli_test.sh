@@ -157,6 +157,30 @@ assert all(r["side"] == "new" and (r["why"] != "") == r["disturbed"] for r in s[
 PY
   grep -q '<main><section id="calibration"' slow.html || bad "html: the calibration is not first"
 fi
+# 5b. Jobs of the baseline's build: each gate --calibrate keeps its job's median in the calibration; from two of them
+# (three jobs with the baseline's) a stored gate judges the new job as one more of them (docs/gate.md, "Jobs apart
+# in time"). Whether these few jobs can tell a doubling depends on how far this host's jobs drift: exit 1 or 3,
+# judged as a job either way (or the busy runner's answer).
+cp base.json jobs.json
+for n in 1 2; do
+  "$COMMBENCH" gate --calibrate --baseline jobs.json --budget 20 >/dev/null 2>"$T/err"
+  rc=$?
+  [[ $rc == 0 || $rc == 3 ]] && ok || bad "calibrate $n: exit $rc: $(cat "$T/err")"
+  python3 -c "
+import json; p = json.load(open('jobs.json'))['gate_calibration']['points'][0]
+assert len(p['job_medians_us']) == $n, p" || bad "calibrate $n: the jobs kept"
+done
+/usr/bin/python3 "$VALIDATE" "$SCHEMA" jobs.json || bad "baseline with jobs: schema"
+"$COMMBENCH" gate --baseline jobs.json -q --test-only-uniform-slowdown 1.0 --json jobs-slow.json >out 2>"$T/err"
+rc=$?
+python3 - jobs-slow.json $rc <<'PY' && ok || bad "stored gate with jobs: exit $rc: $(cat out)"
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+why = p["reason"]
+assert sys.argv[2] in ("1", "3"), sys.argv[2]
+assert "over 3 runs" in why or why.startswith("not judged"), why
+PY
+
 # 6. Too few repeats: inconclusive, never a pass.
 "$COMMBENCH" gate --baseline one.json --update-baseline "${TINY[@]}" --sizes 1M --repeats 1 2>"$T/err" >/dev/null
 check one-repeat-baseline 0 $?

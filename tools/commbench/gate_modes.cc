@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lib/app/gate_calibrate.h"
@@ -96,6 +97,7 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   sequential->base_host = std::move(blocks->host);
   gate::CompareOptions compare = o.compare;
   compare.calibration = blocks->calibration;
+  if (compare.calibration) compare.base_jobs_us = gate::JobMedians(*compare.calibration);
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
                            (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
@@ -111,7 +113,10 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
                  run->now.trailer.failure.empty() ? "computed a wrong result" : "failed");
     return 1;
   }
-  s = app::KeepCalibratedBaseline(run->now, compare.calibration.get(), &run->host, o.baseline);  // the runner's, kept
+  // The runner's noise is kept; its jobs were the old build's.
+  std::optional<gate::Calibration> kept;
+  if (compare.calibration) kept = gate::WithoutJobs(*compare.calibration);
+  s = app::KeepCalibratedBaseline(run->now, kept ? &*kept : nullptr, &run->host, o.baseline);
   if (!s.ok()) return ErrorExit(s.message());
   std::fprintf(stderr, "commbench gate: updated the baseline %s (the comparison above was %s)\n", o.baseline.c_str(),
                gate::Name(c.outcome).c_str());
