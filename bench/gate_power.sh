@@ -7,6 +7,9 @@
 #   bench/gate_power.sh                          # 40 A/A jobs, 20 at 10 %, 20 at 5 %, both modes (hours)
 #   AA=4 P10=2 P5=2 BUDGET=60 REPEATS=60 bench/gate_power.sh   # a reduced look: fewer jobs, shorter ones
 #   MODES=ab bench/gate_power.sh                 # --ab only (or MODES=stored, or MODES=history)
+#   MODES=stored JOBS=6 bench/gate_power.sh      # after the stored baseline, JOBS gate --calibrate runs (each
+#                                                # JOB_BUDGET s, 30 by default): jobs of its build, so that a stored
+#                                                # gate judges a job as one more of them (docs/gate.md)
 #   MODES=history HISTORY=8 REPEATS=40 bench/gate_power.sh   # gate --history against HISTORY runs of main filed
 #                                                # first (each a `sweep` of the preset, REPEATS a point)
 #   COMMBENCH=path/to/commbench WORK=/tmp/gp CONFIG=other.yaml bench/gate_power.sh   # WORK keeps every file
@@ -19,6 +22,7 @@
 set -uo pipefail
 
 AA="${AA:-40}" P10="${P10:-20}" P5="${P5:-20}" MODES="${MODES:-ab,stored}" BUDGET="${BUDGET:-}" HISTORY="${HISTORY:-8}"
+JOBS="${JOBS:-0}" JOB_BUDGET="${JOB_BUDGET:-30}"
 REPEATS="${REPEATS:-}"
 config="${CONFIG:-configs/gate/ci.yaml}"
 bin="${COMMBENCH:-}"
@@ -61,8 +65,8 @@ fi
 
 [[ -n "$bin" ]] || { echo "gate_power.sh: build //tools/commbench or set COMMBENCH" >&2; exit 2; }
 [[ -f "$config" ]] || { echo "gate_power.sh: no config $config" >&2; exit 2; }
-for n in "$AA" "$P10" "$P5" "$HISTORY"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: AA, P10, P5, HISTORY must be counts, got '$n'" >&2; exit 2; }
+for n in "$AA" "$P10" "$P5" "$HISTORY" "$JOBS" "$JOB_BUDGET"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: AA, P10, P5, HISTORY, JOBS, JOB_BUDGET must be counts, got '$n'" >&2; exit 2; }
 done
 [[ -z "$BUDGET" || "$BUDGET" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: BUDGET must be seconds, got '$BUDGET'" >&2; exit 2; }
 bin="$(realpath "$bin")" config="$(realpath "$config")"
@@ -118,6 +122,15 @@ if [[ ",$MODES," == *,stored,* && ! -f "$work/baseline.json" ]]; then
   "$bin" gate --baseline "$work/baseline.json" --update-baseline --config "$config" "${budget_flag[@]}" -q \
     --out "$work/baseline-run.json" >"$work/baseline.txt" 2>"$work/baseline.err" ||
     { echo "gate_power.sh: the baseline failed: $(tail -1 "$work/baseline.err")" >&2; exit 2; }
+  for ((i = 1; i <= JOBS; ++i)); do
+    echo "gate_power.sh: job $i of $JOBS of the baseline's build (gate --calibrate, $JOB_BUDGET s)" >&2
+    rc=0
+    "$bin" gate --calibrate --baseline "$work/baseline.json" --config "$config" --budget "$JOB_BUDGET" \
+      >"$work/calibrate$i.txt" 2>"$work/calibrate$i.err" || rc=$?
+    [[ $rc == 0 || $rc == 3 ]] ||  # 3: a point not gateable here, which the table will show
+      { echo "gate_power.sh: calibration $i failed: $(tail -1 "$work/calibrate$i.err")" >&2; exit 2; }
+  done
+  [[ $JOBS -gt 0 ]] && cat "$work/calibrate$JOBS.txt" >&2
 fi
 if [[ ",$MODES," == *,history,* && ! -d "$work/hist" ]]; then
   echo "gate_power.sh: filing $HISTORY runs of main in the history $work/hist" >&2

@@ -182,7 +182,7 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
   gate::HostShift host;
   auto look = [&] {
     if (options.measure_host) {
-      host = gate::JudgeHostShift(options.base_host, out.host, compare.decision.alpha);
+      host = gate::JudgeHostAgainstJobs(options.base_host, options.base_job_host_s, out.host, compare.decision.alpha);
       gate.SetHost(host);
     }
     gate.Look(base(), Merged(sides[1]));

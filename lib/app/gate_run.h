@@ -92,6 +92,9 @@ struct SequentialOptions {
   // judged at each look against `base_host` (the baseline's samples; none: not judged, still measured).
   bool measure_host = false;
   result::HostReference base_host;
+  // The host's speed in the baseline build's other jobs (its calibration's job_host_s): from kLeastOtherJobs of
+  // them the host is judged as one more job (gate::JudgeHostAgainstJobs).
+  std::vector<double> base_job_host_s;
 };
 
 struct SequentialProgress {

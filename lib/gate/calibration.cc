@@ -120,6 +120,10 @@ void AddJobs(const Calibration* before, const result::ResultFile& baseline, cons
     const std::vector<double> m = result::RepeatMedians(p);
     if (!m.empty()) base_median[p.id] = Median(m);
   }
+  std::vector<double> hosts = before ? before->job_host_s : std::vector<double>{};
+  hosts.insert(hosts.end(), now->job_host_s.begin(), now->job_host_s.end());
+  if (hosts.size() > kMostCalibrationJobs) hosts.erase(hosts.begin(), hosts.end() - kMostCalibrationJobs);
+  now->job_host_s = hosts;
   for (PointCalibration& p : now->points) {
     std::vector<double> jobs;
     if (const PointCalibration* old = before ? Find(*before, p.id) : nullptr) jobs = old->job_medians_us;
@@ -144,6 +148,7 @@ void AddJobs(const Calibration* before, const result::ResultFile& baseline, cons
 }
 
 Calibration WithoutJobs(Calibration c) {
+  c.job_host_s.clear();
   for (PointCalibration& p : c.points) {
     p.job_medians_us.clear();
     p.job_spread = std::nan("");
@@ -178,6 +183,7 @@ nlohmann::json CalibrationToJson(const Calibration& c) {
                       {"first_look", c.schedule.first_look},
                       {"look_every", c.schedule.look_every},
                       {"alpha", c.alpha},
+                      {"job_host_s", c.job_host_s},
                       {"points", nlohmann::json::array()}};
   for (const PointCalibration& p : c.points) {
     auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
@@ -215,6 +221,7 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
     c.schedule.first_look = j.at("first_look");
     c.schedule.look_every = j.at("look_every");
     c.alpha = j.at("alpha");
+    c.job_host_s = j.value("job_host_s", std::vector<double>{});  // absent before jobs were kept
     auto number = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
     for (const nlohmann::json& p : j.at("points")) {
       PointCalibration pc;

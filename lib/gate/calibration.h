@@ -58,6 +58,9 @@ struct Calibration {
   double budget_s = 0;
   LookSchedule schedule;
   double alpha = 0.01;
+  // The host's speed in each A/A job of the baseline's build (host_shift.h's HostSpeed of its reference samples,
+  // seconds), oldest first, as job_medians_us: with the baseline's own, the host is judged as one more job too.
+  std::vector<double> job_host_s;
 };
 
 // The calibration of an A/A run (`a`, `b`: each side's repeats) that took `elapsed_s` over `rounds`.
@@ -69,8 +72,8 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
 Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, int64_t rounds, double budget_s,
                              const LookSchedule& schedule, const CompareOptions& options);
 
-// A later A/A job (`now`, from Calibrate) of the baseline `baseline`'s build: keeps `before`'s jobs ahead of its own
-// (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
+// A later A/A job (`now`, from Calibrate, its job_host_s its own host speed if measured) of the baseline
+// `baseline`'s build: keeps `before`'s jobs ahead of its own (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
 // detect and whether each point is gateable against the stored baseline (`options`: the floors and alpha).
 void AddJobs(const Calibration* before, const result::ResultFile& baseline, const CompareOptions& options,
              Calibration* now);

@@ -130,6 +130,7 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
   for (size_t j = 0; j < jobs.size(); ++j) {
     Calibration next = Calibrate(JobSide(jobs[j].first, jobs[j].second, 10 + j),
                                  JobSide(jobs[j].first, jobs[j].second, 20 + j), 20, 20, 0, LookSchedule{}, {});
+    next.job_host_s = {0.004 + 0.0001 * static_cast<double>(j)};  // this job's host speed
     AddJobs(c ? &*c : nullptr, base, {}, &next);
     c = next;
     if (j == 0) {  // the baseline's job and one more: no spread told yet
@@ -152,10 +153,12 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
   EXPECT_EQ(UngateableText(drifting).rfind("against a stored baseline, 4 jobs of this build spread ", 0), 0u)
       << UngateableText(drifting);
   EXPECT_EQ(JobMedians(*c).at("drifting").size(), 3u);
+  EXPECT_EQ(c->job_host_s, (std::vector<double>{0.004, 0.0041, 0.0042}));
 
   auto back = CalibrationFromJson(CalibrationToJson(*c), "c.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->points[1].job_medians_us, drifting.job_medians_us);
+  EXPECT_EQ(back->job_host_s, c->job_host_s);
   EXPECT_DOUBLE_EQ(back->points[1].job_detectable, drifting.job_detectable);
   nlohmann::json old = CalibrationToJson(*c);
   for (auto& p : old["points"]) {
@@ -163,14 +166,17 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
     p.erase("job_spread");
     p.erase("job_detectable");
   }
+  old.erase("job_host_s");
   auto older = CalibrationFromJson(old, "c.json");
   ASSERT_TRUE(older.ok()) << older.status().message();
+  EXPECT_TRUE(older->job_host_s.empty());
   EXPECT_TRUE(older->points[1].job_medians_us.empty());
 
   const Calibration fresh = WithoutJobs(*c);
   EXPECT_TRUE(fresh.points[1].job_medians_us.empty());
   EXPECT_TRUE(fresh.points[1].gateable);  // its repeats' figure again
   EXPECT_TRUE(JobMedians(fresh).empty());
+  EXPECT_TRUE(fresh.job_host_s.empty());
 
   for (int j = 0; j < 25; ++j) {
     Calibration next = Calibrate(JobSide(100, 100, 100 + j), JobSide(100, 100, 200 + j), 20, 20, 0, LookSchedule{}, {});

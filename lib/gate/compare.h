@@ -16,6 +16,7 @@
 #include "lib/core/status.h"
 #include "lib/gate/decision.h"
 #include "lib/gate/host_shift.h"
+#include "lib/gate/one_more_run.h"  // kLeastOtherJobs
 #include "lib/result/result_file.h"
 
 namespace commbench::gate {
@@ -65,9 +66,6 @@ struct SequentialRun {
 };
 
 struct Calibration;  // calibration.h: this runner's A/A noise, kept beside a baseline
-
-// Two other jobs and the baseline's own: the least from which a job-to-job spread can be told.
-inline constexpr size_t kLeastOtherJobs = 2;
 
 struct CompareOptions {
   DecisionOptions decision;

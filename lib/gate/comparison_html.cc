@@ -113,15 +113,26 @@ std::string CalibrationSection(const gate::Comparison& c) {
                   "<p>A round of every point took " + Figure(k.round_s, "%.2f") + " s; budget " +
                   Figure(k.budget_s, "%.0f") + " s.</p>\n<table><thead><tr><th>point</th>"
                   "<th>spread of a repeat</th><th>repeats in the budget</th><th>detectable</th><th>floor</th>"
-                  "<th>false alarms expected</th><th>gateable here</th></tr></thead><tbody>\n";
+                  "<th>false alarms expected</th><th>jobs of the build: spread, detectable</th><th>gateable here</th>"
+                  "</tr></thead><tbody>\n";
   for (const gate::PointCalibration& p : k.points) {
+    const size_t jobs = p.job_medians_us.size() + 1;  // the baseline's own among them
+    const std::string jobs_cell =
+        std::to_string(jobs) + (jobs < gate::kLeastOtherJobs + 1
+                                    ? std::string(": too few to tell")
+                                    : ": " + Figure(100 * p.job_spread, "%.1f%%") + ", " +
+                                          Figure(100 * p.job_detectable, "%.1f%%"));
+    std::string gateable = "yes";
+    if (!p.gateable && p.detectable <= p.min_effect) {
+      gateable = "no: its jobs cannot tell the floor (more jobs, or --ab)";
+    } else if (!p.gateable) {
+      gateable = "no: " + (p.repeats_needed > 0 ? std::to_string(p.repeats_needed) + " repeats a side needed"
+                                                : std::string("no practical number of repeats"));
+    }
     h += "<tr><td>" + Escaped(p.id) + "</td><td>" + Figure(100 * p.spread, "%.1f%%") + "</td><td>" +
          std::to_string(p.budget_repeats) + "</td><td>" + Figure(100 * p.detectable, "%.1f%%") + "</td><td>" +
          Figure(100 * p.min_effect, "%.0f%%") + "</td><td>" + Figure(100 * p.false_alarm, "%.2f%%") + "</td><td>" +
-         (p.gateable ? std::string("yes")
-                     : "no: " + (p.repeats_needed > 0 ? std::to_string(p.repeats_needed) + " repeats a side needed"
-                                                      : std::string("no practical number of repeats"))) +
-         "</td></tr>\n";
+         jobs_cell + "</td><td>" + gateable + "</td></tr>\n";
   }
   return h + "</tbody></table></section>\n";
 }

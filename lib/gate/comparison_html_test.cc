@@ -187,6 +187,24 @@ TEST(ComparisonHtmlTest, AnUngateablePointIsSaidFirst) {
   EXPECT_NE(html->find("<li>noisy&lt;b&gt;: a repeat spreads 15.0%, 40 repeats a side detect 11.0% (floor 5%); it "
                        "would need 190 repeats a side</li>"),
             std::string::npos);
+  EXPECT_NE(html->find("<td>1: too few to tell</td>"), std::string::npos);  // the baseline's job alone
+
+  // Gateable by its repeats, not by the jobs of its build: said so, with the jobs' figures.
+  gate::PointCalibration drifting;
+  drifting.id = "drifting";
+  drifting.spread = 0.02;
+  drifting.detectable = 0.03;
+  drifting.min_effect = 0.05;
+  drifting.job_medians_us = {110, 95, 104};
+  drifting.job_spread = 0.062;
+  drifting.job_detectable = 0.31;
+  k->points = {drifting};
+  html = RenderComparisonHtml(c, "a", "b");
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("<td>4: 6.2%, 31.0%</td><td>no: its jobs cannot tell the floor (more jobs, or --ab)</td>"),
+            std::string::npos);
+  EXPECT_NE(html->find("<li>drifting: against a stored baseline, 4 jobs of this build spread 6.2% and detect 31.0%"),
+            std::string::npos);
   c.options.calibration.reset();
   EXPECT_EQ(RenderComparisonHtml(c, "a", "b")->find("id=\"calibration\""), std::string::npos);
 }

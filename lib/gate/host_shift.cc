@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "lib/gate/one_more_run.h"
 #include "lib/stats/summary.h"
 
 namespace commbench::gate {
@@ -57,18 +58,23 @@ std::string HostShift::Describe() const {
   const double change = std::fabs(ratio - 1) * 100;
   const std::string tolerance = Format("%.0f", kHostTolerance * 100) + " %";
   std::string head;
+  const std::string than = jobs > 0 ? " than across the " + std::to_string(jobs) + " jobs of the baseline's build"
+                                    : " than when the baseline was stored";
   if (significant) {
-    head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") +
-           " than when the baseline was stored" +
+    head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") + than +
            (moved ? "" : " (its interval reaches into the " + tolerance + " a quiet host moves)");
   } else if (could_be_slower() || could_be_faster()) {
     head = "the host's speed is not known closely enough: its reference moved by " +
            Format("%+.1f", (lo - 1) * 100) + " % to " + Format("%+.1f", (hi - 1) * 100) +
            " %, more than the " + tolerance + " a quiet host moves";
   } else {
-    head = "the host's speed is as when the baseline was stored";
+    head = jobs > 0 ? "the host's speed is within what it was across the " + std::to_string(jobs) +
+                          " jobs of the baseline's build"
+                    : "the host's speed is as when the baseline was stored";
   }
-  return head + " (reference ratio " + Format("%.3f", ratio) + ", 95 % interval " + Format("%.3f", lo) + "-" +
+  return head + " (reference ratio " + Format("%.3f", ratio) + (jobs > 0 ? " to the jobs', 95 % prediction interval "
+                                                                          : ", 95 % interval ") +
+         Format("%.3f", lo) + "-" +
          Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" +
          Format("%.3f", loopback_ratio) + ", copies x" + Format("%.3f", copy_ratio) + "; " + std::to_string(base_n) +
          " and " + std::to_string(now_n) + " samples)";
@@ -96,6 +102,30 @@ HostShift JudgeHostShift(const result::HostReference& base, const result::HostRe
   h.p = MannWhitney(b, n).p;
   h.loopback_ratio = RatioOfLowerQuartiles(base.loopback_s, now.loopback_s);
   h.copy_ratio = RatioOfLowerQuartiles(base.copy_s, now.copy_s);
+  h.significant = h.p < alpha && (h.lo > 1 || h.hi < 1);
+  h.moved = h.significant && (h.lo > 1 + kHostTolerance || h.hi < 1 - kHostTolerance);
+  return h;
+}
+
+double HostSpeed(const result::HostReference& job) {
+  return job.size() < kLeastHostSamples ? HostShift::kNaN : LowerQuartile(job.totals_s());
+}
+
+HostShift JudgeHostAgainstJobs(const result::HostReference& base, const std::vector<double>& other_jobs_s,
+                               const result::HostReference& now, double alpha, uint64_t seed) {
+  HostShift h = JudgeHostShift(base, now, alpha, seed);  // what cannot be judged, and each part's ratio
+  if (!h.judged || other_jobs_s.size() < kLeastOtherJobs) return h;
+  std::vector<double> runs = {HostSpeed(base)};
+  runs.insert(runs.end(), other_jobs_s.begin(), other_jobs_s.end());
+  DecisionOptions options;
+  options.alpha = alpha;
+  options.min_effect = kHostTolerance;
+  const Decision d = DecideAgainstRuns(runs, {HostSpeed(now)}, options);
+  h.jobs = runs.size();
+  h.ratio = d.ratio;
+  h.lo = d.ratio_lo;
+  h.hi = d.ratio_hi;
+  h.p = d.test.p;
   h.significant = h.p < alpha && (h.lo > 1 || h.hi < 1);
   h.moved = h.significant && (h.lo > 1 + kHostTolerance || h.hi < 1 - kHostTolerance);
   return h;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "lib/gate/decision.h"
 #include "lib/result/host_reference.h"
@@ -36,11 +37,15 @@ struct HostShift {
   double loopback_ratio = kNaN, copy_ratio = kNaN;
   bool significant = false;  // the rank test at alpha, and the interval excludes 1
   bool moved = false;        // significant, and the interval lies beyond 1 +- kHostTolerance
+  // Judged against this many jobs of the baseline's build (JudgeHostAgainstJobs; 0: against the baseline job's
+  // samples). Then the ratio is to the jobs' geometric mean, the interval a prediction interval, p a t test's.
+  size_t jobs = 0;
 
   // The interval reaches past the tolerance on that side: a move that large is not ruled out, whatever the test
   // says (a loaded runner's samples spread, and a capped loopback read 0.995-1.579 under a CI's other tests).
-  bool could_be_slower() const { return judged && hi > 1 + kHostTolerance; }
-  bool could_be_faster() const { return judged && lo < 1 - kHostTolerance; }
+  // Against jobs, never: the points are then judged against the same jobs, whose spread holds the host's own.
+  bool could_be_slower() const { return judged && jobs == 0 && hi > 1 + kHostTolerance; }
+  bool could_be_faster() const { return judged && jobs == 0 && lo < 1 - kHostTolerance; }
 
   // "the host is 12.3 % slower than when the baseline was stored (reference ratio 1.123, 95 % interval
   // 1.101-1.150, p 2e-30; loopback round trips x1.141, copies x1.020; 80 and 160 samples)"
@@ -50,6 +55,17 @@ struct HostShift {
 // The host's move from `base` (the baseline's job) to `now` (this job), with the gate's `alpha`.
 HostShift JudgeHostShift(const result::HostReference& base, const result::HostReference& now, double alpha,
                          uint64_t seed = 1);
+
+// One job's host speed: the lower quartile (kHostQuantile) of its reference samples' totals, seconds; NaN below
+// kLeastHostSamples samples.
+double HostSpeed(const result::HostReference& job);
+
+// The host judged as one more job of the baseline's build, as its points are when the baseline has other jobs
+// (compare.h, base_jobs_us): `other_jobs_s` holds their HostSpeed. A host that drifts from job to job as it did
+// across them has not moved; one past their prediction interval at alpha has. Below kLeastOtherJobs other jobs:
+// JudgeHostShift.
+HostShift JudgeHostAgainstJobs(const result::HostReference& base, const std::vector<double>& other_jobs_s,
+                               const result::HostReference& now, double alpha, uint64_t seed = 1);
 
 // A point's decision on a host that changed, its reason naming the host. A host's move does not touch every point
 // alike (a loopback capped at 4 Gbit/s moved the reference x1.73, a 64 KiB point x2.45 and a 1 MiB one x8.65; an

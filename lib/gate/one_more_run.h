@@ -6,12 +6,17 @@
 // freedom), which holds the false alarms at alpha whatever the run-to-run spread.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "lib/gate/decision.h"
 
 namespace commbench::gate {
+
+// A stored baseline's other jobs of its build, with the baseline's own: the least from which a job-to-job spread
+// can be told (compare.h's base_jobs_us, host_shift.h's JudgeHostAgainstJobs).
+inline constexpr size_t kLeastOtherJobs = 2;
 
 // Two-sided p of Student's t statistic `t` with `df` > 0 degrees of freedom.
 double StudentTwoSidedP(double t, double df);

@@ -63,6 +63,7 @@ json HostShiftToJson(const HostShift& h) {
   j["p_value"] = Number(h.p);
   j["loopback_ratio"] = Number(h.loopback_ratio);
   j["copy_ratio"] = Number(h.copy_ratio);
+  if (h.jobs > 0) j["jobs"] = h.jobs;
   return j;
 }
 

@@ -1,5 +1,6 @@
 // `commbench gate --calibrate` (gate.h): A/A rounds on this runner, the calibration (lib/app/gate_calibrate.h)
 // written with the baseline, one line per point on stdout, exit 3 when a point is ungateable here.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "lib/app/gate_run.h"
 #include "lib/core/atomic_file.h"
 #include "lib/gate/calibration.h"
+#include "lib/gate/host_shift.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
 
@@ -23,6 +25,9 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   const SweepSpec& spec = gate->spec;
   auto sequential = SequentialFrom(o, spec.repeats, false);
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
+  // The host's speed in this job, taken between rounds as a gate takes it: with the jobs', a later gate judges
+  // the host as one more job (nothing to judge it against here, so nothing stops the rounds).
+  sequential->measure_host = true;
   auto run = RunRounds(o, spec, "--calibrate: ", "A/A, up to " + std::to_string(spec.repeats) + " repeats a side",
                        nullptr, {}, {}, o.compare, *sequential);
   if (!run.ok()) return ErrorExit(run.status().message());
@@ -34,6 +39,7 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   // This job is one more of the baseline's build: the jobs before it (an earlier --calibrate's) stay beside it.
   auto before = app::LoadCalibration(o.baseline);
   if (!before.ok()) return ErrorExit(before.status().message());
+  if (const double host = gate::HostSpeed(run->host); std::isfinite(host)) calibrated->job_host_s = {host};
   gate::AddJobs(before->get(), gate->base, o.compare, &*calibrated);
   const gate::Calibration& c = *calibrated;
   s = app::StoreCalibration(o.baseline, c);

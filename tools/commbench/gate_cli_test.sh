@@ -167,8 +167,8 @@ for n in 1 2; do
   rc=$?
   [[ $rc == 0 || $rc == 3 ]] && ok || bad "calibrate $n: exit $rc: $(cat "$T/err")"
   python3 -c "
-import json; p = json.load(open('jobs.json'))['gate_calibration']['points'][0]
-assert len(p['job_medians_us']) == $n, p" || bad "calibrate $n: the jobs kept"
+import json; c = json.load(open('jobs.json'))['gate_calibration']; p = c['points'][0]
+assert len(p['job_medians_us']) == $n and len(c['job_host_s']) == $n, c" || bad "calibrate $n: the jobs kept"
 done
 /usr/bin/python3 "$VALIDATE" "$SCHEMA" jobs.json || bad "baseline with jobs: schema"
 "$COMMBENCH" gate --baseline jobs.json -q --test-only-uniform-slowdown 1.0 --json jobs-slow.json >out 2>"$T/err"
@@ -179,6 +179,8 @@ p = json.load(open(sys.argv[1]))["points"][0]
 why = p["reason"]
 assert sys.argv[2] in ("1", "3"), sys.argv[2]
 assert "over 3 runs" in why or why.startswith("not judged"), why
+host = json.load(open(sys.argv[1]))["options"]["host_shift"]
+assert host.get("jobs") == 3 or not host["judged"], host
 PY
 
 # 6. Too few repeats: inconclusive, never a pass.

@@ -97,7 +97,10 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   sequential->base_host = std::move(blocks->host);
   gate::CompareOptions compare = o.compare;
   compare.calibration = blocks->calibration;
-  if (compare.calibration) compare.base_jobs_us = gate::JobMedians(*compare.calibration);
+  if (compare.calibration) {
+    compare.base_jobs_us = gate::JobMedians(*compare.calibration);
+    sequential->base_job_host_s = compare.calibration->job_host_s;
+  }
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
                            (o.update_baseline ? ", all of them (--update-baseline)" : ", until each is decided"),
