@@ -9,7 +9,8 @@
 #   MODES=ab bench/gate_power.sh                 # --ab only (or MODES=stored, or MODES=history)
 #   MODES=stored JOBS=6 bench/gate_power.sh      # after the stored baseline, JOBS gate --calibrate runs (each
 #                                                # JOB_BUDGET s, 30 by default): jobs of its build, so that a stored
-#                                                # gate judges a job as one more of them (docs/gate.md)
+#                                                # gate judges a job as one more of them (docs/gate.md);
+#                                                # JOB_GAP=S waits S seconds between them (jobs apart in time)
 #   MODES=history HISTORY=8 REPEATS=40 bench/gate_power.sh   # gate --history against HISTORY runs of main filed
 #                                                # first (each a `sweep` of the preset, REPEATS a point)
 #   COMMBENCH=path/to/commbench WORK=/tmp/gp CONFIG=other.yaml bench/gate_power.sh   # WORK keeps every file
@@ -22,7 +23,7 @@
 set -uo pipefail
 
 AA="${AA:-40}" P10="${P10:-20}" P5="${P5:-20}" MODES="${MODES:-ab,stored}" BUDGET="${BUDGET:-}" HISTORY="${HISTORY:-8}"
-JOBS="${JOBS:-0}" JOB_BUDGET="${JOB_BUDGET:-30}"
+JOBS="${JOBS:-0}" JOB_BUDGET="${JOB_BUDGET:-30}" JOB_GAP="${JOB_GAP:-0}"
 REPEATS="${REPEATS:-}"
 config="${CONFIG:-configs/gate/ci.yaml}"
 bin="${COMMBENCH:-}"
@@ -65,8 +66,9 @@ fi
 
 [[ -n "$bin" ]] || { echo "gate_power.sh: build //tools/commbench or set COMMBENCH" >&2; exit 2; }
 [[ -f "$config" ]] || { echo "gate_power.sh: no config $config" >&2; exit 2; }
-for n in "$AA" "$P10" "$P5" "$HISTORY" "$JOBS" "$JOB_BUDGET"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: AA, P10, P5, HISTORY, JOBS, JOB_BUDGET must be counts, got '$n'" >&2; exit 2; }
+for n in "$AA" "$P10" "$P5" "$HISTORY" "$JOBS" "$JOB_BUDGET" "$JOB_GAP"; do
+  [[ "$n" =~ ^[0-9]+$ ]] ||
+    { echo "gate_power.sh: AA, P10, P5, HISTORY, JOBS, JOB_BUDGET, JOB_GAP must be counts, got '$n'" >&2; exit 2; }
 done
 [[ -z "$BUDGET" || "$BUDGET" =~ ^[0-9]+$ ]] || { echo "gate_power.sh: BUDGET must be seconds, got '$BUDGET'" >&2; exit 2; }
 bin="$(realpath "$bin")" config="$(realpath "$config")"
@@ -123,6 +125,7 @@ if [[ ",$MODES," == *,stored,* && ! -f "$work/baseline.json" ]]; then
     --out "$work/baseline-run.json" >"$work/baseline.txt" 2>"$work/baseline.err" ||
     { echo "gate_power.sh: the baseline failed: $(tail -1 "$work/baseline.err")" >&2; exit 2; }
   for ((i = 1; i <= JOBS; ++i)); do
+    ((i > 1 && JOB_GAP > 0)) && sleep "$JOB_GAP"
     echo "gate_power.sh: job $i of $JOBS of the baseline's build (gate --calibrate, $JOB_BUDGET s)" >&2
     rc=0
     "$bin" gate --calibrate --baseline "$work/baseline.json" --config "$config" --budget "$JOB_BUDGET" \

@@ -63,6 +63,9 @@ std::string HostShift::Describe() const {
   if (significant) {
     head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") + than +
            (moved ? "" : " (its interval reaches into the " + tolerance + " a quiet host moves)");
+  } else if (jobs > 0 && (could_be_slower() || could_be_faster())) {
+    head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") + than +
+           ", more than the " + tolerance + " a quiet host moves (not significant)";
   } else if (could_be_slower() || could_be_faster()) {
     head = "the host's speed is not known closely enough: its reference moved by " +
            Format("%+.1f", (lo - 1) * 100) + " % to " + Format("%+.1f", (hi - 1) * 100) +
