@@ -37,7 +37,7 @@ double Detectable(double z, double spread, int64_t n) {
 // "3 jobs of this build spread 7.2 % and detect 41.0 % (floor 5 %)"; "1 job of this build so far: jobs apart in
 // time are compared from 3 (run gate --calibrate again later)".
 std::string JobsText(const PointCalibration& p) {
-  const size_t jobs = p.job_medians_us.size() + 1;  // the baseline's own among them
+  const size_t jobs = p.job_medians_us.size() + 1 - p.jobs_left_out;  // the baseline's own among them
   char buf[240];
   if (jobs < kLeastOtherJobs + 1) {
     std::snprintf(buf, sizeof(buf),
@@ -49,7 +49,12 @@ std::string JobsText(const PointCalibration& p) {
                   100 * p.job_spread, 100 * p.job_detectable, 100 * p.min_effect,
                   p.job_detectable > p.min_effect ? ": more jobs (gate --calibrate) or --ab" : "");
   }
-  return buf;
+  std::string out = buf;
+  if (p.jobs_left_out > 0) {
+    out += " (" + std::to_string(p.jobs_left_out) + " more left out: the host ran more than " +
+           std::to_string(static_cast<int>(kHostTolerance * 100)) + " % off the others' in them)";
+  }
+  return out;
 }
 
 }  // namespace
@@ -113,8 +118,24 @@ Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, i
   return c;
 }
 
-void AddJobs(const Calibration* before, const result::ResultFile& baseline, const CompareOptions& options,
-             Calibration* now) {
+// Which of the jobs (by their host speeds, 0: not measured) ran on a host as the others' did.
+std::vector<bool> SteadyHost(const std::vector<double>& job_host_s, double base_host_s) {
+  std::vector<double> measured;
+  if (std::isfinite(base_host_s) && base_host_s > 0) measured.push_back(base_host_s);
+  for (double h : job_host_s) {
+    if (h > 0) measured.push_back(h);
+  }
+  std::vector<bool> keep(job_host_s.size(), true);
+  if (measured.size() < 3) return keep;  // too few to tell a spell from the rest
+  const double typical = Median(measured);
+  for (size_t i = 0; i < job_host_s.size(); ++i) {
+    keep[i] = job_host_s[i] <= 0 || std::fabs(job_host_s[i] / typical - 1) <= kHostTolerance;
+  }
+  return keep;
+}
+
+void AddJobs(const Calibration* before, const result::ResultFile& baseline, double base_host_s,
+             const CompareOptions& options, Calibration* now) {
   std::map<std::string, double> base_median;
   for (const result::PointResult& p : baseline.points) {
     const std::vector<double> m = result::RepeatMedians(p);
@@ -124,6 +145,7 @@ void AddJobs(const Calibration* before, const result::ResultFile& baseline, cons
   hosts.insert(hosts.end(), now->job_host_s.begin(), now->job_host_s.end());
   if (hosts.size() > kMostCalibrationJobs) hosts.erase(hosts.begin(), hosts.end() - kMostCalibrationJobs);
   now->job_host_s = hosts;
+  const std::vector<bool> keep = SteadyHost(hosts, base_host_s);
   for (PointCalibration& p : now->points) {
     std::vector<double> jobs;
     if (const PointCalibration* old = before ? Find(*before, p.id) : nullptr) jobs = old->job_medians_us;
@@ -132,10 +154,13 @@ void AddJobs(const Calibration* before, const result::ResultFile& baseline, cons
     p.job_medians_us = jobs;
     p.job_spread = std::nan("");
     p.job_detectable = INFINITY;
-    auto base = base_median.find(p.id);
-    if (base == base_median.end() || jobs.size() < kLeastOtherJobs) continue;
-    std::vector<double> runs = {base->second};
-    runs.insert(runs.end(), jobs.begin(), jobs.end());
+    std::vector<double> runs;
+    if (auto base = base_median.find(p.id); base != base_median.end()) runs.push_back(base->second);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (jobs.size() != keep.size() || keep[i]) runs.push_back(jobs[i]);
+    }
+    p.jobs_left_out = jobs.size() + (base_median.count(p.id) ? 1 : 0) - runs.size();
+    if (runs.size() < kLeastOtherJobs + 1 || !base_median.count(p.id)) continue;
     double mean = 0, ss = 0;
     for (double v : runs) mean += std::log(v) / static_cast<double>(runs.size());
     for (double v : runs) ss += (std::log(v) - mean) * (std::log(v) - mean);
@@ -151,6 +176,7 @@ Calibration WithoutJobs(Calibration c) {
   c.job_host_s.clear();
   for (PointCalibration& p : c.points) {
     p.job_medians_us.clear();
+    p.jobs_left_out = 0;
     p.job_spread = std::nan("");
     p.job_detectable = INFINITY;
     p.gateable = p.detectable <= p.min_effect;
@@ -158,10 +184,20 @@ Calibration WithoutJobs(Calibration c) {
   return c;
 }
 
-std::map<std::string, std::vector<double>> JobMedians(const Calibration& c) {
-  std::map<std::string, std::vector<double>> out;
+JobsToJudge SteadyJobs(const Calibration& c, double base_host_s) {
+  JobsToJudge out;
+  const std::vector<bool> keep = SteadyHost(c.job_host_s, base_host_s);
+  out.left_out = static_cast<size_t>(std::count(keep.begin(), keep.end(), false));
+  for (size_t i = 0; i < c.job_host_s.size(); ++i) {
+    if (keep[i] && c.job_host_s[i] > 0) out.host_s.push_back(c.job_host_s[i]);
+  }
   for (const PointCalibration& p : c.points) {
-    if (!p.job_medians_us.empty()) out[p.id] = p.job_medians_us;
+    std::vector<double> jobs;
+    for (size_t i = 0; i < p.job_medians_us.size(); ++i) {
+      // Jobs and host speeds align when every job kept one of each; else (older files) every job counts.
+      if (p.job_medians_us.size() != keep.size() || keep[i]) jobs.push_back(p.job_medians_us[i]);
+    }
+    if (!jobs.empty()) out.medians_us[p.id] = jobs;
   }
   return out;
 }
@@ -198,6 +234,7 @@ nlohmann::json CalibrationToJson(const Calibration& c) {
                            {"gateable", p.gateable},
                            {"repeats_needed", p.repeats_needed},
                            {"job_medians_us", p.job_medians_us},
+                           {"jobs_left_out", p.jobs_left_out},
                            {"job_spread", number(p.job_spread)},
                            {"job_detectable", number(p.job_detectable)}});
   }
@@ -237,6 +274,7 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
       pc.repeats_needed = p.at("repeats_needed");
       // Absent in files before jobs were kept: none.
       pc.job_medians_us = p.value("job_medians_us", std::vector<double>{});
+      pc.jobs_left_out = p.value("jobs_left_out", size_t{0});
       pc.job_spread = p.contains("job_spread") && !p.at("job_spread").is_null() ? p.at("job_spread").get<double>()
                                                                                  : std::nan("");
       pc.job_detectable = p.contains("job_detectable") ? number(p.at("job_detectable")) : INFINITY;

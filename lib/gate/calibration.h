@@ -16,6 +16,7 @@
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
+#include "lib/gate/host_shift.h"  // kHostTolerance
 #include "lib/gate/sequential_gate.h"  // LookSchedule
 
 namespace commbench::gate {
@@ -38,6 +39,7 @@ struct PointCalibration {
   std::vector<double> job_medians_us;
   double job_spread = 0;      // the jobs' relative spread (standard deviation of their logs); NaN below 3 jobs
   double job_detectable = 0;  // infinite below 3 jobs
+  size_t jobs_left_out = 0;   // of job_medians_us, those in a spell of the host (SteadyJobs): not in the figures
 };
 
 // The most jobs a calibration keeps (the latest): enough for a t of few degrees of freedom, little to store.
@@ -60,7 +62,7 @@ struct Calibration {
   double alpha = 0.01;
   // The host's speed in each A/A job of the baseline's build (host_shift.h's HostSpeed of its reference samples,
   // seconds), oldest first, as job_medians_us: with the baseline's own, the host is judged as one more job too.
-  std::vector<double> job_host_s;
+  std::vector<double> job_host_s;  // 0: that job measured none
 };
 
 // The calibration of an A/A run (`a`, `b`: each side's repeats) that took `elapsed_s` over `rounds`.
@@ -72,17 +74,26 @@ Calibration Calibrate(const result::ResultFile& a, const result::ResultFile& b, 
 Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, int64_t rounds, double budget_s,
                              const LookSchedule& schedule, const CompareOptions& options);
 
-// A later A/A job (`now`, from Calibrate, its job_host_s its own host speed if measured) of the baseline
-// `baseline`'s build: keeps `before`'s jobs ahead of its own (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
+// A later A/A job (`now`, from Calibrate, its job_host_s its own host speed, 0 if not measured) of the baseline
+// `baseline`'s build (its host speed `base_host_s`, HostSpeed of its reference; NaN: none): keeps `before`'s jobs
+// ahead of its own (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
 // detect and whether each point is gateable against the stored baseline (`options`: the floors and alpha).
-void AddJobs(const Calibration* before, const result::ResultFile& baseline, const CompareOptions& options,
-             Calibration* now);
+void AddJobs(const Calibration* before, const result::ResultFile& baseline, double base_host_s,
+             const CompareOptions& options, Calibration* now);
 
 // `c` for a new baseline (another build): its jobs were the old build's, so none are kept.
 Calibration WithoutJobs(Calibration c);
 
-// Each point's other jobs of the baseline's build, for CompareOptions::base_jobs_us.
-std::map<std::string, std::vector<double>> JobMedians(const Calibration& c);
+// The jobs a gate judges against: those whose host ran as the others' did, within kHostTolerance of the median
+// host speed (the baseline's among them; a job that measured none is kept). A job taken in a spell the host's
+// reference saw (on this VM one calibration job of six read the host 32 % slower, every point 15-20 % slower) is
+// the host rule's to catch in a gate, not drift of the points: counted, it spread the jobs to 5.3-6.7 %.
+struct JobsToJudge {
+  std::map<std::string, std::vector<double>> medians_us;  // by point, for CompareOptions::base_jobs_us
+  std::vector<double> host_s;                             // for JudgeHostAgainstJobs (those that measured it)
+  size_t left_out = 0;
+};
+JobsToJudge SteadyJobs(const Calibration& c, double base_host_s);
 
 // The point's calibration, or null.
 const PointCalibration* Find(const Calibration& c, const std::string& id);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <random>
 
 #include "lib/gate/outputs.h"
@@ -131,7 +132,7 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
     Calibration next = Calibrate(JobSide(jobs[j].first, jobs[j].second, 10 + j),
                                  JobSide(jobs[j].first, jobs[j].second, 20 + j), 20, 20, 0, LookSchedule{}, {});
     next.job_host_s = {0.004 + 0.0001 * static_cast<double>(j)};  // this job's host speed
-    AddJobs(c ? &*c : nullptr, base, {}, &next);
+    AddJobs(c ? &*c : nullptr, base, std::nan(""), {}, &next);
     c = next;
     if (j == 0) {  // the baseline's job and one more: no spread told yet
       EXPECT_TRUE(c->points[0].gateable);
@@ -152,7 +153,7 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
   EXPECT_LE(drifting.detectable, drifting.min_effect);
   EXPECT_EQ(UngateableText(drifting).rfind("against a stored baseline, 4 jobs of this build spread ", 0), 0u)
       << UngateableText(drifting);
-  EXPECT_EQ(JobMedians(*c).at("drifting").size(), 3u);
+  EXPECT_EQ(SteadyJobs(*c, std::nan("")).medians_us.at("drifting").size(), 3u);
   EXPECT_EQ(c->job_host_s, (std::vector<double>{0.004, 0.0041, 0.0042}));
 
   auto back = CalibrationFromJson(CalibrationToJson(*c), "c.json");
@@ -175,15 +176,47 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
   const Calibration fresh = WithoutJobs(*c);
   EXPECT_TRUE(fresh.points[1].job_medians_us.empty());
   EXPECT_TRUE(fresh.points[1].gateable);  // its repeats' figure again
-  EXPECT_TRUE(JobMedians(fresh).empty());
+  EXPECT_TRUE(SteadyJobs(fresh, std::nan("")).medians_us.empty());
   EXPECT_TRUE(fresh.job_host_s.empty());
 
   for (int j = 0; j < 25; ++j) {
     Calibration next = Calibrate(JobSide(100, 100, 100 + j), JobSide(100, 100, 200 + j), 20, 20, 0, LookSchedule{}, {});
-    AddJobs(&*c, base, {}, &next);
+    AddJobs(&*c, base, std::nan(""), {}, &next);
     c = next;
   }
   EXPECT_EQ(c->points[0].job_medians_us.size(), kMostCalibrationJobs);
+}
+
+// A job taken in a spell of the host (its reference 32 % slower, every point 15-20 % slower, as one calibration job
+// on this VM) is left out of the jobs a gate judges against, and said so: the host rule catches a gate job in such
+// a spell. Jobs whose host ran as the others' did, and jobs that measured none, count.
+TEST(CalibrationTest, AJobInASpellOfTheHostIsLeftOut) {
+  const result::ResultFile base = JobSide(100, 100, 1);
+  const std::vector<std::tuple<double, double>> jobs = {{118, 0.00479}, {101, 0.00363}, {99, 0.00364},
+                                                        {100.5, 0.00357}, {100, 0}};
+  std::optional<Calibration> c;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const double level = std::get<0>(jobs[j]);
+    Calibration next =
+        Calibrate(JobSide(level, level, 30 + j), JobSide(level, level, 40 + j), 20, 20, 0, LookSchedule{}, {});
+    next.job_host_s = {std::get<1>(jobs[j])};
+    AddJobs(c ? &*c : nullptr, base, 0.003635, {}, &next);
+    c = next;
+  }
+  const PointCalibration& p = c->points[0];
+  EXPECT_EQ(p.jobs_left_out, 1u);
+  EXPECT_LT(p.job_spread, 0.01);  // 100, 101, 99, 100.5, 100: the spell's 118 not among them
+  EXPECT_NE(CalibrationToText(*c).find("5 jobs of this build spread "), std::string::npos) << CalibrationToText(*c);
+  EXPECT_NE(CalibrationToText(*c).find("(1 more left out: the host ran more than 3 % off the others' in them)"),
+            std::string::npos)
+      << CalibrationToText(*c);
+  const JobsToJudge judged = SteadyJobs(*c, 0.003635);
+  EXPECT_EQ(judged.left_out, 1u);
+  EXPECT_EQ(judged.medians_us.at("quiet").size(), 4u);
+  EXPECT_EQ(judged.host_s.size(), 3u);  // the spell's left out, the unmeasured one has none
+  auto back = CalibrationFromJson(CalibrationToJson(*c), "c.json");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->points[0].jobs_left_out, 1u);
 }
 
 }  // namespace

@@ -37,10 +37,11 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
     return 3;
   }
   // This job is one more of the baseline's build: the jobs before it (an earlier --calibrate's) stay beside it.
-  auto before = app::LoadCalibration(o.baseline);
+  auto before = app::LoadBaselineBlocks(o.baseline);
   if (!before.ok()) return ErrorExit(before.status().message());
-  if (const double host = gate::HostSpeed(run->host); std::isfinite(host)) calibrated->job_host_s = {host};
-  gate::AddJobs(before->get(), gate->base, o.compare, &*calibrated);
+  const double host = gate::HostSpeed(run->host);
+  calibrated->job_host_s = {std::isfinite(host) ? host : 0.0};  // one a job, so that jobs and hosts align
+  gate::AddJobs(before->calibration.get(), gate->base, gate::HostSpeed(before->host), o.compare, &*calibrated);
   const gate::Calibration& c = *calibrated;
   s = app::StoreCalibration(o.baseline, c);
   if (!s.ok()) return ErrorExit(s.message());

@@ -98,8 +98,9 @@ int RunBaselineGate(const GateOptions& o, const SweepSpec& given) {
   gate::CompareOptions compare = o.compare;
   compare.calibration = blocks->calibration;
   if (compare.calibration) {
-    compare.base_jobs_us = gate::JobMedians(*compare.calibration);
-    sequential->base_job_host_s = compare.calibration->job_host_s;
+    gate::JobsToJudge jobs = gate::SteadyJobs(*compare.calibration, gate::HostSpeed(sequential->base_host));
+    compare.base_jobs_us = std::move(jobs.medians_us);
+    sequential->base_job_host_s = std::move(jobs.host_s);
   }
   auto run = RunRounds(o, gate->spec, "",
                        "up to " + std::to_string(gate->spec.repeats) + " repeats (as " + o.baseline + " records)" +
