@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "lib/gate/one_more_run.h"
 #include "lib/gate/sequential.h"
@@ -134,6 +135,15 @@ std::vector<bool> SteadyHost(const std::vector<double>& job_host_s, double base_
   return keep;
 }
 
+// The jobs kept (`keep`, SteadyHost's); every job where jobs and host speeds do not align (older files).
+std::vector<double> Kept(const std::vector<double>& jobs, const std::vector<bool>& keep) {
+  std::vector<double> out;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs.size() != keep.size() || keep[i]) out.push_back(jobs[i]);
+  }
+  return out;
+}
+
 void AddJobs(const Calibration* before, const result::ResultFile& baseline, double base_host_s,
              const CompareOptions& options, Calibration* now) {
   std::map<std::string, double> base_median;
@@ -154,17 +164,13 @@ void AddJobs(const Calibration* before, const result::ResultFile& baseline, doub
     p.job_medians_us = jobs;
     p.job_spread = std::nan("");
     p.job_detectable = INFINITY;
-    std::vector<double> runs;
-    if (auto base = base_median.find(p.id); base != base_median.end()) runs.push_back(base->second);
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (jobs.size() != keep.size() || keep[i]) runs.push_back(jobs[i]);
-    }
-    p.jobs_left_out = jobs.size() + (base_median.count(p.id) ? 1 : 0) - runs.size();
-    if (runs.size() < kLeastOtherJobs + 1 || !base_median.count(p.id)) continue;
-    double mean = 0, ss = 0;
-    for (double v : runs) mean += std::log(v) / static_cast<double>(runs.size());
-    for (double v : runs) ss += (std::log(v) - mean) * (std::log(v) - mean);
-    p.job_spread = std::sqrt(ss / static_cast<double>(runs.size() - 1));
+    const std::vector<double> kept = Kept(jobs, keep);
+    p.jobs_left_out = jobs.size() - kept.size();
+    auto base = base_median.find(p.id);
+    if (base == base_median.end() || kept.size() < kLeastOtherJobs) continue;
+    std::vector<double> runs = {base->second};
+    runs.insert(runs.end(), kept.begin(), kept.end());
+    p.job_spread = LogSpread(runs);
     DecisionOptions d = options.decision;
     d.min_effect = p.min_effect;
     p.job_detectable = DetectableAgainstRuns(runs, d);
@@ -192,12 +198,8 @@ JobsToJudge SteadyJobs(const Calibration& c, double base_host_s) {
     if (keep[i] && c.job_host_s[i] > 0) out.host_s.push_back(c.job_host_s[i]);
   }
   for (const PointCalibration& p : c.points) {
-    std::vector<double> jobs;
-    for (size_t i = 0; i < p.job_medians_us.size(); ++i) {
-      // Jobs and host speeds align when every job kept one of each; else (older files) every job counts.
-      if (p.job_medians_us.size() != keep.size() || keep[i]) jobs.push_back(p.job_medians_us[i]);
-    }
-    if (!jobs.empty()) out.medians_us[p.id] = jobs;
+    std::vector<double> jobs = Kept(p.job_medians_us, keep);
+    if (!jobs.empty()) out.medians_us[p.id] = std::move(jobs);
   }
   return out;
 }

@@ -54,7 +54,7 @@ namespace {
 
 // The runs' mean and spread on a log scale, and a new run's spread about that mean.
 struct RunSpread {
-  double mean = 0, se = 0, df = 0;
+  double mean = 0, sd = 0, se = 0, df = 0;
 };
 
 RunSpread SpreadOf(const std::vector<double>& runs) {
@@ -65,7 +65,8 @@ RunSpread SpreadOf(const std::vector<double>& runs) {
   double ss = 0;
   for (double v : runs) ss += (std::log(v) - r.mean) * (std::log(v) - r.mean);
   r.df = static_cast<double>(k - 1);
-  r.se = std::sqrt(ss / r.df) * std::sqrt(1 + 1.0 / static_cast<double>(k));
+  r.sd = std::sqrt(ss / r.df);
+  r.se = r.sd * std::sqrt(1 + 1.0 / static_cast<double>(k));
   return r;
 }
 
@@ -77,6 +78,10 @@ double Detectable(const RunSpread& r, const DecisionOptions& options) {
 }
 
 }  // namespace
+
+double LogSpread(const std::vector<double>& runs) {
+  return SpreadOf(runs).sd;
+}
 
 double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options) {
   if (runs.size() < 3) return std::numeric_limits<double>::infinity();

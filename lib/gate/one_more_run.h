@@ -26,6 +26,9 @@ double StudentQuantileTwoSided(double p, double df);
 // `runs`: one value per run of the baseline (at least 3); `now`: this job's repeats. The ratio is median(now) over
 // the runs' geometric mean, its interval the 95 % prediction interval's, `test.p` the t test's; slower / faster /
 // unchanged / inconclusive as Decide says them, with the smallest change K runs of this spread can tell.
+// The runs' relative spread: the standard deviation of their logs (at least 2 runs).
+double LogSpread(const std::vector<double>& runs);
+
 // The smallest change K = runs.size() runs of their spread can tell at options.alpha with options.power (infinite
 // below 3 runs): what DecideAgainstRuns reports as detectable, whatever the new job.
 double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options);

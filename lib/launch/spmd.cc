@@ -459,6 +459,12 @@ Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) 
 }
 
 Status SpmdSession::Follow() {
+  const Status followed = FollowLaunches();
+  (void)control_->Remove();
+  return followed;
+}
+
+Status SpmdSession::FollowLaunches() {
   Store* store = control_->store();
   const milliseconds timeout(static_cast<int64_t>(options_.timeout_s * 1000));
   Status outcome;

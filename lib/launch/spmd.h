@@ -74,7 +74,8 @@ class SpmdSession {
   // run's keys. True when its own rank thread has ended (otherwise the process must _Exit, not return).
   bool Finish(const std::string& failure);
 
-  // The other ranks: run rank 0's launches until it says the run is over. The error is this rank's failure or
+  // The other ranks: run rank 0's launches until it says the run is over, then leave the store (what this rank
+  // wrote after rank 0 removed the run, its goodbye late, goes with it). The error is this rank's failure or
   // rank 0's ("the run stopped: ...").
   Status Follow();
 
@@ -88,6 +89,7 @@ class SpmdSession {
   Status Claim(std::chrono::steady_clock::time_point deadline);
   Status PostArrival();
   // A follower's launch: its rank on a thread, watched (see kSpmdGrace).
+  Status FollowLaunches();
   Status RunFollowed(const WorkerPlan& plan, int n, int launch_rank);
 
   SpmdOptions options_;

@@ -173,14 +173,18 @@ done
 /usr/bin/python3 "$VALIDATE" "$SCHEMA" jobs.json || bad "baseline with jobs: schema"
 "$COMMBENCH" gate --baseline jobs.json -q --test-only-uniform-slowdown 1.0 --json jobs-slow.json >out 2>"$T/err"
 rc=$?
+# A calibration job whose host ran more than 3 % off the others' (a loaded runner) is left out; with fewer than two
+# left, the point is judged repeat by repeat, as the calibration said ("... so far").
 python3 - jobs-slow.json $rc <<'PY' && ok || bad "stored gate with jobs: exit $rc: $(cat out)"
 import json, sys
-p = json.load(open(sys.argv[1]))["points"][0]
+d = json.load(open(sys.argv[1]))
+p, cal = d["points"][0], d["options"]["calibration"]["points"][0]
 why = p["reason"]
 assert sys.argv[2] in ("1", "3"), sys.argv[2]
-assert "over 3 runs" in why or why.startswith("not judged"), why
-host = json.load(open(sys.argv[1]))["options"]["host_shift"]
-assert host.get("jobs") == 3 or not host["judged"], host
+kept = len(cal["job_medians_us"]) - cal.get("jobs_left_out", 0)
+if kept >= 2:
+    assert f"over {kept + 1} runs" in why or why.startswith("not judged"), why
+print(f"stored gate with jobs: {kept} steady jobs kept of 2: {why[:60]}")
 PY
 
 # 6. Too few repeats: inconclusive, never a pass.

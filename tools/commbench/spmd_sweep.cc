@@ -120,7 +120,6 @@ void RunAsSpmdRank(const SweepSpec& spec, const SpmdFlags& flags, const LaunchPl
   }
   if (place.rank != 0) {
     Status followed = session->Follow();
-    (void)(*control)->Remove();  // what this rank wrote after rank 0 removed the run (its goodbye, late)
     session->RemoveScratch();
     ExitNow(followed.ok() ? 0 : Fail(me, followed, 1));
   }
