@@ -131,7 +131,7 @@ RankTest MannWhitney(const std::vector<double> &a, const std::vector<double> &b)
 }
 
 void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,
-                      double *lo, double *hi) {
+                      double *lo, double *hi, SampleStatistic statistic) {
   std::mt19937_64 rng(seed);
   std::vector<double> ratios, ra(a.size()), rb(b.size());
   ratios.reserve(static_cast<size_t>(resamples));
@@ -139,8 +139,8 @@ void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b
   for (int r = 0; r < resamples; ++r) {
     for (double &x : ra) x = a[pick_a(rng)];
     for (double &y : rb) y = b[pick_b(rng)];
-    const double m = Median(ra);
-    if (m > 0) ratios.push_back(Median(rb) / m);
+    const double m = statistic(ra);
+    if (m > 0) ratios.push_back(statistic(rb) / m);
   }
   std::sort(ratios.begin(), ratios.end());
   if (ratios.empty()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/core/name_table.h"
+#include "lib/stats/summary.h"  // Median
 
 namespace commbench::gate {
 
@@ -69,10 +70,12 @@ double SmallestAttainableP(int na, int nb);
 // A ratio as the signed change the reasons print: 1.052 -> "+5.2%".
 std::string PercentChange(double ratio);
 
-// Percentile bootstrap (each side resampled on its own) of median(b*) /
-// median(a*).
+// What a bootstrap compares the two sides by: the median, or (the host's speed) a lower quartile.
+using SampleStatistic = double (*)(std::vector<double>);
+
+// Percentile bootstrap (each side resampled on its own) of statistic(b*) / statistic(a*).
 void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,
-                      double *lo, double *hi);
+                      double *lo, double *hi, SampleStatistic statistic = Median);
 
 // `base` and `now`: one median time per repeat on each side.
 //   slower: the rank test is significant, the interval lies above 1 and reaches

@@ -28,29 +28,6 @@ double RatioOfLowerQuartiles(const std::vector<double>& base, const std::vector<
   return b > 0 ? LowerQuartile(now) / b : HostShift::kNaN;
 }
 
-// Percentile bootstrap (each side resampled on its own) of the ratio of lower quartiles, as BootstrapRatioCI does
-// it for medians.
-void BootstrapQuartileRatioCI(const std::vector<double>& base, const std::vector<double>& now, int resamples,
-                              uint64_t seed, double* lo, double* hi) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<size_t> pick_base(0, base.size() - 1), pick_now(0, now.size() - 1);
-  std::vector<double> ratios, rb(base.size()), rn(now.size());
-  ratios.reserve(static_cast<size_t>(resamples));
-  for (int r = 0; r < resamples; ++r) {
-    for (double& x : rb) x = base[pick_base(rng)];
-    for (double& y : rn) y = now[pick_now(rng)];
-    const double ratio = RatioOfLowerQuartiles(rb, rn);
-    if (std::isfinite(ratio)) ratios.push_back(ratio);
-  }
-  if (ratios.empty()) {
-    *lo = *hi = HostShift::kNaN;
-    return;
-  }
-  std::sort(ratios.begin(), ratios.end());
-  *lo = PercentileSorted(ratios, 2.5);
-  *hi = PercentileSorted(ratios, 97.5);
-}
-
 }  // namespace
 
 std::string HostShift::Describe() const {
@@ -101,7 +78,7 @@ HostShift JudgeHostShift(const result::HostReference& base, const result::HostRe
   h.judged = true;
   const std::vector<double> b = base.totals_s(), n = now.totals_s();
   h.ratio = RatioOfLowerQuartiles(b, n);
-  BootstrapQuartileRatioCI(b, n, 2000, seed, &h.lo, &h.hi);
+  BootstrapRatioCI(b, n, 2000, seed, &h.lo, &h.hi, LowerQuartile);
   h.p = MannWhitney(b, n).p;
   h.loopback_ratio = RatioOfLowerQuartiles(base.loopback_s, now.loopback_s);
   h.copy_ratio = RatioOfLowerQuartiles(base.copy_s, now.copy_s);
