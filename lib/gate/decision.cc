@@ -152,6 +152,30 @@ void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b
   *hi = at(0.975);
 }
 
+void JudgeChange(bool significant, const std::string &figures, const std::string &too_noisy, double min_effect,
+                 Decision *d) {
+  const double up = 1 + min_effect, down = 1 - min_effect;
+  // A change is reported when it is significant, its interval excludes 1 and reaches past the floor (a change
+  // of min_effect cannot be ruled out). Requiring the point estimate itself to pass the floor would miss a true
+  // change of exactly min_effect half of the time.
+  if (significant && d->ratio_lo > 1 && d->ratio_hi > up) {
+    d->change = Change::kSlower;
+    d->reason = "slower by " + PercentChange(d->ratio) + ": " + figures;
+  } else if (significant && d->ratio_hi < 1 && d->ratio_lo < down) {
+    d->change = Change::kFaster;
+    d->reason = "faster by " + PercentChange(d->ratio) + ": " + figures;
+  } else if (d->detectable <= min_effect && d->ratio_lo >= down && d->ratio_hi <= up) {
+    d->change = Change::kUnchanged;
+    d->reason = (significant ? "a change of " + PercentChange(d->ratio) + ", within the floor of +-"
+                             : std::string("within +-")) +
+                PercentChange(up).substr(1) + ": " + figures;
+  } else if (d->detectable > min_effect) {
+    d->reason = too_noisy + " could only detect " + PercentChange(1 + d->detectable).substr(1) + " or more; " + figures;
+  } else {
+    d->reason = "the interval reaches past the floor without a significant change: " + figures;
+  }
+}
+
 Decision Decide(const std::vector<double> &base, const std::vector<double> &now, const DecisionOptions &options) {
   Decision d;
   const int nb = static_cast<int>(base.size()), nn = static_cast<int>(now.size());
@@ -182,31 +206,10 @@ Decision Decide(const std::vector<double> &base, const std::vector<double> &now,
   const double z = NormalQuantileUpper(threshold / 2) + NormalQuantileUpper(1 - options.power);
   d.detectable = z * spread * std::sqrt(1.0 / nb + 1.0 / nn);
 
-  const double up = 1 + options.min_effect, down = 1 - options.min_effect;
-  const bool significant = d.test.p < threshold;
   char figures[160];
   std::snprintf(figures, sizeof(figures), "ratio %.3f (95%% CI %.3f-%.3f), p = %.2g, detectable %.1f%%", d.ratio,
                 d.ratio_lo, d.ratio_hi, d.test.p, 100 * d.detectable);
-  // A change is reported when it is significant, its interval excludes 1 and reaches past the floor (a change
-  // of min_effect cannot be ruled out). Requiring the point estimate itself to pass the floor would miss a true
-  // change of exactly min_effect half of the time.
-  if (significant && d.ratio_lo > 1 && d.ratio_hi > up) {
-    d.change = Change::kSlower;
-    d.reason = "slower by " + PercentChange(d.ratio) + ": " + figures;
-  } else if (significant && d.ratio_hi < 1 && d.ratio_lo < down) {
-    d.change = Change::kFaster;
-    d.reason = "faster by " + PercentChange(d.ratio) + ": " + figures;
-  } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
-    d.change = Change::kUnchanged;
-    d.reason = (significant ? "a change of " + PercentChange(d.ratio) + ", within the floor of +-"
-                            : std::string("within +-")) +
-               PercentChange(up).substr(1) + ": " + figures;
-  } else if (d.detectable > options.min_effect) {
-    d.reason = "noise above the floor: these repeats could only detect " + PercentChange(1 + d.detectable).substr(1) +
-               " or more; " + figures;
-  } else {
-    d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);
-  }
+  JudgeChange(d.test.p < threshold, figures, "noise above the floor: these repeats", options.min_effect, &d);
   return d;
 }
 

@@ -77,6 +77,12 @@ using SampleStatistic = double (*)(std::vector<double>);
 void BootstrapRatioCI(const std::vector<double> &a, const std::vector<double> &b, int resamples, uint64_t seed,
                       double *lo, double *hi, SampleStatistic statistic = Median);
 
+// The verdict from a decision's ratio, interval and detectable change, and whether its test was significant, as
+// Decide describes it below; `figures` close each reason, `too_noisy` opens the one of a change too small to tell
+// ("noise above the floor: these repeats" + " could only detect 12.0% or more; ...").
+void JudgeChange(bool significant, const std::string &figures, const std::string &too_noisy, double min_effect,
+                 Decision *d);
+
 // `base` and `now`: one median time per repeat on each side.
 //   slower: the rank test is significant, the interval lies above 1 and reaches
 //   past 1 + min_effect (a change of the floor's size cannot be ruled out);

@@ -60,8 +60,10 @@ std::string HostShift::Describe() const {
          " and " + std::to_string(now_n) + " samples)";
 }
 
-HostShift JudgeHostShift(const result::HostReference& base, const result::HostReference& now, double alpha,
-                         uint64_t seed) {
+namespace {
+
+// What both judgments share: whether the two sides' samples compare at all, and each part's ratio.
+HostShift Comparable(const result::HostReference& base, const result::HostReference& now) {
   HostShift h;
   h.base_n = base.size();
   h.now_n = now.size();
@@ -76,14 +78,27 @@ HostShift JudgeHostShift(const result::HostReference& base, const result::HostRe
   }
   if (!h.not_judged.empty()) return h;
   h.judged = true;
+  h.loopback_ratio = RatioOfLowerQuartiles(base.loopback_s, now.loopback_s);
+  h.copy_ratio = RatioOfLowerQuartiles(base.copy_s, now.copy_s);
+  return h;
+}
+
+void Classify(double alpha, HostShift* h) {
+  h->significant = h->p < alpha && (h->lo > 1 || h->hi < 1);
+  h->moved = h->significant && (h->lo > 1 + kHostTolerance || h->hi < 1 - kHostTolerance);
+}
+
+}  // namespace
+
+HostShift JudgeHostShift(const result::HostReference& base, const result::HostReference& now, double alpha,
+                         uint64_t seed) {
+  HostShift h = Comparable(base, now);
+  if (!h.judged) return h;
   const std::vector<double> b = base.totals_s(), n = now.totals_s();
   h.ratio = RatioOfLowerQuartiles(b, n);
   BootstrapRatioCI(b, n, 2000, seed, &h.lo, &h.hi, LowerQuartile);
   h.p = MannWhitney(b, n).p;
-  h.loopback_ratio = RatioOfLowerQuartiles(base.loopback_s, now.loopback_s);
-  h.copy_ratio = RatioOfLowerQuartiles(base.copy_s, now.copy_s);
-  h.significant = h.p < alpha && (h.lo > 1 || h.hi < 1);
-  h.moved = h.significant && (h.lo > 1 + kHostTolerance || h.hi < 1 - kHostTolerance);
+  Classify(alpha, &h);
   return h;
 }
 
@@ -93,8 +108,9 @@ double HostSpeed(const result::HostReference& job) {
 
 HostShift JudgeHostAgainstJobs(const result::HostReference& base, const std::vector<double>& other_jobs_s,
                                const result::HostReference& now, double alpha, uint64_t seed) {
-  HostShift h = JudgeHostShift(base, now, alpha, seed);  // what cannot be judged, and each part's ratio
-  if (!h.judged || other_jobs_s.size() < kLeastOtherJobs) return h;
+  if (other_jobs_s.size() < kLeastOtherJobs) return JudgeHostShift(base, now, alpha, seed);
+  HostShift h = Comparable(base, now);
+  if (!h.judged) return h;
   std::vector<double> runs = {HostSpeed(base)};
   runs.insert(runs.end(), other_jobs_s.begin(), other_jobs_s.end());
   DecisionOptions options;
@@ -106,8 +122,7 @@ HostShift JudgeHostAgainstJobs(const result::HostReference& base, const std::vec
   h.lo = d.ratio_lo;
   h.hi = d.ratio_hi;
   h.p = d.test.p;
-  h.significant = h.p < alpha && (h.lo > 1 || h.hi < 1);
-  h.moved = h.significant && (h.lo > 1 + kHostTolerance || h.hi < 1 - kHostTolerance);
+  Classify(alpha, &h);
   return h;
 }
 

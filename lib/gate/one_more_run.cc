@@ -106,31 +106,15 @@ Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<do
   d.ratio_lo = std::exp(shift - q95 * se);
   d.ratio_hi = std::exp(shift + q95 * se);
   d.test.p = se > 0 ? StudentTwoSidedP(shift / se, df) : (shift == 0 ? 1 : 0);
-  const double alpha = options.alpha;
   d.detectable = Detectable(spread, options);
-
-  const double up = 1 + options.min_effect, down = 1 - options.min_effect;
-  const bool significant = d.test.p < alpha;
   char figures[200];
   std::snprintf(figures, sizeof(figures),
                 "ratio %.3f to the runs' geometric mean (95%% prediction interval %.3f-%.3f over %zu runs), p = "
                 "%.2g, detectable %.1f%%",
                 d.ratio, d.ratio_lo, d.ratio_hi, k, d.test.p, 100 * d.detectable);
-  if (significant && d.ratio > 1 && d.ratio_hi > up) {
-    d.change = Change::kSlower;
-    d.reason = "slower by " + PercentChange(d.ratio) + ": " + figures;
-  } else if (significant && d.ratio < 1 && d.ratio_lo < down) {
-    d.change = Change::kFaster;
-    d.reason = "faster by " + PercentChange(d.ratio) + ": " + figures;
-  } else if (d.detectable <= options.min_effect && d.ratio_lo >= down && d.ratio_hi <= up) {
-    d.change = Change::kUnchanged;
-    d.reason = "within +-" + PercentChange(up).substr(1) + ": " + figures;
-  } else if (d.detectable > options.min_effect) {
-    d.reason = runs_are + " spread too much: " + std::to_string(k) + " of them could only detect " +
-               PercentChange(1 + d.detectable).substr(1) + " or more; " + figures;
-  } else {
-    d.reason = "the interval reaches past the floor without a significant change: " + std::string(figures);
-  }
+  // With alpha at most 5 %, a significant test's 95 % interval excludes 1 too; above, it must also, as in Decide.
+  JudgeChange(d.test.p < options.alpha, figures, runs_are + " spread too much: " + std::to_string(k) + " of them",
+              options.min_effect, &d);
   return d;
 }
 

@@ -23,9 +23,6 @@ double StudentTwoSidedP(double t, double df);
 // The t for which StudentTwoSidedP(t, df) == p (0 < p < 1).
 double StudentQuantileTwoSided(double p, double df);
 
-// `runs`: one value per run of the baseline (at least 3); `now`: this job's repeats. The ratio is median(now) over
-// the runs' geometric mean, its interval the 95 % prediction interval's, `test.p` the t test's; slower / faster /
-// unchanged / inconclusive as Decide says them, with the smallest change K runs of this spread can tell.
 // The runs' relative spread: the standard deviation of their logs (at least 2 runs).
 double LogSpread(const std::vector<double>& runs);
 
@@ -33,7 +30,10 @@ double LogSpread(const std::vector<double>& runs);
 // below 3 runs): what DecideAgainstRuns reports as detectable, whatever the new job.
 double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options);
 
-// `runs_are` names the runs in a reason ("the runs of main spread too much: ...").
+// `runs`: one value per run of the baseline (at least 3); `now`: this job's repeats. The ratio is median(now) over
+// the runs' geometric mean, its interval the 95 % prediction interval's, `test.p` the t test's; slower / faster /
+// unchanged / inconclusive as Decide says them (JudgeChange), with the smallest change K runs of this spread can
+// tell. `runs_are` names the runs in a reason ("the runs of main spread too much: ...").
 Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<double>& now,
                            const DecisionOptions& options = {}, const std::string& runs_are = "the runs of main");
 

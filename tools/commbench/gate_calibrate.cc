@@ -23,6 +23,10 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   auto gate = app::LoadBaselineGate(o.baseline, given, *ToSpec(SweepFlags{}));
   if (!gate.ok()) return ErrorExit(gate.status().message());
   const SweepSpec& spec = gate->spec;
+  // This job is one more of the baseline's build: the jobs before it (an earlier --calibrate's) stay beside it.
+  // Read before the A/A rounds, so that a broken block is said before they run.
+  auto before = app::LoadBaselineBlocks(o.baseline);
+  if (!before.ok()) return ErrorExit(before.status().message());
   auto sequential = SequentialFrom(o, spec.repeats, false);
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
   // The host's speed in this job, taken between rounds as a gate takes it: with the jobs', a later gate judges
@@ -36,9 +40,6 @@ int RunCalibration(const GateOptions& o, const SweepSpec& given) {
     std::fprintf(stderr, "commbench gate: no calibration written: %s\n", calibrated.status().message().c_str());
     return 3;
   }
-  // This job is one more of the baseline's build: the jobs before it (an earlier --calibrate's) stay beside it.
-  auto before = app::LoadBaselineBlocks(o.baseline);
-  if (!before.ok()) return ErrorExit(before.status().message());
   const double host = gate::HostSpeed(run->host);
   calibrated->job_host_s = {std::isfinite(host) ? host : 0.0};  // one a job, so that jobs and hosts align
   gate::AddJobs(before->calibration.get(), gate->base, gate::HostSpeed(before->host), o.compare, &*calibrated);
