@@ -237,6 +237,9 @@ std::string NameSilent(const std::vector<int>& silent, BeatWatch* beats,
     v.progress = beats->Last(r);
     v.progress.rank = r;
     v.idle_s = beats->IdleSeconds(r, now);
+    // A rank whose process is gone (on this host) is named before the ranks that merely wait, whatever the beats'
+    // timing says: under load a waiting rank's beat can be older than a killed rank's last one.
+    v.state = ProcessStateOf(v.progress.pid, v.progress.host);
     views.push_back(v);
   }
   const std::vector<RankView> first = StoppedFirstViews(views);
