@@ -10,8 +10,8 @@
 #   COMMBENCH=/tmp/other/commbench bench/native_roofline.sh   # another build (e.g. before a change)
 #   KEEP=DIR keeps the rounds' files; FROM=DIR prints the table of such a folder again without running.
 #
-# Per point the best p50 over the rounds and the best peak over the rounds are compared (a peak is the best seen;
-# on a shared host the best round is the least disturbed one). The table also prints the load average.
+# Per point and round, the sweep's p50 against the peaks taken just before and after that round's sweep; the table
+# prints the medians over the rounds and the ratios' range. It also prints the load average.
 # Needs: bazel build //tools/commbench //bench:reduce_bench
 set -euo pipefail
 
@@ -45,34 +45,54 @@ def bus_factor(op, n):
 # as the collectives write their large outputs; where memcpy pays a read-for-ownership of dst it moves 3 bytes per
 # 2 counted, and understates what memory allows). One core alone, and every core at once: Google Benchmark's
 # real_time of a threaded run is the wall time over all threads' iterations, so size / real_time is already the
-# sum over the threads.
-peak1 = peak_all = 0.0
-cores = 1
-for f in glob.glob(f"{work}/peak_*.json"):
-    for b in json.load(open(f))["benchmarks"]:
-        if b.get("run_type") != "iteration": continue
-        gbps = int(b["name"].split("/")[1]) / (b["real_time"] * 1e-9) / 1e9  # bytes copied per second
-        if "AllCores" in b["name"]:
-            peak_all, cores = max(peak_all, gbps), b.get("threads", 1)
-        else:
-            peak1 = max(peak1, gbps)
-best = {}
-for f in sorted(glob.glob(f"{work}/sweep_*.json")):
-    for p in json.load(open(f))["points"]:
+# sum over the threads. Each round's sweep is judged against the peaks taken just before and just after it (the
+# better of the two): on a shared host the memory bandwidth itself moves from minute to minute.
+def peaks(files):
+    one = every = 0.0
+    cores = 1
+    for f in files:
+        for b in json.load(open(f))["benchmarks"]:
+            if b.get("run_type") != "iteration": continue
+            gbps = int(b["name"].split("/")[1]) / (b["real_time"] * 1e-9) / 1e9  # bytes copied per second
+            if "AllCores" in b["name"]:
+                every, cores = max(every, gbps), b.get("threads", 1)
+            else:
+                one = max(one, gbps)
+    return one, every, cores
+
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+rows = {}  # (op, n, size) -> [(p50 us, busbw, bound, algo)] one per round
+rounds = sorted(int(os.path.basename(f)[6:-5]) for f in glob.glob(f"{work}/sweep_*.json"))
+seen = []
+for r in rounds:
+    one, every, cores = peaks([f for f in (f"{work}/peak_{r}.json", f"{work}/peak_{r + 1}.json") if os.path.exists(f)])
+    if one <= 0 or every <= 0: continue
+    seen.append((one, every))
+    for p in json.load(open(f"{work}/sweep_{r}.json"))["points"]:
         if not p.get("correct", True): continue
-        key = (p["op"], p["group_size"], p["bytes"])
+        op, n, size, algo = p["op"], p["group_size"], p["bytes"], p.get("algo", "?")
+        b = rank_bytes(op, algo, n)
+        if b is None: continue
         t = p["time_us"]["p50"]
-        if key not in best or t < best[key][0]: best[key] = (t, p.get("algo", "?"))
-print(f"copy peak (64 MiB, best of memcpy and native Copy and of the rounds): one core {peak1:.2f} GB/s, {cores} cores at once {peak_all:.2f} GB/s in all")
+        bound_s = max(b * size / (2 * one * 1e9), n * b * size / (2 * every * 1e9))
+        busbw = size / (t * 1e-6) / 1e9 * bus_factor(op, n)
+        bound = size / bound_s / 1e9 * bus_factor(op, n)
+        rows.setdefault((op, n, size), []).append((t, busbw, bound, algo))
+if seen:
+    print(f"copy peak (64 MiB, best of memcpy and native Copy), per round: one core "
+          f"{min(o for o, _ in seen):.2f}-{max(o for o, _ in seen):.2f} GB/s, {cores} cores at once "
+          f"{min(e for _, e in seen):.2f}-{max(e for _, e in seen):.2f} GB/s in all")
 print("bound: t >= max(B / (2 one-core), n B / (2 all-cores)), B = bytes a rank reads + writes (a copy moves 2 per byte)")
-print(f"{'op':>15} {'n':>2} {'size':>5} {'algo':>8} {'B/S':>5} {'p50 us':>9} {'busbw':>7} {'bound':>7} {'ratio':>6}")
-for (op, n, size), (t, algo) in sorted(best.items()):
-    b = rank_bytes(op, algo, n)
-    if b is None or peak1 <= 0: continue
-    bound_s = max(b * size / (2 * peak1 * 1e9), n * b * size / (2 * peak_all * 1e9))
-    busbw = size / (t * 1e-6) / 1e9 * bus_factor(op, n)
-    bound = size / bound_s / 1e9 * bus_factor(op, n)
-    print(f"{op:>15} {n:>2} {size >> 20:>4}M {algo:>8} {b:5.2f} {t:9.0f} {busbw:7.2f} {bound:7.2f} {busbw / bound:6.2f}")
+print("per round: busbw / bound against that round's peaks; the columns are medians over the rounds")
+print(f"{'op':>15} {'n':>2} {'size':>5} {'algo':>8} {'B/S':>5} {'p50 us':>9} {'busbw':>7} {'bound':>7} {'ratio':>6}  rounds (min-max)")
+for (op, n, size), rs in sorted(rows.items()):
+    ratios = [bw / bound for _, bw, bound, _ in rs]
+    print(f"{op:>15} {n:>2} {size >> 20:>4}M {rs[0][3]:>8} {rank_bytes(op, rs[0][3], n):5.2f} "
+          f"{median([t for t, *_ in rs]):9.0f} {median([bw for _, bw, _, _ in rs]):7.2f} "
+          f"{median([bd for _, _, bd, _ in rs]):7.2f} {median(ratios):6.2f}  {len(rs)} ({min(ratios):.2f}-{max(ratios):.2f})")
 EOF
 }
 
@@ -101,5 +121,7 @@ for ((r = 1; r <= rounds; r++)); do
     --sizes "${SIZES:-16M,32M,64M}" --group-size "${RANKS:-2,4,8}" --groups 1 --iters "${ITERS:-10}" --warmup 3 \
     --quiet --out "$work/sweep_$r.json" >/dev/null 2>"$work/sweep_$r.err" || { cat "$work/sweep_$r.err" >&2; exit 1; }
 done
+"$reduce_bench" --benchmark_filter='BM_(Memcpy|Copy)(AllCores)?/67108864' --benchmark_min_time=0.2 \
+  --benchmark_format=json >"$work/peak_$((rounds + 1)).json" 2>/dev/null
 echo "# end   $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/')"
 report "$work"
