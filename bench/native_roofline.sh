@@ -8,11 +8,13 @@
 #   bench/native_roofline.sh [ROUNDS]       # default 2 rounds; each round measures the peak, then sweeps
 #   SIZES=16M,64M RANKS=2,4 OPS=allreduce ITERS=10 bench/native_roofline.sh
 #   COMMBENCH=/tmp/other/commbench bench/native_roofline.sh   # another build (e.g. before a change)
+#   INPROCESS=1 bench/native_roofline.sh    # //bench:shm_bench instead: ranks as threads of one process, 2 and 4
+#                                           # ranks, 16 and 64 MiB, without the sweep's harness in between
 #   KEEP=DIR keeps the rounds' files; FROM=DIR prints the table of such a folder again without running.
 #
 # Per point and round, the sweep's p50 against the peaks taken just before and after that round's sweep; the table
 # prints the medians over the rounds and the ratios' range. It also prints the load average.
-# Needs: bazel build //tools/commbench //bench:reduce_bench
+# Needs: bazel build //tools/commbench //bench:reduce_bench (and //bench:shm_bench for INPROCESS)
 set -euo pipefail
 
 rounds=${1:-2}
@@ -64,19 +66,29 @@ def median(xs):
     xs = sorted(xs)
     return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
 
+def points(r):  # (op, ranks, size, algo, p50 or mean us per op) of round r
+    if os.path.exists(f"{work}/sweep_{r}.json"):
+        for p in json.load(open(f"{work}/sweep_{r}.json"))["points"]:
+            if p.get("correct", True):
+                yield p["op"], p["group_size"], p["bytes"], p.get("algo", "?"), p["time_us"]["p50"]
+    else:  # shm_bench: BM_Shm/<op>_large/<size>/real_time/threads:<n>; real_time spans all threads' iterations
+        for b in json.load(open(f"{work}/shm_{r}.json"))["benchmarks"]:
+            if b.get("run_type") != "iteration" or b.get("error_occurred"): continue
+            parts = b["name"].split("/")
+            yield (parts[1].replace("_large", ""), b["threads"], int(parts[2]), b.get("label", "?"),
+                   b["real_time"] * b["threads"] / 1e3)
+
 rows = {}  # (op, n, size) -> [(p50 us, busbw, bound, algo)] one per round
-rounds = sorted(int(os.path.basename(f)[6:-5]) for f in glob.glob(f"{work}/sweep_*.json"))
+rounds = sorted(int(os.path.basename(f).split("_")[1].split(".")[0])
+                for f in glob.glob(f"{work}/sweep_*.json") + glob.glob(f"{work}/shm_*.json"))
 seen = []
 for r in rounds:
     one, every, cores = peaks([f for f in (f"{work}/peak_{r}.json", f"{work}/peak_{r + 1}.json") if os.path.exists(f)])
     if one <= 0 or every <= 0: continue
     seen.append((one, every))
-    for p in json.load(open(f"{work}/sweep_{r}.json"))["points"]:
-        if not p.get("correct", True): continue
-        op, n, size, algo = p["op"], p["group_size"], p["bytes"], p.get("algo", "?")
+    for op, n, size, algo, t in points(r):
         b = rank_bytes(op, algo, n)
         if b is None: continue
-        t = p["time_us"]["p50"]
         bound_s = max(b * size / (2 * one * 1e9), n * b * size / (2 * every * 1e9))
         busbw = size / (t * 1e-6) / 1e9 * bus_factor(op, n)
         bound = size / bound_s / 1e9 * bus_factor(op, n)
@@ -102,8 +114,11 @@ if [[ -n ${FROM:-} ]]; then
 fi
 commbench=${COMMBENCH:-$root/.bazel/bin/tools/commbench/commbench}
 reduce_bench=${REDUCE_BENCH:-$root/.bazel/bin/bench/reduce_bench}
-for b in "$commbench" "$reduce_bench"; do
-  [[ -x $b ]] || { echo "commbench: error: $b not built: bazel build //tools/commbench //bench:reduce_bench" >&2; exit 2; }
+shm_bench=${SHM_BENCH:-$root/.bazel/bin/bench/shm_bench}
+needed=("$commbench" "$reduce_bench")
+[[ -n ${INPROCESS:-} ]] && needed=("$shm_bench" "$reduce_bench")
+for b in "${needed[@]}"; do
+  [[ -x $b ]] || { echo "commbench: error: $b not built: bazel build //tools/commbench //bench:reduce_bench //bench:shm_bench" >&2; exit 2; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/native_roofline.XXXXXX")
 if [[ -n ${KEEP:-} ]]; then
@@ -113,10 +128,15 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
-echo "# start $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/'), rounds $rounds, $commbench"
+echo "# start $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/'), rounds $rounds, ${needed[0]}"
 for ((r = 1; r <= rounds; r++)); do
   "$reduce_bench" --benchmark_filter='BM_(Memcpy|Copy)(AllCores)?/67108864' --benchmark_min_time=0.2 \
     --benchmark_format=json >"$work/peak_$r.json" 2>/dev/null
+  if [[ -n ${INPROCESS:-} ]]; then
+    "$shm_bench" --benchmark_filter=large --benchmark_min_time=0.3 --benchmark_format=json >"$work/shm_$r.json" \
+      2>"$work/shm_$r.err" || { cat "$work/shm_$r.err" >&2; exit 1; }
+    continue
+  fi
   "$commbench" sweep --backends native --ops "${OPS:-allreduce,allgather,reduce_scatter}" \
     --sizes "${SIZES:-16M,32M,64M}" --group-size "${RANKS:-2,4,8}" --groups 1 --iters "${ITERS:-10}" --warmup 3 \
     --quiet --out "$work/sweep_$r.json" >/dev/null 2>"$work/sweep_$r.err" || { cat "$work/sweep_$r.err" >&2; exit 1; }
