@@ -41,4 +41,22 @@ if [[ $(grep -cE '^\| [12] \| [0-9.]+ \|' <<<"$table") != 2 ]] || ! grep -q '^gr
   printf 'headline_vs_bare.sh: unexpected table:\n%s\nread again:\n%s\n' "$table" "$again" >&2
   exit 1
 fi
+# native_roofline.sh's bound from a fixture: one core copies 64 MiB in 3 ms (22.37 GB/s), both cores at once in 2 ms
+# of Google Benchmark's real_time (33.55 GB/s in all: real_time already spans both threads' iterations). A 2-rank
+# allgather of 64 MiB moves B = 2 S a rank, so t >= 2 B / (2 x 33.55 GB/s) = 4.0 ms: its 4000 us p50 is 1.00 of the
+# bound (0.75 if the all-cores peak were counted per thread).
+fx="$TMPDIR/roofline"
+mkdir -p "$fx"
+cat >"$fx/peak_1.json" <<'JSON'
+{"benchmarks": [
+ {"name": "BM_Memcpy/67108864", "run_type": "iteration", "threads": 1, "real_time": 3000000},
+ {"name": "BM_MemcpyAllCores/67108864/real_time/threads:2", "run_type": "iteration", "threads": 2, "real_time": 2000000}]}
+JSON
+echo '{"points": [{"op": "allgather", "group_size": 2, "bytes": 67108864, "algo": "direct", "time_us": {"p50": 4000}}]}' \
+  >"$fx/sweep_1.json"
+row=$(FROM="$fx" "$dir/native_roofline.sh" | grep '^ *allgather')
+if ! [[ $row =~ \ 1\.00\ \ 1\ \(1\.00-1\.00\)$ ]]; then
+  echo "native_roofline.sh: unexpected row '$row' (want ratio 1.00 in 1 round)" >&2
+  exit 1
+fi
 echo "bench smoke: ok"
