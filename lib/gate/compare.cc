@@ -1,5 +1,6 @@
 #include "lib/gate/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -143,14 +144,35 @@ Status SetMinEffects(double min_effect, const std::vector<std::string>& below, C
   return OkStatus();
 }
 
-std::string JudgedOnDisturbed(const SequentialPoint& s) {
-  std::map<std::string, std::pair<int, int>> judged;  // side -> {judged, of those disturbed}
+namespace {
+
+// side -> {judged repeats, of those disturbed}
+std::map<std::string, std::pair<int, int>> JudgedPerSide(const SequentialPoint& s) {
+  std::map<std::string, std::pair<int, int>> judged;
   for (const RepeatRecord& r : s.repeats) {
     if (r.replaced) continue;
     auto& [n, disturbed] = judged[r.side];
     ++n;
     disturbed += r.disturbed;
   }
+  return judged;
+}
+
+}  // namespace
+
+std::string SharedSteadyLoad(const SequentialPoint& s) {
+  const auto judged = JudgedPerSide(s);
+  const auto a = judged.find("A"), b = judged.find("B");
+  if (a == judged.end() || b == judged.end() || a->second.first == 0 || b->second.first == 0) return "";
+  const double share_a = static_cast<double>(a->second.second) / a->second.first;
+  const double share_b = static_cast<double>(b->second.second) / b->second.first;
+  if (std::min(share_a, share_b) < kSteadyLoadShare || std::abs(share_a - share_b) > kAlikeLoadShares) return "";
+  return "A: " + std::to_string(a->second.second) + " of " + std::to_string(a->second.first) + ", B: " +
+         std::to_string(b->second.second) + " of " + std::to_string(b->second.first) + " judged repeats disturbed";
+}
+
+std::string JudgedOnDisturbed(const SequentialPoint& s) {
+  const auto judged = JudgedPerSide(s);
   for (const auto& [side, counts] : judged) {
     const auto [n, disturbed] = counts;
     if (n > 0 && disturbed > kMostJudgedDisturbed * n) {
@@ -218,7 +240,11 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
       }
     }
     const bool changed = pc.decision.change == Change::kSlower || pc.decision.change == Change::kFaster;
-    if (const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : ""; changed && !busy.empty()) {
+    const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : "";
+    const std::string shared = busy.empty() ? "" : SharedSteadyLoad(*pc.sequential);
+    if (changed && !shared.empty()) {
+      pc.decision.reason += "; judged under a load both sides shared (" + shared + ")";
+    } else if (changed && !busy.empty()) {
       pc.decision.change = Change::kInconclusive;
       pc.decision.reason = "not judged, the runner was busy (" + busy + ", more than " +
                            std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) +

@@ -54,6 +54,17 @@ inline constexpr double kMostJudgedDisturbed = 0.10;
 // "new: 80 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
 std::string JudgedOnDisturbed(const SequentialPoint& s);
 
+// gate --ab interleaves its sides (A B A B ...), so a load that stays for the whole job weighs on both alike. Where
+// at least kSteadyLoadShare of each side's judged repeats were disturbed and the two shares differ by at most
+// kAlikeLoadShares, the load was the runner's steady state, shared by both sides: a change found there is judged
+// (and says so). A load on one side only, or one that came and went, stays "the runner was busy".
+inline constexpr double kSteadyLoadShare = 0.5;
+inline constexpr double kAlikeLoadShares = 0.10;
+
+// "A: 80 of 80, B: 79 of 80 judged repeats disturbed" where the load was shared as above, else "". Only --ab's
+// sides A and B can share one: a stored baseline's repeats ran in another job.
+std::string SharedSteadyLoad(const SequentialPoint& s);
+
 // A sequential gate as a whole: what bounded it and how far it got.
 struct SequentialRun {
   double budget_s = 0;   // 0: none

@@ -113,6 +113,50 @@ TEST(CompareTest, AChangeJudgedOnDisturbedRepeatsIsInconclusive) {
   EXPECT_EQ(JudgedOnDisturbed(Repeats(20, 2, 9)), "");
 }
 
+// gate --ab's sides: judged repeats of side A and of side B, the first `disturbed` of each disturbed.
+SequentialPoint AbRepeats(int judged, int disturbed_a, int disturbed_b) {
+  SequentialPoint s;
+  for (int i = 0; i < judged; ++i) {
+    s.repeats.push_back({"A", i, i < disturbed_a, false, 0.4, 0, "", -1});
+    s.repeats.push_back({"B", i, i < disturbed_b, false, 0.4, 0, "", -1});
+  }
+  s.disturbed = disturbed_a + disturbed_b;
+  return s;
+}
+
+// A load that held a CPU through a whole --ab job weighed on both interleaved sides alike: a change found there is
+// judged, and says so. A load on one side, one that came and went (under half the repeats), two unlike shares, or a
+// stored baseline's single side keep the point inconclusive.
+TEST(CompareTest, ASteadyLoadBothAbSidesSharedIsJudged) {
+  const ResultFile base = File({{"a", 100}, {"b", 50}}, 20, 1), now = File({{"a", 100}, {"b", 60}}, 20, 2);
+  CompareOptions steady;
+  steady.sequential["a"] = AbRepeats(20, 20, 19);
+  steady.sequential["b"] = AbRepeats(20, 20, 19);
+  Comparison c = Compare(base, now, steady);
+  EXPECT_EQ(c.outcome, Outcome::kRegression);
+  EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged) << c.points[0].decision.reason;
+  EXPECT_EQ(c.points[1].decision.change, Change::kSlower) << c.points[1].decision.reason;
+  EXPECT_NE(c.points[1].decision.reason.find(
+                "judged under a load both sides shared (A: 20 of 20, B: 19 of 20 judged repeats disturbed)"),
+            std::string::npos)
+      << c.points[1].decision.reason;
+
+  for (const auto& [what, s] : std::vector<std::pair<std::string, SequentialPoint>>{
+           {"one side", AbRepeats(20, 0, 20)},
+           {"came and went", AbRepeats(20, 9, 8)},
+           {"unlike shares", AbRepeats(20, 11, 20)},
+           {"stored baseline", Repeats(20, 20, 0)}}) {
+    CompareOptions busy;
+    busy.sequential["b"] = s;
+    c = Compare(base, now, busy);
+    EXPECT_EQ(c.points[1].decision.change, Change::kInconclusive) << what << ": " << c.points[1].decision.reason;
+    EXPECT_EQ(c.outcome, Outcome::kInconclusive) << what;
+    EXPECT_EQ(SharedSteadyLoad(s), "") << what;
+  }
+  EXPECT_EQ(SharedSteadyLoad(AbRepeats(20, 10, 12)), "A: 10 of 20, B: 12 of 20 judged repeats disturbed");
+  EXPECT_EQ(SharedSteadyLoad(AbRepeats(20, 10, 13)), "");  // 0.15 apart
+}
+
 TEST(CompareTest, FailsClosed) {
   // A point on one side only.
   Comparison c = Compare(File({{"a", 100}, {"b", 50}}, 6, 1), File({{"a", 100}}, 6, 2));
