@@ -13,6 +13,7 @@
 #include "lib/backend/nccl/fingerprint.h"
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
+#include "lib/core/text_file.h"
 
 extern char** environ;
 
@@ -32,13 +33,6 @@ std::string CpuModel() {
     }
   }
   return "unknown";
-}
-
-std::string FirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -19,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "lib/core/text_file.h"
 #include "lib/rendezvous/file_store.h"
 #include "lib/rendezvous/redis_store.h"
 
@@ -38,13 +38,6 @@ std::string SafeName(const std::string& run_id) {
     if (!ok) c = '_';
   }
   return out;
-}
-
-std::string FirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
 }
 
 std::string ThisHost() {
