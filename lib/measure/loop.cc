@@ -74,7 +74,7 @@ class PointRunner {
         options_(options),
         sequential_(options.concurrency == Concurrency::kSequential),
         timing_(PlanTiming(options.device, options.sync)),
-        synced_step_(timing_.barrier == IterationBarrier::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
+        synced_step_(timing_.barrier == BarrierScope::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
         step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
         injected_delay_(options.injected_delay_us),
         sampler_(options.check_rate, options.check_seed),
@@ -245,7 +245,7 @@ class PointRunner {
   Status RunThenBarrier() {
     RETURN_IF_ERROR(work_->Run());
     if (timing_.wait_each_run) RETURN_IF_ERROR(work_->Wait());
-    return timing_.barrier == IterationBarrier::kGroup ? group_->Barrier() : world_->IterationBarrier();
+    return timing_.barrier == BarrierScope::kGroup ? group_->Barrier() : world_->IterationBarrier();
   }
   // Test-only fault injection: this rank is slow every iteration.
   Status DelayedStep() {

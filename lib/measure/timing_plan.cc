@@ -6,8 +6,8 @@ namespace commbench {
 
 TimingPlan PlanTiming(DeviceKind device, Sync sync, int64_t gpu_batch) {
   TimingPlan plan;
-  if (sync == Sync::kGroupBarrier) plan.barrier = IterationBarrier::kGroup;
-  if (sync == Sync::kWorldBarrier) plan.barrier = IterationBarrier::kWorld;
+  if (sync == Sync::kGroupBarrier) plan.barrier = BarrierScope::kGroup;
+  if (sync == Sync::kWorldBarrier) plan.barrier = BarrierScope::kWorld;
   if (device == DeviceKind::kCpu) return plan;  // Run() completes the collective
   switch (sync) {
     case Sync::kStream:
@@ -28,8 +28,8 @@ TimingPlan PlanTiming(DeviceKind device, Sync sync, int64_t gpu_batch) {
 
 std::string Describe(const TimingPlan& plan) {
   const char* wait = plan.wait_each_run ? "each" : plan.wait_for_batch ? "batch" : "none";
-  const char* barrier = plan.barrier == IterationBarrier::kGroup   ? "group"
-                        : plan.barrier == IterationBarrier::kWorld ? "world"
+  const char* barrier = plan.barrier == BarrierScope::kGroup   ? "group"
+                        : plan.barrier == BarrierScope::kWorld ? "world"
                                                                    : "none";
   return "batch=" + std::to_string(plan.batch) + " wait=" + wait + " barrier=" + barrier;
 }

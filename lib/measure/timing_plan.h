@@ -15,13 +15,13 @@
 namespace commbench {
 
 // The barrier a timed iteration ends with, inside the clock.
-enum class IterationBarrier { kNone, kGroup, kWorld };
+enum class BarrierScope { kNone, kGroup, kWorld };
 
 struct TimingPlan {
   int64_t batch = 1;            // iterations between starting and stopping the clock (1: one sample each)
   bool wait_each_run = false;   // Work::Wait() after each Run, inside the clock (before the barrier)
   bool wait_for_batch = false;  // Work::Wait() once after the batch's last Run, inside the clock
-  IterationBarrier barrier = IterationBarrier::kNone;
+  BarrierScope barrier = BarrierScope::kNone;
   // The input is set before every Run (outside the clock) when batch is 1; a batch sets it once before the
   // clock starts and reruns on it, as nccl-tests does (an in-place result then feeds the next Run: only
   // checked iterations, which run alone, are compared with the pattern).

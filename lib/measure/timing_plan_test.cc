@@ -19,7 +19,7 @@ TEST(TimingPlanTest, GpuSyncNoneTimesABatchEndedByOneWait) {
   EXPECT_EQ(plan.batch, kGpuBatch);
   EXPECT_TRUE(plan.wait_for_batch);
   EXPECT_FALSE(plan.wait_each_run);
-  EXPECT_EQ(plan.barrier, IterationBarrier::kNone);
+  EXPECT_EQ(plan.barrier, BarrierScope::kNone);
 }
 
 TEST(TimingPlanTest, GpuSyncEventTimesABatchEndedByOneWait) {
