@@ -48,7 +48,8 @@ struct SequentialPoint {
 };
 
 // Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
-// reached), a change found there is the busy runner's as much as the build's: the point is inconclusive.
+// reached), the verdict there (a change, or none) is the busy runner's as much as the build's: the point is
+// inconclusive, unless the load was one both --ab sides shared (SharedSteadyLoad).
 inline constexpr double kMostJudgedDisturbed = 0.10;
 
 // "new: 80 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
