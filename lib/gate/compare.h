@@ -57,8 +57,8 @@ std::string JudgedOnDisturbed(const SequentialPoint& s);
 
 // gate --ab interleaves its sides (A B A B ...), so a load that stays for the whole job weighs on both alike. Where
 // at least kSteadyLoadShare of each side's judged repeats were disturbed and the two shares differ by at most
-// kAlikeLoadShares, the load was the runner's steady state, shared by both sides: a change found there is judged
-// (and says so). A load on one side only, or one that came and went, stays "the runner was busy".
+// kAlikeLoadShares, the load was the runner's steady state, shared by both sides: the point is judged (and says
+// so). A load on one side only, or one that came and went, stays "the runner was busy".
 inline constexpr double kSteadyLoadShare = 0.5;
 inline constexpr double kAlikeLoadShares = 0.10;
 
