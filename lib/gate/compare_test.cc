@@ -78,13 +78,19 @@ TEST(CompareTest, AStoredBaselinesOtherJobsJudgeTheNewJobAsOneMore) {
   EXPECT_NE(twice.points[0].decision.reason.find("over 5 runs"), std::string::npos) << twice.points[0].decision.reason;
 }
 
-// `judged` repeats of side "new" of which `disturbed` were judged disturbed, plus `replaced` disturbed ones re-run.
+// Adds `judged` repeats of `side` to s, of which the first `disturbed` were judged disturbed, plus `replaced`
+// disturbed ones re-run.
+void AddRepeats(SequentialPoint* s, const std::string& side, int judged, int disturbed, int replaced = 0) {
+  for (int i = 0; i < judged; ++i) s->repeats.push_back({side, i, i < disturbed, false, 0, 0, "", -1});
+  for (int i = 0; i < replaced; ++i) s->repeats.push_back({side, i, true, true, 0.3, 0, "outside", -1});
+  s->disturbed += disturbed + replaced;
+  s->replaced += replaced;
+}
+
+// A stored baseline's gate: side "new" alone.
 SequentialPoint Repeats(int judged, int disturbed, int replaced) {
   SequentialPoint s;
-  for (int i = 0; i < judged; ++i) s.repeats.push_back({"new", i, i < disturbed, false, 0, 0, "", -1});
-  for (int i = 0; i < replaced; ++i) s.repeats.push_back({"new", i, true, true, 0.3, 0, "outside", -1});
-  s.disturbed = disturbed + replaced;
-  s.replaced = replaced;
+  AddRepeats(&s, "new", judged, disturbed, replaced);
   return s;
 }
 
@@ -117,14 +123,11 @@ TEST(CompareTest, AVerdictJudgedOnDisturbedRepeatsIsInconclusive) {
   EXPECT_EQ(JudgedOnDisturbed(Repeats(20, 2, 9)), "");
 }
 
-// gate --ab's sides: judged repeats of side A and of side B, the first `disturbed` of each disturbed.
+// gate --ab's sides: `judged` repeats of side A and of side B, the first `disturbed_a` and `disturbed_b` disturbed.
 SequentialPoint AbRepeats(int judged, int disturbed_a, int disturbed_b) {
   SequentialPoint s;
-  for (int i = 0; i < judged; ++i) {
-    s.repeats.push_back({"A", i, i < disturbed_a, false, 0.4, 0, "", -1});
-    s.repeats.push_back({"B", i, i < disturbed_b, false, 0.4, 0, "", -1});
-  }
-  s.disturbed = disturbed_a + disturbed_b;
+  AddRepeats(&s, "A", judged, disturbed_a);
+  AddRepeats(&s, "B", judged, disturbed_b);
   return s;
 }
 
