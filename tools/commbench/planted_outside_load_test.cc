@@ -112,11 +112,11 @@ void ExpectRanksNeverOutside(const json& r) {
 // spinner changed nothing (p50 28.9, 28.8, 30.6 us with it from G=2 on).
 const std::vector<std::string> kSweep = {"--groups", "1..3", "--sizes", "1M", "--cpus", "0", "--time-budget", "0.1"};
 
-// Waits until the sweep's progress on stderr shows `text`; false after `seconds`.
-bool WaitForProgress(const CliRunner& cli, const std::string& text, double seconds) {
+// Waits until the sweep's progress on its stderr shows `text`; false after `seconds`.
+bool WaitForProgress(const CliRunner& cli, pid_t sweep, const std::string& text, double seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream err(cli.dir() + "/stderr");
+    std::ifstream err(cli.ErrPath(sweep));
     std::stringstream s;
     s << err.rdbuf();
     if (s.str().find(text) != std::string::npos) return true;
@@ -135,7 +135,7 @@ TEST(PlantedOutsideLoad, ABusyProcessOnTheRanksCoreIsNamedFirst) {
   args.insert(args.end(), kSweep.begin(), kSweep.end());
   const pid_t sweep = cli.Start(args);
   std::optional<Spinner> spinner;
-  if (WaitForProgress(cli, "world of 4 ranks", 120)) spinner.emplace(0);
+  if (WaitForProgress(cli, sweep, "world of 4 ranks", 120)) spinner.emplace(0);
   CliResult done = cli.Wait(sweep);
   ASSERT_TRUE(spinner.has_value()) << "the sweep never reached G=2: " << done.err;
   ASSERT_EQ(done.exit_code, 0) << done.err;

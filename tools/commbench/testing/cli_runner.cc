@@ -63,9 +63,9 @@ pid_t CliRunner::StartWithOutput(const std::vector<std::string>& args, int outpu
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
   pid_t pid = fork();
   if (pid == 0) {
+    const std::string out = OutPath(getpid()), err = ErrPath(getpid());
     int o = output_fd >= 0 ? output_fd : open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int e = output_fd >= 0 ? output_fd : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(o, 1);
@@ -83,8 +83,8 @@ CliResult CliRunner::Wait(pid_t pid) {
   waitpid(pid, &status, 0);
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFile(dir_ + "/stdout");
-  r.err = ReadFile(dir_ + "/stderr");
+  r.out = ReadFile(OutPath(pid));
+  r.err = ReadFile(ErrPath(pid));
   return r;
 }
 

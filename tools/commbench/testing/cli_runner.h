@@ -26,6 +26,9 @@ class CliRunner {
   // Asynchronous variant: Start, then Wait.
   pid_t Start(const std::vector<std::string>& args);
   CliResult Wait(pid_t pid);
+  // Where a started process writes: its own files, so that processes run side by side never overwrite each other.
+  std::string OutPath(pid_t pid) const { return dir_ + "/stdout." + std::to_string(pid); }
+  std::string ErrPath(pid_t pid) const { return dir_ + "/stderr." + std::to_string(pid); }
   // As Start, but stdout and stderr both go to a pipe whose read end is returned in `*read_fd`.
   pid_t StartPiped(const std::vector<std::string>& args, int* read_fd);
 
@@ -37,7 +40,7 @@ class CliRunner {
   std::vector<std::string> TempEntries() const;
 
  private:
-  pid_t StartWithOutput(const std::vector<std::string>& args, int output_fd);  // -1: the files stdout, stderr
+  pid_t StartWithOutput(const std::vector<std::string>& args, int output_fd);  // -1: its own files (OutPath, ErrPath)
 
   std::string dir_;
   std::string tmp_;
