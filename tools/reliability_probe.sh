@@ -412,9 +412,10 @@ echo "# injected faults"
 F="$ROOT/f"
 
 # The timeout watches progress: a healthy point longer than --timeout is not killed. Its length (8-10 s at --timeout
-# 3) is set from this host's pace now, measured first.
+# 5) is set from this host's pace now, measured first. Not --timeout 3: tests beside this one on 2 cores left a
+# thread unscheduled for 4.1 s, which is a hang by --timeout 3's own definition.
 case_timeout_healthy() {
-  local name="--timeout measures progress (a healthy 8-10 s point at --timeout 3 runs)" d="$F/healthy" iters wall t0
+  local name="--timeout measures progress (a healthy 8-10 s point at --timeout 5 runs)" d="$F/healthy" iters wall t0
   mkdir -p "$d"
   if ! (cd "$d" && timeout 120 "$CB" sweep --groups 2 --sizes 400 --iters 2000 --warmup 0 --timeout 60 -q -o cal.json \
     >/dev/null 2>cal.err); then
@@ -425,12 +426,12 @@ case_timeout_healthy() {
 print(max(2000, min(4000000, int(9 * p["iters"] / p["wall_s"]))))')
   for attempt in 1 2; do
     t0=$(now)
-    (cd "$d" && timeout 120 "$CB" sweep --groups 2 --sizes 400 --iters "$iters" --warmup 0 --timeout 3 -q -o r.json \
+    (cd "$d" && timeout 120 "$CB" sweep --groups 2 --sizes 400 --iters "$iters" --warmup 0 --timeout 5 -q -o r.json \
       >/dev/null 2>err)
     RC=$?
     if [[ $RC != 0 ]]; then fail "$name" "exit $RC after $(since "$t0") s (--iters $iters): $(grep -m 1 error "$d/err")"; return; fi
     wall=$(python3 -c 'import json; print(json.load(open("'"$d"'/r.json"))["points"][0]["wall_s"])')
-    if ! lt "$wall" 6; then ok "$name"; return; fi
+    if ! lt "$wall" 7; then ok "$name"; return; fi
     iters=$(python3 -c "print(int($iters * 9 / max($wall, 0.5)))")  # faster than measured: once more, longer
   done
   fail "$name" "the point lasted only $wall s, too short to show anything"
