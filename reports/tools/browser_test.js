@@ -240,14 +240,21 @@ async function checkReport(wd, file, expectDrawn, args, firstSuspect) {
   if (probe.ready) {
     // The copy button: clicking it must copy (clipboard API, or the selection fallback) and say so.
     // A WebDriver click is a trusted user gesture, which the clipboard requires (a script's click() is not).
+    // Every label the button takes is recorded: the clipboard answers when it will (seconds on a busy runner),
+    // and "Copied" turns back into "Copy" 1.5 s later, so a single look after a fixed pause can miss it.
     let copied = 'no button';
     const found = await wd.call('POST', wd.session + '/element', {using: 'css selector', value: '#copy-command'})
       .catch(() => null);
     if (found) {
+      await wd.exec(`const b = document.getElementById('copy-command'); window.__copyLabels = [];
+        new MutationObserver(() => window.__copyLabels.push(b.textContent))
+          .observe(b, {childList: true, characterData: true, subtree: true});`);
       const elementId = Object.values(found)[0];
       await wd.call('POST', wd.session + '/element/' + elementId + '/click', {});
-      await sleep(300);
-      copied = await wd.exec(`return document.getElementById('copy-command').textContent;`);
+      const labels = async () => wd.exec(`return window.__copyLabels;`);
+      for (let waited = 0; (await labels()).length === 0 && waited < 10000; waited += 100) await sleep(100);
+      const seen = await labels();
+      copied = seen.length ? seen[0] : await wd.exec(`return document.getElementById('copy-command').textContent;`);
     }
     if (copied !== 'Copied') failures.push('the copy button says "' + copied + '" after a click, not "Copied"');
   }
