@@ -55,7 +55,12 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--groups", "3..1"}, "--groups: range '3..1' is empty"},
       {{"sweep", "--sizes", "1X"}, "--sizes: invalid value '1X'"},
       {{"sweep", "--backends", "nope"}, "unknown backend 'nope' (accepted: "},
-      {{"sweep", "--nope"}, "--nope"},
+      {{"sweep", "--nope"}, "sweep: unknown option '--nope' (see commbench sweep --help)"},
+      // A mistyped flag names the one meant; a missing subcommand lists those accepted.
+      {{"sweep", "--dtype", "f64"}, "sweep: unknown option '--dtype' (did you mean --dtypes?)"},
+      {{"history"}, "history: a subcommand is required (accepted: add, check)"},
+      {{"history", "trend"}, "history: unknown subcommand 'trend' (accepted: add, check)"},
+      {{"gate", "--ab", "--a", "transport=x", "--b", "transport=y", "--budget", "-5"}, "--budget -5 (accepted: "},
       {{"sweep", "--groups", "100", "--group-size", "2"}, "world of 200 ranks exceeds the limit of 128"},
       {{"sweep", "--dtypes", "f8"}, "unknown dtype 'f8' (accepted: f32, f64, i32, f16, bf16)"},
       {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},

@@ -37,7 +37,9 @@ app::SequentialProgress Progress(const GateOptions& o) {
 
 StatusOr<app::SequentialOptions> SequentialFrom(const GateOptions& o, int64_t planned, bool stop_early) {
   if (!(o.budget_s >= 0) || !std::isfinite(o.budget_s)) {
-    return InvalidArgument("--budget " + std::to_string(o.budget_s) + " (accepted: seconds >= 0; 0: no budget)");
+    char given[32];
+    std::snprintf(given, sizeof(given), "%g", o.budget_s);
+    return InvalidArgument("--budget " + std::string(given) + " (accepted: seconds >= 0; 0: no budget)");
   }
   if (o.first_look < 1) return InvalidArgument("--first-look " + std::to_string(o.first_look) + " (accepted: >= 1)");
   if (o.look_every < 1) return InvalidArgument("--look-every " + std::to_string(o.look_every) + " (accepted: >= 1)");

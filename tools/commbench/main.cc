@@ -10,6 +10,7 @@
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/number_flags.h"
+#include "tools/commbench/parse_errors.h"
 #include "tools/version.h"
 
 namespace {
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, exit code 2, as for every other bad input.
-    std::fprintf(stderr, "commbench: error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "commbench: error: %s\n", commbench::cli::ExplainParseError(app, e).c_str());
     return 2;
   }
   return exit_code;
