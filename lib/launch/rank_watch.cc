@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 namespace commbench {
 namespace {
@@ -14,6 +16,17 @@ std::string ThisHost() {
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
   return name;
+}
+
+// From the fields after "(comm) " of /proc/PID/stat: state ppid pgrp session tty_nr tpgid flags ...
+bool Exiting(const std::string& fields) {
+  constexpr unsigned long kPfExiting = 0x4;  // PF_EXITING, include/linux/sched.h
+  std::istringstream in(fields);
+  std::string field;
+  for (int i = 0; i < 7 && in >> field; ++i) {
+    if (i == 6) return (std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0;
+  }
+  return false;
 }
 
 bool Halted(const RankView& v) { return v.state == RankProcessState::kStopped || v.state == RankProcessState::kGone; }
@@ -25,9 +38,16 @@ RankProcessState ProcessStateOf(pid_t pid, const std::string& host) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(stat, line)) return RankProcessState::kGone;
+  return StateOfStatLine(line);
+}
+
+RankProcessState StateOfStatLine(const std::string& line) {
   // "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
   const size_t close = line.rfind(')');
   if (close == std::string::npos || close + 2 >= line.size()) return RankProcessState::kUnknown;
+  // A SIGKILLed process closes its sockets while it exits, before it is a zombie: its peers' collectives fail at
+  // once, and on a busy host its state still reads running then. The kernel's exiting flag says it is going.
+  if (Exiting(line.substr(close + 2))) return RankProcessState::kGone;
   switch (line[close + 2]) {
     case 'T':
     case 't':

@@ -20,6 +20,9 @@ enum class RankProcessState { kUnknown, kRunning, kStopped, kGone };
 // The state of `pid` when `host` is this host: stopped (SIGSTOP, a debugger), a zombie or no such process, or
 // running (also asleep: waiting in a collective is running).
 RankProcessState ProcessStateOf(pid_t pid, const std::string& host);
+// The same from a line of /proc/PID/stat. A process the kernel marks exiting is gone already: a SIGKILLed rank
+// closes its sockets before it is a zombie, and on a busy host its state still reads running while its peers fail.
+RankProcessState StateOfStatLine(const std::string& line);
 
 struct RankView {
   ProgressSnapshot progress;  // progress.rank is set; progress.pid == 0: no page published

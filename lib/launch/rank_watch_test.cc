@@ -83,6 +83,16 @@ TEST(RankWatchTest, ProcessStateOfARealChildStoppedThenGone) {
   EXPECT_EQ(ProcessStateOf(child, ThisHost()), RankProcessState::kGone);
 }
 
+// Fields after the command: state ppid pgrp session tty_nr tpgid flags (PF_EXITING is 0x4).
+TEST(RankWatchTest, AProcessTheKernelMarksExitingIsGoneWhateverItsState) {
+  EXPECT_EQ(StateOfStatLine("42 (commbench) R 1 42 42 0 -1 4194560 0 0"), RankProcessState::kRunning);
+  EXPECT_EQ(StateOfStatLine("42 (commbench) R 1 42 42 0 -1 4194564 0 0"), RankProcessState::kGone);
+  EXPECT_EQ(StateOfStatLine("42 (a) (b)) D 1 42 42 0 -1 4 0 0"), RankProcessState::kGone);
+  EXPECT_EQ(StateOfStatLine("42 (commbench) T 1 42 42 0 -1 4194560 0 0"), RankProcessState::kStopped);
+  EXPECT_EQ(StateOfStatLine("42 (commbench) Z 1 42 42 0 -1 4194560 0 0"), RankProcessState::kGone);
+  EXPECT_EQ(StateOfStatLine("42 (commbench"), RankProcessState::kUnknown);
+}
+
 TEST(RankWatchTest, APageThatKeepsChangingIsNeverIdleAndAGoneRankIsNoted) {
   TempDir dir("commbench-rank-watch-test-");
   const Clock::time_point t0 = Clock::now();
