@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 #include <sstream>
 
 namespace commbench {
@@ -61,11 +62,23 @@ RankProcessState StateOfStatLine(const std::string& line) {
 }
 
 std::vector<RankView> StoppedFirstViews(const std::vector<RankView>& late) {
-  std::vector<RankView> candidates;
+  std::vector<RankView> halted;
   for (const RankView& v : late) {
-    if (Halted(v)) candidates.push_back(v);
+    if (Halted(v)) halted.push_back(v);
   }
-  if (candidates.empty()) candidates = late;
+  // Every halted process is named, least far in first. Iterations compare only within a group: a SIGKILLed rank
+  // of one group and a rank of another that left on the same fault before its word arrived were both gone, and
+  // the one fewer iterations into its own group was named alone, the killed one "waited" (a loaded host).
+  if (halted.size() > 1) {
+    std::stable_sort(halted.begin(), halted.end(), [](const RankView& a, const RankView& b) {
+      return std::make_tuple(a.progress.point_index, static_cast<int32_t>(a.progress.phase), a.progress.completed,
+                             a.progress.started) < std::make_tuple(b.progress.point_index,
+                                                                   static_cast<int32_t>(b.progress.phase),
+                                                                   b.progress.completed, b.progress.started);
+    });
+    return halted;
+  }
+  const std::vector<RankView>& candidates = halted.empty() ? late : halted;
   std::vector<ProgressSnapshot> snapshots;
   for (const RankView& v : candidates) snapshots.push_back(v.progress);
   std::vector<RankView> first;

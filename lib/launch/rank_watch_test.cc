@@ -49,6 +49,13 @@ TEST(RankWatchTest, AGoneRankComesBeforeOneThatIsLessFarIn) {
   EXPECT_EQ(Ranks(StoppedFirstViews(late)), std::vector<int>{1});
 }
 
+TEST(RankWatchTest, EveryHaltedRankIsNamedLeastFarInFirst) {
+  // Rank 3 was killed (its group further in); rank 1 left on the same fault before its word arrived.
+  const std::vector<RankView> late = {At(1, 4263, 4264, RankProcessState::kGone), At(2, 5000, 5001, RankProcessState::kRunning),
+                                      At(3, 5500, 5501, RankProcessState::kGone)};
+  EXPECT_EQ(Ranks(StoppedFirstViews(late)), (std::vector<int>{1, 3}));
+}
+
 TEST(RankWatchTest, WithoutAHaltedProcessTheLeastFarInIsNamedAndTiesAreAllNamed) {
   EXPECT_EQ(Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 4, RankProcessState::kUnknown)})),
             std::vector<int>{1});
