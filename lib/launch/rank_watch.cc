@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
-#include <tuple>
 #include <sstream>
 
 namespace commbench {
@@ -70,12 +69,8 @@ std::vector<RankView> StoppedFirstViews(const std::vector<RankView>& late) {
   // of one group and a rank of another that left on the same fault before its word arrived were both gone, and
   // the one fewer iterations into its own group was named alone, the killed one "waited" (a loaded host).
   if (halted.size() > 1) {
-    std::stable_sort(halted.begin(), halted.end(), [](const RankView& a, const RankView& b) {
-      return std::make_tuple(a.progress.point_index, static_cast<int32_t>(a.progress.phase), a.progress.completed,
-                             a.progress.started) < std::make_tuple(b.progress.point_index,
-                                                                   static_cast<int32_t>(b.progress.phase),
-                                                                   b.progress.completed, b.progress.started);
-    });
+    std::stable_sort(halted.begin(), halted.end(),
+                     [](const RankView& a, const RankView& b) { return LessFarIn(a.progress, b.progress); });
     return halted;
   }
   const std::vector<RankView>& candidates = halted.empty() ? late : halted;

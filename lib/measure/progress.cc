@@ -155,15 +155,19 @@ bool InsideAnOp(const ProgressSnapshot& s) {
   return s.pid != 0 && in_loop && s.started > s.completed;
 }
 
-std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late) {
+bool LessFarIn(const ProgressSnapshot& a, const ProgressSnapshot& b) {
   auto key = [](const ProgressSnapshot& s) {
     return std::make_tuple(s.point_index, static_cast<int32_t>(s.phase), s.completed, s.started);
   };
+  return key(a) < key(b);
+}
+
+std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late) {
   std::vector<ProgressSnapshot> first;
   for (const ProgressSnapshot& s : late) {
-    if (first.empty() || key(s) < key(first.front())) {
+    if (first.empty() || LessFarIn(s, first.front())) {
       first = {s};
-    } else if (key(s) == key(first.front())) {
+    } else if (!LessFarIn(first.front(), s)) {
       first.push_back(s);
     }
   }

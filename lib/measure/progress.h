@@ -61,6 +61,9 @@ int64_t MonotonicNowNs();
 // not begin the next (its peer waits inside it) comes first; ties (ranks waiting inside the same call) are all
 // named. A rank without a page counts as the least far of all.
 std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& late);
+// Whether `a` is less far in than `b` by (point, phase, iterations completed, iterations begun): the order
+// StoppedFirst names by.
+bool LessFarIn(const ProgressSnapshot& a, const ProgressSnapshot& b);
 
 // The same progress (process, point, phase, iterations begun and completed, the failure mark): a copy that changed none of these
 // shows no progress, whenever it was taken.

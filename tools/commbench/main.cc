@@ -16,14 +16,12 @@
 namespace {
 
 // CLI11 would only say "A subcommand is required" for a mistyped one. Returns the listed subcommands when
-// `word` is none of them, else "".
-std::string UnknownSubcommand(CLI::App& app, const std::string& word) {
-  std::string listed;
+// `word` is none of them (hidden ones included), else "".
+std::string UnknownSubcommand(const CLI::App& app, const std::string& word) {
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (sub->get_name() == word) return "";
-    if (!sub->get_group().empty()) listed += (listed.empty() ? "" : ", ") + sub->get_name();
   }
-  return listed;
+  return commbench::cli::ListedSubcommands(app);
 }
 
 }  // namespace

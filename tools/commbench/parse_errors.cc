@@ -37,7 +37,9 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-std::string Subcommands(const CLI::App& app) {
+}  // namespace
+
+std::string ListedSubcommands(const CLI::App& app) {
   std::string listed;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (sub->get_group().empty()) continue;  // hidden (the ranks' own "worker")
@@ -45,8 +47,6 @@ std::string Subcommands(const CLI::App& app) {
   }
   return listed;
 }
-
-}  // namespace
 
 std::string NearestOption(const CLI::App& app, const std::string& word) {
   const std::string name = word.substr(0, word.find('='));
@@ -81,7 +81,7 @@ std::string ExplainParseError(const CLI::App& app, const CLI::ParseError& error)
     }
     if (!extras.empty()) return where + "unexpected argument '" + extras.front() + "'" + help;
   }
-  const std::string listed = Subcommands(*at);
+  const std::string listed = ListedSubcommands(*at);
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && !listed.empty() && at->get_subcommands().empty()) {
     const std::string what = error.what();
     if (what.find("subcommand") != std::string::npos) {
