@@ -1,0 +1,131 @@
+#!/bin/bash
+# The GPU checks of issues 30 and 31, in one bounded run on a lent GPU machine (docs/design.md §3).
+#
+#   tools/gpu_check.sh prepare [BUNDLE]        here: build (our code linked in statically) and bundle commbench, the bare NCCL
+#                                              loop and the CUDA/NCCL test binaries into BUNDLE (.gpu/bundle)
+#   tools/gpu_check.sh run BUNDLE OUTDIR [S]   there: every check below, each bounded, within S seconds (450);
+#                                              OUTDIR/summary.txt has a line per step (name, exit code, seconds)
+#
+# Steps, most wanted first (a step is skipped once the deadline is near): the machine's facts and `env --json`;
+# the device tests; harness fidelity (the bare loop and commbench alternated, three rounds); scenario B (the
+# default-stream H2D copy, --explain); every collective, dtype, placement, sync and graph mode checked for
+# correctness 8 B..256 MiB; scenario A on this machine's cores (gloo, native); the GPU gate preset A/A.
+# With OUT set (the device tool), everything is also packed into $OUT/gpu-results.tar.gz after each step, so
+# what a killed run measured still comes back.
+set -u
+
+prepare() {
+  local bundle=${1:-.gpu/bundle}
+  local bin=.bazel/bin
+  bazel build --dynamic_mode=off ${BAZEL_FLAGS:-} //tools/commbench //bench:nccl_bare_loop \
+    //lib/backend/nccl:nccl_backend_test //lib/cuda:runtime_test || return 1
+  tools/bundle.sh "$bin/tools/commbench/commbench" "$bundle" || return 1
+  # The other binaries need a subset of commbench's libraries: each gets a copy of the wrapper under its name.
+  for b in bench/nccl_bare_loop lib/backend/nccl/nccl_backend_test lib/cuda/runtime_test; do
+    local name
+    name=$(basename "$b")
+    cp "$bin/$b" "$bundle/libexec/$name" && chmod 755 "$bundle/libexec/$name" || return 1
+    cp "$bundle/commbench" "$bundle/$name" || return 1
+    local lib
+    for lib in $(ldd "$bin/$b" | awk '$2 == "=>" {print $1}'); do
+      grep -qF "$lib" "$bundle/MANIFEST" || { echo "gpu_check: $b needs $lib, which commbench's bundle lacks" >&2; return 1; }
+    done
+  done
+  strip --strip-debug "$bundle"/libexec/* 2>/dev/null
+  du -sh "$bundle"
+}
+
+# ---- run ----
+work=""
+deadline=0
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  tar -C "$work" -czf "$OUT/gpu-results.tar.gz.tmp" . && mv "$OUT/gpu-results.tar.gz.tmp" "$OUT/gpu-results.tar.gz"
+  cp "$work/summary.txt" "$OUT/summary.txt"
+}
+
+# step NAME SECONDS COMMAND...: runs COMMAND under a timeout no later than the deadline, logs to NAME.log.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((deadline - $(date +%s)))
+  if [ "$left" -lt 20 ]; then
+    echo "$name skipped: $left s left before the deadline" >>"$work/summary.txt"
+    return 0
+  fi
+  [ "$limit" -le "$left" ] || limit=$left
+  local t0
+  t0=$(date +%s)
+  echo "== $name ($(date -u +%H:%M:%S), at most $limit s): $*" | tee -a "$work/commands.txt"
+  timeout -k 5 "$limit" "$@" >"$work/$name.log" 2>&1
+  local rc=$?
+  echo "$name rc=$rc seconds=$(($(date +%s) - t0))" | tee -a "$work/summary.txt"
+  tail -3 "$work/$name.log"
+  pack
+  return 0
+}
+
+facts() {
+  local cb=$1
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi || true
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv || true
+  nproc
+  find /usr /opt /lib \( -name 'libnccl.so*' -o -name 'libcudart.so*' \) 2>/dev/null | head -20
+  COMMBENCH_BUNDLE_SHOW=1 "$cb"
+}
+
+fidelity() {
+  local b=$1 work=$2 cb=$1/commbench r s
+  for r in 1 2 3; do
+    for s in 8 1048576 67108864; do
+      "$b/nccl_bare_loop" --bytes "$s" --iters 2000 --warmup 20 --sync stream --comm blocking
+      "$b/nccl_bare_loop" --bytes "$s" --iters 2000 --warmup 20 --sync stream --comm nonblocking
+    done
+    "$cb" sweep --backends nccl --groups 1 --group-size 1 --sizes 8,1M,64M --sync stream,none,event \
+      --stream dedicated --in-place no --iters 2000 --warmup 20 --timeout 60 --out "$work/fidelity-$r.json" || return
+  done
+}
+
+run() {
+  b=$(cd "$1" && pwd -P)
+  cb="$b/commbench"
+  work=$2
+  local budget=${3:-450}
+  deadline=$(($(date +%s) + budget))
+  mkdir -p "$work"
+  : >"$work/summary.txt"
+  export HOME=${HOME:-/root}
+  local gpu=(--backends nccl --group-size 1 --timeout 60)
+
+  step facts 30 "$0" _facts "$cb"
+  step env 60 sh -c "'$cb' env --json >'$work/env.json' && '$cb' env >'$work/env.txt'"
+  step runtime_test 60 "$b/runtime_test" --gtest_output="xml:$work/runtime_test.xml"
+  step nccl_backend_test 120 "$b/nccl_backend_test" --gtest_output="xml:$work/nccl_backend_test.xml"
+  step fidelity 120 "$0" _fidelity "$b" "$work"
+  step scenario_b 150 "$cb" sweep "${gpu[@]}" --groups 1..8 --ranks-per-process 8 --sizes 1M,16M \
+    --stream legacy-default,dedicated --h2d pageable,pinned --sync stream,event --time-budget 0.1 --explain \
+    --out "$work/scenario_b.json" --html "$work/scenario_b.html"
+  local every=(--ops allreduce,allgather,reduce_scatter --sizes 8,64,4K,64K,1M,16M,64M,256M --dtypes f32,f16,bf16
+    --sync none,stream,event --iters 8 --warmup 1 --check-rate 0.25)
+  local graph place
+  for graph in off on; do
+    for place in yes no; do
+      step "correct_graph_${graph}_inplace_$place" 75 "$cb" sweep "${gpu[@]}" "${every[@]}" --graph "$graph" \
+        --in-place "$place" --out "$work/correct-graph-$graph-inplace-$place.json"
+    done
+  done
+  step scenario_a 150 "$cb" sweep --backends gloo,native --groups 1..8 --explain \
+    --out "$work/scenario_a.json" --html "$work/scenario_a.html"
+  step gate_aa 150 "$cb" gate --ab --a GPU_CHECK_SIDE=a --b GPU_CHECK_SIDE=b --config configs/gate/gpu.yaml \
+    --budget 100 --out "$work/gate-b.json" --out-a "$work/gate-a.json" --json "$work/gate.json" --html "$work/gate.html"
+  pack
+}
+
+case "${1:-}" in
+  prepare) shift; prepare "$@" ;;
+  _facts) shift; facts "$@" ;;
+  _fidelity) shift; fidelity "$@" ;;
+  run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS]" >&2; exit 2; }; run "$@" ;;
+  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
