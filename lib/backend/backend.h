@@ -54,6 +54,10 @@ class Work {
   virtual ~Work() = default;
   // Copies the send buffer in (host memory, SendCount elements). Untimed; called before every Run().
   virtual Status SetInput(const void* host, size_t bytes) = 0;
+  // SetInput of the bytes the previous SetInput set (`host` still holds them), after Runs that may have
+  // overwritten the send buffer. A backend that keeps its own copy restores from it without reading the host's
+  // bytes (a GPU's device-to-device copy instead of comparing or uploading 64 MiB between timed ops).
+  virtual Status RestoreInput(const void* host, size_t bytes) { return SetInput(host, bytes); }
   // One collective; returns when its result is complete as far as this backend's sync strategy says.
   virtual Status Run() = 0;
   // Waits until every Run so far has completed on the device (GPU backends, whose Run may return once the work

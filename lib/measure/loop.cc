@@ -191,11 +191,16 @@ class PointRunner {
 
   // One clocked unit: `count` iterations (1, or a GPU batch). The input copy is outside the clock; the collective,
   // the barrier and the waits of the timing plan inside, and nothing else (the step was chosen before the loop).
-  // The shared middle input is copied in once where the backend keeps it (Work::KeepsInput): the other inputs
-  // (first, last, sampled) always, and the middle one again after them.
+  // The shared middle input is copied in once where the backend keeps it (Work::KeepsInput), else restored
+  // (Work::RestoreInput) before each unit that repeats it; the other inputs (first, last, sampled) are set
+  // always, and the middle one again after them.
   Status Unit(const std::vector<char>& input, int64_t count, std::vector<double>* samples) {
-    const bool kept = &input == &middle_input_ && middle_input_set_ && keeps_input_;
-    if (!kept) RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
+    const bool again = &input == &middle_input_ && middle_input_set_;
+    if (!again) {
+      RETURN_IF_ERROR(work_->SetInput(input.data(), input.size()));
+    } else if (!keeps_input_) {
+      RETURN_IF_ERROR(work_->RestoreInput(input.data(), input.size()));
+    }
     middle_input_set_ = &input == &middle_input_;
     if (options_.progress) options_.progress->Started(done_ + count);
     const auto t0 = Clock::now();
