@@ -1,17 +1,19 @@
 #!/bin/bash
 # The GPU checks of issues 30 and 31, in one bounded run on a lent GPU machine (docs/design.md §3).
 #
-#   tools/gpu_check.sh prepare [BUNDLE]        here: build (our code linked in statically) and bundle commbench, the bare NCCL
-#                                              loop and the CUDA/NCCL test binaries into BUNDLE (.gpu/bundle)
-#   tools/gpu_check.sh run BUNDLE OUTDIR [S]   there: every check below, each bounded, within S seconds (450);
-#                                              OUTDIR/summary.txt has a line per step (name, exit code, seconds)
+#   tools/gpu_check.sh prepare [BUNDLE]       here: build (our code linked in statically) and bundle commbench,
+#                                             the bare NCCL loop and the device tests into BUNDLE (.gpu/bundle)
+#   tools/gpu_check.sh run BUNDLE OUTDIR [S]  there (carry .gpu): every check below, each bounded, within S
+#                                             seconds (450); OUTDIR/summary.txt: a line per step, exit code, seconds
 #
 # Steps, most wanted first (a step is skipped once the deadline is near): the machine's facts and `env --json`;
 # the device tests; harness fidelity (the bare loop and commbench alternated, three rounds); scenario B (the
 # default-stream H2D copy, --explain); every collective, dtype, placement, sync and graph mode checked for
-# correctness 8 B..256 MiB; scenario A on this machine's cores (gloo, native); the GPU gate preset A/A.
+# correctness 8 B..256 MiB; the GPU gate preset A/A; scenario A on this machine's cores (gloo, native).
 # With OUT set (the device tool), everything is also packed into $OUT/gpu-results.tar.gz after each step, so
-# what a killed run measured still comes back.
+# what a killed run measured still comes back. On an H200 (2026-11-27, before 7a306ff): the device tests 42 s,
+# fidelity 112 s, scenario B 67 s, the four correctness sweeps about 4 min side by side, the gate's A/A round 36 s,
+# scenario A 18 s; the machine's start took about 30 s of device time.
 set -u
 
 prepare() {
@@ -28,7 +30,9 @@ prepare() {
     cp "$bundle/commbench" "$bundle/$name" || return 1
     local lib
     for lib in $(ldd "$bin/$b" | awk '$2 == "=>" {print $1}'); do
-      grep -qF "$lib" "$bundle/MANIFEST" || { echo "gpu_check: $b needs $lib, which commbench's bundle lacks" >&2; return 1; }
+      grep -qF "$lib" "$bundle/MANIFEST" && continue
+      echo "gpu_check: $b needs $lib, which commbench's bundle lacks" >&2
+      return 1
     done
   done
   strip --strip-debug "$bundle"/libexec/* 2>/dev/null
@@ -87,6 +91,24 @@ fidelity() {
   done
 }
 
+# Every collective, dtype, sync and graph mode, in and out of place, 8 B..256 MiB: four sweeps (graph off/on x
+# placement) side by side, since a point of 256 MiB spends seconds on the host (its input and checks) while the GPU
+# waits; correctness only, no timing is read from them.
+correct() {
+  local b=$1 work=$2 graph place
+  for graph in off on; do
+    for place in yes no; do
+      "$b/commbench" sweep --backends nccl --group-size 1 --groups 1 --timeout 60 \
+        --ops allreduce,allgather,reduce_scatter --sizes 8,4K,1M,256M --dtypes f32,f16,bf16 --sync none,stream,event \
+        --iters 8 --warmup 1 --check-rate 0.25 --graph "$graph" --in-place "$place" \
+        --out "$work/correct-graph-$graph-inplace-$place.json" >"$work/correct-graph-$graph-inplace-$place.log" 2>&1 &
+    done
+  done
+  local failed=0
+  for job in $(jobs -p); do wait "$job" || failed=1; done
+  return $failed
+}
+
 run() {
   b=$(cd "$1" && pwd -P)
   cb="$b/commbench"
@@ -106,19 +128,11 @@ run() {
   step scenario_b 150 "$cb" sweep "${gpu[@]}" --groups 1..8 --ranks-per-process 8 --sizes 1M,16M \
     --stream legacy-default,dedicated --h2d pageable,pinned --sync stream,event --time-budget 0.1 --explain \
     --out "$work/scenario_b.json" --html "$work/scenario_b.html"
-  local every=(--ops allreduce,allgather,reduce_scatter --sizes 8,64,4K,64K,1M,16M,64M,256M --dtypes f32,f16,bf16
-    --sync none,stream,event --iters 8 --warmup 1 --check-rate 0.25)
-  local graph place
-  for graph in off on; do
-    for place in yes no; do
-      step "correct_graph_${graph}_inplace_$place" 75 "$cb" sweep "${gpu[@]}" "${every[@]}" --graph "$graph" \
-        --in-place "$place" --out "$work/correct-graph-$graph-inplace-$place.json"
-    done
-  done
+  step correct 240 "$0" _correct "$b" "$work"
+  step gate_aa 180 "$cb" gate --ab --a GPU_CHECK_SIDE=a --b GPU_CHECK_SIDE=b --config configs/gate/gpu.yaml \
+    --budget 150 --out "$work/gate-b.json" --out-a "$work/gate-a.json" --json "$work/gate.json" --html "$work/gate.html"
   step scenario_a 150 "$cb" sweep --backends gloo,native --groups 1..8 --explain \
     --out "$work/scenario_a.json" --html "$work/scenario_a.html"
-  step gate_aa 150 "$cb" gate --ab --a GPU_CHECK_SIDE=a --b GPU_CHECK_SIDE=b --config configs/gate/gpu.yaml \
-    --budget 100 --out "$work/gate-b.json" --out-a "$work/gate-a.json" --json "$work/gate.json" --html "$work/gate.html"
   pack
 }
 
@@ -126,6 +140,7 @@ case "${1:-}" in
   prepare) shift; prepare "$@" ;;
   _facts) shift; facts "$@" ;;
   _fidelity) shift; fidelity "$@" ;;
+  _correct) shift; correct "$@" ;;
   run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS]" >&2; exit 2; }; run "$@" ;;
-  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
