@@ -781,6 +781,37 @@ PointSpec Gpu(const std::string& stream, const std::string& sync) {
   return s;
 }
 
+// A GPU collective moves device memory: the host's memory copy peak says nothing about it, so the groups'
+// aggregate is not compared with it (the lent H200 read "195% of the memory copy peak"); the bytes term still
+// names bandwidth.
+TEST(SharedBandwidthRule, GpuSeriesAreNotComparedWithTheHostPeak) {
+  PointSpec small = Gpu("dedicated", "event");
+  small.axes["in_place"] = false;  // a group of one rank out of place copies its input: it moves bytes
+  PointSpec large = small;
+  large.bytes = 4000000;
+  json r = MakeResult({MakeSeries(small, OneToEight(), [](int) { return 30.0; }),
+                       MakeSeries(
+                           large, OneToEight(), [](int g) { return 400.0 * g + 50; },
+                           [](int g, PointSpec* s) { s->busbw_gbps = 4e6 / (400.0 * g + 50) / 1e3; })},
+                      "commbench sweep --backends nccl", /*memcpy_gbps=*/1, /*tcp_gbps=*/1);
+  std::optional<Finding> f = Eval("shared_bandwidth", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->summary.find("peak"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("bytes term"), std::string::npos) << f->summary;
+  // The same series on a CPU backend (pairs over TCP) is compared with its host peak.
+  PointSpec cpu_small, cpu_large;
+  cpu_small.cores = cpu_large.cores = 16;
+  cpu_large.bytes = 4000000;
+  json c = MakeResult({MakeSeries(cpu_small, OneToEight(), [](int) { return 30.0; }),
+                       MakeSeries(
+                           cpu_large, OneToEight(), [](int g) { return 400.0 * g + 50; },
+                           [](int g, PointSpec* s) { s->busbw_gbps = 4e6 / (400.0 * g + 50) / 1e3; })},
+                      "commbench sweep", 1, 1);
+  std::optional<Finding> fc = Eval("shared_bandwidth", c);
+  ASSERT_TRUE(fc);
+  EXPECT_NE(fc->summary.find("of the loopback TCP peak"), std::string::npos) << fc->summary;
+}
+
 TEST(LegacyDefaultStreamRule, ConfirmedByDedicatedStream) {
   json r = MakeResult({MakeSeries(Gpu("legacy-default", "event"), OneToEight(), [](int g) { return 100.0 * g; }),
                        MakeSeries(Gpu("dedicated", "event"), OneToEight(), [](int g) { return 100.0 + 3 * g; })},

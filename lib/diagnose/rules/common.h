@@ -65,7 +65,7 @@ std::optional<Finding> BestOverGrowingSeries(const AnalysisInput& in,
                                              const BuildFinding& build);
 
 // The host peak that bounds a series' aggregate bandwidth: loopback TCP for Gloo and TCP transports, memory
-// copy otherwise; 0 when not measured.
+// copy otherwise; 0 when not measured, and for a GPU backend's series (no host peak bounds device memory).
 double PeakFor(const AnalysisInput& in, const SeriesData& s, std::string* which);
 
 // "from X us at G=a to Y us at G=b (model, +Z us per group)".

@@ -73,7 +73,8 @@ class SharedBandwidthRule : public Rule {
                       : "the slope does not scale with bytes (" + Fmt(100 * s.bytes_share, 0) + "% bytes term)";
     const std::string peak_text = fraction > 0 ? "the groups together move " + Fmt(100 * fraction, 0) + "% of the " +
                                                      peak_name + at
-                                               : "no host peak was measured";
+                                               : in.First(s).point.gpu_backend() ? "no device peak is measured"
+                                                                                 : "no host peak was measured";
     const std::string cpu_text =
         Fmt(rpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + at;
     ResourceReading r;
