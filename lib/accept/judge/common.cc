@@ -123,6 +123,39 @@ std::map<int, double> GroupTails(const result::PointResult& p) {
   return out;
 }
 
+std::map<int, double> GroupCpuWaits(const result::PointResult& p) {
+  std::map<int, double> out;
+  for (const result::GroupTime& g : p.per_group) out[g.group] = kNaN;
+  if (p.iters <= 0) return out;
+  for (const result::RankTime& r : p.per_rank) {
+    if (r.runqueue_wait_s < 0) continue;
+    const double us = r.runqueue_wait_s * 1e6 / static_cast<double>(p.iters);
+    double& w = out.try_emplace(r.group, kNaN).first->second;
+    w = std::isfinite(w) ? std::max(w, us) : us;
+  }
+  return out;
+}
+
+CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair) {
+  auto wait_of = [](const std::vector<GroupSample>& samples) {
+    std::vector<double> v;
+    for (const GroupSample& s : samples) {
+      if (std::isfinite(s.cpu_wait_us)) v.push_back(s.cpu_wait_us);
+    }
+    return Median(v);
+  };
+  std::vector<double> all;
+  for (const auto& [p, samples] : groups) {
+    const double w = wait_of(samples);
+    if (std::isfinite(w)) all.push_back(w);
+  }
+  CpuWaitShare out;
+  out.typical_wait_us = Median(all);
+  const auto it = groups.find(pair);
+  if (it != groups.end()) out.extra_wait_us = wait_of(it->second) - out.typical_wait_us;
+  return out;
+}
+
 // The point's busbw in each of its repeats (busbw scales as 1 / time at one size).
 std::vector<double> RepeatBusbw(const result::PointResult& p) {
   std::vector<double> out;

@@ -47,13 +47,27 @@ std::vector<std::string> GroupHosts(const result::PointResult& p, const result::
 std::map<int, std::vector<const result::RankTime*>> RanksByGroup(const result::PointResult& p);
 double GroupBusbw(const result::PointResult& p, const result::GroupTime& g);
 std::map<int, double> GroupTails(const result::PointResult& p);
+// Per group, the most any of its ranks waited for a CPU (runnable, on a run queue) per timed iteration, in us; NaN
+// where none of its ranks recorded it.
+std::map<int, double> GroupCpuWaits(const result::PointResult& p);
 std::vector<double> RepeatBusbw(const result::PointResult& p);
 
 // One group's figures in one point.
 struct GroupSample {
   double busbw = kNaN, p50_us = kNaN, tail = kNaN;
   int group_size = 0;
+  double cpu_wait_us = kNaN;  // GroupCpuWaits
 };
+
+// How much of a pair's time beyond the typical pair's its ranks spent waiting for a CPU beyond what the typical
+// pair's ranks waited (each pair's wait: the median over its samples; the typical wait: the median over pairs).
+// Where the ranks share their cores with each other or with other work, a small message's time is the
+// scheduler's as much as the link's: a link whose excess that extra wait explains by half or more is not named.
+struct CpuWaitShare {
+  double extra_wait_us = kNaN, typical_wait_us = kNaN;
+  bool Explains(double excess_us) const { return excess_us > 0 && extra_wait_us >= 0.5 * excess_us; }
+};
+CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair);
 
 // The figures a check compares, with the limit's origin.
 struct Limit {

@@ -80,11 +80,11 @@ std::vector<const result::PointResult*> Judging::Points(const Ran& ran, Collecti
 std::map<std::string, std::vector<GroupSample>> Judging::HostGroups(Collective op, uint64_t bytes) const {
   std::map<std::string, std::vector<GroupSample>> out;
   for (const result::PointResult* pt : Points(RanOf(Phase::kHost), op, bytes)) {
-    std::map<int, double> tails = GroupTails(*pt);
+    std::map<int, double> tails = GroupTails(*pt), waits = GroupCpuWaits(*pt);
     for (const result::GroupTime& g : pt->per_group) {
       std::vector<std::string> hosts = GroupHosts(*pt, g);
       if (hosts.size() != 1) continue;
-      out[hosts[0]].push_back({GroupBusbw(*pt, g), g.p50_us, tails[g.group], pt->point.group_size});
+      out[hosts[0]].push_back({GroupBusbw(*pt, g), g.p50_us, tails[g.group], pt->point.group_size, waits[g.group]});
     }
   }
   return out;
@@ -100,11 +100,11 @@ bool Judging::PairOf(const std::vector<std::string>& group_hosts, Pair* pair) co
 std::map<Pair, std::vector<GroupSample>> Judging::PairGroups(Collective op, uint64_t bytes) const {
   std::map<Pair, std::vector<GroupSample>> out;
   for (const result::PointResult* pt : Points(RanOf(Phase::kPairs), op, bytes)) {
-    std::map<int, double> tails = GroupTails(*pt);
+    std::map<int, double> tails = GroupTails(*pt), waits = GroupCpuWaits(*pt);
     for (const result::GroupTime& g : pt->per_group) {
       Pair pair;
       if (!PairOf(GroupHosts(*pt, g), &pair)) continue;
-      out[pair].push_back({GroupBusbw(*pt, g), g.p50_us, tails[g.group], pt->point.group_size});
+      out[pair].push_back({GroupBusbw(*pt, g), g.p50_us, tails[g.group], pt->point.group_size, waits[g.group]});
     }
   }
   return out;

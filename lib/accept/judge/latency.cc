@@ -1,7 +1,9 @@
 // Small-message latency, localised like bandwidth: at each op's smallest size (when the profile also runs a larger
 // one), the host phase's hosts and the pairs phase's pairs by their median and their p99 against the typical host
 // or pair. A host slow at latency fails with every partner (a host suspect), a slow link with one partner only.
-// A pair's figure goes to Localize as a speed (1 / time): the same maths that localises busbw.
+// A pair's figure goes to Localize as a speed (1 / time): the same maths that localises busbw. A link whose excess
+// its ranks' extra wait for a CPU explains is a note, not a suspect (CpuWaitOf); where the typical pair's ranks
+// wait for a CPU half its time or more, the pairs' latency is not judged at all (SchedulerBound).
 #include <algorithm>
 #include <cmath>
 
@@ -65,6 +67,15 @@ void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
                            " of its " + std::to_string(loc.hosts[static_cast<size_t>(x.host)].partners) +
                            " partners, median over its pairs " + against);
     } else {
+      const CpuWaitShare wait = CpuWaitOf(groups, x.link);
+      if (wait.Explains(t - typical)) {
+        j.report.notes.push_back(Where("pairs phase", op, bytes, st) + ": the pair " +
+                                 H[static_cast<size_t>(x.link.first)] + "-" + H[static_cast<size_t>(x.link.second)] +
+                                 " took " + against + ", but its ranks waited for a CPU " +
+                                 Us(wait.extra_wait_us) + " per op more than a typical pair's (" +
+                                 Us(wait.typical_wait_us) + "): the host's scheduler, not the link; not named");
+        continue;
+      }
       s.what = SuspectWhat::kLink;
       s.reason = ReasonKind::kLink;
       s.host = H[static_cast<size_t>(x.link.first)];
@@ -78,12 +89,32 @@ void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
 
 }  // namespace
 
+// The typical pair's median time, and whether its ranks' wait for a CPU is half of it or more: then the pairs'
+// small-message times are the scheduler's (more ranks than cores, or other work on them), and one pair slower
+// than the others says nothing about its link or its hosts.
+bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pair, std::vector<GroupSample>>& groups) {
+  std::vector<double> medians;
+  for (const auto& [pair, samples] : groups) {
+    std::vector<double> v;
+    for (const GroupSample& s : samples) v.push_back(s.p50_us);
+    if (std::isfinite(Median(v))) medians.push_back(Median(v));
+  }
+  const double typical = Median(medians);
+  const double wait = CpuWaitOf(groups, groups.begin()->first).typical_wait_us;
+  if (!(typical > 0) || !std::isfinite(wait) || wait < 0.5 * typical) return false;
+  j.report.notes.push_back("pairs phase latency (" + std::string(Name(op)) + " " + FormatBytes(bytes) +
+                           "): not judged: a typical pair took " + Us(typical) + " per op, and its ranks waited " +
+                           Us(wait) + " per op for a CPU (runnable, on a run queue): at this size the pairs' times "
+                           "are the scheduler's, not their links' or hosts'");
+  return true;
+}
+
 void PairLatencySuspects(Judging& j) {
   uint64_t bytes = 0;
   if (!LatencySize(j.profile, &bytes)) return;
   for (Collective op : j.profile.ops) {
     const auto groups = j.PairGroups(op, bytes);
-    if (groups.empty()) continue;
+    if (groups.empty() || SchedulerBound(j, op, bytes, groups)) continue;
     for (const Stat& st : Stats(j.profile)) PairsBy(j, op, bytes, st, groups);
   }
 }

@@ -50,6 +50,52 @@ TEST(LatencyJudgeTest, SlowLinkAtLatencyIsNamedAsALink) {
   for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kHost) << Failed(r);
 }
 
+// A pair whose ranks waited for a CPU (a busy core on one of its hosts while it ran) took 400 us more per op, as
+// much as the slow link above; the wait explains it, so no link is named and a note says why.
+TEST(LatencyJudgeTest, APairSlowedByWaitingForACpuIsANoteNotALink) {
+  Cluster c;
+  const Pair pair = RepairingRounds(c.hosts, 7, 7)[0][0];
+  c.pair_cpu_wait_us[pair] = 400;
+  c.rng.seed(1);
+  AcceptanceReport r = Judge(c.Input());
+  for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kLink) << Failed(r);
+  bool noted = false;
+  for (const std::string& n : r.notes) {
+    noted |= n.find("the pair " + Address(pair.first) + "-" + Address(pair.second)) != std::string::npos &&
+             n.find("waited for a CPU") != std::string::npos && n.find("not the link") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << Failed(r);
+  // A slow link whose ranks also waited a little (100 us of its 500 us extra) is still the link.
+  Cluster d;
+  d.link_latency_us[pair] = 400;
+  d.pair_cpu_wait_us[pair] = 100;
+  d.rng.seed(1);
+  AcceptanceReport slow = Judge(d.Input());
+  ASSERT_FALSE(slow.suspects.empty()) << Failed(slow);
+  EXPECT_EQ(slow.suspects[0].what, SuspectWhat::kLink) << Failed(slow);
+  EXPECT_EQ(slow.suspects[0].host, Address(pair.first));
+  EXPECT_EQ(slow.suspects[0].peer, Address(pair.second));
+}
+
+// Every pair's ranks wait for a CPU most of their time (more ranks than cores): the pairs' 4K times are the
+// scheduler's, so not even a pair 400 us slower is named, and a note says the latency was not judged.
+TEST(LatencyJudgeTest, PairsWhoseRanksMostlyWaitForACpuAreNotJudgedAtLatency) {
+  Cluster c;
+  for (int a = 0; a < c.hosts; ++a) {
+    for (int b = a + 1; b < c.hosts; ++b) c.pair_cpu_wait_us[{a, b}] = 100;  // 30 us latency, 100 us waiting
+  }
+  const Pair link = RepairingRounds(c.hosts, 7, 7)[0][0];
+  c.link_latency_us[link] = 400;
+  c.rng.seed(1);
+  AcceptanceReport r = Judge(c.Input());
+  for (const AcceptanceSuspect& s : r.suspects) {
+    for (const std::string& e : s.evidence) EXPECT_EQ(e.find("latency"), std::string::npos) << Failed(r);
+  }
+  bool noted = false;
+  for (const std::string& n : r.notes) noted |= n.find("pairs phase latency (allreduce 4K): not judged") == 0;
+  EXPECT_TRUE(noted) << Failed(r);
+}
+
 TEST(LatencyJudgeTest, NoisyHealthyClusterNamesNoLatencySuspect) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     Cluster c;

@@ -90,11 +90,16 @@ struct Cluster {
   double straggler_us = 0;
   std::map<int, double> host_latency_us;   // latency a host adds to every op it takes part in over the network
   std::map<Pair, double> link_latency_us;  // latency one link adds
+  // A pair whose ranks wait this long per op for a CPU (another process on their cores): the wait adds to its
+  // time and is recorded as its ranks' run-queue wait. The other ranks record none.
+  std::map<Pair, double> pair_cpu_wait_us;
   // As real launches number ranks: each point's ranks in the order of its groups (so a process has a different
   // rank in each phase), its process rank recorded beside. Off: rank = process rank, none recorded (older files).
   bool launch_order = false;
   double noise = 0.03;
   std::mt19937_64 rng{1};
+
+  static constexpr int64_t kIters = 1000;  // timed iterations of every point
 
   double Noise() { return std::exp(std::normal_distribution<double>(0, noise)(rng)); }
   double Net(int h) { return host_net.count(h) ? host_net[h] : 1.0; }
@@ -106,6 +111,7 @@ struct Cluster {
   // One point of `groups` (each a list of hosts whose ranks it holds).
   result::PointResult Point(uint64_t bytes, const std::vector<std::vector<int>>& groups) {
     result::PointResult p;
+    p.iters = kIters;
     p.point.op = Collective::kAllreduce;
     p.point.bytes = bytes;
     p.point.groups = static_cast<int>(groups.size());
@@ -133,7 +139,12 @@ struct Cluster {
           if (a < b && link_latency_us.count({a, b})) latency += link_latency_us[{a, b}];
         }
       }
-      const double t = latency + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
+      double cpu_wait = 0;
+      if (groups[g].size() == 2) {
+        const Pair pr{std::min(groups[g][0], groups[g][1]), std::max(groups[g][0], groups[g][1])};
+        if (pair_cpu_wait_us.count(pr)) cpu_wait = pair_cpu_wait_us[pr];
+      }
+      const double t = latency + cpu_wait + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
       double group_p50 = 0;
       int group_rank = 0;
       for (int h : groups[g]) {
@@ -149,6 +160,7 @@ struct Cluster {
           r.time_us.p50 = t * Noise();
           r.time_us.p99 = 1.4 * r.time_us.p50;
           r.time_us.min = 0.9 * r.time_us.p50;
+          r.runqueue_wait_s = cpu_wait * kIters / 1e6;
           p.per_rank.push_back(r);
         }
       }
