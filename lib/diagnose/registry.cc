@@ -15,6 +15,7 @@ const std::vector<std::unique_ptr<Rule>>& Rules() {
     v->push_back(MakeStragglerRule());
     v->push_back(MakeSetupGrowthRule());
     v->push_back(MakeLegacyDefaultStreamRule());
+    v->push_back(MakePageableH2dRule());
     v->push_back(MakeHostSyncRule());
     return v;
   }();

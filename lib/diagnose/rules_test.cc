@@ -851,6 +851,61 @@ TEST(LegacyDefaultStreamRule, SuspectedAloneQuietOnDedicated) {
   EXPECT_FALSE(Eval("legacy_default_stream", dedicated));
 }
 
+// ---------- pageable host-to-device copies ----------
+
+PointSpec Copy(const std::string& h2d, const std::string& stream = "dedicated") {
+  PointSpec s = Gpu(stream, "stream");
+  s.axes["h2d"] = h2d;
+  return s;
+}
+
+// The H200's scenario B shape (reports/examples/gpu): pageable copies grow the groups' time on a dedicated stream,
+// pinned ones barely.
+TEST(PageableH2dRule, ConfirmedByPinnedMemoryOnTheSameStream) {
+  json r = MakeResult({MakeSeries(Copy("pageable"), OneToEight(), [](int g) { return 30.0 + 89 * g; }),
+                       MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 36.0 + 9 * g; })},
+                      "commbench sweep --backends nccl --h2d pageable,pinned");
+  std::optional<Finding> f = Eval("pageable_h2d", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed);
+  EXPECT_EQ(f->cause, "pageable host-to-device copies");
+  EXPECT_NE(f->fix.find("pin_memory=True"), std::string::npos) << f->fix;
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  EXPECT_EQ(d["findings"][0]["rule"], "pageable_h2d") << d["findings"].dump(1);
+}
+
+TEST(PageableH2dRule, RuledOutWhenPinnedCopiesGrowAlike) {
+  json r = MakeResult({MakeSeries(Copy("pageable"), OneToEight(), [](int g) { return 30.0 + 89 * g; }),
+                       MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 28.0 + 90 * g; })},
+                      "commbench sweep --backends nccl --h2d pageable,pinned");
+  std::optional<Finding> f = Eval("pageable_h2d", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kRuledOut);
+}
+
+// A partner that also moved the copy to another stream varies two factors: not the copy's A/B.
+TEST(PageableH2dRule, SuspectedAloneOrBesideAPartnerOnAnotherStream) {
+  json r = MakeResult(
+      {MakeSeries(Copy("pageable", "legacy-default"), OneToEight(), [](int g) { return 30.0 + 89 * g; }),
+       MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 36.0 + 9 * g; })},
+      "commbench sweep --backends nccl");
+  std::optional<Finding> f = Eval("pageable_h2d", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(f->ab.empty());
+  EXPECT_EQ(f->confirm_command, "commbench sweep --backends nccl --h2d pageable,pinned");
+}
+
+TEST(PageableH2dRule, QuietOnPinnedCopiesAndCpuBackends) {
+  EXPECT_FALSE(Eval("pageable_h2d", MakeResult({MakeSeries(Copy("pinned"), OneToEight(),
+                                                          [](int g) { return 30.0 + 89 * g; })},
+                                               "commbench sweep --backends nccl")));
+  EXPECT_FALSE(Eval("pageable_h2d", MakeResult({MakeSeries(Barrier("none"), OneToEight(),
+                                                          [](int g) { return 30.0 + 89 * g; })},
+                                               "commbench sweep")));
+}
+
 // ---------- host sync ----------
 
 TEST(HostSyncRule, ConfirmedByEventSync) {

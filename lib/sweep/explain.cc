@@ -14,7 +14,7 @@ bool Has(const std::vector<T>& values, const T& v) {
 
 // The factors in the order they are recorded; the reasons in the order they are printed.
 struct Factors {
-  SweepSpec::ExplainFactor sync, pin, cpus, stream, concurrency;
+  SweepSpec::ExplainFactor sync, pin, cpus, stream, h2d, concurrency;
   std::vector<std::string> reasons;
 };
 
@@ -38,6 +38,13 @@ void AddStreams(const SweepSpec& spec, bool gpu, Factors* f) {
   f->stream.streams.push_back(StreamKind::kDedicated);
   // The stream alone: a partner that also changed the copy (h2d) would confirm the combination, not the stream.
   f->reasons.push_back("--stream dedicated: the A/B for legacy-default-stream serialisation");
+}
+
+// Pageable vs pinned host memory for the per-iteration copy (the stream unchanged).
+void AddH2ds(const SweepSpec& spec, bool gpu, Factors* f) {
+  if (!gpu || !Has(spec.h2ds, H2dKind::kPageable) || Has(spec.h2ds, H2dKind::kPinned)) return;
+  f->h2d.h2ds.push_back(H2dKind::kPinned);
+  f->reasons.push_back("--h2d pinned: the A/B for pageable host-to-device copies");
 }
 
 // Oversubscription: the same points with fewer cores shows whether the slope depends on cores; with all cores
@@ -136,6 +143,7 @@ const CauseFactor kCauseFactors[] = {
     {"host_sync", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
     {"legacy_default_stream", &Factors::stream,
      [](const SweepSpec& s, const Context& c, Factors* f) { AddStreams(s, c.gpu, f); }},
+    {"pageable_h2d", &Factors::h2d, [](const SweepSpec& s, const Context& c, Factors* f) { AddH2ds(s, c.gpu, f); }},
     {"cpu_oversubscription", &Factors::cpus,
      [](const SweepSpec& s, const Context& c, Factors* f) { AddCpus(s, c.affinity, f); }},
     {"wakeup_latency", &Factors::pin, [](const SweepSpec& s, const Context&, Factors* f) { AddPin(s, f); }},
@@ -181,11 +189,12 @@ ExplainExpansion ExpandForExplain(const SweepSpec& spec, const std::vector<Backe
   Factors f;
   AddSyncs(spec, gpu, &f);
   AddStreams(spec, gpu, &f);
+  AddH2ds(spec, gpu, &f);
   AddCpus(spec, affinity, &f);
   AddConcurrency(spec, &f);
   AddPin(spec, &f);
   ExplainExpansion out{spec, std::move(f.reasons)};
-  for (const auto* factor : {&f.sync, &f.pin, &f.cpus, &f.stream, &f.concurrency}) {
+  for (const auto* factor : {&f.sync, &f.pin, &f.cpus, &f.stream, &f.h2d, &f.concurrency}) {
     if (factor->empty()) continue;
     Append(&out.spec.syncs, factor->syncs);
     Append(&out.spec.pins, factor->pins);

@@ -50,8 +50,8 @@ struct TargetedAbOptions {
 };
 
 // The rules an A/B can test, each with the one factor it varies: world_barrier and host_sync the sync,
-// legacy_default_stream the stream, cpu_oversubscription the cores, wakeup_latency the pinning,
-// shared_bandwidth the concurrency.
+// legacy_default_stream the stream, pageable_h2d the copy's host memory, cpu_oversubscription the cores,
+// wakeup_latency the pinning, shared_bandwidth the concurrency.
 std::vector<std::string> RulesWithAb();
 
 // nullopt when no A/B tests the rule (straggler, set-up growth, ...) or the series already spans its factor's

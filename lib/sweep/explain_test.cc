@@ -98,12 +98,14 @@ TEST(ExplainTest, GpuAxes) {
   ExplainExpansion a = ExpandForExplain(s, Gpu(), "");
   EXPECT_EQ(a.spec.syncs, (std::vector<Sync>{Sync::kStream, Sync::kEvent}));
   EXPECT_EQ(a.spec.streams, (std::vector<StreamKind>{StreamKind::kLegacyDefault, StreamKind::kDedicated}));
-  // The stream A/B varies the stream only: the partner keeps the pageable copy, so the diagnosis can use it.
-  EXPECT_EQ(a.spec.h2ds, (std::vector<H2dKind>{H2dKind::kPageable}));
+  // Each A/B varies its own factor: the stream's partner keeps the pageable copy and the copy's partner the
+  // legacy stream (the planner's product holds both), so the diagnosis can use each.
+  EXPECT_EQ(a.spec.h2ds, (std::vector<H2dKind>{H2dKind::kPageable, H2dKind::kPinned}));
   EXPECT_EQ(a.reasons, (V{"--sync event: the A/B for a host sync every iteration",
-                          "--stream dedicated: the A/B for legacy-default-stream serialisation"}));
+                          "--stream dedicated: the A/B for legacy-default-stream serialisation",
+                          "--h2d pinned: the A/B for pageable host-to-device copies"}));
   EXPECT_EQ(SpecToJson(a.spec)["explain_factors"],
-            nlohmann::json::parse(R"([[["sync","event"]],[["stream","dedicated"]]])"));
+            nlohmann::json::parse(R"([[["sync","event"]],[["stream","dedicated"]],[["h2d","pinned"]]])"));
   // The same axes on a CPU backend add nothing GPU-specific.
   ExplainExpansion cpu = ExpandForExplain(s, Cpu(), "");
   EXPECT_EQ(cpu.spec.streams, s.streams);
@@ -204,6 +206,15 @@ TEST(TargetedAbTest, GpuCausesVaryTheirGpuFactor) {
   ASSERT_TRUE(sync.has_value());
   EXPECT_EQ(sync->points[0].sync, Sync::kEvent);
   EXPECT_EQ(sync->points[0].gpu.stream, StreamKind::kLegacyDefault);
+  for (Point& p : series) p.gpu.h2d = H2dKind::kPageable;
+  auto copy = AbForSuspect({"pageable_h2d", series}, {});
+  ASSERT_TRUE(copy.has_value());
+  EXPECT_EQ(copy->reason, "--h2d pinned: the A/B for pageable host-to-device copies");
+  EXPECT_EQ(copy->points[0].gpu.h2d, H2dKind::kPinned);
+  EXPECT_EQ(copy->points[0].gpu.stream, StreamKind::kLegacyDefault);
+  EXPECT_EQ(copy->points[0].sync, Sync::kStream);
+  for (Point& p : series) p.gpu.h2d = H2dKind::kPinned;  // already pinned: nothing to add
+  EXPECT_FALSE(AbForSuspect({"pageable_h2d", series}, {}).has_value());
 }
 
 TEST(TargetedAbTest, NoAbForCausesWithoutOneOrNothingToAdd) {
@@ -222,7 +233,7 @@ TEST(TargetedAbTest, NoAbForCausesWithoutOneOrNothingToAdd) {
   // A barrier A/B needs a barrier.
   EXPECT_FALSE(AbForSuspect({"world_barrier", Series({1, 2})}, options).has_value());
   for (const std::string& rule : RulesWithAb()) EXPECT_NE(rule, "straggler");
-  EXPECT_EQ(RulesWithAb().size(), 6u);
+  EXPECT_EQ(RulesWithAb().size(), 7u);
 }
 
 // Scenario A's series (G=1..8): the B side at the ends and the middle, so phase 2 costs 3 points per cause.

@@ -15,6 +15,7 @@ std::unique_ptr<Rule> MakeWakeupLatencyRule();
 std::unique_ptr<Rule> MakeStragglerRule();
 std::unique_ptr<Rule> MakeSetupGrowthRule();
 std::unique_ptr<Rule> MakeLegacyDefaultStreamRule();
+std::unique_ptr<Rule> MakePageableH2dRule();
 std::unique_ptr<Rule> MakeHostSyncRule();
 std::unique_ptr<Rule> MakeOutsideLoadRule();
 
