@@ -12,7 +12,7 @@
   const EXIT_MEANING = {
     0: 'exit 0: every check passed',
     1: 'exit 1: at least one check failed',
-    3: 'exit 3: could not run: pre-flight found ranks or hosts missing, so nothing was measured',
+    3: 'exit 3: could not run or judge: pre-flight found ranks or hosts missing, so nothing was measured; or every failed check was timed while processes outside the run held a CPU (named in the checks)',
   };
 
   window.commbenchAcceptance = function (A, lib) {
@@ -31,9 +31,9 @@
     document.title = 'commbench acceptance report';
 
     // ---------- the verdict ----------
-    const couldNotRun = A.exit_code === 3;
-    const verdict = couldNotRun ? 'could not run' : A.verdict === 'pass' ? 'pass' : 'fail';
     const failed = checks.filter((c) => c.passed !== true);
+    const busy = A.exit_code === 3 && failed.length > 0 && failed.every((c) => c.disturbed_by);
+    const verdict = busy ? 'could not judge' : A.exit_code === 3 ? 'could not run' : A.verdict === 'pass' ? 'pass' : 'fail';
     const hostsFailed = hosts.filter((h) => h.verdict !== 'pass');
     section.appendChild(el('h2', {}, 'Acceptance'));
     section.appendChild(el('p', {class: 'accept-verdict', id: 'accept-verdict'},

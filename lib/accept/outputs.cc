@@ -135,6 +135,7 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
                            {"reason", c.reason},
                            {"preflight", c.preflight},
                            {"kind", std::string(Name(c.kind))}});
+    if (!c.disturbed_by.empty()) j["checks"].back()["disturbed_by"] = c.disturbed_by;
   }
   j["hosts"] = json::array();
   for (const HostVerdict& h : r.hosts) {
@@ -249,6 +250,7 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
   std::string m = "### commbench accept: " +
                   std::string(r.PreflightFailed() ? "could not run (pre-flight)"
                               : r.passed          ? "pass"
+                              : r.Busy()          ? "could not judge (the host was busy)"
                                                   : "fail") +
                   "\n\n";
   int failed = 0;

@@ -4,6 +4,7 @@
 #include "lib/accept/verdict.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "lib/accept/judge/phases.h"
 
@@ -84,10 +85,65 @@ bool AcceptanceReport::PreflightFailed() const {
   return std::any_of(checks.begin(), checks.end(), [](const Check& c) { return c.preflight && !c.passed; });
 }
 
+bool AcceptanceReport::Busy() const {
+  if (passed || !suspects.empty() || PreflightFailed()) return false;
+  bool any = false;
+  for (const Check& c : checks) {
+    if (c.passed) continue;
+    if (c.disturbed_by.empty()) return false;
+    any = true;
+  }
+  return any;
+}
+
 int AcceptanceReport::ExitCode() const {
-  if (PreflightFailed()) return 3;
+  if (PreflightFailed() || Busy()) return 3;
   return passed ? 0 : 1;
 }
+
+namespace {
+
+// The most CPU that processes outside the run held during any of the phase's points, in CPUs, and the largest
+// of them then ("" when no point monitored the host).
+double OutsideCpus(const judge::Ran& ran, std::string* who) {
+  double most = 0;
+  for (const PhaseResult* pr : ran) {
+    for (const result::PointResult& pt : pr->points) {
+      if (!pt.host_load || pt.host_load->window_s <= 0) continue;
+      const double cpus = pt.host_load->outside_cpu_s / pt.host_load->window_s;
+      if (cpus <= most) continue;
+      most = cpus;
+      const auto& top = pt.host_load->top;
+      char held[96];
+      std::snprintf(held, sizeof(held), "processes outside the run held %.2f of a CPU", cpus);
+      *who = held;
+      if (!top.empty()) *who += " (the largest: " + top[0].comm + ", pid " + std::to_string(top[0].pid) + ")";
+    }
+  }
+  return most;
+}
+
+// The timing checks a phase failed while the host was busy: each says so and names the outside process.
+void MarkDisturbed(judge::Judging& j, Phase ph, const judge::Ran& ran, size_t first_check) {
+  std::string who;
+  if (OutsideCpus(ran, &who) < kBusyCpus) return;
+  int marked = 0;
+  for (size_t i = first_check; i < j.report.checks.size(); ++i) {
+    Check& c = j.report.checks[i];
+    if (c.passed || (c.kind != ReasonKind::kThreshold && c.kind != ReasonKind::kOutlier)) continue;
+    c.disturbed_by = who;
+    c.reason += "; measured while " + who + ": the host was busy";
+    ++marked;
+  }
+  if (marked > 0) {
+    j.report.notes.push_back(std::string(Name(ph)) + " phase: " + who + " while it ran; its " +
+                             std::to_string(marked) +
+                             " failed timing check(s) say as much about that load as about the cluster (exit 3 "
+                             "where nothing else failed)");
+  }
+}
+
+}  // namespace
 
 AcceptanceReport Judge(const AcceptanceInput& input) {
   Judging j(input);
@@ -100,7 +156,9 @@ AcceptanceReport Judge(const AcceptanceInput& input) {
     if (ran.empty()) {
       NotRun(j, ph, why_not.empty() ? "no result was given for it" : why_not);
     } else {
+      const size_t first_check = j.report.checks.size();
       judge::FindPhaseJudge(ph)->judge(j, ran);
+      MarkDisturbed(j, ph, ran, first_check);
     }
   }
   for (const PhaseResult& pr : input.phases) {

@@ -123,7 +123,8 @@ void SetupAccept(CLI::App& app, int* exit_code) {
       "  commbench accept --profile configs/acceptance/local-smoke.yaml\n"
       "  srun -N 8 -n 16 commbench accept --profile configs/acceptance/virtual-cluster.yaml --rendezvous "
       "file:/shared/cb\n"
-      "Exit codes: 0 pass, 1 fail, 2 bad profile or flags, 3 could not run (ranks or hosts missing, named).");
+      "Exit codes: 0 pass, 1 fail, 2 bad profile or flags, 3 could not run (ranks or hosts missing, named) or "
+      "judge (every failed check timed while outside processes held a CPU, named).");
   sub->add_option("--profile", options->profile,
                   "Acceptance profile (YAML or JSON), e.g. configs/acceptance/local-smoke.yaml")
       ->required();

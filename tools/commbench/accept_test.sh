@@ -41,17 +41,29 @@ s = a["suspects"]
 print(a["verdict"], s[0]["kind"] if s else "-", s[0]["host"] if s else "-", len(a["checks"]))' "$1"
 }
 
-# 1. The local smoke profile (its result valid against the schema).
+# Exit 3 with every failed check timed while processes outside the run held a CPU (named): the honest answer of a
+# busy runner, not a failure of the product.
+busy() {
+  python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["acceptance"]
+failed = [c for c in a["checks"] if not c["passed"]]
+sys.exit(0 if a["exit_code"] == 3 and failed and all(c.get("disturbed_by") for c in failed) else 1)' "$1"
+}
+
+# 1. The local smoke profile (its result valid against the schema): a pass, or on a busy runner "could not judge".
 "$CB" accept --profile "$SMOKE" -o smoke.json --junit smoke.xml --summary summary.md --hosts-out hosts.txt --quiet \
   >smoke.out 2>smoke.err
 code=$?
-if [[ $code -eq 0 ]] && read -r v kind host checks < <(verdict smoke.json) && [[ $v == pass && $kind == - ]] &&
-  [[ $(cat hosts.txt) == "127.0.0.1 pass -" ]] &&
-  [[ $(grep -c "<testcase" smoke.xml) -ge $checks ]] && grep -q "pass" summary.md &&
+if read -r v kind host checks < <(verdict smoke.json) && [[ $kind == - ]] &&
+  { { [[ $code -eq 0 && $v == pass && $(cat hosts.txt) == "127.0.0.1 pass -" ]] && grep -q "pass" summary.md; } ||
+    { [[ $code -eq 3 ]] && busy smoke.json && grep -q "could not judge (the host was busy)" summary.md &&
+      echo "note: local-smoke could not judge: the runner was busy: $(failed_checks smoke.json | head -n 1)"; }; } &&
+  [[ $(grep -c "<testcase" smoke.xml) -ge $checks ]] &&
   python3 "$VALIDATE" "$SCHEMA" smoke.json >schema.out 2>&1; then
   ok
 else
-  fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(tail -n 3 smoke.err) $(head -n 3 schema.out)"
+  fail "local-smoke: exit $code, verdict $(verdict smoke.json 2>&1), $(failed_checks smoke.json) $(tail -n 3 smoke.err) $(head -n 3 schema.out 2>/dev/null)"
 fi
 "$CHECK_JUNIT" "$JUNIT_XSD" smoke.xml && ok || fail "local-smoke: JUnit"
 
@@ -117,7 +129,8 @@ accept_on_cluster() {
 "$VC" up "$T/c" --hosts 4 --redis >/dev/null || fail "vcluster up"
 code=$(accept_on_cluster healthy)
 read -r v kind host checks < <(verdict "$T/healthy.json" 2>/dev/null)
-[[ $code -eq 0 && ${v:-} == pass && ${kind:-} == - ]] && ok || fail "healthy cluster: exit $code, verdict ${v:-?} ${kind:-?} ${host:-?}: $(failed_checks "$T/healthy.json")"
+{ [[ $code -eq 0 && ${v:-} == pass && ${kind:-} == - ]] || { [[ $code -eq 3 ]] && busy "$T/healthy.json"; }; } && ok ||
+  fail "healthy cluster: exit $code, verdict ${v:-?} ${kind:-?} ${host:-?}: $(failed_checks "$T/healthy.json")"
 "$VC" down "$T/c" >/dev/null
 
 "$VC" up "$T/c" --hosts 4 --redis --cap-host 2:300mbit >/dev/null || fail "vcluster up with a cap"

@@ -74,6 +74,44 @@ TEST(ClusterJudgeTest, CeilingsFire) {
   EXPECT_EQ(tail->reason, "p99/p50 1.4 > ceiling 1.2, best in 1 repeat");
 }
 
+// The same failed ceilings while a process outside the run held a CPU: each failed check names it, and with nothing
+// else failed and no suspect the run could not judge the cluster (exit 3), where a quiet one fails (exit 1).
+TEST(ClusterJudgeTest, CeilingsFailedOnABusyHostCouldNotJudge) {
+  Cluster c;
+  AcceptanceInput in = c.Input();
+  in.profile.phases = {Phase::kCluster};
+  in.profile.ceilings[1].p99_over_p50 = 1.2;  // every size: 1.4 measured
+  EXPECT_EQ(Judge(in).ExitCode(), 1);
+  for (PhaseResult& pr : in.phases) {
+    for (result::PointResult& pt : pr.points) {
+      result::HostLoad load;
+      load.window_s = 2;
+      load.outside_cpu_s = 1.9;
+      load.top.push_back({4242, "yes", 1.9, {1}});
+      pt.host_load = load;
+    }
+  }
+  AcceptanceReport r = Judge(in);
+  EXPECT_TRUE(r.Busy()) << Failed(r);
+  EXPECT_EQ(r.ExitCode(), 3);
+  const Check* tail = Find(r, "cluster allreduce 4M p99/p50");
+  ASSERT_NE(tail, nullptr);
+  EXPECT_FALSE(tail->passed);
+  EXPECT_EQ(tail->disturbed_by, "processes outside the run held 0.95 of a CPU (the largest: yes, pid 4242)");
+  EXPECT_NE(tail->reason.find("the host was busy"), std::string::npos) << tail->reason;
+  // A little outside work (0.1 of a CPU) is not a busy host.
+  for (PhaseResult& pr : in.phases) {
+    for (result::PointResult& pt : pr.points) pt.host_load->outside_cpu_s = 0.2;
+  }
+  EXPECT_EQ(Judge(in).ExitCode(), 1);
+  // A failure that is not a timing check (a wrong result) is the cluster's however busy the host.
+  for (PhaseResult& pr : in.phases) {
+    for (result::PointResult& pt : pr.points) pt.host_load->outside_cpu_s = 1.9;
+  }
+  in.phases[0].points[0].correct = false;
+  EXPECT_EQ(Judge(in).ExitCode(), 1);
+}
+
 TEST(ClusterJudgeTest, SizeWithoutPointFailsClosed) {
   Cluster c;
   AcceptanceInput in = c.Input();
