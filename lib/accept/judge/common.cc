@@ -136,23 +136,33 @@ std::map<int, double> GroupCpuWaits(const result::PointResult& p) {
   return out;
 }
 
-CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair) {
-  auto wait_of = [](const std::vector<GroupSample>& samples) {
-    std::vector<double> v;
-    for (const GroupSample& s : samples) {
-      if (std::isfinite(s.cpu_wait_us)) v.push_back(s.cpu_wait_us);
-    }
-    return Median(v);
-  };
+namespace {
+
+// A pair's wait: the median over its samples that recorded one.
+double WaitOf(const std::vector<GroupSample>& samples) {
+  std::vector<double> v;
+  for (const GroupSample& s : samples) {
+    if (std::isfinite(s.cpu_wait_us)) v.push_back(s.cpu_wait_us);
+  }
+  return Median(v);
+}
+
+}  // namespace
+
+double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups) {
   std::vector<double> all;
-  for (const auto& [p, samples] : groups) {
-    const double w = wait_of(samples);
+  for (const auto& [pair, samples] : groups) {
+    const double w = WaitOf(samples);
     if (std::isfinite(w)) all.push_back(w);
   }
+  return Median(all);
+}
+
+CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair) {
   CpuWaitShare out;
-  out.typical_wait_us = Median(all);
+  out.typical_wait_us = TypicalCpuWait(groups);
   const auto it = groups.find(pair);
-  if (it != groups.end()) out.extra_wait_us = wait_of(it->second) - out.typical_wait_us;
+  if (it != groups.end()) out.extra_wait_us = WaitOf(it->second) - out.typical_wait_us;
   return out;
 }
 

@@ -68,6 +68,8 @@ struct CpuWaitShare {
   bool Explains(double excess_us) const { return excess_us > 0 && extra_wait_us >= 0.5 * excess_us; }
 };
 CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair);
+// The typical pair's wait alone (NaN where no rank recorded one).
+double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups);
 
 // The figures a check compares, with the limit's origin.
 struct Limit {

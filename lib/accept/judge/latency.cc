@@ -100,7 +100,7 @@ bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pa
     if (std::isfinite(Median(v))) medians.push_back(Median(v));
   }
   const double typical = Median(medians);
-  const double wait = CpuWaitOf(groups, groups.begin()->first).typical_wait_us;
+  const double wait = TypicalCpuWait(groups);
   if (!(typical > 0) || !std::isfinite(wait) || wait < 0.5 * typical) return false;
   j.report.notes.push_back("pairs phase latency (" + std::string(Name(op)) + " " + FormatBytes(bytes) +
                            "): not judged: a typical pair took " + Us(typical) + " per op, and its ranks waited " +
