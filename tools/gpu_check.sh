@@ -3,8 +3,11 @@
 #
 #   tools/gpu_check.sh prepare [BUNDLE]       here: build (our code linked in statically) and bundle commbench,
 #                                             the bare NCCL loop and the device tests into BUNDLE (.gpu/bundle)
-#   tools/gpu_check.sh run BUNDLE OUTDIR [S]  there (carry .gpu): every check below, each bounded, within S
-#                                             seconds (450); OUTDIR/summary.txt: a line per step, exit code, seconds
+#   tools/gpu_check.sh run BUNDLE OUTDIR [S] [STEP...]
+#                                             there (carry .gpu): every check below (or the STEPs named: facts env
+#                                             runtime_test nccl_backend_test fidelity scenario_b correct gate_aa
+#                                             scenario_a), each bounded, within S seconds (450); OUTDIR/summary.txt:
+#                                             a line per step, exit code, seconds
 #
 # Steps, most wanted first (a step is skipped once the deadline is near): the machine's facts and `env --json`;
 # the device tests; harness fidelity (the bare loop and commbench alternated, three rounds); scenario B (the
@@ -42,6 +45,7 @@ prepare() {
 # ---- run ----
 work=""
 deadline=0
+only=""  # the steps to run; "" for all
 pack() {
   [ -n "${OUT:-}" ] || return 0
   tar -C "$work" -czf "$OUT/gpu-results.tar.gz.tmp" . && mv "$OUT/gpu-results.tar.gz.tmp" "$OUT/gpu-results.tar.gz"
@@ -52,6 +56,7 @@ pack() {
 step() {
   local name=$1 limit=$2
   shift 2
+  if [ -n "$only" ] && [[ " $only " != *" $name "* ]]; then return 0; fi
   local left=$((deadline - $(date +%s)))
   if [ "$left" -lt 20 ]; then
     echo "$name skipped: $left s left before the deadline" >>"$work/summary.txt"
@@ -114,6 +119,8 @@ run() {
   cb="$b/commbench"
   work=$2
   local budget=${3:-450}
+  shift $(($# < 3 ? $# : 3))
+  only="$*"
   deadline=$(($(date +%s) + budget))
   mkdir -p "$work"
   : >"$work/summary.txt"
@@ -142,5 +149,5 @@ case "${1:-}" in
   _fidelity) shift; fidelity "$@" ;;
   _correct) shift; correct "$@" ;;
   run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS]" >&2; exit 2; }; run "$@" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
