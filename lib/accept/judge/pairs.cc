@@ -228,6 +228,28 @@ AcceptanceSuspect LinkSuspect(const Judging& j, Collective op, uint64_t bytes, c
   return s;
 }
 
+// A slow pair whose ranks' extra wait for a CPU explains half or more of its extra time per op (CpuWaitOf): a note
+// that names the wait, not a link suspect.
+bool SchedulerSlowedLink(Judging& j, Collective op, uint64_t bytes, const Suspect& x, const Localization& loc,
+                         const std::map<Pair, std::vector<GroupSample>>& groups) {
+  const auto it = groups.find(x.link);
+  if (it == groups.end() || !(loc.typical_gbps > 0)) return false;
+  std::vector<double> p50;
+  for (const GroupSample& s : it->second) p50.push_back(s.p50_us);
+  const double t = Median(p50);
+  const double excess = t * (1 - x.gbps / loc.typical_gbps);  // time per op scales as 1 / busbw at one size
+  const CpuWaitShare wait = CpuWaitOf(groups, x.link);
+  if (!std::isfinite(t) || !wait.Explains(excess)) return false;
+  const auto& H = j.hosts();
+  j.report.notes.push_back("pairs phase (" + std::string(Name(op)) + " " + FormatBytes(bytes) + "): the pair " +
+                           H[static_cast<size_t>(x.link.first)] + "-" + H[static_cast<size_t>(x.link.second)] +
+                           " moved " + Gbps(x.gbps) + ", " + Percent(x.gbps / loc.typical_gbps) +
+                           " of a typical pair's " + Gbps(loc.typical_gbps) + ", but its ranks waited for a CPU " +
+                           Us(wait.extra_wait_us) + " per op more than a typical pair's (" + Us(wait.typical_wait_us) +
+                           "): the host's scheduler, not the link; not named");
+  return true;
+}
+
 // Localisation at an op's largest size (bandwidth-bound, where a slow host or link shows most): the matrix, the
 // pair scores and the suspects. Sets *clearly when it named suspects: whether the first stands out.
 void LocalizeAt(Judging& j, const Ran& ran, const std::string& what, Collective op, uint64_t bytes,
@@ -244,8 +266,11 @@ void LocalizeAt(Judging& j, const Ran& ran, const std::string& what, Collective 
   j.report.pair_matrices.push_back(MatrixOf(j, ran, op, bytes, median, loc));
   PairScoreChecks(j, what, loc, rounds_ran);
   for (const Suspect& x : loc.suspects) {
-    j.AddSuspect(x.kind == SuspectKind::kHost ? HostSuspect(j, op, bytes, x, loc, median)
-                                              : LinkSuspect(j, op, bytes, x, loc));
+    if (x.kind == SuspectKind::kHost) {
+      j.AddSuspect(HostSuspect(j, op, bytes, x, loc, median));
+    } else if (!SchedulerSlowedLink(j, op, bytes, x, loc, groups)) {
+      j.AddSuspect(LinkSuspect(j, op, bytes, x, loc));
+    }
   }
   if (!loc.suspects.empty()) {
     *clearly = loc.suspects.size() == 1 || loc.suspects[1].severity <= kClearGap * loc.suspects[0].severity;

@@ -85,6 +85,29 @@ TEST(PairsJudgeTest, SlowLinkFirst) {
   }
 }
 
+// The same pair as slow, but because its ranks waited for a CPU (8 ms per 4M op, the whole of its extra time):
+// a note, no link suspect. A capped link whose ranks also waited a little is still the link.
+TEST(PairsJudgeTest, APairSlowedByWaitingForACpuIsANoteNotALink) {
+  const Pair slow = RepairingRounds(8, 7, 7)[2][1];
+  Cluster c;
+  c.pair_cpu_wait_us[slow] = 8000;  // its 4M op: about 6.3 ms healthy, 14.3 ms so
+  AcceptanceReport r = Judge(c.Input());
+  for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kLink) << Failed(r);
+  bool noted = false;
+  for (const std::string& n : r.notes) {
+    noted |= n.rfind("pairs phase (allreduce 4M): the pair " + Address(slow.first) + "-" + Address(slow.second), 0) ==
+                 0 &&
+             n.find("not the link") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << Failed(r);
+  Cluster d;
+  d.link[slow] = 0.25;
+  d.pair_cpu_wait_us[slow] = 1000;
+  AcceptanceReport capped = Judge(d.Input());
+  ASSERT_FALSE(capped.suspects.empty()) << Failed(capped);
+  EXPECT_EQ(capped.suspects[0].what, SuspectWhat::kLink) << Failed(capped);
+}
+
 TEST(PairsJudgeTest, TwoBadHostsBothNamedFirst) {
   Cluster c;
   c.host_net[2] = 0.25;
