@@ -2,17 +2,19 @@
 # The GPU checks of issues 30 and 31, in one bounded run on a lent GPU machine (docs/design.md §3).
 #
 #   tools/gpu_check.sh prepare [BUNDLE]       here: build (our code linked in statically) and bundle commbench,
-#                                             the bare NCCL loop and the device tests into BUNDLE (.gpu/bundle)
+#                                             the bare NCCL loop and the device tests into BUNDLE (.gpu/bundle),
+#                                             reduce_bench into BUNDLE-reduce
 #   tools/gpu_check.sh run BUNDLE OUTDIR [S] [STEP...]
 #                                             there (carry .gpu): every check below (or the STEPs named: facts env
 #                                             runtime_test nccl_backend_test fidelity scenario_b correct gate_aa
-#                                             scenario_a), each bounded, within S seconds (450); OUTDIR/summary.txt:
-#                                             a line per step, exit code, seconds
+#                                             scenario_a roofline), each bounded, within S seconds (450);
+#                                             OUTDIR/summary.txt: a line per step, exit code, seconds
 #
 # Steps, most wanted first (a step is skipped once the deadline is near): the machine's facts and `env --json`;
 # the device tests; harness fidelity (the bare loop and commbench alternated, three rounds); scenario B (the
 # default-stream H2D copy, --explain); every collective, dtype, placement, sync and graph mode checked for
-# correctness 8 B..256 MiB; the GPU gate preset A/A; scenario A on this machine's cores (gloo, native).
+# correctness 8 B..256 MiB; the GPU gate preset A/A; scenario A on this machine's cores (gloo, native); issue 33's
+# roofline there (bench/native_roofline.sh 3).
 # With OUT set (the device tool), everything is also packed into $OUT/gpu-results.tar.gz after each step, so
 # what a killed run measured still comes back. On an H200 (2026-11-27, before 7a306ff): the device tests 42 s,
 # fidelity 112 s, scenario B 67 s, the four correctness sweeps about 4 min side by side, the gate's A/A round 36 s,
@@ -23,8 +25,10 @@ prepare() {
   local bundle=${1:-.gpu/bundle}
   local bin=.bazel/bin
   bazel build --dynamic_mode=off ${BAZEL_FLAGS:-} //tools/commbench //bench:nccl_bare_loop \
-    //lib/backend/nccl:nccl_backend_test //lib/cuda:runtime_test || return 1
+    //lib/backend/nccl:nccl_backend_test //lib/cuda:runtime_test //bench:reduce_bench || return 1
   tools/bundle.sh "$bin/tools/commbench/commbench" "$bundle" || return 1
+  # The copy peaks of issue 33's roofline (Google Benchmark's library besides): a bundle of its own beside.
+  tools/bundle.sh "$bin/bench/reduce_bench" "$bundle-reduce" || return 1
   # The other binaries need a subset of commbench's libraries: each gets a copy of the wrapper under its name.
   for b in bench/nccl_bare_loop lib/backend/nccl/nccl_backend_test lib/cuda/runtime_test; do
     local name
@@ -140,6 +144,9 @@ run() {
     --budget 150 --out "$work/gate-b.json" --out-a "$work/gate-a.json" --json "$work/gate.json" --html "$work/gate.html"
   step scenario_a 150 "$cb" sweep --backends gloo,native --groups 1..8 --explain \
     --out "$work/scenario_a.json" --html "$work/scenario_a.html"
+  # Issue 33: the native collectives against the memory roofline with a core per rank (2, 4 and 8 ranks).
+  step roofline 240 env COMMBENCH="$cb" REDUCE_BENCH="$b-reduce/reduce_bench" KEEP="$work/roofline" \
+    bench/native_roofline.sh 3
   pack
 }
 
@@ -149,5 +156,5 @@ case "${1:-}" in
   _fidelity) shift; fidelity "$@" ;;
   _correct) shift; correct "$@" ;;
   run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS]" >&2; exit 2; }; run "$@" ;;
-  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
