@@ -21,6 +21,7 @@
 // usage: browser_test.js [--out DIR] [--max-render-ms N] [--commbench PATH] [--expect-drawn id,id] REPORT.html
 //                         [--expect-drawn ...] REPORT.html ...   (an --expect-drawn applies to the reports after it)
 //        --expect-first-suspect 'A|B|C' REPORT: the next report's first acceptance suspect names A, B, C in order
+//        --expect-verdict 'COULD NOT JUDGE' REPORT: the next report's acceptance verdict reads so
 //        browser_test.js --expect-fail REPORT.html   (self-check: the page must fail; exit 0 when it does)
 'use strict';
 
@@ -32,17 +33,19 @@ const {sleep, prepareLoad, consoleAndNetworkFailures, screenshot, runBrowserCase
 
 function parseArgs(argv) {
   const args = {maxRenderMs: 5000, out: process.env.TEST_UNDECLARED_OUTPUTS_DIR || os.tmpdir(), reports: []};
-  let expectDrawn = [], expectFail = false, firstSuspect = null;
+  let expectDrawn = [], expectFail = false, firstSuspect = null, verdict = null;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--expect-drawn') expectDrawn = argv[++i].split(',').filter(Boolean);
     else if (argv[i] === '--expect-fail') expectFail = true;
     else if (argv[i] === '--expect-first-suspect') firstSuspect = argv[++i].split('|');
+    else if (argv[i] === '--expect-verdict') verdict = argv[++i];
     else if (argv[i] === '--max-render-ms') args.maxRenderMs = Number(argv[++i]);
     else if (argv[i] === '--out') args.out = argv[++i];
     else if (argv[i] === '--commbench') args.commbench = argv[++i];
     else {
-      args.reports.push({file: argv[i], expectDrawn, expectFail, firstSuspect});
+      args.reports.push({file: argv[i], expectDrawn, expectFail, firstSuspect, verdict});
       firstSuspect = null;
+      verdict = null;
     }
   }
   return args;
@@ -135,17 +138,21 @@ async function hoverCheck(wd, selector, mustHave) {
 }
 
 // The acceptance section: there exactly when the file has the block, and complete (see the header).
-function acceptanceFailures(a, charts, firstSuspect) {
+function acceptanceFailures(a, charts, firstSuspect, verdict) {
   const failures = [];
   if (a.inFile !== a.shown) {
     failures.push(a.inFile ? 'the result has an acceptance block but the page shows no acceptance section' :
       'an acceptance section without an acceptance block in the result');
   }
   if (firstSuspect && !a.inFile) failures.push('--expect-first-suspect given for a result without acceptance');
+  if (verdict && !a.inFile) failures.push('--expect-verdict given for a result without acceptance');
   if (!a.shown) return failures;
   if (!a.onTop) failures.push('the acceptance section is not the first thing in <main>');
-  if (!/^(PASS|FAIL|COULD NOT RUN) exit \d: /.test(a.verdict)) {
+  if (!/^(PASS|FAIL|COULD NOT RUN|COULD NOT JUDGE) exit \d: /.test(a.verdict)) {
     failures.push('acceptance verdict reads "' + a.verdict + '"');
+  }
+  if (verdict && !a.verdict.startsWith(verdict + ' exit ')) {
+    failures.push('acceptance verdict reads "' + a.verdict + '", expected ' + verdict);
   }
   const maps = charts.filter((c) => c.id.startsWith('chart-accept-pairs'));
   if (maps.length !== a.matrices || maps.filter((c) => c.status === 'drawn').length !== a.measuredMatrices) {
@@ -174,7 +181,7 @@ function acceptanceFailures(a, charts, firstSuspect) {
   return failures;
 }
 
-async function checkReport(wd, file, expectDrawn, args, firstSuspect) {
+async function checkReport(wd, file, expectDrawn, args, firstSuspect, verdict) {
   const failures = [];
   await prepareLoad(wd);
   const url = 'file://' + path.resolve(file);
@@ -201,7 +208,7 @@ async function checkReport(wd, file, expectDrawn, args, firstSuspect) {
     if (probe.overflowX > 0) failures.push('the page is ' + probe.overflowX + ' px wider than the 1280 px window');
     if (probe.links) failures.push(probe.links + ' link(s) in the page; the report must be link-free');
     if (probe.injected.length) failures.push('injected element(s): ' + probe.injected.join(' '));
-    failures.push(...acceptanceFailures(probe.acceptance, probe.charts, firstSuspect));
+    failures.push(...acceptanceFailures(probe.acceptance, probe.charts, firstSuspect, verdict));
     for (const c of probe.charts) {
       if (c.status === 'drawn') {
         if (c.marks === 0) failures.push(c.id + ': drawn but no SVG marks');
@@ -270,7 +277,7 @@ function main() {
   // browser_test.sh has checked that chromium and chromedriver exist (a missing one fails the test).
   runBrowserCases(async ({wd, tmp, record}) => {
     for (const report of args.reports) {
-      const {expectDrawn, expectFail, firstSuspect} = report;
+      const {expectDrawn, expectFail, firstSuspect, verdict} = report;
       let file = report.file;
       if (file.endsWith('.json')) {
         if (!args.commbench) throw new Error(file + ': a results file needs --commbench to render it');
@@ -278,7 +285,7 @@ function main() {
         childProcess.execFileSync(args.commbench, ['report', file, '-o', html], {stdio: ['ignore', 'ignore', 'inherit']});
         file = html;
       }
-      const {failures, result} = await checkReport(wd, file, expectDrawn, args, firstSuspect);
+      const {failures, result} = await checkReport(wd, file, expectDrawn, args, firstSuspect, verdict);
       console.log(JSON.stringify(result));
       if (expectFail) {
         // Self-check of this harness: a page with known faults must be caught.
