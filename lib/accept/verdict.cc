@@ -109,8 +109,7 @@ double OutsideCpus(const judge::Ran& ran, std::string* who) {
   double most = 0;
   for (const PhaseResult* pr : ran) {
     for (const result::PointResult& pt : pr->points) {
-      if (!pt.host_load || pt.host_load->window_s <= 0) continue;
-      const double cpus = pt.host_load->outside_cpu_s / pt.host_load->window_s;
+      const double cpus = pt.host_load ? pt.host_load->OutsideCpus() : 0;
       if (cpus <= most) continue;
       most = cpus;
       const auto& top = pt.host_load->top;
@@ -126,7 +125,7 @@ double OutsideCpus(const judge::Ran& ran, std::string* who) {
 // The timing checks a phase failed while the host was busy: each says so and names the outside process.
 void MarkDisturbed(judge::Judging& j, Phase ph, const judge::Ran& ran, size_t first_check) {
   std::string who;
-  if (OutsideCpus(ran, &who) < kBusyCpus) return;
+  if (OutsideCpus(ran, &who) < result::kBusyOutsideCpus) return;
   int marked = 0;
   for (size_t i = first_check; i < j.report.checks.size(); ++i) {
     Check& c = j.report.checks[i];

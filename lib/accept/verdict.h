@@ -69,15 +69,11 @@ struct Check {
   std::string reason;                   // one sentence with the figures; why it failed, or what it passed with
   bool preflight = false;               // a pre-flight check (failing one: exit 3, nothing measured)
   ReasonKind kind = ReasonKind::kNone;  // what a failure of it means (kNone: a check that only informs)
-  // A failed timing check (threshold, outlier) of a phase during which a process outside the run held at least
-  // kBusyCpus of the host's CPUs: "processes outside the run held 0.98 of a CPU (the largest: yes, pid 4242)";
+  // A failed timing check (threshold, outlier) of a phase during which processes outside the run held at least
+  // result::kBusyOutsideCpus of the host's CPUs: "processes outside the run held 0.98 of a CPU (the largest: yes, pid 4242)";
   // "" otherwise.
   std::string disturbed_by;
 };
-
-// Outside processes holding this much CPU (in CPUs) while a phase ran make its failed timing checks the host's
-// load rather than the cluster's (the diagnosis's outside-load threshold: an idle host stays below 0.05).
-inline constexpr double kBusyCpus = 0.2;
 
 struct HostVerdict {
   std::string host;

@@ -10,6 +10,8 @@ using nlohmann::json;
 
 double HostLoad::TopShare() const { return top.empty() || window_s <= 0 ? 0 : top.front().cpu_s / window_s; }
 
+double HostLoad::OutsideCpus() const { return window_s > 0 ? outside_cpu_s / window_s : 0; }
+
 json HostLoadToJson(const HostLoad& h) {
   json per_cpu = json::array();
   for (const CpuLoad& c : h.per_cpu)

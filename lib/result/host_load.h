@@ -38,7 +38,14 @@ struct HostLoad {
 
   // The top process's CPU time as a share of the window (1.0 = one whole CPU); 0 when none.
   double TopShare() const;
+  // All outside processes' CPU time over the window, in CPUs; 0 without a window.
+  double OutsideCpus() const;
 };
+
+// Outside processes holding at least this much CPU over a window (in CPUs, 0.2 = a fifth of one) make a busy
+// host: on an idle 2-core host the background stays below 0.05; one busy process is 0.5-1. The diagnosis's
+// outside-load rule and acceptance's disturbed checks both read it.
+inline constexpr double kBusyOutsideCpus = 0.2;
 
 inline constexpr size_t kMaxTopProcesses = 5;
 

@@ -166,6 +166,13 @@ CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, c
   return out;
 }
 
+std::string CpuWaitNote(const std::vector<std::string>& hosts, const Pair& pair, const std::string& figure,
+                        const CpuWaitShare& wait) {
+  return "the pair " + hosts[static_cast<size_t>(pair.first)] + "-" + hosts[static_cast<size_t>(pair.second)] + " " +
+         figure + ", but its ranks waited for a CPU " + Us(wait.extra_wait_us) + " per op more than a typical pair's (" +
+         Us(wait.typical_wait_us) + "): the host's scheduler, not the link; not named";
+}
+
 // The point's busbw in each of its repeats (busbw scales as 1 / time at one size).
 std::vector<double> RepeatBusbw(const result::PointResult& p) {
   std::vector<double> out;

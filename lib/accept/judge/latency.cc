@@ -69,11 +69,8 @@ void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
     } else {
       const CpuWaitShare wait = CpuWaitOf(groups, x.link);
       if (wait.Explains(t - typical)) {
-        j.report.notes.push_back(Where("pairs phase", op, bytes, st) + ": the pair " +
-                                 H[static_cast<size_t>(x.link.first)] + "-" + H[static_cast<size_t>(x.link.second)] +
-                                 " took " + against + ", but its ranks waited for a CPU " +
-                                 Us(wait.extra_wait_us) + " per op more than a typical pair's (" +
-                                 Us(wait.typical_wait_us) + "): the host's scheduler, not the link; not named");
+        j.report.notes.push_back(Where("pairs phase", op, bytes, st) + ": " +
+                                 CpuWaitNote(H, x.link, "took " + against, wait));
         continue;
       }
       s.what = SuspectWhat::kLink;

@@ -240,13 +240,10 @@ bool SchedulerSlowedLink(Judging& j, Collective op, uint64_t bytes, const Suspec
   const double excess = t * (1 - x.gbps / loc.typical_gbps);  // time per op scales as 1 / busbw at one size
   const CpuWaitShare wait = CpuWaitOf(groups, x.link);
   if (!std::isfinite(t) || !wait.Explains(excess)) return false;
-  const auto& H = j.hosts();
-  j.report.notes.push_back("pairs phase (" + std::string(Name(op)) + " " + FormatBytes(bytes) + "): the pair " +
-                           H[static_cast<size_t>(x.link.first)] + "-" + H[static_cast<size_t>(x.link.second)] +
-                           " moved " + Gbps(x.gbps) + ", " + Percent(x.gbps / loc.typical_gbps) +
-                           " of a typical pair's " + Gbps(loc.typical_gbps) + ", but its ranks waited for a CPU " +
-                           Us(wait.extra_wait_us) + " per op more than a typical pair's (" + Us(wait.typical_wait_us) +
-                           "): the host's scheduler, not the link; not named");
+  const std::string moved = "moved " + Gbps(x.gbps) + ", " + Percent(x.gbps / loc.typical_gbps) +
+                            " of a typical pair's " + Gbps(loc.typical_gbps);
+  j.report.notes.push_back("pairs phase (" + std::string(Name(op)) + " " + FormatBytes(bytes) +
+                           "): " + CpuWaitNote(j.hosts(), x.link, moved, wait));
   return true;
 }
 

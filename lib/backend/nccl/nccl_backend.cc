@@ -114,8 +114,7 @@ class NcclWork : public Work {
   // The loop's shared middle input again: the device still holds it (out-of-place) or keeps a copy to restore
   // it from (in-place), so the host's bytes are neither compared nor copied.
   Status RestoreInput(const void* host, size_t bytes) override {
-    if (!uploaded_) return SetInput(host, bytes);
-    if (bytes != send_bytes_) return SetInput(host, bytes);  // SetInput names the mismatch
+    if (!uploaded_ || bytes != send_bytes_) return SetInput(host, bytes);  // SetInput names a size mismatch
     if (state_->watchdog->aborted()) return state_->watchdog->failure();
     return state_->Outcome(Restore());
   }
@@ -243,7 +242,7 @@ class NcclWork : public Work {
 
   // Every input reaches the device through a pinned staging buffer, and the copy (with the in-place restore) has
   // ended when SetInput returns: the loop's clock starts after it, and a copy still running would be timed as
-  // part of the first op (at 64 MiB, as long as the op itself). The loop sets each input once per unit and
+  // part of the first op. The loop sets each input once per unit and
   // repeats the shared middle one with RestoreInput, so no iteration pays for the host's bytes.
   Status Upload(const void* host) {
     RETURN_IF_ERROR(cuda::SetDevice(state_->device));

@@ -7,13 +7,13 @@
 
 #include "lib/diagnose/analysis_input.h"
 #include "lib/diagnose/rule.h"
+#include "lib/result/host_load.h"
 
 namespace commbench {
 namespace diagnose {
 
-// Outside processes took at least this much CPU time on the ranks' CPUs over a point's window, in CPUs (0.2 =
-// a fifth of one CPU): on an idle 2-core host the background stays below 0.05; one busy process is 0.5-1.
-inline constexpr double kMinOutsideCpus = 0.2;
+// Outside processes took at least this much CPU time on the ranks' CPUs over a point's window (result::HostLoad).
+inline constexpr double kMinOutsideCpus = result::kBusyOutsideCpus;
 
 // True when processes outside the run took at least kMinOutsideCpus of the point's CPUs during it.
 bool HasOutsideLoad(const AnalysisInput& in, const PointData& p);
