@@ -510,6 +510,17 @@ std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
   return final_pulls;
 }
 
+std::vector<std::vector<bool>> StreamedPulls(const Schedule& s, int rank, size_t element_bytes) {
+  size_t rank_elements = 0;
+  for (size_t count : s.sizes.count) rank_elements += count;
+  const size_t working_set = rank_elements * element_bytes * static_cast<size_t>(s.problem.n);
+  std::vector<std::vector<bool>> streamed = FinalPulls(s, rank);
+  if (working_set < kStreamFinalPullsFrom || working_set >= kStreamEveryPullFrom) {
+    for (auto& step : streamed) step.assign(step.size(), working_set >= kStreamEveryPullFrom);
+  }
+  return streamed;
+}
+
 bool WritesInput(const Schedule& s) {
   if (s.problem.in_place) return true;
   for (const auto& steps : s.steps) {

@@ -98,6 +98,17 @@ WaitPlan MakeWaitPlan(const Schedule& schedule, int rank);
 // caches when the op's data does not fit in them anyway.
 std::vector<std::vector<bool>> FinalPulls(const Schedule& schedule, int rank);
 
+// Which of `rank`'s pulls a shared-memory transport writes with streaming stores, by the op's working set (every
+// rank's buffers together, at element_bytes an element). Below kStreamFinalPullsFrom none: the op fits in this
+// host's caches (memcpy falls to memory speed between 32 and 64 MiB of working set, streaming_threshold.cc). From
+// there the FinalPulls: nothing reads those lines again before they would be evicted, so the read-for-ownership
+// of an ordinary store is wasted traffic. From kStreamEveryPullFrom every pull, those a peer reads later in the op
+// too (twoshot's reduced blocks): that read misses the cache either way (bench/README, "Native collectives
+// against the memory roofline", has the A/B).
+constexpr size_t kStreamFinalPullsFrom = size_t{32} << 20;
+constexpr size_t kStreamEveryPullFrom = 2 * kStreamFinalPullsFrom;
+std::vector<std::vector<bool>> StreamedPulls(const Schedule& schedule, int rank, size_t element_bytes);
+
 // Whether some rank's steps write its own input (always in place, where the input lives inside the output). Where
 // none does, an op repeated on one input finds it as it was set, and a loop need not copy it in again.
 bool WritesInput(const Schedule& schedule);

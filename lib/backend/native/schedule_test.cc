@@ -134,6 +134,33 @@ TEST(ScheduleTest, PipelinedTwoShotOverlapsReduceAndCopy) {
   }
 }
 
+TEST(ScheduleTest, StreamedPullsGrowWithTheWorkingSet) {
+  // twoshot allreduce of `bytes` a rank (f32) on 2 ranks: in and out buffers, 2 x 2 x bytes of working set.
+  auto streamed = [](size_t bytes) {
+    Problem p{Collective::kAllreduce, bytes / 4, 2, false};
+    auto s = BuildSchedule("twoshot", p);
+    EXPECT_TRUE(s.ok());
+    return StreamedPulls(*s, 0, 4);
+  };
+  using Pulls = std::vector<std::vector<bool>>;
+  // 16 MiB of working set: fits the caches, nothing streams.
+  EXPECT_EQ(streamed(4 << 20), (Pulls{{false}, {false}}));
+  // 32 MiB: the copies of the peers' reduced blocks (nobody reads them again) stream, the reduced block does not.
+  EXPECT_EQ(streamed(8 << 20), (Pulls{{false}, {true}}));
+  // 64 MiB: the reduced block too, which the peer reads in the next step.
+  EXPECT_EQ(streamed(16 << 20), (Pulls{{true}, {true}}));
+  // The working set counts every rank: 8 ranks at 4 MiB is 256 MiB.
+  Problem eight{Collective::kAllreduce, (4 << 20) / 4, 8, false};
+  auto s = BuildSchedule("twoshot", eight);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(StreamedPulls(*s, 3, 4), (Pulls{{true}, std::vector<bool>(7, true)}));
+  // f16 halves the bytes of the same count.
+  Problem half{Collective::kAllreduce, (16 << 20) / 4, 2, false};
+  s = BuildSchedule("twoshot", half);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(StreamedPulls(*s, 1, 2), (Pulls{{false}, {true}}));
+}
+
 TEST(ScheduleTest, FinalPullsAreTheLastWritesNobodyReads) {
   // twoshot: the reduced block is read by the peers in the next step; the copied blocks by nobody.
   Problem twoshot{Collective::kAllreduce, 1024, 4, false};

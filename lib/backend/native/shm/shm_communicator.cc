@@ -95,11 +95,7 @@ class ShmWork : public Work {
   std::vector<std::vector<bool>> stream_;
 };
 
-// A pull that writes its destination for the last time in the op streams when the op's buffers, all ranks
-// together, exceed what this host's caches keep (memcpy falls to memory speed between 32 and 64 MiB of working
-// set, streaming_threshold.cc): nothing reads those lines again before they would be evicted, so the
-// read-for-ownership of ordinary stores is wasted traffic. Pieces below kStreamPullFromBytes keep ordinary stores.
-constexpr size_t kStreamFinalFromWorkingSet = size_t{32} << 20;
+// Pieces below this keep ordinary stores, whatever StreamedPulls (schedule.h) says of their pull.
 constexpr size_t kStreamPullFromBytes = size_t{64} << 10;
 
 class ShmCommunicator : public Communicator {
@@ -222,12 +218,7 @@ Status ShmWork::Init() {
   esize_ = SizeOf(request_.dtype);
   RETURN_IF_ERROR(Validate(schedule_));
   plan_ = MakeWaitPlan(schedule_, me);
-  size_t rank_bytes = 0;
-  for (int b = 0; b < kNumBufs; ++b) rank_bytes += schedule_.sizes.count[b] * esize_;
-  stream_ = FinalPulls(schedule_, me);
-  if (rank_bytes * static_cast<size_t>(n) < kStreamFinalFromWorkingSet) {
-    for (auto& step : stream_) step.assign(step.size(), false);
-  }
+  stream_ = StreamedPulls(schedule_, me, esize_);
   // Layout: header page, then each buffer page-aligned.
   size_t offsets[kNumBufs];
   size_t bytes = kPage;
