@@ -490,22 +490,31 @@ WaitPlan MakeWaitPlan(const Schedule& s, int rank) {
   return plan;
 }
 
-std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
-  const size_t steps = s.num_steps();
-  std::vector<std::vector<bool>> final_pulls(steps);
-  for (size_t t = 0; t < steps; ++t) {
-    for (const Pull& pull : s.steps[rank][t].pulls) {
-      const Loc dst{rank, pull.dst_buf, pull.dst_offset};
-      bool read_later = false;
-      for (int q = 0; q < s.problem.n && !read_later; ++q) {
-        for (size_t w = t + 1; w < steps && !read_later; ++w) {
-          for (const Pull& theirs : s.steps[q][w].pulls) {
-            for (const Loc& src : theirs.srcs) read_later = read_later || Overlaps(src, theirs.count, dst, pull.count);
-          }
-        }
+namespace {
+
+// How many ranks (peers or `rank` itself) read the destination of `rank`'s pull i of step t in a later step of the op.
+int LaterReaders(const Schedule& s, int rank, size_t t, size_t i) {
+  const Pull& pull = s.steps[rank][t].pulls[i];
+  const Loc dst{rank, pull.dst_buf, pull.dst_offset};
+  int readers = 0;
+  for (int q = 0; q < s.problem.n; ++q) {
+    bool reads = false;
+    for (size_t w = t + 1; w < s.num_steps() && !reads; ++w) {
+      for (const Pull& theirs : s.steps[q][w].pulls) {
+        for (const Loc& src : theirs.srcs) reads = reads || Overlaps(src, theirs.count, dst, pull.count);
       }
-      final_pulls[t].push_back(!read_later);
     }
+    readers += reads ? 1 : 0;
+  }
+  return readers;
+}
+
+}  // namespace
+
+std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
+  std::vector<std::vector<bool>> final_pulls(s.num_steps());
+  for (size_t t = 0; t < s.num_steps(); ++t) {
+    for (size_t i = 0; i < s.steps[rank][t].pulls.size(); ++i) final_pulls[t].push_back(LaterReaders(s, rank, t, i) == 0);
   }
   return final_pulls;
 }
@@ -514,9 +523,13 @@ std::vector<std::vector<bool>> StreamedPulls(const Schedule& s, int rank, size_t
   size_t rank_elements = 0;
   for (size_t count : s.sizes.count) rank_elements += count;
   const size_t working_set = rank_elements * element_bytes * static_cast<size_t>(s.problem.n);
-  std::vector<std::vector<bool>> streamed = FinalPulls(s, rank);
-  if (working_set < kStreamFinalPullsFrom || working_set >= kStreamEveryPullFrom) {
-    for (auto& step : streamed) step.assign(step.size(), working_set >= kStreamEveryPullFrom);
+  std::vector<std::vector<bool>> streamed(s.num_steps());
+  for (size_t t = 0; t < s.num_steps(); ++t) {
+    for (size_t i = 0; i < s.steps[rank][t].pulls.size(); ++i) {
+      const int readers = working_set < kStreamFinalPullsFrom ? -1 : LaterReaders(s, rank, t, i);
+      streamed[t].push_back(readers == 0 || (working_set >= kStreamEveryPullFrom && readers > 0 &&
+                                             readers <= kStreamReadByAtMost));
+    }
   }
   return streamed;
 }

@@ -102,11 +102,13 @@ std::vector<std::vector<bool>> FinalPulls(const Schedule& schedule, int rank);
 // rank's buffers together, at element_bytes an element). Below kStreamFinalPullsFrom none: the op fits in this
 // host's caches (memcpy falls to memory speed between 32 and 64 MiB of working set, streaming_threshold.cc). From
 // there the FinalPulls: nothing reads those lines again before they would be evicted, so the read-for-ownership
-// of an ordinary store is wasted traffic. From kStreamEveryPullFrom every pull, those a peer reads later in the op
-// too (twoshot's reduced blocks): that read misses the cache either way (bench/README, "Native collectives
-// against the memory roofline", has the A/B).
+// of an ordinary store is wasted traffic. From kStreamEveryPullFrom also the pulls that at most kStreamReadByAtMost
+// ranks read later in the op (twoshot's reduced blocks at up to 4 ranks): those reads miss the cache either way.
+// A block that more ranks read is left to the cache, which serves the later readers (bench/README, "Native
+// collectives against the memory roofline", has the A/Bs: 2 and 4 ranks faster streamed, 8 slower).
 constexpr size_t kStreamFinalPullsFrom = size_t{32} << 20;
 constexpr size_t kStreamEveryPullFrom = 2 * kStreamFinalPullsFrom;
+constexpr int kStreamReadByAtMost = 3;
 std::vector<std::vector<bool>> StreamedPulls(const Schedule& schedule, int rank, size_t element_bytes);
 
 // Whether some rank's steps write its own input (always in place, where the input lives inside the output). Where

@@ -149,11 +149,16 @@ TEST(ScheduleTest, StreamedPullsGrowWithTheWorkingSet) {
   EXPECT_EQ(streamed(8 << 20), (Pulls{{false}, {true}}));
   // 64 MiB: the reduced block too, which the peer reads in the next step.
   EXPECT_EQ(streamed(16 << 20), (Pulls{{true}, {true}}));
-  // The working set counts every rank: 8 ranks at 4 MiB is 256 MiB.
-  Problem eight{Collective::kAllreduce, (4 << 20) / 4, 8, false};
-  auto s = BuildSchedule("twoshot", eight);
+  // The working set counts every rank: 4 ranks at 8 MiB is 64 MiB, and 3 peers read each reduced block.
+  Problem four{Collective::kAllreduce, (8 << 20) / 4, 4, false};
+  auto s = BuildSchedule("twoshot", four);
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ(StreamedPulls(*s, 3, 4), (Pulls{{true}, std::vector<bool>(7, true)}));
+  EXPECT_EQ(StreamedPulls(*s, 3, 4), (Pulls{{true}, std::vector<bool>(3, true)}));
+  // At 8 ranks 7 peers read it: left to the cache, whatever the working set.
+  Problem eight{Collective::kAllreduce, (64 << 20) / 4, 8, false};
+  s = BuildSchedule("twoshot", eight);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(StreamedPulls(*s, 5, 4), (Pulls{{false}, std::vector<bool>(7, true)}));
   // f16 halves the bytes of the same count.
   Problem half{Collective::kAllreduce, (16 << 20) / 4, 2, false};
   s = BuildSchedule("twoshot", half);
