@@ -59,4 +59,12 @@ if ! [[ $row =~ \ 1\.00\ \ 1\ \(1\.00-1\.00\)$ ]]; then
   echo "native_roofline.sh: unexpected row '$row' (want ratio 1.00 in 1 round)" >&2
   exit 1
 fi
+# VS: the other build's p50 of the same round (5000 us) gives this / VS = 0.80.
+echo '{"points": [{"op": "allgather", "group_size": 2, "bytes": 67108864, "algo": "direct", "time_us": {"p50": 5000}}]}' \
+  >"$fx/vs_1.json"
+row=$(FROM="$fx" "$dir/native_roofline.sh" | sed -n '/^against VS/,$p' | grep '^ *allgather')
+if ! [[ $row =~ \ 4000\ +5000\ +0\.80\ \ 1\ \(0\.80-0\.80\)$ ]]; then
+  echo "native_roofline.sh: unexpected VS row '$row' (want 4000 against 5000 us, 0.80 in 1 round)" >&2
+  exit 1
+fi
 echo "bench smoke: ok"

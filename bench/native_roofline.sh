@@ -11,6 +11,8 @@
 #   INPROCESS=1 bench/native_roofline.sh    # //bench:shm_bench instead: ranks as threads of one process, 2 and 4
 #                                           # ranks, 16 and 64 MiB, without the sweep's harness in between
 #   KEEP=DIR keeps the rounds' files; FROM=DIR prints the table of such a folder again without running.
+#   VS=/tmp/before/commbench bench/native_roofline.sh 8   # an A/B: each round also sweeps that build, the two
+#                                           # alternated (order flipped every round); prints this / VS per point
 #
 # Per point and round, the sweep's p50 against the peaks taken just before and after that round's sweep; the table
 # prints the medians over the rounds and the ratios' range. It also prints the load average.
@@ -105,6 +107,22 @@ for (op, n, size), rs in sorted(rows.items()):
     print(f"{op:>15} {n:>2} {size >> 20:>4}M {rs[0][3]:>8} {rank_bytes(op, rs[0][3], n):5.2f} "
           f"{median([t for t, *_ in rs]):9.0f} {median([bw for _, bw, _, _ in rs]):7.2f} "
           f"{median([bd for _, _, bd, _ in rs]):7.2f} {median(ratios):6.2f}  {len(rs)} ({min(ratios):.2f}-{max(ratios):.2f})")
+
+# VS: the other build's p50 of the same round, this / VS per round (the two swept back to back).
+vs = {}
+for r in rounds:
+    if not os.path.exists(f"{work}/vs_{r}.json"): continue
+    theirs = {(p["op"], p["group_size"], p["bytes"]): p["time_us"]["p50"]
+              for p in json.load(open(f"{work}/vs_{r}.json"))["points"] if p.get("correct", True)}
+    for op, n, size, _, t in points(r):
+        if (op, n, size) in theirs: vs.setdefault((op, n, size), []).append((t, theirs[(op, n, size)]))
+if vs:
+    print("against VS, the same rounds: p50 of this build / p50 of VS (< 1: this build faster), median and range")
+    print(f"{'op':>15} {'n':>2} {'size':>5} {'this us':>9} {'VS us':>9} {'this/VS':>8}  rounds (min-max)")
+    for (op, n, size), ts in sorted(vs.items()):
+        ratios = [a / b for a, b in ts]
+        print(f"{op:>15} {n:>2} {size >> 20:>4}M {median([a for a, _ in ts]):9.0f} {median([b for _, b in ts]):9.0f} "
+              f"{median(ratios):8.2f}  {len(ts)} ({min(ratios):.2f}-{max(ratios):.2f})")
 EOF
 }
 
@@ -115,7 +133,7 @@ fi
 commbench=${COMMBENCH:-$root/.bazel/bin/tools/commbench/commbench}
 reduce_bench=${REDUCE_BENCH:-$root/.bazel/bin/bench/reduce_bench}
 shm_bench=${SHM_BENCH:-$root/.bazel/bin/bench/shm_bench}
-needed=("$commbench" "$reduce_bench")
+needed=("$commbench" "$reduce_bench" ${VS:+"$VS"})
 [[ -n ${INPROCESS:-} ]] && needed=("$shm_bench" "$reduce_bench")
 for b in "${needed[@]}"; do
   [[ -x $b ]] || { echo "commbench: error: $b not built: bazel build //tools/commbench //bench:reduce_bench //bench:shm_bench" >&2; exit 2; }
@@ -137,9 +155,18 @@ for ((r = 1; r <= rounds; r++)); do
       2>"$work/shm_$r.err" || { cat "$work/shm_$r.err" >&2; exit 1; }
     continue
   fi
-  "$commbench" sweep --backends native --ops "${OPS:-allreduce,allgather,reduce_scatter}" \
-    --sizes "${SIZES:-16M,32M,64M}" --group-size "${RANKS:-2,4,8}" --groups 1 --iters "${ITERS:-10}" --warmup 3 \
-    --quiet --out "$work/sweep_$r.json" >/dev/null 2>"$work/sweep_$r.err" || { cat "$work/sweep_$r.err" >&2; exit 1; }
+  sides=(sweep)
+  if [[ -n ${VS:-} ]]; then
+    sides=(sweep vs)
+    ((r % 2)) || sides=(vs sweep)
+  fi
+  for side in "${sides[@]}"; do
+    bin=$commbench
+    [[ $side == vs ]] && bin=$VS
+    "$bin" sweep --backends native --ops "${OPS:-allreduce,allgather,reduce_scatter}" \
+      --sizes "${SIZES:-16M,32M,64M}" --group-size "${RANKS:-2,4,8}" --groups 1 --iters "${ITERS:-10}" --warmup 3 \
+      --quiet --out "$work/${side}_$r.json" >/dev/null 2>"$work/${side}_$r.err" || { cat "$work/${side}_$r.err" >&2; exit 1; }
+  done
 done
 "$reduce_bench" --benchmark_filter='BM_(Memcpy|Copy)(AllCores)?/67108864' --benchmark_min_time=0.2 \
   --benchmark_format=json >"$work/peak_$((rounds + 1)).json" 2>/dev/null
