@@ -52,7 +52,15 @@ deadline=0
 only=""  # the steps to run; "" for all
 pack() {
   [ -n "${OUT:-}" ] || return 0
-  tar -C "$work" -czf "$OUT/gpu-results.tar.gz.tmp" . && mv "$OUT/gpu-results.tar.gz.tmp" "$OUT/gpu-results.tar.gz"
+  tar -C "$work" --warning=no-file-changed -czf "$OUT/gpu-results.tar.gz.tmp" .
+  local rc=$?
+  # 1: a file changed while tar read it (a timed-out step's child still writing); the archive holds the rest, and
+  # on a lent device results packed late are results lost.
+  if [ "$rc" -le 1 ]; then
+    mv "$OUT/gpu-results.tar.gz.tmp" "$OUT/gpu-results.tar.gz"
+  else
+    echo "pack: tar exited $rc; $OUT/gpu-results.tar.gz keeps the previous step's results" >&2
+  fi
   cp "$work/summary.txt" "$OUT/summary.txt"
 }
 

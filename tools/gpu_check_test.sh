@@ -32,7 +32,9 @@ else
   grep -q "^scenario_b rc=2 " "$summary" && ok || fail "scenario_b without a GPU: $(grep '^scenario_b' "$summary")"
 fi
 grep -q "^facts\|^fidelity\|^correct\|^gate_aa\|^scenario_a" "$summary" && fail "an unnamed step ran: $(cat "$summary")" || ok
-tar -tzf "$T/out/gpu-results.tar.gz" | grep -q "summary.txt" && cmp -s "$T/out/summary.txt" "$summary" && ok ||
-  fail "results not packed into \$OUT"
+# The listing read whole first: `tar | grep -q` under pipefail fails whenever grep leaves before tar has written all.
+listing=$(tar -tzf "$T/out/gpu-results.tar.gz" 2>&1)
+grep -q "summary.txt" <<<"$listing" && cmp -s "$T/out/summary.txt" "$summary" && ok ||
+  fail "results not packed into \$OUT: $(ls -l "$T/out" 2>&1 | tr '\n' ' '); run.log: $(grep -i 'pack\|tar' run.log | tail -n 3)"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -60,7 +60,7 @@ cap_host() {  # I RATE: host I's egress (in its namespace) and ingress (on the b
 # that matches no filter, with a default class that does not exist, straight through). No prio qdisc here.
 cap_direction() {  # NS DST RATE
   local ns="$1" dst="$2" rate="$3"
-  if ! ip netns exec "$ns" tc qdisc show dev eth0 | grep -q 'qdisc htb 1:'; then
+  if ! grep -q 'qdisc htb 1:' <<<"$(ip netns exec "$ns" tc qdisc show dev eth0)"; then
     ip netns exec "$ns" tc qdisc add dev eth0 root handle 1: htb default 99
   fi
   local class
@@ -246,7 +246,7 @@ down() {
   local ns pids
   for ((i = 0; i < ${VC_HOSTS:-0}; i++)); do
     ns="${VC_ID}h$i"
-    ip netns list | grep -qw "$ns" || continue
+    grep -qw "$ns" <<<"$(ip netns list)" || continue  # not a pipe: under pipefail an early grep -q fails it
     # Whatever still runs in the host (a rank the caller did not reap) goes with it.
     pids=$(ip netns pids "$ns" 2>/dev/null || true)
     [[ -n "$pids" ]] && kill -9 $pids 2>/dev/null || true

@@ -69,8 +69,8 @@ pong=$("$VC" exec "$C" 2 redis-cli -u "$VC_REDIS" ping 2>&1)
 
 redis_pid=$VC_REDIS_PID
 "$VC" down "$C"
-ip netns list | grep -q "$VC_ID" && fail "namespaces left: $(ip netns list | grep "$VC_ID")"
-ip -o link | grep -q "$VC_ID" && fail "interfaces left: $(ip -o link | grep "$VC_ID" | cut -d: -f2)"
+grep -q "$VC_ID" <<<"$(ip netns list)" && fail "namespaces left: $(ip netns list | grep "$VC_ID")"
+grep -q "$VC_ID" <<<"$(ip -o link)" && fail "interfaces left: $(ip -o link | grep "$VC_ID" | cut -d: -f2)"
 kill -0 "$redis_pid" 2>/dev/null && fail "redis-server $redis_pid still runs"
 [[ -e "$C" ]] && fail "$C still exists"
 [[ $(ip netns list | wc -l) -eq $namespaces_before ]] || fail "namespaces left: $(ip netns list)"
