@@ -9,8 +9,10 @@
 #   drift       host 3's eth0 MTU set to 1400             -> host 3 alone fails with reason drift (pre-flight)
 #   latency     host 4's ranks delay each socket send by DELAY us (default 2000; bench/accept_send_delay.c,
 #               LD_PRELOAD: this kernel has no netem)     -> host 4 the first suspect
+#   cpu         host 6's ranks share a CFS quota of QUOTA % of one CPU (default 5; cgroup v1 cpu controller):
+#               a CPU-starved node                        -> host 6 the first suspect
 # Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
-# Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] [DELAY=US] bench/accept_vcluster.sh [N] [CAP]
+# Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] [DELAY=US] [QUOTA=PCT] bench/accept_vcluster.sh [N] [CAP]
 # (CAP default 200mbit; KEEP keeps each run's result file as DIR/CASE-I.json)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +26,8 @@ SLOW_SEND="$PWD/.bazel/bin/bench/libaccept_send_delay.so"
 [[ " ${CASES:-} " != *" latency "* || -f "$SLOW_SEND" ]] ||
   { echo "build first: bazel build //bench:libaccept_send_delay.so" >&2; exit 2; }
 T=$(mktemp -d)
-trap '"$VC" down "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
+CGROUP=
+trap '"$VC" down "$T/c" >/dev/null 2>&1; [[ -n "$CGROUP" ]] && rmdir "$CGROUP" 2>/dev/null; rm -rf "$T"' EXIT
 
 # One acceptance run on the cluster in $T/c; prints "exit seconds first-suspect".
 run_once() {
@@ -40,6 +43,11 @@ run_once() {
       >"$T/rank-$r.log" 2>&1 &
     pids+=($!)
   done
+  if [[ -n "${CPU_HOST:-}" ]]; then  # from here: ip netns exec mounts its own /sys, without the cgroups
+    local ns_var="VC_NS_$CPU_HOST"
+    sleep 0.5
+    for p in $(ip netns pids "${!ns_var}"); do echo "$p" >"$CGROUP/cgroup.procs"; done
+  fi
   wait "${pids[0]}"
   local code=$?
   for p in "${pids[@]:1}"; do wait "$p"; done
@@ -67,7 +75,13 @@ for case in ${CASES:-healthy host link rank}; do
     link) caps=(--cap-link "2-6:$CAP") ;;
     rank) extra=(--test-only-slow-rank 9:100000) ;;
     latency) SLOW_HOST=4 ;;
+    cpu) CPU_HOST=6 ;;
   esac
+  if [[ $case == cpu ]]; then
+    CGROUP=/sys/fs/cgroup/cpu/commbench-accept-$$
+    mkdir -p "$CGROUP" && echo 100000 >"$CGROUP/cpu.cfs_period_us" &&
+      echo $((${QUOTA:-5} * 1000)) >"$CGROUP/cpu.cfs_quota_us" || { echo "no cgroup v1 cpu controller" >&2; exit 1; }
+  fi
   "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
   source "$T/c/env"
   [[ $case == drift ]] && ip netns exec "$VC_NS_3" ip link set eth0 mtu 1400
@@ -78,6 +92,7 @@ for case in ${CASES:-healthy host link rank}; do
     rank) want="host:$VC_ADDR_1|rank:$VC_ADDR_1:" ;;
     drift) want="drift:$VC_ADDR_3\$" ;;
     latency) want="host:$VC_ADDR_4" ;;
+    cpu) want="host:$VC_ADDR_6|rank:$VC_ADDR_6:" ;;
   esac
   hits=0 passes=0 times=()
   for i in $(seq 1 "$N"); do
@@ -93,4 +108,5 @@ for case in ${CASES:-healthy host link rank}; do
   max=$(echo "$sorted" | tail -n 1)
   printf "%-8s %5d %14s %6d %9.1f %7.1f\n" "$case" "$N" "$hits/$N" "$passes" "$median" "$max"
   "$VC" down "$T/c" >/dev/null
+  [[ -n "${CGROUP:-}" ]] && rmdir "$CGROUP" && CGROUP= CPU_HOST=
 done

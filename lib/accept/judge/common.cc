@@ -136,10 +136,7 @@ std::map<int, double> GroupCpuWaits(const result::PointResult& p) {
   return out;
 }
 
-namespace {
-
-// A pair's wait: the median over its samples that recorded one.
-double WaitOf(const std::vector<GroupSample>& samples) {
+double MedianCpuWait(const std::vector<GroupSample>& samples) {
   std::vector<double> v;
   for (const GroupSample& s : samples) {
     if (std::isfinite(s.cpu_wait_us)) v.push_back(s.cpu_wait_us);
@@ -147,12 +144,10 @@ double WaitOf(const std::vector<GroupSample>& samples) {
   return Median(v);
 }
 
-}  // namespace
-
 double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups) {
   std::vector<double> all;
   for (const auto& [pair, samples] : groups) {
-    const double w = WaitOf(samples);
+    const double w = MedianCpuWait(samples);
     if (std::isfinite(w)) all.push_back(w);
   }
   return Median(all);
@@ -162,7 +157,7 @@ CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, c
   CpuWaitShare out;
   out.typical_wait_us = TypicalCpuWait(groups);
   const auto it = groups.find(pair);
-  if (it != groups.end()) out.extra_wait_us = WaitOf(it->second) - out.typical_wait_us;
+  if (it != groups.end()) out.extra_wait_us = MedianCpuWait(it->second) - out.typical_wait_us;
   return out;
 }
 

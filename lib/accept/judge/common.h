@@ -70,6 +70,8 @@ struct CpuWaitShare {
 CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, const Pair& pair);
 // The typical pair's wait alone (NaN where no rank recorded one).
 double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups);
+// One group's wait: the median over its samples that recorded one (NaN where none did).
+double MedianCpuWait(const std::vector<GroupSample>& samples);
 // The note for a pair not named because of its wait: "the pair A-B <figure>, but its ranks waited ... not named".
 std::string CpuWaitNote(const std::vector<std::string>& hosts, const Pair& pair, const std::string& figure,
                         const CpuWaitShare& wait);

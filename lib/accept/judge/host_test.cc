@@ -61,6 +61,44 @@ TEST(HostJudgeTest, SlowHostOfItsOwnIsASuspect) {
   }
 }
 
+// A CPU-starved host (its ranks runnable without a CPU: a quota, throttling) against one whose network is slow:
+// both are named, and the evidence tells which.
+TEST(HostJudgeTest, ACpuStarvedHostSaysItsRanksWaitedForACpu) {
+  Cluster c;
+  c.host_cpu_wait_us[5] = 20000;  // its 4M op: about 6.3 ms healthy, 26 ms so
+  AcceptanceReport r = Judge(c.Input());
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].what, SuspectWhat::kHost);
+  EXPECT_EQ(r.suspects[0].host, Address(5));
+  ASSERT_GE(r.suspects[0].evidence.size(), 2u);
+  const std::string& e = r.suspects[0].evidence[1];
+  EXPECT_EQ(e.rfind("its ranks waited for a CPU ", 0), 0u) << e;
+  EXPECT_NE(e.find("more than the typical host's"), std::string::npos) << e;
+  EXPECT_NE(e.find("not its network"), std::string::npos) << e;
+}
+
+TEST(HostJudgeTest, ASlowHostWhoseRanksHadTheirCpusSaysSo) {
+  Cluster c;
+  for (int h = 0; h < c.hosts; ++h) c.host_cpu_wait_us[h] = 50;  // every host's ranks wait a little alike
+  AcceptanceReport r = Judge(SlowOwnRanks(c, 3));
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(3));
+  ASSERT_GE(r.suspects[0].evidence.size(), 2u);
+  const std::string& e = r.suspects[0].evidence[1];
+  EXPECT_NE(e.find("its excess is not time without a CPU"), std::string::npos) << e;
+  // Without a recorded wait (older files) nothing is said of the CPU.
+  Cluster d;
+  AcceptanceInput older = SlowOwnRanks(d, 3);
+  for (PhaseResult& ph : older.phases) {
+    for (result::PointResult& p : ph.points) {
+      for (result::RankTime& rank : p.per_rank) rank.runqueue_wait_s = -1;
+    }
+  }
+  r = Judge(older);
+  ASSERT_FALSE(r.suspects.empty());
+  for (const std::string& ev : r.suspects[0].evidence) EXPECT_EQ(ev.find("for a CPU"), std::string::npos) << ev;
+}
+
 TEST(HostJudgeTest, TooFewHostsToCallOneUnlike) {
   Cluster c;
   c.hosts = 2;

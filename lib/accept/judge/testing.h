@@ -93,6 +93,9 @@ struct Cluster {
   // A pair whose ranks wait this long per op for a CPU (another process on their cores): the wait adds to its
   // time and is recorded as its ranks' run-queue wait. The other ranks record none.
   std::map<Pair, double> pair_cpu_wait_us;
+  // A host whose ranks wait this long per op for a CPU (a CPU quota, throttling): in every point it takes part in,
+  // the wait adds to its group's time and is recorded as its own ranks' run-queue wait.
+  std::map<int, double> host_cpu_wait_us;
   // As real launches number ranks: each point's ranks in the order of its groups (so a process has a different
   // rank in each phase), its process rank recorded beside. Off: rank = process rank, none recorded (older files).
   bool launch_order = false;
@@ -144,7 +147,11 @@ struct Cluster {
         const Pair pr{std::min(groups[g][0], groups[g][1]), std::max(groups[g][0], groups[g][1])};
         if (pair_cpu_wait_us.count(pr)) cpu_wait = pair_cpu_wait_us[pr];
       }
-      const double t = latency + cpu_wait + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
+      auto host_wait = [&](int h) { return host_cpu_wait_us.count(h) ? host_cpu_wait_us[h] : 0.0; };
+      double group_host_wait = 0;
+      for (int h : groups[g]) group_host_wait = std::max(group_host_wait, host_wait(h));
+      const double t = latency + cpu_wait + group_host_wait +
+                       static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
       double group_p50 = 0;
       int group_rank = 0;
       for (int h : groups[g]) {
@@ -160,7 +167,7 @@ struct Cluster {
           r.time_us.p50 = t * Noise();
           r.time_us.p99 = 1.4 * r.time_us.p50;
           r.time_us.min = 0.9 * r.time_us.p50;
-          r.runqueue_wait_s = cpu_wait * kIters / 1e6;
+          r.runqueue_wait_s = (cpu_wait + host_wait(h)) * kIters / 1e6;
           p.per_rank.push_back(r);
         }
       }
