@@ -97,6 +97,7 @@ struct AcceptanceSuspect {
   double score = 0;                   // 0..1, how much slower than its peers (1 - its / typical); ranked by it
   std::vector<std::string> evidence;  // sentences with figures
   ReasonKind reason = ReasonKind::kOutlier;  // kStraggler for a straggler rank, kLink for a link
+  int points = 0;  // kRank: the points at which it was slow (or the last of its group); 0 where not counted
 };
 
 // The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met, and how

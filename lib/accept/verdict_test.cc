@@ -53,6 +53,25 @@ TEST(VerdictTest, HealthyClusterPassesWithNoSuspect) {
   EXPECT_EQ(met, 2 * 7 * 4);  // 7 rounds of 4 pairs, each counted at both of its cells
 }
 
+// A rank suspect alone and clear is the answer once it rests on two points; slow at one point only, the next
+// phase decides.
+TEST(VerdictTest, ARankSlowAtOnePointOnlyIsNotACleanAnswer) {
+  AcceptanceReport r;
+  AcceptanceSuspect s;
+  s.what = SuspectWhat::kRank;
+  s.host = "10.0.0.5";
+  s.rank = 4;
+  s.score = 0.64;
+  s.points = 1;
+  r.suspects.push_back(s);
+  EXPECT_FALSE(CleanAnswer(r));
+  r.suspects[0].points = 2;
+  EXPECT_TRUE(CleanAnswer(r));
+  r.suspects[0].what = SuspectWhat::kHost;  // hosts and links count no points
+  r.suspects[0].points = 0;
+  EXPECT_TRUE(CleanAnswer(r));
+}
+
 TEST(VerdictTest, NoiseOnlyPasses) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     Cluster c;

@@ -72,6 +72,12 @@ CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, c
 double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups);
 // One group's wait: the median over its samples that recorded one (NaN where none did).
 double MedianCpuWait(const std::vector<GroupSample>& samples);
+// Whether a slow host's or rank's excess over its peers is time runnable without a CPU, which tells a CPU-starved
+// host (a CPU quota, throttling, other work on it) from a slow network or memory: "<who> waited for a CPU ... per
+// op, ... more than <against> ...: most of its excess is time without a CPU (...)" where that extra wait is half the
+// excess or more, else "...: its excess is not time without a CPU". "" where the wait was not recorded (NaN).
+std::string CpuWaitEvidence(const std::string& who, double wait_us, const std::string& against, double against_us,
+                            double excess_us);
 // The note for a pair not named because of its wait: "the pair A-B <figure>, but its ranks waited ... not named".
 std::string CpuWaitNote(const std::vector<std::string>& hosts, const Pair& pair, const std::string& figure,
                         const CpuWaitShare& wait);

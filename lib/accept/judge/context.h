@@ -24,6 +24,9 @@ struct RankRecord {
   int own_points = 0, own_last = 0;          // points with own times, and those where it was the last of its group
   double chance = 0;                         // expected own_last by chance: the sum of 1 / group size
   std::vector<double> own_us, peers_own_us;  // where it was the last: its own time, its peers' (median)
+  // Where it was slow and its group's ranks recorded their wait for a CPU: its wait per op, its peers' (median),
+  // and its p50's excess over its peers' (median).
+  std::vector<double> wait_us, peers_wait_us, excess_us;
 };
 
 // The phases that ran of one kind (pairs: one per round; bisection: one per level).

@@ -43,21 +43,6 @@ std::string HostEvidence(const Judging& j, Collective op, uint64_t bytes, double
   return e;
 }
 
-// Whether a slow host's excess over the typical host is time its ranks spent runnable without a CPU: that tells a
-// CPU-starved host (a CPU quota, throttling, other work on it) from a slow network or memory. "" where no rank
-// recorded its wait.
-std::string CpuWaitEvidence(double wait_us, double typical_wait_us, double excess_us) {
-  const double extra = wait_us - typical_wait_us;
-  if (!std::isfinite(extra)) return "";
-  if (extra > 0 && extra >= 0.5 * excess_us) {
-    return "its ranks waited for a CPU " + Us(wait_us) + " per op, " + Us(extra) + " more than the typical host's " +
-           Us(typical_wait_us) + ": most of its excess is time without a CPU (a CPU quota, throttling or other work "
-           "on that host), not its network";
-  }
-  return "its ranks waited for a CPU " + Us(wait_us) + " per op against the typical host's " + Us(typical_wait_us) +
-         ": its excess is not time without a CPU";
-}
-
 // A host whose own ranks take much longer than the typical host's at the largest size.
 void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSample>>& groups, Collective op,
                   uint64_t bytes) {
@@ -88,7 +73,7 @@ void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSampl
     s.host = host;
     s.score = std::clamp(1 - typical / p50, 0.0, 1.0);
     s.evidence.push_back(HostEvidence(j, op, bytes, p50, typical, best_busbw[host], typical_gbps));
-    const std::string cpu = CpuWaitEvidence(wait[host], Median(waits), p50 - typical);
+    const std::string cpu = CpuWaitEvidence("its ranks", wait[host], "the typical host's", Median(waits), p50 - typical);
     if (!cpu.empty()) s.evidence.push_back(cpu);
     j.AddSuspect(std::move(s));
   }

@@ -34,6 +34,9 @@ void RecordOwnTimes(const std::vector<const result::RankTime*>& ranks, std::map<
   rec.peers_own_us.push_back(Median(peers));
 }
 
+// A rank's wait for a CPU (runnable, on a run queue) per timed iteration, us.
+double WaitPerOp(const result::RankTime& r, int64_t iters) { return r.runqueue_wait_s * 1e6 / static_cast<double>(iters); }
+
 // The median of `sorted` with one `x` taken out: its peers' median without copying and sorting them for each rank
 // (a group of 8192 ranks, 4096 hosts' cluster phase, took minutes that way).
 double MedianWithout(const std::vector<double>& sorted, double x) {
@@ -52,9 +55,14 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
     if (it == by_group.end() || it->second.size() < 2) continue;
     const std::vector<const result::RankTime*>& ranks = it->second;
     RecordOwnTimes(ranks, records);
-    std::vector<double> sorted;
-    for (const result::RankTime* r : ranks) sorted.push_back(r->time_us.p50);
+    std::vector<double> sorted, waits;
+    for (const result::RankTime* r : ranks) {
+      sorted.push_back(r->time_us.p50);
+      if (r->runqueue_wait_s >= 0 && pt.iters > 0) waits.push_back(WaitPerOp(*r, pt.iters));
+    }
     std::sort(sorted.begin(), sorted.end());
+    if (waits.size() != ranks.size()) waits.clear();  // a wait compares only against every peer's
+    std::sort(waits.begin(), waits.end());
     for (const result::RankTime* r : ranks) {
       // By process rank (launch rank in older files).
       RankRecord& rec = (*records)[KeyOf(*r)];
@@ -63,6 +71,12 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
       if (peer > 0 && r->time_us.p50 >= j.profile.pairs.slow_rank_factor * peer) {
         ++rec.slow_points;
         rec.ratios.push_back(r->time_us.p50 / peer);
+        if (!waits.empty()) {
+          const double wait = WaitPerOp(*r, pt.iters);
+          rec.wait_us.push_back(wait);
+          rec.peers_wait_us.push_back(MedianWithout(waits, wait));
+          rec.excess_us.push_back(r->time_us.p50 - peer);
+        }
       }
       if (pt.skew.slowest_rank == r->rank) {
         ++rec.last_arrivals;
@@ -79,9 +93,13 @@ AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
   s.host = key.first;
   s.rank = key.second;
   s.score = std::clamp(1 - 1 / ratio, 0.0, 1.0);
+  s.points = rec.slow_points;
   s.evidence.push_back("rank " + std::to_string(key.second) + " on " + key.first + ": its median time was " +
                        Num(ratio) + "x its group peers' (median) at " + std::to_string(rec.slow_points) + " of the " +
                        std::to_string(rec.points) + " points it ran");
+  const std::string cpu = CpuWaitEvidence("it", Median(rec.wait_us), "its group peers' (median)",
+                                          Median(rec.peers_wait_us), Median(rec.excess_us));
+  if (!cpu.empty()) s.evidence.push_back(cpu);
   if (rec.last_arrivals > 0) {
     s.evidence.push_back("arrival skew: the slowest rank at " + std::to_string(rec.last_arrivals) +
                          " point(s), start skew up to " + Us(rec.max_skew_us));
@@ -120,6 +138,7 @@ AcceptanceSuspect StragglerSuspect(const StragglerSpec& spec, const RankKey& key
   s.host = key.first;
   s.rank = key.second;
   s.score = std::clamp(1 - 1 / l.ratio, 0.0, 1.0);
+  s.points = rec.own_last;
   s.evidence.push_back("straggler: rank " + std::to_string(key.second) + " on " + key.first +
                        " was the last of its group at " + std::to_string(rec.own_last) + " of the " +
                        std::to_string(rec.own_points) + " points it ran (chance: " + Num(rec.chance) +

@@ -30,6 +30,24 @@ TEST(RanksJudgeTest, SlowRankNamesItsHostAndRank) {
   EXPECT_NE(all.find("pairs phase"), std::string::npos) << all;
 }
 
+// The same slow rank, its extra time spent runnable without a CPU, and again with its CPU: the evidence tells which.
+TEST(RanksJudgeTest, ASlowRankSaysWhetherItWaitedForACpu) {
+  for (bool starved : {true, false}) {
+    Cluster c;
+    c.slow_rank = 5;
+    c.slow_factor = 4;
+    c.slow_rank_waits_for_cpu = starved;
+    AcceptanceReport r = Judge(c.Input());
+    ASSERT_FALSE(r.suspects.empty());
+    ASSERT_EQ(r.suspects[0].what, SuspectWhat::kRank) << Failed(r);
+    std::string all;
+    for (const std::string& e : r.suspects[0].evidence) all += e + "\n";
+    EXPECT_NE(all.find("it waited for a CPU "), std::string::npos) << all;
+    EXPECT_EQ(all.find("most of its excess is time without a CPU") != std::string::npos, starved) << all;
+    EXPECT_EQ(all.find("its excess is not time without a CPU") != std::string::npos, !starved) << all;
+  }
+}
+
 // The pairs rounds place each process at another launch rank: the suspect is still one process, named by the
 // rank its launcher gave it.
 TEST(RanksJudgeTest, SlowRankIsNamedByItsProcessRankAcrossReorderedPhases) {

@@ -84,6 +84,7 @@ struct Cluster {
   std::map<Pair, double> link;     // factor on one link
   int slow_rank = -1;              // a process rank (host * ranks_per_host + k)
   double slow_factor = 1;
+  bool slow_rank_waits_for_cpu = false;  // its extra time is recorded as its run-queue wait (a CPU-starved rank)
   // A straggler: this process rank adds `straggler_us` to each of its iterations, its peers wait for it (their
   // medians rise as much as its own), but only its fastest iteration (time_us.min) is slow.
   int straggler = -1;
@@ -184,6 +185,7 @@ struct Cluster {
           if (process(r) == straggler) r.time_us.min += straggler_us;
         }
         if (process(r) == slow_rank) {
+          if (slow_rank_waits_for_cpu) r.runqueue_wait_s += (slow_factor - 1) * r.time_us.p50 * kIters / 1e6;
           r.time_us.p50 *= slow_factor;
           r.time_us.p99 *= slow_factor;
         } else if (has_slow) {
