@@ -150,8 +150,8 @@ std::string CpuWaitEvidence(const std::string& who, double wait_us, const std::s
   if (!std::isfinite(extra)) return "";
   if (extra > 0 && extra >= 0.5 * excess_us) {
     return who + " waited for a CPU " + Us(wait_us) + " per op, " + Us(extra) + " more than " + against + " " +
-           Us(against_us) + ": most of its excess is time without a CPU (a CPU quota, throttling or other work on "
-           "that host)";
+           Us(against_us) +
+           ": most of its excess is time without a CPU (a CPU quota, throttling or other work on that host)";
   }
   return who + " waited for a CPU " + Us(wait_us) + " per op against " + against + " " + Us(against_us) +
          ": its excess is not time without a CPU";

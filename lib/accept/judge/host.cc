@@ -73,7 +73,8 @@ void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSampl
     s.host = host;
     s.score = std::clamp(1 - typical / p50, 0.0, 1.0);
     s.evidence.push_back(HostEvidence(j, op, bytes, p50, typical, best_busbw[host], typical_gbps));
-    const std::string cpu = CpuWaitEvidence("its ranks", wait[host], "the typical host's", Median(waits), p50 - typical);
+    const std::string cpu =
+        CpuWaitEvidence("its ranks", wait[host], "the typical host's", Median(waits), p50 - typical);
     if (!cpu.empty()) s.evidence.push_back(cpu);
     j.AddSuspect(std::move(s));
   }

@@ -35,7 +35,9 @@ void RecordOwnTimes(const std::vector<const result::RankTime*>& ranks, std::map<
 }
 
 // A rank's wait for a CPU (runnable, on a run queue) per timed iteration, us.
-double WaitPerOp(const result::RankTime& r, int64_t iters) { return r.runqueue_wait_s * 1e6 / static_cast<double>(iters); }
+double WaitPerOp(const result::RankTime& r, int64_t iters) {
+  return r.runqueue_wait_s * 1e6 / static_cast<double>(iters);
+}
 
 // The median of `sorted` with one `x` taken out: its peers' median without copying and sorting them for each rank
 // (a group of 8192 ranks, 4096 hosts' cluster phase, took minutes that way).

@@ -151,8 +151,8 @@ struct Cluster {
       auto host_wait = [&](int h) { return host_cpu_wait_us.count(h) ? host_cpu_wait_us[h] : 0.0; };
       double group_host_wait = 0;
       for (int h : groups[g]) group_host_wait = std::max(group_host_wait, host_wait(h));
-      const double t = latency + cpu_wait + group_host_wait +
-                       static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
+      const double t =
+          latency + cpu_wait + group_host_wait + static_cast<double>(bytes) * 2.0 * (n - 1) / n / (gbps * 1e3);
       double group_p50 = 0;
       int group_rank = 0;
       for (int h : groups[g]) {

@@ -514,7 +514,9 @@ int LaterReaders(const Schedule& s, int rank, size_t t, size_t i) {
 std::vector<std::vector<bool>> FinalPulls(const Schedule& s, int rank) {
   std::vector<std::vector<bool>> final_pulls(s.num_steps());
   for (size_t t = 0; t < s.num_steps(); ++t) {
-    for (size_t i = 0; i < s.steps[rank][t].pulls.size(); ++i) final_pulls[t].push_back(LaterReaders(s, rank, t, i) == 0);
+    for (size_t i = 0; i < s.steps[rank][t].pulls.size(); ++i) {
+      final_pulls[t].push_back(LaterReaders(s, rank, t, i) == 0);
+    }
   }
   return final_pulls;
 }
@@ -527,8 +529,8 @@ std::vector<std::vector<bool>> StreamedPulls(const Schedule& s, int rank, size_t
   for (size_t t = 0; t < s.num_steps(); ++t) {
     for (size_t i = 0; i < s.steps[rank][t].pulls.size(); ++i) {
       const int readers = working_set < kStreamFinalPullsFrom ? -1 : LaterReaders(s, rank, t, i);
-      streamed[t].push_back(readers == 0 || (working_set >= kStreamEveryPullFrom && readers > 0 &&
-                                             readers <= kStreamReadByAtMost));
+      streamed[t].push_back(readers == 0 ||
+                            (working_set >= kStreamEveryPullFrom && readers > 0 && readers <= kStreamReadByAtMost));
     }
   }
   return streamed;
