@@ -70,8 +70,8 @@ struct Check {
   bool preflight = false;               // a pre-flight check (failing one: exit 3, nothing measured)
   ReasonKind kind = ReasonKind::kNone;  // what a failure of it means (kNone: a check that only informs)
   // A failed timing check (threshold, outlier) of a phase during which processes outside the run held at least
-  // result::kBusyOutsideCpus of the host's CPUs: "processes outside the run held 0.98 of a CPU (the largest: yes, pid 4242)";
-  // "" otherwise.
+  // result::kBusyOutsideCpus of the host's CPUs: "processes outside the run held 0.98 of a CPU (the largest: yes,
+  // pid 4242)"; "" otherwise.
   std::string disturbed_by;
 };
 

@@ -123,13 +123,16 @@ std::map<int, double> GroupTails(const result::PointResult& p) {
   return out;
 }
 
+double RankCpuWaitUs(const result::RankTime& r, int64_t iters) {
+  return r.runqueue_wait_s < 0 || iters <= 0 ? kNaN : r.runqueue_wait_s * 1e6 / static_cast<double>(iters);
+}
+
 std::map<int, double> GroupCpuWaits(const result::PointResult& p) {
   std::map<int, double> out;
   for (const result::GroupTime& g : p.per_group) out[g.group] = kNaN;
-  if (p.iters <= 0) return out;
   for (const result::RankTime& r : p.per_rank) {
-    if (r.runqueue_wait_s < 0) continue;
-    const double us = r.runqueue_wait_s * 1e6 / static_cast<double>(p.iters);
+    const double us = RankCpuWaitUs(r, p.iters);
+    if (!std::isfinite(us)) continue;
     double& w = out.try_emplace(r.group, kNaN).first->second;
     w = std::isfinite(w) ? std::max(w, us) : us;
   }
@@ -141,6 +144,12 @@ double MedianCpuWait(const std::vector<GroupSample>& samples) {
   for (const GroupSample& s : samples) {
     if (std::isfinite(s.cpu_wait_us)) v.push_back(s.cpu_wait_us);
   }
+  return Median(v);
+}
+
+double MedianP50(const std::vector<GroupSample>& samples) {
+  std::vector<double> v;
+  for (const GroupSample& s : samples) v.push_back(s.p50_us);
   return Median(v);
 }
 
@@ -177,8 +186,9 @@ CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, c
 std::string CpuWaitNote(const std::vector<std::string>& hosts, const Pair& pair, const std::string& figure,
                         const CpuWaitShare& wait) {
   return "the pair " + hosts[static_cast<size_t>(pair.first)] + "-" + hosts[static_cast<size_t>(pair.second)] + " " +
-         figure + ", but its ranks waited for a CPU " + Us(wait.extra_wait_us) + " per op more than a typical pair's (" +
-         Us(wait.typical_wait_us) + "): the host's scheduler, not the link; not named";
+         figure + ", but its ranks waited for a CPU " + Us(wait.extra_wait_us) +
+         " per op more than a typical pair's (" + Us(wait.typical_wait_us) +
+         "): the host's scheduler, not the link; not named";
 }
 
 // The point's busbw in each of its repeats (busbw scales as 1 / time at one size).

@@ -50,6 +50,8 @@ std::map<int, double> GroupTails(const result::PointResult& p);
 // Per group, the most any of its ranks waited for a CPU (runnable, on a run queue) per timed iteration, in us; NaN
 // where none of its ranks recorded it.
 std::map<int, double> GroupCpuWaits(const result::PointResult& p);
+// One rank's wait for a CPU per timed iteration of a point of `iters` iterations, us; NaN where not recorded.
+double RankCpuWaitUs(const result::RankTime& r, int64_t iters);
 std::vector<double> RepeatBusbw(const result::PointResult& p);
 
 // One group's figures in one point.
@@ -72,6 +74,8 @@ CpuWaitShare CpuWaitOf(const std::map<Pair, std::vector<GroupSample>>& groups, c
 double TypicalCpuWait(const std::map<Pair, std::vector<GroupSample>>& groups);
 // One group's wait: the median over its samples that recorded one (NaN where none did).
 double MedianCpuWait(const std::vector<GroupSample>& samples);
+// One group's median time per op: the median of its samples' p50s.
+double MedianP50(const std::vector<GroupSample>& samples);
 // Whether a slow host's or rank's excess over its peers is time runnable without a CPU, which tells a CPU-starved
 // host (a CPU quota, throttling, other work on it) from a slow network or memory: "<who> waited for a CPU ... per
 // op, ... more than <against> ...: most of its excess is time without a CPU (...)" where that extra wait is half the

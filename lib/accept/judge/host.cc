@@ -66,6 +66,7 @@ void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSampl
   std::vector<double> typical_busbw;
   for (const auto& [host, b] : best_busbw) typical_busbw.push_back(b);
   const double typical_gbps = Median(typical_busbw);
+  const double typical_wait = Median(waits);
   for (const auto& [host, p50] : best_p50) {
     if (!(p50 * j.profile.pairs.pair_fraction > typical)) continue;
     AcceptanceSuspect s;
@@ -73,8 +74,7 @@ void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSampl
     s.host = host;
     s.score = std::clamp(1 - typical / p50, 0.0, 1.0);
     s.evidence.push_back(HostEvidence(j, op, bytes, p50, typical, best_busbw[host], typical_gbps));
-    const std::string cpu =
-        CpuWaitEvidence("its ranks", wait[host], "the typical host's", Median(waits), p50 - typical);
+    const std::string cpu = CpuWaitEvidence("its ranks", wait[host], "the typical host's", typical_wait, p50 - typical);
     if (!cpu.empty()) s.evidence.push_back(cpu);
     j.AddSuspect(std::move(s));
   }

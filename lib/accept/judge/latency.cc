@@ -84,17 +84,14 @@ void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
   }
 }
 
-}  // namespace
-
 // The typical pair's median time, and whether its ranks' wait for a CPU is half of it or more: then the pairs'
 // small-message times are the scheduler's (more ranks than cores, or other work on them), and one pair slower
 // than the others says nothing about its link or its hosts.
 bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pair, std::vector<GroupSample>>& groups) {
   std::vector<double> medians;
   for (const auto& [pair, samples] : groups) {
-    std::vector<double> v;
-    for (const GroupSample& s : samples) v.push_back(s.p50_us);
-    if (std::isfinite(Median(v))) medians.push_back(Median(v));
+    const double m = MedianP50(samples);
+    if (std::isfinite(m)) medians.push_back(m);
   }
   const double typical = Median(medians);
   const double wait = TypicalCpuWait(groups);
@@ -105,6 +102,8 @@ bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pa
                            "are the scheduler's, not their links' or hosts'");
   return true;
 }
+
+}  // namespace
 
 void PairLatencySuspects(Judging& j) {
   uint64_t bytes = 0;

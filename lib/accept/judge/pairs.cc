@@ -234,9 +234,7 @@ bool SchedulerSlowedLink(Judging& j, Collective op, uint64_t bytes, const Suspec
                          const std::map<Pair, std::vector<GroupSample>>& groups) {
   const auto it = groups.find(x.link);
   if (it == groups.end() || !(loc.typical_gbps > 0)) return false;
-  std::vector<double> p50;
-  for (const GroupSample& s : it->second) p50.push_back(s.p50_us);
-  const double t = Median(p50);
+  const double t = MedianP50(it->second);
   const double excess = t * (1 - x.gbps / loc.typical_gbps);  // time per op scales as 1 / busbw at one size
   const CpuWaitShare wait = CpuWaitOf(groups, x.link);
   if (!std::isfinite(t) || !wait.Explains(excess)) return false;

@@ -4,6 +4,7 @@
 // straggler factor and excess; its host fails with reason "straggler". Ranks are named by their process rank: each
 // phase orders ranks its own way, a slow process is the same one in all of them.
 #include <algorithm>
+#include <cmath>
 
 #include "lib/accept/judge/phases.h"
 
@@ -34,11 +35,6 @@ void RecordOwnTimes(const std::vector<const result::RankTime*>& ranks, std::map<
   rec.peers_own_us.push_back(Median(peers));
 }
 
-// A rank's wait for a CPU (runnable, on a run queue) per timed iteration, us.
-double WaitPerOp(const result::RankTime& r, int64_t iters) {
-  return r.runqueue_wait_s * 1e6 / static_cast<double>(iters);
-}
-
 // The median of `sorted` with one `x` taken out: its peers' median without copying and sorting them for each rank
 // (a group of 8192 ranks, 4096 hosts' cluster phase, took minutes that way).
 double MedianWithout(const std::vector<double>& sorted, double x) {
@@ -60,7 +56,8 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
     std::vector<double> sorted, waits;
     for (const result::RankTime* r : ranks) {
       sorted.push_back(r->time_us.p50);
-      if (r->runqueue_wait_s >= 0 && pt.iters > 0) waits.push_back(WaitPerOp(*r, pt.iters));
+      const double wait = RankCpuWaitUs(*r, pt.iters);
+      if (std::isfinite(wait)) waits.push_back(wait);
     }
     std::sort(sorted.begin(), sorted.end());
     if (waits.size() != ranks.size()) waits.clear();  // a wait compares only against every peer's
@@ -74,7 +71,7 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
         ++rec.slow_points;
         rec.ratios.push_back(r->time_us.p50 / peer);
         if (!waits.empty()) {
-          const double wait = WaitPerOp(*r, pt.iters);
+          const double wait = RankCpuWaitUs(*r, pt.iters);
           rec.wait_us.push_back(wait);
           rec.peers_wait_us.push_back(MedianWithout(waits, wait));
           rec.excess_us.push_back(r->time_us.p50 - peer);

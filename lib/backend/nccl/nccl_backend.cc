@@ -242,8 +242,8 @@ class NcclWork : public Work {
 
   // Every input reaches the device through a pinned staging buffer, and the copy (with the in-place restore) has
   // ended when SetInput returns: the loop's clock starts after it, and a copy still running would be timed as
-  // part of the first op. The loop sets each input once per unit and
-  // repeats the shared middle one with RestoreInput, so no iteration pays for the host's bytes.
+  // part of the first op. The loop sets each input once per unit and repeats the shared middle one with
+  // RestoreInput, so no iteration pays for the host's bytes.
   Status Upload(const void* host) {
     RETURN_IF_ERROR(cuda::SetDevice(state_->device));
     std::memcpy(staging_.data(), host, send_bytes_);
