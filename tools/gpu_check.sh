@@ -163,6 +163,6 @@ case "${1:-}" in
   _facts) shift; facts "$@" ;;
   _fidelity) shift; fidelity "$@" ;;
   _correct) shift; correct "$@" ;;
-  run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS]" >&2; exit 2; }; run "$@" ;;
+  run) shift; [ $# -ge 2 ] || { echo "usage: $0 run BUNDLE OUTDIR [SECONDS] [STEP...]" >&2; exit 2; }; run "$@" ;;
   *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
