@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "lib/core/cpu_quota.h"
 #include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 
@@ -43,6 +44,21 @@ Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
   return OkStatus();
 }
 
+namespace {
+
+// The tightest cgroup CPU quota recorded at the finding's points (0: none). At a CPU or less it caps one core and
+// all cores alike, and the --cpus A/B varies nothing.
+double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
+  double quota = 0;
+  for (const auto& p : first.points) {
+    if (p.cpu.cpu_quota <= 0 || std::find(f.points.begin(), f.points.end(), p.id) == f.points.end()) continue;
+    quota = quota > 0 ? std::min(quota, p.cpu.cpu_quota) : p.cpu.cpu_quota;
+  }
+  return quota;
+}
+
+}  // namespace
+
 ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
                                const std::vector<BackendDescription>& backends, const std::string& affinity) {
   std::map<std::string, Point> by_id;
@@ -62,6 +78,12 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
     Suspect suspect{f.rule, {}};
     for (const std::string& id : f.points) {
       if (by_id.count(id)) suspect.series.push_back(by_id.at(id));
+    }
+    const double quota = f.rule == "cpu_oversubscription" ? QuotaAt(first, f) : 0;
+    if (quota > 0 && quota <= 1) {
+      out.notes.push_back("--explain: " + f.rule + " suspected: the ranks' cgroup CPU quota (" + FormatCpus(quota) +
+                          ") caps one core and all cores alike, so no --cpus A/B varies it; it stays suspected");
+      continue;
     }
     std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
     if (!ab) {

@@ -110,5 +110,29 @@ TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {
   EXPECT_EQ(planned, ab.points.size());
 }
 
+// Under a cgroup CPU quota of a CPU or less, one core and all cores give the ranks the same share: the --cpus A/B
+// would measure nothing, so it does not run, and the note says why. Above a CPU it still runs.
+TEST(SweepPlanTest, NoCpusAbUnderAQuotaOfACpuOrLess) {
+  auto plan = PlanSweep(Spec(), Gloo());
+  ASSERT_TRUE(plan.ok());
+  for (double quota : {0.5, 1.0, 1.5}) {
+    result::ResultFile first = FirstPhase(*plan, {});
+    for (auto& p : first.points) p.cpu.cpu_quota = quota;
+    first.trailer.diagnosis.findings = {Suspected("cpu_oversubscription", first)};
+    const ExplainFollowUp second = PlanExplainAbs(first, *plan, Spec(), Gloo(), "0-1");
+    ASSERT_EQ(second.notes.size(), 1u);
+    if (quota <= 1) {
+      EXPECT_TRUE(second.follow_up.plan.launches.empty()) << quota;
+      EXPECT_EQ(second.notes[0], "--explain: cpu_oversubscription suspected: the ranks' cgroup CPU quota (" +
+                                     std::string(quota == 1 ? "1" : "0.5") +
+                                     " CPU) caps one core and all cores alike, so no --cpus A/B varies it; it stays "
+                                     "suspected");
+    } else {
+      EXPECT_FALSE(second.follow_up.plan.launches.empty());
+      EXPECT_NE(second.notes[0].find("--cpus 0"), std::string::npos) << second.notes[0];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace commbench::app

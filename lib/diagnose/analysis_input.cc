@@ -77,6 +77,8 @@ PointData FromResult(const result::PointResult& r) {
   d.vol_ctx_per_iter = r.cpu.vol_ctx_per_iter;
   d.invol_ctx_per_iter = r.cpu.invol_ctx_per_iter;
   d.runqueue_wait_us_per_op = r.cpu.runqueue_wait_us_per_iter;
+  d.cpu_quota = r.cpu.cpu_quota;
+  d.throttled_share = r.cpu.throttled_share;
   d.has_skew = true;
   d.start_skew_us = r.skew.start_skew_us;
   d.slowest_group = r.skew.slowest_group;

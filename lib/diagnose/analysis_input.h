@@ -44,6 +44,8 @@ struct PointData {
   double cpu_s_total = 0, cores_available = 0, saturation = 0, threads_per_core = 0;
   double vol_ctx_per_iter = 0, invol_ctx_per_iter = 0;  // per rank per iteration (mean over ranks)
   double runqueue_wait_us_per_op = -1;  // cpu.runqueue_wait_us_per_iter: the most any rank waited; -1 unknown
+  double cpu_quota = 0;                 // cpu.cpu_quota: the ranks' cgroup CPU limit in CPUs; 0 none
+  double throttled_share = -1;          // cpu.throttled_share: periods their cgroup ran out of quota; -1 unknown
   bool has_skew = false;
   double start_skew_us = 0;
   int slowest_group = -1, slowest_rank = -1;

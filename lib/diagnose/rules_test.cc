@@ -29,7 +29,8 @@ std::optional<Finding> Eval(const std::string& rule, const json& result) {
   return r->Evaluate(BuildAnalysisInput(result));
 }
 
-// What must hold for every diagnosis: ranked by score; confirmed only with A/B points; suspected with a command.
+// What must hold for every diagnosis: ranked by score; confirmed only with A/B points; suspected with a command,
+// or with a summary that says why no A/B can confirm it.
 void CheckInvariants(const json& d) {
   const json& fs = d["findings"];
   for (size_t i = 0; i < fs.size(); ++i) {
@@ -40,7 +41,12 @@ void CheckInvariants(const json& d) {
       EXPECT_FALSE(fs[i]["ab_points"].empty()) << fs[i].dump();
     } else {
       EXPECT_EQ(fs[i]["status"], "suspected");
-      EXPECT_EQ(fs[i]["confirm_command"].get<std::string>().rfind("commbench sweep", 0), 0u) << fs[i].dump();
+      const std::string command = fs[i]["confirm_command"].get<std::string>();
+      if (command.empty()) {
+        EXPECT_NE(fs[i]["summary"].get<std::string>().find("A/B can confirm it"), std::string::npos) << fs[i].dump();
+      } else {
+        EXPECT_EQ(command.rfind("commbench sweep", 0), 0u) << fs[i].dump();
+      }
     }
     EXPECT_FALSE(fs[i]["evidence"].empty());
     EXPECT_FALSE(fs[i]["fix"].get<std::string>().empty());
@@ -99,6 +105,78 @@ TEST(CpuOversubscriptionRule, SuspectedWithoutAbAndSaysHowToConfirm) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// ---------- CPU oversubscription under a cgroup CPU quota ----------
+
+std::vector<json> QuotaSeries(const std::string& cpus, double cores, double quota, double slope) {
+  PointSpec base = Oversubscribed(cpus, cores);
+  base.cpu_quota = quota;
+  return MakeSeries(
+      base, OneToEight(), [slope](int g) { return 60 + slope * (g - 1); },
+      [](int g, PointSpec* s) { s->throttled_share = g == 1 ? 0.4 : 0.95; });
+}
+
+double EvidenceValue(const Finding& f, const std::string& label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label) return e.value;
+  }
+  return -1;
+}
+
+// A container limited to half a CPU on 2 cores: the 2 ranks at G=1 already share the quota, not the cores. The
+// finding says so, with the throttling, and offers no --cpus A/B: one core and both get the same half CPU.
+TEST(CpuOversubscriptionRule, AQuotaBelowTheCoresIsWhatTheRanksShare) {
+  json r = MakeResult({QuotaSeries("", 2, 0.5, 40)}, "commbench sweep --groups 1..8");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_NE(f->summary.find("the ranks outnumber the 0.5 CPU their cgroup's CPU quota allows"), std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("ran out of quota in 95% of its periods"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("No --cpus A/B can confirm it"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->confirm_command, "");
+  EXPECT_NE(f->fix.find("CPU limit"), std::string::npos) << f->fix;
+  EXPECT_EQ(EvidenceValue(*f, "cores the ranks may use"), 0.5);
+  EXPECT_EQ(EvidenceValue(*f, "CPU quota of the ranks' cgroup"), 0.5);
+  EXPECT_EQ(EvidenceValue(*f, "share of quota periods throttled at G=8"), 95);
+  EXPECT_EQ(EvidenceValue(*f, "ranks outnumber cores from"), 1);
+  EXPECT_EQ(EvidenceValue(*f, "ranks per core at G=8"), 32);
+  CheckInvariants(Diagnose(r));
+}
+
+// The same quota on both sides of a --cpus pair: one core and two cores give the ranks the same half CPU, so the
+// pair does not vary the factor and confirms (or rules out) nothing, whatever it measured.
+TEST(CpuOversubscriptionRule, CpusUnderAQuotaOfACpuProveNothing) {
+  json r = MakeResult({QuotaSeries("0", 1, 0.5, 40), QuotaSeries("0-1", 2, 0.5, 15)},
+                      "commbench sweep --groups 1..8 --cpus '0;0-1'");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(f->ab.empty());
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  EXPECT_EQ(CountConfirmed(d), 0) << d.dump(1);
+}
+
+// A quota of 1.5 CPUs on 2 cores: one core against all gives the ranks 1 CPU against 1.5, a real change of the
+// factor, so the --cpus pair still confirms.
+TEST(CpuOversubscriptionRule, CpusStillConfirmUnderAQuotaAboveACpu) {
+  json r = MakeResult({QuotaSeries("0", 1, 1.5, 40), QuotaSeries("0-1", 2, 1.5, 4)},
+                      "commbench sweep --groups 1..8 --cpus '0;0-1'");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kConfirmed) << f->summary;
+}
+
+// A quota above the cores binds nothing: the finding reads as without one.
+TEST(CpuOversubscriptionRule, AQuotaAboveTheCoresChangesNothing) {
+  json r = MakeResult({QuotaSeries("", 2, 4, 40)}, "commbench sweep --groups 1..8");
+  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->confirm_command, "commbench sweep --groups 1..8 --cpus '0;0-1'");
+  EXPECT_NE(f->summary.find("the 2 cores they may use"), std::string::npos) << f->summary;
+  EXPECT_EQ(EvidenceValue(*f, "CPU quota of the ranks' cgroup"), -1);
 }
 
 TEST(CpuOversubscriptionRule, RuledOutWhenMoreCoresDoNotHelp) {

@@ -62,10 +62,12 @@ json MakePoint(const PointSpec& s) {
   p["cpu"] = {{"cpu_s_total", s.saturation * s.cores * wall},
               {"cores_available", s.cores},
               {"saturation", s.saturation},
-              {"threads_per_core", world / s.cores},
+              {"threads_per_core", world / (s.cpu_quota > 0 ? std::min(s.cores, s.cpu_quota) : s.cores)},
               {"vol_ctx_per_iter", s.vol_ctx_per_iter},
               {"invol_ctx_per_iter", s.invol_ctx_per_iter}};
   if (s.runqueue_wait_us_per_iter >= 0) p["cpu"]["runqueue_wait_us_per_iter"] = s.runqueue_wait_us_per_iter;
+  if (s.cpu_quota > 0) p["cpu"]["cpu_quota"] = s.cpu_quota;
+  if (s.throttled_share >= 0) p["cpu"]["throttled_share"] = s.throttled_share;
   p["skew"] = {
       {"start_skew_us", s.start_skew_us}, {"slowest_group", s.slowest_group}, {"slowest_rank", s.slowest_rank}};
   json groups = json::array();

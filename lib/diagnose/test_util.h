@@ -29,6 +29,8 @@ struct PointSpec {
   double vol_ctx_per_iter = 0;    // per rank per iteration
   double invol_ctx_per_iter = 0;  // per rank per iteration
   double runqueue_wait_us_per_iter = -1;  // the most any rank waited for a CPU, per iteration; -1: not recorded
+  double cpu_quota = 0;                   // the ranks' cgroup CPU limit in CPUs; 0: none
+  double throttled_share = -1;            // periods their cgroup ran out of quota; -1: not recorded
   double setup_s = 0.02;
   double busbw_gbps = 0.01;       // per group
   std::vector<double> group_p50;  // empty: every group at p50_us

@@ -200,6 +200,8 @@ class RankRunner {
     out.invol_ctx = static_cast<double>(r.invol_ctx) * share;
     out.runqueue_wait_s = r.runqueue_wait_s;  // the rank's own thread: no share to take
     out.migrations = r.migrations;            // likewise
+    out.cpu_quota = r.cpu_quota;              // the process's cgroup: every rank of it alike
+    out.throttled_share = r.throttled_share;
     out.affinity = FormatCpuList(AllowedCpus());
     out.host = plan_.host_name;
     out.address = plan_.host;

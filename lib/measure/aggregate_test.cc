@@ -217,5 +217,40 @@ TEST(AggregateTest, MigrationsAreTheMostAnyRankMade) {
   EXPECT_EQ(r.per_rank[2].migrations, 7);
 }
 
+// Ranks under a cgroup CPU quota of 0.5 CPU on 2 cores: saturation and ranks per core count the quota, the
+// tightest quota of the ranks' processes and the most throttled share are the point's.
+TEST(AggregateTest, ACpuQuotaBelowTheCoresIsWhatSaturationCounts) {
+  Point p;
+  p.backend = "native";
+  p.groups = 1;
+  p.group_size = 2;
+  p.bytes = 400;
+  p.count = 100;
+  std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10}, 0.25, 1.0, 2.0), Rank(1, 0, {10, 10}, 0.25, 1.0, 2.0)};
+  ranks[0].cpu_quota = 0.5;
+  ranks[0].throttled_share = 0.9;
+  ranks[1].cpu_quota = 0.8;
+  ranks[1].throttled_share = 0.6;
+  AggregateOptions options;
+  options.cores_available = 2;
+  PointResult out = AggregatePoint(p, ranks, options);
+  EXPECT_DOUBLE_EQ(out.cpu.cpu_quota, 0.5);
+  EXPECT_DOUBLE_EQ(out.cpu.throttled_share, 0.9);
+  EXPECT_EQ(out.cpu.cores_available, 2);
+  EXPECT_DOUBLE_EQ(out.cpu.saturation, 1.0);  // 0.5 CPU s over 0.5 CPU x 1 s
+  EXPECT_DOUBLE_EQ(out.cpu.threads_per_core, 4.0);
+
+  // Without a quota: the cores, and no throttling to report.
+  for (RankSamples& r : ranks) {
+    r.cpu_quota = 0;
+    r.throttled_share = -1;
+  }
+  out = AggregatePoint(p, ranks, options);
+  EXPECT_EQ(out.cpu.cpu_quota, 0);
+  EXPECT_EQ(out.cpu.throttled_share, -1);
+  EXPECT_DOUBLE_EQ(out.cpu.saturation, 0.25);
+  EXPECT_DOUBLE_EQ(out.cpu.threads_per_core, 1.0);
+}
+
 }  // namespace
 }  // namespace commbench

@@ -5,13 +5,13 @@
 
 #include <cstring>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"
 #include "lib/core/affinity.h"
+#include "lib/core/cpu_quota.h"
 #include "lib/core/ranges.h"
 #include "lib/core/text_file.h"
 
@@ -74,6 +74,8 @@ json EnvironmentFingerprint() {
   std::vector<int> cpus = AllowedCpus();
   env["affinity"] = FormatCpuList(cpus);
   env["cores_available"] = cpus.size();
+  const CpuQuota quota = ReadCpuQuota();  // a container's CPU limit, which the affinity mask does not show
+  env["cpu_quota"] = quota.cpus > 0 ? json(quota.cpus) : json(nullptr);
   env["memory_bytes"] = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   utsname u;
   if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "lib/backend/peer_copies.h"
+#include "lib/core/affinity.h"
+#include "lib/core/cpu_quota.h"
 #include "lib/measure/pattern.h"
 #include "lib/measure/run_queue.h"
 #include "lib/stats/summary.h"
@@ -35,6 +37,23 @@ rusage ProcessUsage() {
 double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Enforcement periods a timed loop under a CPU quota may span before it gives up on its target interval.
+constexpr double kQuotaPeriods = 20;
+
+// Read once: a process does not change cgroups between its points.
+const CpuQuota& ProcessCpuQuota() {
+  static const CpuQuota quota = ReadCpuQuota();
+  return quota;
+}
+
+// The share of the enforcement periods between two readings in which the cgroup ran out of quota; -1 without
+// both readings or a period between them.
+double ThrottledShare(const std::optional<CpuThrottling>& before, const std::optional<CpuThrottling>& after) {
+  if (!before || !after || after->periods <= before->periods) return -1;
+  return static_cast<double>(after->throttled_periods - before->throttled_periods) /
+         static_cast<double>(after->periods - before->periods);
+}
 
 // Iteration numbers of the patterns: the first and last timed iterations get their own inputs, and so does each
 // sampled one (its timed index moved past these), so a result left over from another iteration fails the check;
@@ -121,6 +140,7 @@ class PointRunner {
     const rusage before = ProcessUsage();
     const std::optional<double> wait_before = ThreadRunQueueWaitS();
     const std::optional<int64_t> migrations_before = ThreadMigrations();
+    const std::optional<CpuThrottling> throttling_before = ReadCpuThrottling(ProcessCpuQuota().stat_path);
     const SocketBytes tcp_before = ProcessTcpBytes();
     const uint64_t copied_before = t_peer_bytes_copied;
     result_.start_ns = MonotonicNs();
@@ -150,6 +170,8 @@ class PointRunner {
     if (migrations_before && migrations_after) {
       result_.migrations = std::max<int64_t>(*migrations_after - *migrations_before, 0);
     }
+    result_.cpu_quota = ProcessCpuQuota().cpus;
+    result_.throttled_share = ThrottledShare(throttling_before, ReadCpuThrottling(ProcessCpuQuota().stat_path));
     const rusage after = ProcessUsage();
     result_.cpu_user_s = Seconds(after.ru_utime) - Seconds(before.ru_utime);
     result_.cpu_sys_s = Seconds(after.ru_stime) - Seconds(before.ru_stime);
@@ -336,13 +358,20 @@ class PointRunner {
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
     const auto t1 = Clock::now();
     result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
-    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s};
+    // Under a cgroup CPU quota below the cores, a rank stalls for the rest of a period each time the quota runs
+    // out: a mean over a few periods counts a few stalls. Unless it settles sooner, the loop may run to
+    // kQuotaPeriods of them.
+    const CpuQuota& quota = ProcessCpuQuota();
+    const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
+    const double quota_window_s = binds ? kQuotaPeriods * quota.period_s : 0;
+    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, quota_window_s};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
     in_window_barriers_s_ += SecondsSince(t1);
     const double budget_s = options_.time_budget_s, window_s = agreed[1], pace_s = agreed[2];
+    const double cap_s = std::max(2 * budget_s, agreed[3]);
     const int64_t left = options_.max_iters - done_ - 1;
-    if (agreed[0] <= options_.target_ci || window_s >= 2 * budget_s || left < 1) return 0;
-    const double milestone_s = window_s < 0.95 * budget_s ? budget_s : 2 * budget_s;
+    if (agreed[0] <= options_.target_ci || window_s >= cap_s || left < 1) return 0;
+    const double milestone_s = window_s < 0.95 * budget_s ? budget_s : cap_s;
     const double end_s = std::max(std::min(2 * window_s, milestone_s), window_s + budget_s / 16);
     const auto doubling = static_cast<int64_t>((end_s - window_s) / std::max(pace_s, 1e-9));
     return std::clamp<int64_t>(std::max(doubling, planned_), 1, left);

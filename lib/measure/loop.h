@@ -77,6 +77,10 @@ struct RankResult {
   // How often this rank's thread moved between CPUs over the timed loop (run_queue.h); -1 where the kernel does
   // not say.
   int64_t migrations = -1;
+  // The CPU limit of this process's cgroup (lib/core/cpu_quota.h) in CPUs, 0 where none; and the share of its
+  // enforcement periods over the timed loop in which the cgroup ran out of quota, -1 where there is none to read.
+  double cpu_quota = 0;
+  double throttled_share = -1;
   // Traffic over the same window (docs/result-format.md, "Traffic"): the process's TCP sockets, all its rank
   // threads together (socket_traffic.h), and what this rank's thread copied out of its peers' shared memory
   // (lib/backend/peer_copies.h).

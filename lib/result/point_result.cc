@@ -37,6 +37,8 @@ json CpuToJson(const CpuUsage& c) {
               {"invol_ctx_per_iter", c.invol_ctx_per_iter}};
   if (c.runqueue_wait_us_per_iter >= 0) out["runqueue_wait_us_per_iter"] = c.runqueue_wait_us_per_iter;
   if (c.migrations >= 0) out["migrations"] = c.migrations;  // likewise absent where not known
+  if (c.cpu_quota > 0) out["cpu_quota"] = c.cpu_quota;      // likewise
+  if (c.throttled_share >= 0) out["throttled_share"] = c.throttled_share;
   return out;
 }
 
@@ -50,6 +52,8 @@ CpuUsage ReadCpu(ObjectReader in) {
   c.invol_ctx_per_iter = in.Number("invol_ctx_per_iter", 0);
   c.runqueue_wait_us_per_iter = in.Has("runqueue_wait_us_per_iter") ? in.Number("runqueue_wait_us_per_iter", 0) : -1;
   c.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;
+  c.cpu_quota = in.Has("cpu_quota") ? in.Number("cpu_quota", 0) : 0;
+  c.throttled_share = in.Has("throttled_share") ? in.Number("throttled_share", 0) : -1;
   return c;
 }
 

@@ -30,6 +30,12 @@ struct CpuUsage {
   // The most any rank's thread moved between CPUs over its timed loop (a count, not per iteration: the gate asks
   // whether a pinned rank moved at all, lib/gate/disturbance.h); -1 where no rank could say (and in older files).
   int64_t migrations = -1;
+  // The tightest cgroup CPU limit of the ranks' processes in CPUs (lib/core/cpu_quota.h); 0: none (and in older
+  // files). cores_available is the affinity mask's count: the ranks may use the smaller of the two.
+  double cpu_quota = 0;
+  // The largest share of enforcement periods over a rank's timed loop in which its cgroup ran out of quota; -1
+  // where no rank had a limit to read.
+  double throttled_share = -1;
 };
 
 struct Skew {

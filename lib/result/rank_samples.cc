@@ -39,6 +39,8 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
   if (r.migrations >= 0) out["migrations"] = r.migrations;                 // likewise
+  if (r.cpu_quota > 0) out["cpu_quota"] = r.cpu_quota;                     // likewise
+  if (r.throttled_share >= 0) out["throttled_share"] = r.throttled_share;  // likewise
   if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);           // likewise
   if (r.phases.end_ns != 0) out["phases"] = RankPhasesToJson(r.phases);       // likewise
   // The samples last, as whole nanoseconds written straight into the line: a rank writes its line between two
@@ -92,6 +94,8 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.invol_ctx = in.Number("invol_ctx", 0);
   r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;
   r.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;
+  r.cpu_quota = in.Has("cpu_quota") ? in.Number("cpu_quota", 0) : 0;
+  r.throttled_share = in.Has("throttled_share") ? in.Number("throttled_share", 0) : -1;
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s", 0);
   RETURN_IF_ERROR(errors.status());

@@ -44,6 +44,10 @@ struct RankSamples {
   double runqueue_wait_s = -1;
   // How often this rank's thread moved between CPUs over the timed loop (se.nr_migrations); -1: not known, as above.
   int64_t migrations = -1;
+  // Its process's cgroup CPU limit in CPUs (0: none), and the share of that cgroup's enforcement periods over the
+  // timed loop in which it ran out of quota (-1: no limit to read, or a line written before it was recorded).
+  double cpu_quota = 0;
+  double throttled_share = -1;
   std::string affinity;  // CPU list the rank could run on
   double setup_s = 0;    // communicator set-up, the first time this rank used it
   std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)

@@ -111,6 +111,28 @@ TEST(RankSamplesTest, MigrationsAreWrittenOnlyWhereKnown) {
   EXPECT_FALSE(ReadRankSamples(j).ok());
 }
 
+// The cgroup's CPU quota and throttled share likewise: written where a limit is set, absent (no limit, older
+// lines) read as none.
+TEST(RankSamplesTest, CpuQuotaIsWrittenOnlyWhereSet) {
+  RankSamples r;
+  const std::string none = RankSamplesToJsonLine(r);
+  EXPECT_EQ(none.find("cpu_quota"), std::string::npos) << none;
+  EXPECT_EQ(none.find("throttled_share"), std::string::npos) << none;
+  auto back = ParseRankSamplesLine(none);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->cpu_quota, 0);
+  EXPECT_EQ(back->throttled_share, -1);
+  r.cpu_quota = 0.5;
+  r.throttled_share = 0.75;
+  auto set = ParseRankSamplesLine(RankSamplesToJsonLine(r));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->cpu_quota, 0.5);
+  EXPECT_EQ(set->throttled_share, 0.75);
+  nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(r));
+  j["throttled_share"] = -0.5;
+  EXPECT_FALSE(ReadRankSamples(j).ok());
+}
+
 // Samples travel as whole nanoseconds (a clock's tick is all they hold); a line written before, in microseconds,
 // still reads.
 TEST(RankSamplesTest, SamplesTravelAsWholeNanosecondsAndOlderLinesInMicrosecondsStillRead) {

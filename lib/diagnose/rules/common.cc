@@ -42,10 +42,24 @@ std::string Describe(const SeriesData& s) {
   return d;
 }
 
-double CoresForRanks(const AnalysisInput& in, const SeriesData& s) {
+namespace {
+
+double CoresByAffinity(const AnalysisInput& in, const SeriesData& s) {
   const double listed = CountCpus(s.axes.count("cpus") ? s.axes.at("cpus") : "");
   const double reported = in.Last(s).cores_available > 0 ? in.Last(s).cores_available : in.cores_online;
   return listed > 0 && (reported <= 0 || listed < reported) ? listed : reported;
+}
+
+}  // namespace
+
+double BindingCpuQuota(const AnalysisInput& in, const SeriesData& s) {
+  const double quota = in.Last(s).cpu_quota, cores = CoresByAffinity(in, s);
+  return quota > 0 && (cores <= 0 || quota < cores) ? quota : 0;
+}
+
+double CoresForRanks(const AnalysisInput& in, const SeriesData& s) {
+  const double quota = BindingCpuQuota(in, s);
+  return quota > 0 ? quota : CoresByAffinity(in, s);
 }
 
 double RanksPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p) {

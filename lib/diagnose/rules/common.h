@@ -24,8 +24,12 @@ std::string Fmt(double v, int decimals = 1);
 // A short name for a series for sentences: "gloo allreduce 400 B sync=none".
 std::string Describe(const SeriesData& s);
 
-// Cores the series' ranks may use: its --cpus list when that restricts them, else the cores the sweep saw.
+// Cores the series' ranks may use: its --cpus list when that restricts them, else the cores the sweep saw; at
+// most their cgroup's CPU quota (cpu.cpu_quota), which binds whatever CPUs the ranks may run on.
 double CoresForRanks(const AnalysisInput& in, const SeriesData& s);
+
+// The ranks' cgroup CPU quota when it, not the cores they may run on, limits them (in CPUs); 0 otherwise.
+double BindingCpuQuota(const AnalysisInput& in, const SeriesData& s);
 
 // Ranks per core at point `p` of series `s` (at least the point's measured threads per core).
 double RanksPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p);

@@ -1,11 +1,13 @@
 // CPU oversubscription / saturation: more rank threads than cores, so every added group adds time slices that
 // all ranks wait for. Proven only by an A/B that changes ranks per core at the same group count: more cores
 // (--cpus) or fewer rank threads per process (--ranks-per-process). Pinning leaves ranks per core as they are:
-// it is the placement / wake-up A/B, never this one.
+// it is the placement / wake-up A/B, never this one. Where the ranks' cgroup has a CPU quota below their cores (a
+// container's CPU limit), the quota is what they share: no --cpus choice gives them more, so --cpus proves nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
+#include "lib/core/cpu_quota.h"
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/rules.h"
@@ -68,12 +70,26 @@ class CpuOversubscriptionRule : public Rule {
                      : g_over <= static_cast<int>(s.groups.size() > 1 ? s.groups[1] : s.groups[0]);
     if (onset) f.strength += 0.2;
     if (s.slope_vs_bytes == result::SlopeKind::kBandwidthBound) f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
+    const double quota = BindingCpuQuota(in, s);
+    if (quota > 0 && last.throttled_share >= kMostPeriods) f.strength += 0.15;  // the quota ran out, measured
+    const std::string limit = quota > 0 ? "the " + FormatCpus(quota) + " their cgroup's CPU quota allows"
+                                        : "the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use";
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; from G=" + std::to_string(g_over) +
-                " the ranks outnumber the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use (" +
-                Fmt(tpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) +
-                " at G=" + std::to_string(last.groups) + ").";
+                " the ranks outnumber " + limit + " (" + Fmt(tpc) + " ranks per core and CPU saturation " +
+                Fmt(last.saturation, 2) + " at G=" + std::to_string(last.groups) + ThrottledClause(last) + ").";
     AddGrowthEvidence(in, s, &f);
     f.evidence.push_back({"cores the ranks may use", cores, "cores"});
+    if (quota > 0) {
+      f.evidence.push_back({"CPU quota of the ranks' cgroup", quota, "CPUs"});
+      if (first.throttled_share >= 0) {
+        f.evidence.push_back({"share of quota periods throttled at G=" + std::to_string(first.groups),
+                              100 * first.throttled_share, "%"});
+      }
+      if (last.throttled_share >= 0) {
+        f.evidence.push_back(
+            {"share of quota periods throttled at G=" + std::to_string(last.groups), 100 * last.throttled_share, "%"});
+      }
+    }
     f.evidence.push_back({"ranks per core at G=" + std::to_string(last.groups), tpc, "x"});
     f.evidence.push_back({"CPU saturation at G=" + std::to_string(last.groups), last.saturation, "ratio"});
     f.evidence.push_back({"ranks outnumber cores from", static_cast<double>(g_over), "G"});
@@ -85,16 +101,32 @@ class CpuOversubscriptionRule : public Rule {
       f.evidence.push_back({"p99/p50 at G=" + std::to_string(first.groups), first.p99_us / first.median_us, "x"});
       f.evidence.push_back({"p99/p50 at G=" + std::to_string(last.groups), last.p99_us / last.median_us, "x"});
     }
-    f.fix =
-        "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "
-        "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
+    f.fix = quota > 0 ? "Raise the cgroup's CPU limit (the container's or pod's CPU limit, the job's CPUs) to a "
+                        "core per rank, or run fewer ranks (groups) under it: pinning and --cpus cannot give the "
+                        "ranks more than the quota."
+                      : "Give every rank its own core: fewer ranks (groups) per host, one thread per rank (e.g. "
+                        "OMP_NUM_THREADS=1), and ranks pinned to distinct cores.";
 
     std::string all =
         in.affinity.empty() ? "0-" + std::to_string(std::max(1, static_cast<int>(in.cores_online) - 1)) : in.affinity;
     std::string a_cpus = s.axes.count("cpus") ? s.axes.at("cpus") : "";
     std::vector<std::string> cpus = {a_cpus.empty() || a_cpus == all ? "0" : a_cpus, all};
-    ApplyAbs(in, a, Factor(), in.ConfirmCommand({{"cpus", cpus}}), &f);
+    // A quota of a CPU or less caps one core and all cores alike: no --cpus A/B varies the ranks' share.
+    const bool cpus_vary = quota == 0 || quota > 1;
+    ApplyAbs(in, a, Factor(), cpus_vary ? in.ConfirmCommand({{"cpus", cpus}}) : "", &f);
+    if (!cpus_vary && f.status == FindingStatus::kSuspected) {
+      f.summary += " No --cpus A/B can confirm it under this quota (one core and all cores get the same " +
+                   FormatCpus(quota) + "): rerun under a larger CPU limit.";
+    }
     return f;
+  }
+
+  // At or above this share of its quota periods throttled, the cgroup ran out of CPU time in most of them.
+  static constexpr double kMostPeriods = 0.5;
+
+  static std::string ThrottledClause(const PointData& p) {
+    if (p.cpu_quota <= 0 || p.throttled_share < 0) return "";
+    return "; their cgroup ran out of quota in " + Fmt(100 * p.throttled_share, 0) + "% of its periods";
   }
 };
 
