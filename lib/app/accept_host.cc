@@ -48,7 +48,7 @@ std::string HostProblem(const accept::Profile& profile) {
 Fingerprint HostFingerprint(const std::string& iface) {
   const json env = EnvironmentFingerprint();
   Fingerprint f;
-  for (const char* key : {"cpu_model", "cores_online", "cores_available"}) {
+  for (const char* key : {"cpu_model", "cores_online", "cores_available", "cpu_quota"}) {
     if (env.contains(key)) f[key] = Scalar(env[key]);
   }
   if (env.contains("os")) f["kernel"] = Scalar(env["os"]);

@@ -90,6 +90,10 @@ std::vector<EnvDifference> TimingRelevantDifferences(const json& base, const jso
   for (const char* key : {"cpu_model", "cores_online", "cores_available", "affinity", "os", "gloo_version"}) {
     Differ(key, Find(base, key), Find(now, key), &out);
   }
+  // A container's CPU limit, which the affinity mask does not show. Files made before it was recorded lack it.
+  if (Find(base, "cpu_quota") && Find(now, "cpu_quota")) {
+    Differ("cpu_quota", Find(base, "cpu_quota"), Find(now, "cpu_quota"), &out);
+  }
   // How the CPUs idle and clock (a guest's halt polling alone moved 400 B latency 80 -> 44 us here). Files made
   // before it was recorded lack it: no difference then.
   const json* power_base = Find(base, "cpu_power");

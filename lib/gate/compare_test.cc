@@ -230,6 +230,21 @@ TEST(CompareTest, HowTheCpusIdleIsTimingRelevantWhenBothSidesRecordIt) {
   EXPECT_TRUE(TimingRelevantDifferences(Env(), now).empty()) << "an older baseline without cpu_power";
 }
 
+// A CPU limit set or changed between the runs (a container's) is drift; a file from before it was recorded is
+// compared as before.
+TEST(CompareTest, ACpuQuotaIsTimingRelevantWhenBothSidesRecordIt) {
+  json base = Env(), now = Env();
+  base["cpu_quota"] = nullptr;
+  now["cpu_quota"] = nullptr;
+  EXPECT_TRUE(TimingRelevantDifferences(base, now).empty());
+  now["cpu_quota"] = 0.5;
+  auto diffs = TimingRelevantDifferences(base, now);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].key, "cpu_quota");
+  EXPECT_EQ(diffs[0].now, "0.5");
+  EXPECT_TRUE(TimingRelevantDifferences(Env(), now).empty()) << "an older baseline without cpu_quota";
+}
+
 // schema_version 3 keeps a point's repeats in one record; older files hold one entry per repeat. Both count the
 // same, and a file compared with itself is never slower.
 TEST(CompareTest, RepeatsInOneRecordCountLikeRepeatedEntries) {

@@ -117,6 +117,8 @@ std::string RunnerFingerprint(const json& env) {
   for (const char* k : {"cpu_model", "cores_online", "cores_available", "affinity", "os", "gloo_version"}) {
     if (const json* v = Find(env, k)) key[k] = *v;
   }
+  // A runner under a CPU limit is another runner; one without keeps the key it had before the limit was recorded.
+  if (const json* v = Find(env, "cpu_quota"); v && v->is_number()) key["cpu_quota"] = *v;
   if (const json* b = Find(env, "backends"); b && b->is_object()) {
     for (const auto& [name, info] : b->items()) {
       if (const json* v = Find(info, "version")) key["backends"][name] = *v;

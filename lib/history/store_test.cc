@@ -64,6 +64,11 @@ TEST(Store, RunnersWithDifferentFingerprintsAreKeptApart) {
   json k = j;
   k["environment"]["host"] = "another-runner";
   EXPECT_EQ(RunnerFingerprint(j["environment"]), RunnerFingerprint(k["environment"]));
+  // No CPU limit recorded as none keeps the runner's key; a limit makes another runner.
+  k["environment"]["cpu_quota"] = nullptr;
+  EXPECT_EQ(RunnerFingerprint(j["environment"]), RunnerFingerprint(k["environment"]));
+  k["environment"]["cpu_quota"] = 0.5;
+  EXPECT_NE(RunnerFingerprint(j["environment"]), RunnerFingerprint(k["environment"]));
 }
 
 TEST(Store, TwoConcurrentAddersBothLand) {
