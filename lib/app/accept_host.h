@@ -16,8 +16,8 @@ std::string HostProblem(const accept::Profile& profile);
 
 // This host's fingerprint for the drift check (lib/accept/judge/drift.cc), from lib/measure's environment probe:
 // "cpu_model", "cores_online", "cores_available", "cpu_quota", "kernel", "version.<backend>",
-// "env.<NCCL_/GLOO_/CUDA_/OMP_ name>", "gpu.<name|driver|cuda_runtime|nccl|device_count>", and "net.<IF>.mtu" / "net.<IF>.speed" of `iface` (every
-// interface that is up but loopback when "").
+// "env.<NCCL_/GLOO_/CUDA_/OMP_ name>", "gpu.<name|driver|cuda_runtime|nccl|device_count>", and "net.<IF>.mtu" /
+// "net.<IF>.speed" of `iface` (every interface that is up but loopback when "").
 Fingerprint HostFingerprint(const std::string& iface);
 
 // What a rank publishes with its arrival (SpmdOptions::problem): its host's problem and fingerprint as one JSON
