@@ -3,7 +3,8 @@
 #   A  Gloo pair groups on CPU, G = 1..8 (the user report: 0.39 s at G=1, 2.07 s at G=8 on a 48-core Xeon),
 #      as a user runs it, and with --explain so that the A/B points that confirm the cause are in the sweep;
 #   B  NCCL per-parameter allreduce with the H2D copy on the default stream vs its own stream (GPU hosts only;
-#      skipped with a note elsewhere).
+#      skipped with a note elsewhere);
+#   cpu_quota  native pairs, G = 1..4, 64 KiB, in a cgroup of half a CPU (a container's CPU limit; root only).
 # Each scenario writes reports/examples/<name>.html, the committed report. It embeds the results (all but the raw
 # per-iteration samples); the full <name>.json stays beside it, git-ignored (several MB with samples).
 #
@@ -49,6 +50,19 @@ if "$COMMBENCH" sweep --help 2>/dev/null | grep -q -- '--explain'; then
   scenario scenario_a_explain --groups 1..8 --explain
 else
   echo "== scenario_a_explain skipped: this commbench has no sweep --explain yet"
+fi
+
+# A container's CPU limit: the same kind of sweep in a cgroup of half a CPU (needs root and cgroup v1's cpu
+# hierarchy, as this repository's VM has; the cgroup is removed after).
+CG=/sys/fs/cgroup/cpu/commbench-example-$$
+if [[ $RERENDER -eq 1 ]]; then
+  scenario cpu_quota
+elif [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]] && mkdir "$CG" 2>/dev/null; then
+  echo 50000 >"$CG/cpu.cfs_quota_us"
+  (echo "$BASHPID" >"$CG/cgroup.procs" && scenario cpu_quota --backends native --groups 1..4 --sizes 64K --explain)
+  rmdir "$CG"
+else
+  echo "== cpu_quota skipped: no writable cgroup v1 cpu hierarchy here (needs root)"
 fi
 
 # B needs NCCL on a GPU.

@@ -152,6 +152,7 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
                !d.findings.empty();
   d.verdict = grows ? result::Verdict::kGrowth : result::Verdict::kNoGrowth;
   if (!grows) d.ruled_out.clear();
+  if (!grows) d.outside_load = OutsideLoadOnPoints(in);  // a "no growth" measured beside another process
   return d;
 }
 

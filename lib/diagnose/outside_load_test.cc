@@ -65,6 +65,25 @@ std::optional<Finding> Eval(const json& result) {
   return FindRule("outside_load")->Evaluate(testing::BuildAnalysisInput(result));
 }
 
+// A flat series measured beside a spinner: "no growth", and the verdict names the load that may hide one (a
+// spinner on one of 2 cores once made G=1 of a native pair 4x slower than G=4). Without load, no such note; with
+// growth, the rule and the findings' notes say it instead.
+TEST(OutsideLoad, NoGrowthBesideAnotherProcessSaysSo) {
+  PointSpec base;
+  json flat = MakeResult({MakeSeries(base, OneToEight(), [](int) { return 60.0; })}, "commbench sweep --groups 1..8");
+  json quiet = Diagnose(flat);
+  EXPECT_EQ(quiet["verdict"], "no growth");
+  EXPECT_FALSE(quiet.contains("outside_load")) << quiet.dump(1);
+  json loaded = Diagnose(WithLoad(flat, [](int g) { return g <= 2 ? SpinnerLoad(0.95) : json(); }));
+  EXPECT_EQ(loaded["verdict"], "no growth");
+  ASSERT_TRUE(loaded.contains("outside_load")) << loaded.dump(1);
+  EXPECT_EQ(loaded["outside_load"],
+            "another process, spin (pid 4242), used 95% of CPU 0 during points G=1,2 (2 of the 8 points)");
+  json growing = Diagnose(WithLoad(Growing(), Rising(0.9)));
+  EXPECT_EQ(growing["verdict"], "growth");
+  EXPECT_FALSE(growing.contains("outside_load")) << growing.dump(1);
+}
+
 TEST(OutsideLoad, NamesTheProcessItsCpuAndThePointsWhenTheLoadFallsOnTheGrowth) {
   json d = Diagnose(WithLoad(Growing(), Rising(0.9)));
   ASSERT_FALSE(d["findings"].empty()) << d.dump(1);

@@ -148,11 +148,13 @@ json Diagnose(const json& result) {
   result::ResultTrailer trailer;
   trailer.diagnosis = DiagnoseTyped(result);
   json written = result::TrailerToJson(trailer);
-  return {{"fits", written["fits"]},
-          {"findings", written["findings"]},
-          {"ruled_out", written["ruled_out"]},
-          {"verdict", written["verdict"]},
-          {"excluded_points", written["excluded_points"]}};
+  json out = {{"fits", written["fits"]},
+              {"findings", written["findings"]},
+              {"ruled_out", written["ruled_out"]},
+              {"verdict", written["verdict"]},
+              {"excluded_points", written["excluded_points"]}};
+  if (written.contains("outside_load")) out["outside_load"] = written["outside_load"];
+  return out;
 }
 
 AnalysisInput BuildAnalysisInput(const json& result) {

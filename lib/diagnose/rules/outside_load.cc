@@ -385,6 +385,16 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
   }
 }
 
+std::string OutsideLoadOnPoints(const AnalysisInput& in) {
+  OutsideLoad load;
+  for (const PointData& p : in.points) {
+    if (HasOutsideLoad(in, p)) load.Add(in, p);
+  }
+  if (load.points.empty()) return "";
+  return ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
+         std::to_string(in.points.size()) + " points)";
+}
+
 std::unique_ptr<Rule> MakeOutsideLoadRule() { return std::make_unique<OutsideLoadRule>(); }
 
 }  // namespace diagnose

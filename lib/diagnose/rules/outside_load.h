@@ -37,5 +37,10 @@ bool LoadExplainsGrowth(const AnalysisInput& in, const SeriesData& s, size_t i);
 // fill the CPUs from the first point on, leaves it confirmed, with the note.
 void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings);
 
+// For a sweep in which nothing grows: the outside load on its points as one sentence ("another process, bash
+// (pid 42), used 97% of CPU 0 during points G=1,4 (2 of the 2 points)"); "" when no point had any. Load that slows
+// some group counts more than others can hide a growth as well as make one.
+std::string OutsideLoadOnPoints(const AnalysisInput& in);
+
 }  // namespace diagnose
 }  // namespace commbench
