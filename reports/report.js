@@ -192,9 +192,7 @@
       headline = 'Time per operation grows with the group count. Largest growth: ' + growthText + '.';
     } else if (R.verdict === 'no growth') {
       headline = 'No growth with the group count' + (g ? ': the largest change is ' + growthText : '') + '.' +
-          (R.outside_load ? ' Outside load: ' + R.outside_load +
-                   '. It slows some points more than others and can hide a growth: rerun on a quiet host to tell.' :
-                            '');
+        (R.outside_load ? ' Outside load: ' + R.outside_load + '. It slows some points more than others and can hide a growth: rerun on a quiet host to tell.' : '');
     } else if (R.verdict === 'insufficient data') {
       headline = 'Insufficient data for a verdict on growth' + (g ? '; the largest change measured: ' + growthText : '') + '.';
     } else {
@@ -614,70 +612,22 @@
     box.appendChild(el('h2', {}, 'Environment'));
     const gpu = env.gpu;
     const rows = [
-      ['host', env.host],
-      ['CPU', env.cpu_model],
-      [
-        'cores',
-        isNum(env.cores_online) ? env.cores_online + (env.affinity ? ' online, affinity ' + env.affinity : ' online') +
-                (isNum(env.cpu_quota) ?
-                     '; cgroup CPU quota ' + env.cpu_quota + ' CPU' + (env.cpu_quota > 1 ? 's' : '') :
-                     '') :
-                                  null
-      ],
-      ['memory', isNum(env.memory_bytes) ? (env.memory_bytes / 2 ** 30).toFixed(1) + ' GiB' : null],
-      ['OS', env.os],
+      ['host', env.host], ['CPU', env.cpu_model],
+      ['cores', isNum(env.cores_online) ? env.cores_online + (env.affinity ? ' online, affinity ' + env.affinity : ' online') +
+        (isNum(env.cpu_quota) ? '; cgroup CPU quota ' + env.cpu_quota + ' CPU' + (env.cpu_quota > 1 ? 's' : '') : '') : null],
+      ['memory', isNum(env.memory_bytes) ? (env.memory_bytes / 2 ** 30).toFixed(1) + ' GiB' : null], ['OS', env.os],
       ['Gloo', env.gloo_version],
-      [
-        'backends',
-        env.backends && typeof env.backends === 'object' ?
-            Object.entries(env.backends)
-                .map(
-                    ([name, b]) => name +
-                        (b && b.available === false ? ' unavailable' + (b.reason ? ' (' + b.reason + ')' : '') :
-                                                      (b && b.version ? ' (' + b.version + ')' : '')))
-                .join('; ') :
-            null
-      ],
-      [
-        'GPU',
-        gpu ?
-            [
-              gpu.name, gpu.driver && 'driver ' + gpu.driver, gpu.cuda_runtime && 'CUDA ' + gpu.cuda_runtime,
-              gpu.nccl && 'NCCL ' + gpu.nccl
-            ].filter(Boolean)
-                .join(', ') :
-            (env.gpu_unavailable_reason ? 'none (' + env.gpu_unavailable_reason + ')' : 'none')
-      ],
-      [
-        'peaks',
-        env.peaks ?
-            Object.entries(env.peaks).map(([k, v]) => k.replace(/_gbps$/, '') + ' ' + fmtNum(v) + ' GB/s').join(', ') :
-            'not measured'
-      ],
-      [
-        'variables',
-        env.variables && Object.keys(env.variables).length ?
-            Object.entries(env.variables).map(([k, v]) => k + '=' + v).join(' ') :
-            'none set'
-      ],
+      ['backends', env.backends && typeof env.backends === 'object' ? Object.entries(env.backends).map(([name, b]) =>
+        name + (b && b.available === false ? ' unavailable' + (b.reason ? ' (' + b.reason + ')' : '') :
+          (b && b.version ? ' (' + b.version + ')' : ''))).join('; ') : null],
+      ['GPU', gpu ? [gpu.name, gpu.driver && 'driver ' + gpu.driver, gpu.cuda_runtime && 'CUDA ' + gpu.cuda_runtime,
+        gpu.nccl && 'NCCL ' + gpu.nccl].filter(Boolean).join(', ') : (env.gpu_unavailable_reason ? 'none (' + env.gpu_unavailable_reason + ')' : 'none')],
+      ['peaks', env.peaks ? Object.entries(env.peaks).map(([k, v]) => k.replace(/_gbps$/, '') + ' ' + fmtNum(v) + ' GB/s').join(', ') : 'not measured'],
+      ['variables', env.variables && Object.keys(env.variables).length ?
+        Object.entries(env.variables).map(([k, v]) => k + '=' + v).join(' ') : 'none set'],
       ['tool', R.tool ? [R.tool.name, R.tool.version, R.tool.commit].filter(Boolean).join(' ') : null],
-      [
-        'run',
-        [R.started_at, isNum(R.duration_s) ? R.duration_s.toFixed(1) + ' s' : null, R.status].filter(Boolean).join(
-            ' · ')
-      ],
-      [
-        'time',
-        R.wall && isNum(R.wall.timed_share) && R.wall.phases ? Math.round(100 * R.wall.timed_share) +
-                ' % of the wall in timed loops (' + R.wall.timed_s.toFixed(1) + ' s of ' + R.wall.wall_s.toFixed(1) +
-                ' s); ' +
-                Object.entries(R.wall.phases)
-                    .filter(([k, v]) => k !== 'timed' && v >= 0.1)
-                    .sort((a, b) => b[1] - a[1])
-                    .map(([k, v]) => k.replace('_', ' ') + ' ' + v.toFixed(1) + ' s')
-                    .join(', ') :
-                                                               null
-      ],
+      ['run', [R.started_at, isNum(R.duration_s) ? R.duration_s.toFixed(1) + ' s' : null, R.status].filter(Boolean).join(' · ')],
+      ['time', R.wall && isNum(R.wall.timed_share) && R.wall.phases ? Math.round(100 * R.wall.timed_share) + ' % of the wall in timed loops (' + R.wall.timed_s.toFixed(1) + ' s of ' + R.wall.wall_s.toFixed(1) + ' s); ' + Object.entries(R.wall.phases).filter(([k, v]) => k !== 'timed' && v >= 0.1).sort((a, b) => b[1] - a[1]).map(([k, v]) => k.replace('_', ' ') + ' ' + v.toFixed(1) + ' s').join(', ') : null],
       ['data', R.report && R.report.note ? R.report.note : null],
     ].filter(([, v]) => v !== null && v !== undefined && v !== '');
     const table = el('table', {class: 'env'});
