@@ -4,7 +4,7 @@
 #      as a user runs it, and with --explain so that the A/B points that confirm the cause are in the sweep;
 #   B  NCCL per-parameter allreduce with the H2D copy on the default stream vs its own stream (GPU hosts only;
 #      skipped with a note elsewhere);
-#   cpu_quota  native pairs, G = 1..4, 64 KiB, in a cgroup of half a CPU (a container's CPU limit; root only).
+#   cpu_quota  native pairs, G = 1..4, 4 and 64 KiB, in a cgroup of half a CPU (a container's CPU limit; root only).
 # Each scenario writes reports/examples/<name>.html, the committed report. It embeds the results (all but the raw
 # per-iteration samples); the full <name>.json stays beside it, git-ignored (several MB with samples).
 #
@@ -59,7 +59,7 @@ if [[ $RERENDER -eq 1 ]]; then
   scenario cpu_quota
 elif [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]] && mkdir "$CG" 2>/dev/null; then
   echo 50000 >"$CG/cpu.cfs_quota_us"
-  (echo "$BASHPID" >"$CG/cgroup.procs" && scenario cpu_quota --backends native --groups 1..4 --sizes 64K --explain)
+  (echo "$BASHPID" >"$CG/cgroup.procs" && scenario cpu_quota --backends native --groups 1..4 --sizes 4K,64K --explain)
   rmdir "$CG"
 else
   echo "== cpu_quota skipped: no writable cgroup v1 cpu hierarchy here (needs root)"

@@ -192,7 +192,7 @@
       headline = 'Time per operation grows with the group count. Largest growth: ' + growthText + '.';
     } else if (R.verdict === 'no growth') {
       headline = 'No growth with the group count' + (g ? ': the largest change is ' + growthText : '') + '.' +
-        (R.outside_load ? ' Outside load: ' + R.outside_load + '. It slows some points more than others and can hide a growth: rerun on a quiet host to tell.' : '');
+        (Array.isArray(R.caveats) ? R.caveats.map((c) => ' ' + c).join('') : '');
     } else if (R.verdict === 'insufficient data') {
       headline = 'Insufficient data for a verdict on growth' + (g ? '; the largest change measured: ' + growthText : '') + '.';
     } else {

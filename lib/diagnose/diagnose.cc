@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 
+#include "lib/diagnose/caveats.h"
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/outside_load.h"
@@ -152,7 +153,7 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
                !d.findings.empty();
   d.verdict = grows ? result::Verdict::kGrowth : result::Verdict::kNoGrowth;
   if (!grows) d.ruled_out.clear();
-  if (!grows) d.outside_load = OutsideLoadOnPoints(in);  // a "no growth" measured beside another process
+  if (!grows) d.caveats = NoGrowthCaveats(in);
   return d;
 }
 

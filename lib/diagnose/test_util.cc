@@ -153,7 +153,7 @@ json Diagnose(const json& result) {
               {"ruled_out", written["ruled_out"]},
               {"verdict", written["verdict"]},
               {"excluded_points", written["excluded_points"]}};
-  if (written.contains("outside_load")) out["outside_load"] = written["outside_load"];
+  if (written.contains("caveats")) out["caveats"] = written["caveats"];
   return out;
 }
 

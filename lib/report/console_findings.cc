@@ -87,10 +87,7 @@ std::string FormatFindings(const result::Diagnosis& d) {
     out << "No series grows with the group count beyond its noise";
     if (!d.fits.empty()) out << " (" << d.fits.size() << " series fitted)";
     out << ".\n";
-    if (!d.outside_load.empty()) {
-      out << "Outside load: " << d.outside_load
-          << ". It slows some points more than others and can hide a growth: rerun on a quiet host to tell.\n";
-    }
+    for (const std::string& caveat : d.caveats) out << caveat << "\n";
   } else if (d.verdict == Verdict::kInsufficientData) {
     out << "Not enough group counts to fit growth: sweep at least two (e.g. --groups 1..8).\n";
   } else if (d.findings.empty()) {

@@ -46,11 +46,8 @@ TEST(ConsoleFindings, NoGrowthAndInsufficientData) {
   EXPECT_FALSE(Has(flat, "Outside load")) << flat;
   result::Diagnosis beside;
   beside.verdict = result::Verdict::kNoGrowth;
-  beside.outside_load = "another process, spin (pid 42), used 95% of CPU 0 during points G=1 (1 of the 4 points)";
-  EXPECT_TRUE(Has(FormatFindings(beside),
-                  "Outside load: another process, spin (pid 42), used 95% of CPU 0 during "
-                  "points G=1 (1 of the 4 points). It slows some points more than others "
-                  "and can hide a growth: rerun on a quiet host to tell.\n"))
+  beside.caveats = {"Outside load: one.", "CPU quota: two."};
+  EXPECT_TRUE(Has(FormatFindings(beside), "beyond its noise.\nOutside load: one.\nCPU quota: two.\n"))
       << FormatFindings(beside);
   EXPECT_TRUE(Has(FormatFindings(result::Diagnosis{}), "Not enough group counts"));
   // A figure that could not be computed prints as n/a.

@@ -82,9 +82,9 @@ struct Diagnosis {
   std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
   Verdict verdict = Verdict::kInsufficientData;
   std::vector<std::string> excluded;  // ids of points left out because their result was wrong
-  // With verdict "no growth" only: processes outside the run that took CPU time from the ranks during some points,
-  // as a sentence (diagnose::OutsideLoadOnPoints); "" when none did. Such load can hide a growth.
-  std::string outside_load;
+  // With verdict "no growth" only: what it cannot rule out, a sentence each, with the measurement that raises it
+  // and what to do (lib/diagnose/caveats.h): outside load on some points, a CPU quota the ranks ran out of.
+  std::vector<std::string> caveats;
 };
 
 nlohmann::json FitToJson(const Fit& f);

@@ -102,7 +102,7 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   t.diagnosis.verdict = in.Enum("verdict", kVerdictNames);
   t.status = in.Enum("status", kRunStatusNames);
   if (t.status == RunStatus::kPartial && in.Has("failure")) t.failure = in.String("failure");
-  if (in.Has("outside_load")) t.diagnosis.outside_load = in.String("outside_load");
+  if (in.Has("caveats")) t.diagnosis.caveats = in.Strings("caveats");
   RETURN_IF_ERROR(in.errors()->status());
   RETURN_IF_ERROR(ReadList(in, "skipped", ReadSkip, &t.skipped));
   RETURN_IF_ERROR(ReadList(in, "fits", ReadFit, &t.diagnosis.fits));
@@ -173,7 +173,7 @@ json TrailerToJson(const ResultTrailer& t) {
             {"excluded_points", t.diagnosis.excluded},
             {"status", NameOf(kRunStatusNames, t.status)}};
   if (t.diagnosis.noise_floor) j["noise_floor"] = NoiseFloorToJson(*t.diagnosis.noise_floor);
-  if (!t.diagnosis.outside_load.empty()) j["outside_load"] = t.diagnosis.outside_load;
+  if (!t.diagnosis.caveats.empty()) j["caveats"] = t.diagnosis.caveats;
   if (t.status == RunStatus::kPartial) j["failure"] = t.failure;
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   if (t.acceptance) j["acceptance"] = *t.acceptance;

@@ -71,11 +71,22 @@ const PROBE = `
         }
       }
       // A broken scale (e.g. a log axis fed a negative value) piles every point at one edge: flag a set of four or
-      // more points drawn at one height.
+      // more points drawn at one height at the top or bottom of their view (or in a view of unknown height). A
+      // constant value on a linear axis (measured bytes equal to the model's, a ratio of 1) is drawn mid-view.
+      const viewHeight = (g) => {
+        for (let n = g.parentElement; n; n = n.parentElement) {
+          const bg = Array.from(n.children).find((k) => k.matches('path.background'));
+          const h = bg && /v(-?[0-9.]+)/.exec(bg.getAttribute('d') || '');
+          if (h) return Math.abs(Number(h[1]));
+        }
+        return null;
+      };
       let flatSets = 0;
       for (const g of box ? box.querySelectorAll('svg g.role-mark.mark-symbol') : []) {
         const ys = Array.from(g.querySelectorAll('path')).map((p) => (p.getAttribute('transform') || '').split(',')[1]);
-        if (ys.length >= 4 && new Set(ys).size === 1) flatSets++;
+        if (ys.length < 4 || new Set(ys).size !== 1) continue;
+        const y = parseFloat(ys[0]), h = viewHeight(g);
+        if (h === null || !(y > 1 && y < h - 1)) flatSets++;
       }
       return {id: c.id, status: c.status, reason: c.reason || '', rows: c.rows || 0, marks, frames, viewRows, flatSets,
         text: box ? box.innerText.slice(0, 300) : ''};
@@ -290,9 +301,9 @@ function main() {
       if (expectFail) {
         // Self-check of this harness: a page with known faults must be caught.
         const caught = (what) => failures.some((f) => f.includes(what));
-        const ok = caught('console:') && caught('network request:') && caught('no SVG marks');
+        const ok = caught('console:') && caught('network request:') && caught('no SVG marks') && caught('at one height');
         record(ok ? '(caught as expected) ' + file : '(a faulty page passed) ' + file,
-          ok ? [] : ['expected console, network and no-SVG failures; got: ' + failures.join('; ')]);
+          ok ? [] : ['expected console, network, no-SVG and flat-set failures; got: ' + failures.join('; ')]);
       } else {
         record(file, failures);
       }

@@ -2,8 +2,9 @@
 # A sweep inside a real cgroup v1 CPU quota: half a CPU on a host of 2 or more cores, as a container's or pod's CPU
 # limit sets it. `env` and the result file record the quota; saturation and ranks per core count it; each point
 # says how often the cgroup ran out of quota; --explain runs no --cpus A/B (one core and all cores get the same
-# half CPU) and says why; the diagnosis names CPU oversubscription under the quota first, with its fix. Without
-# it the same sweep read "no growth" (46 to 144 us per op over G=1..4): the affinity mask shows 2 cores.
+# half CPU) and says why; the diagnosis names CPU oversubscription under the quota first, with its fix, or reads
+# "no growth" with the quota's caveat. Before, the same sweep read "no growth" (46 to 144 us per op over G=1..4)
+# and nothing else: the affinity mask shows 2 cores.
 # Needs root and a cgroup v1 cpu hierarchy; without them it says so and checks nothing.
 set -uo pipefail
 COMMBENCH="$(realpath "$1")"
@@ -62,7 +63,15 @@ for p in r["points"]:
 if outside > 0.25:
     print("host disturbed: other processes took %.0f%% of the CPUs during a point; diagnosis not judged" % (100 * outside))
     raise SystemExit(0)
-# Eight ranks on half a CPU need four times the CPU time of two per op: growth the quota's stalls cannot hide.
+# Eight ranks on half a CPU need four times the CPU time of two per op. The quota's stalls make each loop's cost
+# vary from run to run: an -c opt build's sweep over G=1..4 once read "no growth" (9.6 to 49.7 us per op, the
+# loop cost's standard error 18 % at G=4), and six runs of G=1,4 minutes later grew 38-48 to 126-153 us. A "no
+# growth" must then say that the quota may hide a growth, and what to do.
+if r["verdict"] == "no growth":
+    caveats = r.get("caveats", [])
+    assert any(c.startswith("CPU quota: the ranks' cgroup allows 0.5 CPU") for c in caveats), caveats
+    print("no growth, with the quota's caveat: %s" % caveats)
+    raise SystemExit(0)
 assert r["verdict"] == "growth", r["verdict"]
 f = r["findings"][0]
 assert f["rule"] == "cpu_oversubscription" and f["status"] == "suspected", f
