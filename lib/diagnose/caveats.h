@@ -12,9 +12,6 @@
 namespace commbench {
 namespace diagnose {
 
-// At or above this share of its enforcement periods throttled, a point's cgroup ran out of quota in most of them.
-inline constexpr double kMostPeriodsThrottled = 0.5;
-
 std::vector<std::string> NoGrowthCaveats(const AnalysisInput& in);
 
 }  // namespace diagnose

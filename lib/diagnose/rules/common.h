@@ -31,6 +31,10 @@ double CoresForRanks(const AnalysisInput& in, const SeriesData& s);
 // The ranks' cgroup CPU quota when it, not the cores they may run on, limits them (in CPUs); 0 otherwise.
 double BindingCpuQuota(const AnalysisInput& in, const SeriesData& s);
 
+// At or above this share of its enforcement periods throttled (cpu.throttled_share), a point's cgroup ran out of
+// quota in most of them.
+inline constexpr double kMostPeriodsThrottled = 0.5;
+
 // Ranks per core at point `p` of series `s` (at least the point's measured threads per core).
 double RanksPerCore(const AnalysisInput& in, const SeriesData& s, const PointData& p);
 

@@ -71,7 +71,7 @@ class CpuOversubscriptionRule : public Rule {
     if (onset) f.strength += 0.2;
     if (s.slope_vs_bytes == result::SlopeKind::kBandwidthBound) f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
     const double quota = BindingCpuQuota(in, s);
-    if (quota > 0 && last.throttled_share >= kMostPeriods) f.strength += 0.15;  // the quota ran out, measured
+    if (quota > 0 && last.throttled_share >= kMostPeriodsThrottled) f.strength += 0.15;  // the quota ran out
     const std::string limit = quota > 0 ? "the " + FormatCpus(quota) + " their cgroup's CPU quota allows"
                                         : "the " + Fmt(cores, 0) + (cores == 1 ? " core" : " cores") + " they may use";
     f.summary = Describe(s) + ": time per op grows " + GrowthSentence(in, s) + "; from G=" + std::to_string(g_over) +
@@ -120,9 +120,6 @@ class CpuOversubscriptionRule : public Rule {
     }
     return f;
   }
-
-  // At or above this share of its quota periods throttled, the cgroup ran out of CPU time in most of them.
-  static constexpr double kMostPeriods = 0.5;
 
   static std::string ThrottledClause(const PointData& p) {
     if (p.cpu_quota <= 0 || p.throttled_share < 0) return "";
