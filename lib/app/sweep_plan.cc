@@ -1,6 +1,7 @@
 #include "lib/app/sweep_plan.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "lib/core/cpu_quota.h"
+#include "lib/core/loop_defaults.h"
 #include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 
@@ -58,6 +60,15 @@ double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
 }
 
 }  // namespace
+
+std::string CpuQuotaNote(const CpuQuota& quota, size_t cores) {
+  if (quota.cpus <= 0 || quota.cpus >= static_cast<double>(cores)) return "";
+  char periods[96];
+  std::snprintf(periods, sizeof periods, "up to %.0f of its %.0f ms periods (%.1f s)", loop_defaults::kQuotaPeriods,
+                1e3 * quota.period_s, loop_defaults::kQuotaPeriods * quota.period_s);
+  return "this process's cgroup allows " + FormatCpus(quota.cpus) + " of its " + std::to_string(cores) +
+         " cores: the ranks share that quota, and a timed loop that has not met its interval may run " + periods;
+}
 
 ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
                                const std::vector<BackendDescription>& backends, const std::string& affinity) {

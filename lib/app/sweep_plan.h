@@ -7,12 +7,17 @@
 
 #include "lib/app/pipeline.h"
 #include "lib/backend/backend.h"
+#include "lib/core/cpu_quota.h"
 #include "lib/core/status.h"
 #include "lib/model/point.h"
 #include "lib/model/spec.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::app {
+
+// One line for the console before a sweep whose ranks run under a cgroup CPU quota below their `cores`: they share
+// that quota, not the cores, and each timed loop may run up to loop_defaults::kQuotaPeriods periods. "" otherwise.
+std::string CpuQuotaNote(const CpuQuota& quota, size_t cores);
 
 // A fault aimed at a rank no launch of the sweep has would silently inject nothing (the test would pass for the
 // wrong reason): InvalidArgument naming the flag and the ranks accepted.

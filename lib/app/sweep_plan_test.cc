@@ -110,6 +110,15 @@ TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {
   EXPECT_EQ(planned, ab.points.size());
 }
 
+// The console's line before a sweep in a cgroup whose quota is below its cores; none without a quota or above it.
+TEST(SweepPlanTest, ACpuQuotaBelowTheCoresIsSaidBeforeTheSweep) {
+  EXPECT_EQ(CpuQuotaNote(CpuQuota{0.5, 0.1, "/x/cpu.stat"}, 2),
+            "this process's cgroup allows 0.5 CPU of its 2 cores: the ranks share that quota, and a timed loop that "
+            "has not met its interval may run up to 20 of its 100 ms periods (2.0 s)");
+  EXPECT_EQ(CpuQuotaNote(CpuQuota{}, 2), "");
+  EXPECT_EQ(CpuQuotaNote(CpuQuota{4, 0.1, "/x/cpu.stat"}, 2), "");
+}
+
 // Under a cgroup CPU quota of a CPU or less, one core and all cores give the ranks the same share: the --cpus A/B
 // would measure nothing, so it does not run, and the note says why. Above a CPU it still runs.
 TEST(SweepPlanTest, NoCpusAbUnderAQuotaOfACpuOrLess) {

@@ -12,6 +12,9 @@ inline constexpr double kTimeBudgetS = 0.2;  // per point, timed loop
 inline constexpr double kTargetCi = 0.05;    // relative half-width of the 95% CI that ends an adaptive loop
 inline constexpr int64_t kMinIters = 20;
 inline constexpr int64_t kMaxIters = 100000;
+// Under a cgroup CPU quota below the cores, the ranks stall for the rest of an enforcement period each time the
+// quota runs out: a loop that has not met its interval may run this many periods (2 s at the default 100 ms).
+inline constexpr double kQuotaPeriods = 20;
 // Share of the middle timed iterations checked. Each check perturbs the groups running beside it (LoopOptions).
 inline constexpr double kCheckRate = 1.0 / 256;
 

@@ -38,9 +38,6 @@ double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + stat
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Enforcement periods a timed loop under a CPU quota may span before it gives up on its target interval.
-constexpr double kQuotaPeriods = 20;
-
 // Read once: a process does not change cgroups between its points.
 const CpuQuota& ProcessCpuQuota() {
   static const CpuQuota quota = ReadCpuQuota();
@@ -358,12 +355,11 @@ class PointRunner {
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
     const auto t1 = Clock::now();
     result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
-    // Under a cgroup CPU quota below the cores, a rank stalls for the rest of a period each time the quota runs
-    // out: a mean over a few periods counts a few stalls. Unless it settles sooner, the loop may run to
-    // kQuotaPeriods of them.
+    // Under a cgroup CPU quota below the cores a mean over a few periods counts a few stalls: unless it settles
+    // sooner, the loop may run loop_defaults::kQuotaPeriods of them.
     const CpuQuota& quota = ProcessCpuQuota();
     const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
-    const double quota_window_s = binds ? kQuotaPeriods * quota.period_s : 0;
+    const double quota_window_s = binds ? loop_defaults::kQuotaPeriods * quota.period_s : 0;
     std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, quota_window_s};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
     in_window_barriers_s_ += SecondsSince(t1);

@@ -43,6 +43,8 @@ in_cgroup "$COMMBENCH" sweep --backends native --groups 1,4 --sizes 64K --explai
 rc=$?
 [[ $rc == 0 ]] && ok || { bad "sweep: exit $rc: $(tail -3 out.txt)"; exit 1; }
 /usr/bin/python3 "$VALIDATE" "$RESULT_SCHEMA" r.json >/dev/null && ok || bad "r.json by the result schema"
+grep -q "^commbench: this process's cgroup allows 0.5 CPU of its .* cores: the ranks share that quota" out.txt && ok ||
+  bad "no line on the quota before the sweep: $(head -3 out.txt)"
 python3 - <<'PY' && ok || { bad "the result file"; sed -n '/Diagnosis/,$p' out.txt; }
 import json
 r = json.load(open("r.json"))

@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lib/app/pipeline.h"
+#include "lib/app/sweep_plan.h"
 #include "lib/backend/backend.h"
 #include "lib/core/affinity.h"
+#include "lib/core/cpu_quota.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
@@ -13,10 +16,8 @@
 #include "lib/report/console_time.h"
 #include "lib/report/html.h"
 #include "lib/sweep/planner.h"
-#include "tools/commbench/export_flags.h"
-#include "lib/app/pipeline.h"
-#include "lib/app/sweep_plan.h"
 #include "tools/commbench/command_line.h"
+#include "tools/commbench/export_flags.h"
 
 namespace commbench::cli {
 
@@ -100,6 +101,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   for (const auto& s : plan->skipped) std::fprintf(stderr, "commbench: skipped %s: %s\n", s.what.c_str(), s.reason.c_str());
   if (!outputs.quiet) {
     std::fprintf(stderr, "commbench: %zu points in %zu launches\n", plan->point_count(), plan->launches.size());
+    const std::string quota = app::CpuQuotaNote(ReadCpuQuota(), AllowedCpus().size());
+    if (!quota.empty()) std::fprintf(stderr, "commbench: %s\n", quota.c_str());
   }
   app::PipelineRequest request;
   request.tool = ToolIdentity();
