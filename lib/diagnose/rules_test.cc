@@ -169,6 +169,28 @@ TEST(CpuOversubscriptionRule, CpusStillConfirmUnderAQuotaAboveACpu) {
   EXPECT_EQ(f->status, FindingStatus::kConfirmed) << f->summary;
 }
 
+// Fewer ranks per process under the same quota of half a CPU: every rank still gets its share of that half, so
+// the pair does not vary the factor. Without the quota the same pair confirms.
+TEST(CpuOversubscriptionRule, RanksPerProcessUnderOneQuotaProveNothing) {
+  auto series = [](int rpp, double quota, double slope) {
+    PointSpec base = Oversubscribed("", 2);
+    base.axes["ranks_per_process"] = rpp;
+    base.cpu_quota = quota;
+    return MakeSeries(
+        base, OneToEight(), [slope](int g) { return 60 + slope * (g - 1); },
+        [](int g, PointSpec* s) { s->invol_ctx_per_iter = 0.2 * g * g; });
+  };
+  const std::string command = "commbench sweep --groups 1..8 --ranks-per-process 1,2";
+  std::optional<Finding> quota =
+      Eval("cpu_oversubscription", MakeResult({series(2, 0.5, 40), series(1, 0.5, 4)}, command));
+  ASSERT_TRUE(quota);
+  EXPECT_EQ(quota->status, FindingStatus::kSuspected);
+  EXPECT_TRUE(quota->ab.empty());
+  std::optional<Finding> none = Eval("cpu_oversubscription", MakeResult({series(2, 0, 40), series(1, 0, 4)}, command));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, FindingStatus::kConfirmed) << none->summary;
+}
+
 // A quota above the cores binds nothing: the finding reads as without one.
 TEST(CpuOversubscriptionRule, AQuotaAboveTheCoresChangesNothing) {
   json r = MakeResult({QuotaSeries("", 2, 4, 40)}, "commbench sweep --groups 1..8");

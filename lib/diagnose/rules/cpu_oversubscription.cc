@@ -30,13 +30,16 @@ class CpuOversubscriptionRule : public Rule {
   AbFactor ab_factor() const override { return Factor(); }
 
  private:
-  // B has the cause removed when it gives each rank more of a core: more cores, or fewer ranks per process.
+  // B has the cause removed when it gives each rank more of a core: more cores, or fewer ranks per process. Under
+  // one binding CPU quota on both sides, how the ranks are spread over processes leaves each the same share.
   static AbFactor Factor() {
     AbFactor f;
     f.name = "ranks per core";
     f.axes = {"cpus", "ranks_per_process"};
     f.removes = [](const AnalysisInput& in, const SeriesData& a, const SeriesData& b, const std::string& axis) {
       if (axis == "cpus") return CoresForRanks(in, b) > CoresForRanks(in, a);
+      const double quota = BindingCpuQuota(in, a);
+      if (quota > 0 && BindingCpuQuota(in, b) == quota) return false;
       return std::atoi(b.axes.at(axis).c_str()) < std::atoi(a.axes.at(axis).c_str());
     };
     return f;
