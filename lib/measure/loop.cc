@@ -44,6 +44,17 @@ const CpuQuota& ProcessCpuQuota() {
   return quota;
 }
 
+// Under a cgroup CPU quota below the cores a mean over a few periods counts a few stalls: unless it settles sooner,
+// a loop may run loop_defaults::kQuotaPeriods of them. 0 without a binding quota. Read once, as the quota.
+double QuotaWindowS() {
+  static const double window_s = [] {
+    const CpuQuota& quota = ProcessCpuQuota();
+    const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
+    return binds ? loop_defaults::kQuotaPeriods * quota.period_s : 0.0;
+  }();
+  return window_s;
+}
+
 // The share of the enforcement periods between two readings in which the cgroup ran out of quota; -1 without
 // both readings or a period between them.
 double ThrottledShare(const std::optional<CpuThrottling>& before, const std::optional<CpuThrottling>& after) {
@@ -355,12 +366,7 @@ class PointRunner {
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
     const auto t1 = Clock::now();
     result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
-    // Under a cgroup CPU quota below the cores a mean over a few periods counts a few stalls: unless it settles
-    // sooner, the loop may run loop_defaults::kQuotaPeriods of them.
-    const CpuQuota& quota = ProcessCpuQuota();
-    const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
-    const double quota_window_s = binds ? loop_defaults::kQuotaPeriods * quota.period_s : 0;
-    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, quota_window_s};
+    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, QuotaWindowS()};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
     in_window_barriers_s_ += SecondsSince(t1);
     const double budget_s = options_.time_budget_s, window_s = agreed[1], pace_s = agreed[2];
