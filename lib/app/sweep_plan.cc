@@ -63,11 +63,12 @@ double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
 
 std::string CpuQuotaNote(const CpuQuota& quota, size_t cores) {
   if (quota.cpus <= 0 || quota.cpus >= static_cast<double>(cores)) return "";
-  char periods[96];
-  std::snprintf(periods, sizeof periods, "up to %.0f of its %.0f ms periods (%.1f s)", loop_defaults::kQuotaPeriods,
-                1e3 * quota.period_s, loop_defaults::kQuotaPeriods * quota.period_s);
+  char periods[128];
+  std::snprintf(periods, sizeof periods, "%.0f to %.0f of its %.0f ms periods (%.1f-%.1f s)",
+                loop_defaults::kQuotaMinPeriods, loop_defaults::kQuotaPeriods, 1e3 * quota.period_s,
+                loop_defaults::kQuotaMinPeriods * quota.period_s, loop_defaults::kQuotaPeriods * quota.period_s);
   return "this process's cgroup allows " + FormatCpus(quota.cpus) + " of its " + std::to_string(cores) +
-         " cores: the ranks share that quota, and a timed loop that has not met its interval may run " + periods;
+         " cores: the ranks share that quota, and each timed loop spans " + periods;
 }
 
 ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,

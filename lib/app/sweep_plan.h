@@ -16,7 +16,8 @@
 namespace commbench::app {
 
 // One line for the console before a sweep whose ranks run under a cgroup CPU quota below their `cores`: they share
-// that quota, not the cores, and each timed loop may run up to loop_defaults::kQuotaPeriods periods. "" otherwise.
+// that quota, not the cores, and each timed loop spans loop_defaults::kQuotaMinPeriods to kQuotaPeriods of its
+// periods. "" otherwise.
 std::string CpuQuotaNote(const CpuQuota& quota, size_t cores);
 
 // A fault aimed at a rank no launch of the sweep has would silently inject nothing (the test would pass for the

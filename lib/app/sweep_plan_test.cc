@@ -113,8 +113,8 @@ TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {
 // The console's line before a sweep in a cgroup whose quota is below its cores; none without a quota or above it.
 TEST(SweepPlanTest, ACpuQuotaBelowTheCoresIsSaidBeforeTheSweep) {
   EXPECT_EQ(CpuQuotaNote(CpuQuota{0.5, 0.1, "/x/cpu.stat"}, 2),
-            "this process's cgroup allows 0.5 CPU of its 2 cores: the ranks share that quota, and a timed loop that "
-            "has not met its interval may run up to 20 of its 100 ms periods (2.0 s)");
+            "this process's cgroup allows 0.5 CPU of its 2 cores: the ranks share that quota, and each timed loop "
+            "spans 5 to 20 of its 100 ms periods (0.5-2.0 s)");
   EXPECT_EQ(CpuQuotaNote(CpuQuota{}, 2), "");
   EXPECT_EQ(CpuQuotaNote(CpuQuota{4, 0.1, "/x/cpu.stat"}, 2), "");
 }

@@ -44,15 +44,15 @@ const CpuQuota& ProcessCpuQuota() {
   return quota;
 }
 
-// Under a cgroup CPU quota below the cores a mean over a few periods counts a few stalls: unless it settles sooner,
-// a loop may run loop_defaults::kQuotaPeriods of them. 0 without a binding quota. Read once, as the quota.
-double QuotaWindowS() {
-  static const double window_s = [] {
+// The enforcement period of a cgroup CPU quota below the cores, which a timed loop spans several of
+// (loop_defaults::kQuotaMinPeriods, kQuotaPeriods); 0 without a binding quota. Read once, as the quota.
+double BindingQuotaPeriodS() {
+  static const double period_s = [] {
     const CpuQuota& quota = ProcessCpuQuota();
     const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
-    return binds ? loop_defaults::kQuotaPeriods * quota.period_s : 0.0;
+    return binds ? quota.period_s : 0.0;
   }();
-  return window_s;
+  return period_s;
 }
 
 // The share of the enforcement periods between two readings in which the cgroup ran out of quota; -1 without
@@ -366,15 +366,19 @@ class PointRunner {
     double elapsed_s = static_cast<double>(MonotonicNs() - result_.start_ns) * 1e-9;
     const auto t1 = Clock::now();
     result_.stats_s += std::chrono::duration<double>(t1 - t0).count();
-    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, QuotaWindowS()};
+    std::vector<double> agreed{relative_half_width, elapsed_s, my_pace_s, BindingQuotaPeriodS()};
     RETURN_IF_ERROR(world_->MaxAll(&agreed));
     in_window_barriers_s_ += SecondsSince(t1);
     const double budget_s = options_.time_budget_s, window_s = agreed[1], pace_s = agreed[2];
-    const double cap_s = std::max(2 * budget_s, agreed[3]);
+    // Under a binding quota the ranks run at full speed until the quota runs out, then stall for the rest of the
+    // period: a loop shorter than a few periods times the burst, and one over a few periods counts a few stalls.
+    const double min_s = loop_defaults::kQuotaMinPeriods * agreed[3];
+    const double cap_s = std::max(2 * budget_s, loop_defaults::kQuotaPeriods * agreed[3]);
     const int64_t left = options_.max_iters - done_ - 1;
-    if (agreed[0] <= options_.target_ci || window_s >= cap_s || left < 1) return 0;
+    if ((agreed[0] <= options_.target_ci && window_s >= min_s) || window_s >= cap_s || left < 1) return 0;
     const double milestone_s = window_s < 0.95 * budget_s ? budget_s : cap_s;
-    const double end_s = std::max(std::min(2 * window_s, milestone_s), window_s + budget_s / 16);
+    const double end_s =
+        std::max({std::min(2 * window_s, milestone_s), window_s + budget_s / 16, std::min(min_s, cap_s)});
     const auto doubling = static_cast<int64_t>((end_s - window_s) / std::max(pace_s, 1e-9));
     return std::clamp<int64_t>(std::max(doubling, planned_), 1, left);
   }

@@ -54,11 +54,13 @@ for p in r["points"]:
     c = p["cpu"]
     world = p["groups"] * p["group_size"]
     assert c["cpu_quota"] == 0.5, c
-    assert 0 <= c["throttled_share"] <= 1, c
+    # Absent where no enforcement period ended during the loop (a G=1 loop of 2.7 us per op once finished first).
+    assert 0 <= c.get("throttled_share", 0) <= 1, c
     assert c["threads_per_core"] == world / 0.5, c
     assert c["saturation"] > 0.5, c  # half a CPU is all they get: busy is near 1 of it, not 0.25 of 2 cores
     if p.get("host_load"):
         outside = max(outside, p["host_load"]["outside_share"])
+assert any("throttled_share" in p["cpu"] for p in r["points"]), "no point read its cgroup's throttling"
 # Other processes on the ranks' cores delay each wake-up of a rank by their time slices, whatever the quota: with
 # a spinner on one core, G=1 took 547 us per op and G=4 134 us ("no growth", honestly). The diagnosis is judged
 # on a host that was quiet for the sweep (the host-load monitor's own record).
