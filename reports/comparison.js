@@ -147,7 +147,7 @@
     box.appendChild(el('h2', {}, 'Environment differences'));
     if (!envDiffs.length) {
       box.appendChild(el('p', {class: 'muted', id: 'no-envdiff'},
-        'None: the CPU, cores and affinity, OS, backend and GPU software versions and the NCCL_/GLOO_/CUDA_/OMP_ ' +
+        'None: the CPU, cores and affinity, CPU quota, OS, backend and GPU software versions and the NCCL_/GLOO_/CUDA_/OMP_ ' +
         'variables match (host names may differ).'));
       return;
     }
