@@ -3,7 +3,8 @@
 # included) and shared memory, and Gloo's three allreduces; then per rank, from the result file:
 #   native tcp   sent and received / model within 0.1 % (payload bare; a barrier byte now and then)
 #   native shm   received (bytes copied from peers) = model exactly
-#   gloo         sent = model + Gloo's framing (48 B preamble per message, 52 B per notification) within 0.2 %;
+#   gloo         sent = model + Gloo's framing (48 B preamble per message, 52 B per notification) within 0.2 %, plus
+#                up to 4 KiB per rank and point of the harness's own in-window messages;
 #                halving-doubling (allreduce and reduce-scatter) at 2, 3 and 4 ranks too: 3 is Gloo's binary blocks,
 #                where ranks send different amounts (the model says which), and the model must say "exact"
 set -uo pipefail
@@ -40,6 +41,7 @@ def ranks(path):
         for r in p["per_rank"]:
             yield p["id"], r.get("traffic")
 checked = 0
+HARNESS_BYTES = 4096  # per rank and point, at most (see the Gloo check below)
 for pid, t in ranks("tcp.json"):
     if not t or t["source"] != "tcp_info": fails.append(f"{pid}: no tcp_info traffic: {t}"); continue
     for side in ("sent", "recv"):
@@ -54,7 +56,12 @@ per_rank_sent = {}
 for path, pid, t in gloo:
     if not t or t["source"] != "tcp_info": fails.append(f"{pid}: no tcp_info traffic: {t}"); continue
     want = t["model_sent_bytes_per_op"] + t["model_framing_bytes_per_op"]
-    if abs(t["sent_bytes_per_op"] - want) > 0.002 * want: fails.append(f"{pid} sent vs model+framing {want}: {t}")
+    # The process's sockets also carry the harness's own messages inside the timed window (the world control
+    # plane's max-reductions, rank 0 sending 80 B to each peer per exchange, and a group barrier): 228-2796 B per
+    # rank per point over three runs of the reduce-scatter sweep below, which at 101 ops of 16 KiB is 0.22 %.
+    harness = HARNESS_BYTES / t["ops"]
+    if not -0.002 * want <= t["sent_bytes_per_op"] - want <= 0.002 * want + harness:
+        fails.append(f"{pid} sent vs model+framing {want} (+{harness:.1f} B/op of harness messages): {t}")
     if "halving_doubling" in pid and t["model"] != "exact": fails.append(f"{pid}: model {t['model']}")
     per_rank_sent.setdefault(pid, set()).add(t["model_sent_bytes_per_op"])
     checked += 1
