@@ -53,8 +53,8 @@ namespace {
 double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
   double quota = 0;
   for (const auto& p : first.points) {
-    if (p.cpu.cpu_quota <= 0 || std::find(f.points.begin(), f.points.end(), p.id) == f.points.end()) continue;
-    quota = quota > 0 ? std::min(quota, p.cpu.cpu_quota) : p.cpu.cpu_quota;
+    const bool on_finding = std::find(f.points.begin(), f.points.end(), p.id) != f.points.end();
+    if (on_finding) quota = TighterLimit(quota, p.cpu.cpu_quota);
   }
   return quota;
 }

@@ -3,6 +3,7 @@
 // CPU still sees every core, and its ranks then wait for the quota, not for a core.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,9 @@ std::optional<CpuThrottling> ParseCpuStat(const std::string& text);
 
 // ParseCpuStat of the file at `stat_path`; nullopt where it cannot be read.
 std::optional<CpuThrottling> ReadCpuThrottling(const std::string& stat_path);
+
+// The tighter of two limits in CPUs, where 0 means none.
+inline double TighterLimit(double a, double b) { return a <= 0 ? b : b <= 0 ? a : std::min(a, b); }
 
 // "0.5 CPU", "2 CPUs": a limit as the user would set it.
 std::string FormatCpus(double cpus);

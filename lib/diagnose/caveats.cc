@@ -24,7 +24,7 @@ std::string QuotaCaveat(const AnalysisInput& in) {
     if (!QuotaBound(p)) continue;
     ++throttled;
     groups.insert(p.groups);
-    quota = quota > 0 ? std::min(quota, p.cpu_quota) : p.cpu_quota;
+    quota = TighterLimit(quota, p.cpu_quota);
     most_throttled = std::max(most_throttled, p.throttled_share);
     if (p.p50_us > 0) worst_se = std::max(worst_se, p.se_us / p.p50_us);
   }

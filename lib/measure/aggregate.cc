@@ -4,6 +4,7 @@
 #include <climits>
 #include <numeric>
 
+#include "lib/core/cpu_quota.h"
 #include "lib/measure/traffic_record.h"
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/summary.h"
@@ -147,13 +148,11 @@ void AddCpu(const std::vector<RankSamples>& ranks, const AggregateOptions& optio
   }
   out->wall_s = ranks.empty() ? 0 : static_cast<double>(end_max - start_min) * 1e-9;
   for (const RankSamples& r : ranks) {
-    if (r.cpu_quota > 0)
-      out->cpu.cpu_quota = out->cpu.cpu_quota > 0 ? std::min(out->cpu.cpu_quota, r.cpu_quota) : r.cpu_quota;
+    out->cpu.cpu_quota = TighterLimit(out->cpu.cpu_quota, r.cpu_quota);
     out->cpu.throttled_share = std::max(out->cpu.throttled_share, r.throttled_share);
   }
   // Saturation and ranks per core against what the ranks may use: a quota below the affinity's cores binds first.
-  double cores = std::max(options.cores_available, 1);
-  if (out->cpu.cpu_quota > 0) cores = std::min(cores, out->cpu.cpu_quota);
+  const double cores = TighterLimit(std::max(options.cores_available, 1), out->cpu.cpu_quota);
   const double per_iter =
       out->iters ? 1.0 / static_cast<double>(out->iters) / std::max<double>(static_cast<double>(ranks.size()), 1) : 0;
   out->cpu.cpu_s_total = cpu_total;
