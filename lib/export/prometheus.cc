@@ -120,6 +120,27 @@ void AddRun(const result::ResultFile& f, Exposition* e) {
   e->Add("commbench_run_points", "gauge", "Points in the result.", {}, static_cast<double>(f.points.size()));
 }
 
+// What the ranks had of the CPU: how busy it was, their wait for it, and a cgroup quota where one bound them.
+void AddCpu(const result::CpuUsage& c, const Labels& l, Exposition* e) {
+  e->Add("commbench_point_cpu_saturation_ratio", "gauge",
+         "CPU time of the ranks over the cores they may use (the cgroup's quota where smaller) times the wall time.", l,
+         c.saturation);
+  if (c.runqueue_wait_us_per_iter >= 0) {
+    e->Add("commbench_point_runqueue_wait_seconds", "gauge",
+           "The most any rank waited for a CPU (runnable, on a run queue) per timed iteration.", l,
+           Seconds(c.runqueue_wait_us_per_iter));
+  }
+  if (c.cpu_quota > 0) {
+    e->Add("commbench_point_cpu_quota_cores", "gauge", "The ranks' cgroup CPU limit (CFS quota / period), in CPUs.", l,
+           c.cpu_quota);
+  }
+  if (c.throttled_share >= 0) {
+    e->Add("commbench_point_cpu_throttled_ratio", "gauge",
+           "Share of the cgroup's enforcement periods in the timed loop in which it ran out of quota.", l,
+           c.throttled_share);
+  }
+}
+
 void AddPoint(const result::PointResult& p, Exposition* e) {
   const Labels l = PointLabels(p.point);
   const char* op_help = "Per-iteration time of one operation (the slowest rank's own times), quantiles over the "
@@ -145,6 +166,7 @@ void AddPoint(const result::PointResult& p, Exposition* e) {
   e->Add("commbench_point_repeats", "gauge", "Independent repeats (fresh launches) of the point.", l,
          static_cast<double>(std::max<size_t>(1, p.repeat_p50_us.size())));
   e->Add("commbench_point_wall_seconds", "gauge", "Wall time of the point's timed loops, first start to last end.", l, p.wall_s);
+  AddCpu(p.cpu, l, e);
   if (const std::optional<PointTraffic> t = BusiestRankTraffic(p)) {
     const Labels source = With(l, "source", t->source);
     const char* help = "Bytes per operation of the busiest rank, measured (tcp_info: the kernel's socket counters; "

@@ -116,6 +116,30 @@ TEST(PrometheusTest, CarriesTheBusiestRanksTrafficAndItsModel) {
   EXPECT_DOUBLE_EQ(p.series.at("commbench_traffic_vs_model_ratio{" + labels + "}"), 1.0025);
 }
 
+// The ranks' CPU: saturation always, the run-queue wait where measured, a cgroup quota and its throttling where
+// one was set (absent otherwise: no series of 0 that reads as "no CPU").
+TEST(PrometheusTest, CarriesTheRanksCpuAndACgroupQuotaWhereSet) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  const result::PointResult& first = file.points.front();
+  const std::string labels = "backend=\"gloo\",op=\"allreduce\",algo=\"" + first.point.algo +
+                             "\",dtype=\"f32\",groups=\"" + std::to_string(first.point.groups) +
+                             "\",group_size=\"2\",size=\"" + std::to_string(first.point.bytes) + "\",sync=\"none\"";
+  const Parsed none = ParseExposition(ToPrometheusText(file));
+  EXPECT_DOUBLE_EQ(none.series.at("commbench_point_cpu_saturation_ratio{" + labels + "}"), first.cpu.saturation);
+  EXPECT_FALSE(none.series.count("commbench_point_cpu_quota_cores{" + labels + "}"));
+  EXPECT_FALSE(none.series.count("commbench_point_cpu_throttled_ratio{" + labels + "}"));
+  for (auto& point : file.points) {
+    point.cpu.cpu_quota = 0.5;
+    point.cpu.throttled_share = 0.75;
+    point.cpu.runqueue_wait_us_per_iter = 120;
+  }
+  const Parsed quota = ParseExposition(ToPrometheusText(file));
+  EXPECT_DOUBLE_EQ(quota.series.at("commbench_point_cpu_quota_cores{" + labels + "}"), 0.5);
+  EXPECT_DOUBLE_EQ(quota.series.at("commbench_point_cpu_throttled_ratio{" + labels + "}"), 0.75);
+  EXPECT_NEAR(quota.series.at("commbench_point_runqueue_wait_seconds{" + labels + "}"), 120e-6, 1e-12);
+  EXPECT_EQ(quota.type.at("commbench_point_cpu_throttled_ratio"), "gauge");
+}
+
 TEST(PrometheusTest, PointsThatDifferInAnotherAxisStayApart) {
   result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
   result::PointResult turns = file.points.front();
