@@ -64,15 +64,66 @@ TEST(CsvTest, QuotesOnlyWhatRfc4180Requires) {
 TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
   const result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
   const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
-  const std::vector<std::string> expected = {
-      "point_id", "backend", "op", "algo", "dtype", "reduce", "size_bytes", "count", "groups", "group_size", "world",
-      "in_place", "sync", "concurrency", "ranks_per_process", "pin", "cpus", "device", "stream", "h2d", "h2d_bytes",
-      "graph", "phase", "iters", "warmup", "repeats", "correct", "checked_iters", "loop_us", "p50_us", "p95_us",
-      "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us", "ci95_hi_us", "rank_mean_p50_us",
-      "loop_wall_per_op_us", "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps", "wall_s",
-      "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank", "traffic_source",
-      "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op", "model_recv_bytes_per_op",
-      "traffic_vs_model"};
+  const std::vector<std::string> expected = {"point_id",
+                                             "backend",
+                                             "op",
+                                             "algo",
+                                             "dtype",
+                                             "reduce",
+                                             "size_bytes",
+                                             "count",
+                                             "groups",
+                                             "group_size",
+                                             "world",
+                                             "in_place",
+                                             "sync",
+                                             "concurrency",
+                                             "ranks_per_process",
+                                             "pin",
+                                             "cpus",
+                                             "device",
+                                             "stream",
+                                             "h2d",
+                                             "h2d_bytes",
+                                             "graph",
+                                             "phase",
+                                             "iters",
+                                             "warmup",
+                                             "repeats",
+                                             "correct",
+                                             "checked_iters",
+                                             "loop_us",
+                                             "p50_us",
+                                             "p95_us",
+                                             "p99_us",
+                                             "min_us",
+                                             "max_us",
+                                             "mean_us",
+                                             "stddev_us",
+                                             "cv",
+                                             "ci95_lo_us",
+                                             "ci95_hi_us",
+                                             "rank_mean_p50_us",
+                                             "loop_wall_per_op_us",
+                                             "algbw_gbps",
+                                             "busbw_gbps",
+                                             "aggregate_algbw_gbps",
+                                             "aggregate_busbw_gbps",
+                                             "wall_s",
+                                             "cpu_saturation",
+                                             "threads_per_core",
+                                             "start_skew_us",
+                                             "slowest_group",
+                                             "slowest_rank",
+                                             "traffic_source",
+                                             "sent_bytes_per_op",
+                                             "recv_bytes_per_op",
+                                             "model_sent_bytes_per_op",
+                                             "model_recv_bytes_per_op",
+                                             "traffic_vs_model",
+                                             "runqueue_wait_us",
+                                             "cpu_quota",
+                                             "cpu_throttled_share"};
   ASSERT_EQ(rows.size(), file.points.size() + 1);
   EXPECT_EQ(rows[0], expected);
   for (size_t i = 1; i < rows.size(); ++i) {
@@ -84,6 +135,23 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
     EXPECT_EQ(std::stod(rows[i][Column(expected, "loop_us")]), p.time_us.mean);
     EXPECT_EQ(std::stod(rows[i][Column(expected, "busbw_gbps")]), p.busbw_gbps);
   }
+}
+
+// The ranks' CPU wait and their cgroup's limit: empty where not measured or not set, the figures where they are.
+TEST(CsvTest, CpuColumnsAreEmptyWithoutAQuota) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  file.points[0].cpu.runqueue_wait_us_per_iter = -1;
+  file.points[1].cpu.runqueue_wait_us_per_iter = 12.5;
+  file.points[1].cpu.cpu_quota = 0.5;
+  file.points[1].cpu.throttled_share = 0.75;
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
+  const std::vector<std::string>& header = rows[0];
+  for (const char* column : {"runqueue_wait_us", "cpu_quota", "cpu_throttled_share"}) {
+    EXPECT_EQ(rows[1][Column(header, column)], "") << column;
+  }
+  EXPECT_EQ(std::stod(rows[2][Column(header, "runqueue_wait_us")]), 12.5);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "cpu_quota")]), 0.5);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "cpu_throttled_share")]), 0.75);
 }
 
 // The busiest rank's measured bytes per op, its model and their ratio; empty cells where nothing measured it.
