@@ -48,8 +48,7 @@ Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
 
 namespace {
 
-// The tightest cgroup CPU quota recorded at the finding's points (0: none). At a CPU or less it caps one core and
-// all cores alike, and the --cpus A/B varies nothing.
+// The tightest cgroup CPU quota recorded at the finding's points (0: none).
 double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
   double quota = 0;
   for (const auto& p : first.points) {
@@ -62,7 +61,7 @@ double QuotaAt(const result::ResultFile& first, const result::Finding& f) {
 }  // namespace
 
 std::string CpuQuotaNote(const CpuQuota& quota, size_t cores) {
-  if (quota.cpus <= 0 || quota.cpus >= static_cast<double>(cores)) return "";
+  if (!QuotaBinds(quota.cpus, static_cast<double>(cores))) return "";
   char periods[128];
   std::snprintf(periods, sizeof periods, "%.0f to %.0f of its %.0f ms periods (%.1f-%.1f s)",
                 loop_defaults::kQuotaMinPeriods, loop_defaults::kQuotaPeriods, 1e3 * quota.period_s,
@@ -92,7 +91,7 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
       if (by_id.count(id)) suspect.series.push_back(by_id.at(id));
     }
     const double quota = f.rule == "cpu_oversubscription" ? QuotaAt(first, f) : 0;
-    if (quota > 0 && quota <= 1) {
+    if (!CpusCanVaryShare(quota)) {
       out.notes.push_back("--explain: " + f.rule + " suspected: the ranks' cgroup CPU quota (" + FormatCpus(quota) +
                           ") caps one core and all cores alike, so no --cpus A/B varies it; it stays suspected");
       continue;

@@ -139,10 +139,6 @@ std::optional<CpuThrottling> ParseCpuStat(const std::string& text) {
   t.periods = StatField(text, "nr_periods", &has_periods);
   if (!has_periods) return std::nullopt;
   t.throttled_periods = StatField(text, "nr_throttled", &found);
-  found = false;
-  const int64_t ns = StatField(text, "throttled_time", &found);
-  t.throttled_s =
-      found ? static_cast<double>(ns) * 1e-9 : static_cast<double>(StatField(text, "throttled_usec", &found)) * 1e-6;
   return t;
 }
 

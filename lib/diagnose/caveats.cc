@@ -11,22 +11,23 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-bool QuotaBound(const PointData& p) {
-  return p.cpu_quota > 0 && (p.cores_available <= 0 || p.cpu_quota < p.cores_available) &&
-         p.throttled_share >= kMostPeriodsThrottled;
-}
-
+// Points of series whose binding quota (BindingCpuQuota) the ranks ran out of in most periods.
 std::string QuotaCaveat(const AnalysisInput& in) {
   std::set<int> groups;
   int throttled = 0;
   double quota = 0, most_throttled = 0, worst_se = 0;
-  for (const PointData& p : in.points) {
-    if (!QuotaBound(p)) continue;
-    ++throttled;
-    groups.insert(p.groups);
-    quota = TighterLimit(quota, p.cpu_quota);
-    most_throttled = std::max(most_throttled, p.throttled_share);
-    if (p.p50_us > 0) worst_se = std::max(worst_se, p.se_us / p.p50_us);
+  for (const SeriesData& s : in.series) {
+    const double binding = BindingCpuQuota(in, s);
+    if (binding <= 0) continue;
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      const PointData& p = in.Point(s, i);
+      if (p.throttled_share < kMostPeriodsThrottled) continue;
+      ++throttled;
+      groups.insert(p.groups);
+      quota = TighterLimit(quota, binding);
+      most_throttled = std::max(most_throttled, p.throttled_share);
+      if (p.p50_us > 0) worst_se = std::max(worst_se, p.se_us / p.p50_us);
+    }
   }
   if (throttled == 0) return "";
   std::string g;

@@ -36,45 +36,16 @@ void Append(Row* row, const Row& more) { row->insert(row->end(), more.begin(), m
 
 const Row& StatNames() {
   static const Row names = {
-      "iters",
-      "warmup",
-      "repeats",
-      "correct",
-      "checked_iters",
-      "loop_us",
-      "p50_us",
-      "p95_us",
-      "p99_us",
-      "min_us",
-      "max_us",
-      "mean_us",
-      "stddev_us",
-      "cv",
-      "ci95_lo_us",
-      "ci95_hi_us",
-      "rank_mean_p50_us",
-      "loop_wall_per_op_us",
-      "algbw_gbps",
-      "busbw_gbps",
-      "aggregate_algbw_gbps",
-      "aggregate_busbw_gbps",
-      "wall_s",
-      "cpu_saturation",
-      "threads_per_core",
-      "start_skew_us",
-      "slowest_group",
-      "slowest_rank",
+      "iters", "warmup", "repeats", "correct", "checked_iters",
+      "loop_us", "p50_us", "p95_us", "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us",
+      "ci95_hi_us", "rank_mean_p50_us", "loop_wall_per_op_us",
+      "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps",
+      "wall_s", "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank",
       // The busiest rank's traffic per op (point_traffic.h); empty where nothing measured it.
-      "traffic_source",
-      "sent_bytes_per_op",
-      "recv_bytes_per_op",
-      "model_sent_bytes_per_op",
-      "model_recv_bytes_per_op",
-      "traffic_vs_model",
+      "traffic_source", "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op",
+      "model_recv_bytes_per_op", "traffic_vs_model",
       // The ranks' wait for a CPU and their cgroup's CPU limit (CpuCells); empty where not measured or not set.
-      "runqueue_wait_us",
-      "cpu_quota",
-      "cpu_throttled_share",
+      "runqueue_wait_us", "cpu_quota", "cpu_throttled_share",
   };
   return names;
 }
@@ -91,18 +62,19 @@ Row Stats(const result::PointResult& p) {
           std::to_string(p.skew.slowest_rank)};
 }
 
+// A figure recorded as negative where it is not known: an empty cell then.
+std::string Known(double v) { return v < 0 ? std::string() : Num(v); }
+
 Row TrafficCells(const result::PointResult& p) {
   const std::optional<PointTraffic> t = BusiestRankTraffic(p);
   if (!t) return Row(6, "");
-  auto known = [](double v) { return v < 0 ? std::string() : Num(v); };
-  return {t->source, known(t->sent_bytes_per_op), known(t->recv_bytes_per_op), known(t->model_sent_bytes_per_op),
-          known(t->model_recv_bytes_per_op), known(t->ratio)};
+  return {t->source, Known(t->sent_bytes_per_op), Known(t->recv_bytes_per_op), Known(t->model_sent_bytes_per_op),
+          Known(t->model_recv_bytes_per_op), Known(t->ratio)};
 }
 
 Row CpuCells(const result::PointResult& p) {
   const result::CpuUsage& c = p.cpu;
-  return {c.runqueue_wait_us_per_iter >= 0 ? Num(c.runqueue_wait_us_per_iter) : "",
-          c.cpu_quota > 0 ? Num(c.cpu_quota) : "", c.throttled_share >= 0 ? Num(c.throttled_share) : ""};
+  return {Known(c.runqueue_wait_us_per_iter), c.cpu_quota > 0 ? Num(c.cpu_quota) : "", Known(c.throttled_share)};
 }
 
 void PointRows(const result::ResultFile& file, std::string* out) {

@@ -5,8 +5,9 @@
 
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"

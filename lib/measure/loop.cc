@@ -49,8 +49,7 @@ const CpuQuota& ProcessCpuQuota() {
 double BindingQuotaPeriodS() {
   static const double period_s = [] {
     const CpuQuota& quota = ProcessCpuQuota();
-    const bool binds = quota.cpus > 0 && quota.cpus < static_cast<double>(AllowedCpus().size());
-    return binds ? quota.period_s : 0.0;
+    return QuotaBinds(quota.cpus, static_cast<double>(AllowedCpus().size())) ? quota.period_s : 0.0;
   }();
   return period_s;
 }

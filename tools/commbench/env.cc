@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/backend/backend.h"
+#include "lib/core/cpu_quota.h"
 #include "lib/measure/host_peak.h"
 #include "lib/measure/environment_probe.h"
 #include "tools/commbench/commands.h"
@@ -36,11 +37,10 @@ void PrintCpuPower(const nlohmann::json& p) {
 void PrintEnvironment(const nlohmann::json& env) {
   std::printf("host            %s\n", env["host"].get<std::string>().c_str());
   std::printf("cpu             %s\n", env["cpu_model"].get<std::string>().c_str());
-  std::printf("cores           %d online, %d usable (affinity %s)", env["cores_online"].get<int>(),
-              env["cores_available"].get<int>(), env["affinity"].get<std::string>().c_str());
   const nlohmann::json quota = env.value("cpu_quota", nlohmann::json());
-  std::printf(quota.is_number() ? "; cgroup CPU quota %g CPU(s)\n" : "\n",
-              quota.is_number() ? quota.get<double>() : 0.0);
+  const std::string limit = quota.is_number() ? "; cgroup CPU quota " + FormatCpus(quota.get<double>()) : "";
+  std::printf("cores           %d online, %d usable (affinity %s)%s\n", env["cores_online"].get<int>(),
+              env["cores_available"].get<int>(), env["affinity"].get<std::string>().c_str(), limit.c_str());
   std::printf("memory          %.1f GiB\n", env["memory_bytes"].get<double>() / (1 << 30));
   std::printf("os              %s\n", env.value("os", std::string("?")).c_str());
   PrintCpuPower(env.value("cpu_power", nlohmann::json::object()));

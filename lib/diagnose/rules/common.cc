@@ -6,6 +6,8 @@
 #include <set>
 #include <utility>
 
+#include "lib/core/cpu_quota.h"
+
 namespace commbench {
 namespace diagnose {
 
@@ -53,8 +55,8 @@ double CoresByAffinity(const AnalysisInput& in, const SeriesData& s) {
 }  // namespace
 
 double BindingCpuQuota(const AnalysisInput& in, const SeriesData& s) {
-  const double quota = in.Last(s).cpu_quota, cores = CoresByAffinity(in, s);
-  return quota > 0 && (cores <= 0 || quota < cores) ? quota : 0;
+  const double quota = in.Last(s).cpu_quota;
+  return QuotaBinds(quota, CoresByAffinity(in, s)) ? quota : 0;
 }
 
 double CoresForRanks(const AnalysisInput& in, const SeriesData& s) {

@@ -114,8 +114,7 @@ class CpuOversubscriptionRule : public Rule {
         in.affinity.empty() ? "0-" + std::to_string(std::max(1, static_cast<int>(in.cores_online) - 1)) : in.affinity;
     std::string a_cpus = s.axes.count("cpus") ? s.axes.at("cpus") : "";
     std::vector<std::string> cpus = {a_cpus.empty() || a_cpus == all ? "0" : a_cpus, all};
-    // A quota of a CPU or less caps one core and all cores alike: no --cpus A/B varies the ranks' share.
-    const bool cpus_vary = quota == 0 || quota > 1;
+    const bool cpus_vary = CpusCanVaryShare(quota);
     ApplyAbs(in, a, Factor(), cpus_vary ? in.ConfirmCommand({{"cpus", cpus}}) : "", &f);
     if (!cpus_vary && f.status == FindingStatus::kSuspected) {
       f.summary += " No --cpus A/B can confirm it under this quota (one core and all cores get the same " +
