@@ -2,19 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "lib/core/text_file.h"
+
 namespace commbench {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -74,13 +68,13 @@ std::optional<std::string> FindCgroupPath(const std::string& proc_cgroup, bool v
 CpuQuota DirectoryLimit(const std::string& dir, bool v2) {
   double quota = -1, period = 0;
   if (v2) {
-    std::istringstream in(ReadAll(dir + "/cpu.max"));
+    std::istringstream in(WholeFile(dir + "/cpu.max"));
     std::string q;
     if (!(in >> q >> period) || q == "max") return {};
     quota = std::atof(q.c_str());
   } else {
-    quota = std::atof(ReadAll(dir + "/cpu.cfs_quota_us").c_str());
-    period = std::atof(ReadAll(dir + "/cpu.cfs_period_us").c_str());
+    quota = std::atof(WholeFile(dir + "/cpu.cfs_quota_us").c_str());
+    period = std::atof(WholeFile(dir + "/cpu.cfs_period_us").c_str());
   }
   if (quota <= 0 || period <= 0) return {};
   return CpuQuota{quota / period, period * 1e-6, dir + "/cpu.stat"};
@@ -131,7 +125,7 @@ CpuQuota CpuQuotaFrom(const std::string& mountinfo, const std::string& proc_cgro
   return best;
 }
 
-CpuQuota ReadCpuQuota() { return CpuQuotaFrom(ReadAll("/proc/self/mountinfo"), ReadAll("/proc/self/cgroup"), ""); }
+CpuQuota ReadCpuQuota() { return CpuQuotaFrom(WholeFile("/proc/self/mountinfo"), WholeFile("/proc/self/cgroup"), ""); }
 
 std::optional<CpuThrottling> ParseCpuStat(const std::string& text) {
   bool has_periods = false, found = false;
@@ -144,7 +138,7 @@ std::optional<CpuThrottling> ParseCpuStat(const std::string& text) {
 
 std::optional<CpuThrottling> ReadCpuThrottling(const std::string& stat_path) {
   if (stat_path.empty()) return std::nullopt;
-  return ParseCpuStat(ReadAll(stat_path));
+  return ParseCpuStat(WholeFile(stat_path));
 }
 
 std::string FormatCpus(double cpus) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace commbench {
@@ -12,6 +13,15 @@ inline std::string FirstLine(const std::string& path) {
   std::string line;
   std::getline(in, line);
   return line;
+}
+
+// The whole file at path (a /proc or /sys file, a cgroup's settings); "" where it cannot be read.
+inline std::string WholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace commbench

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "lib/core/text_file.h"
+
 namespace commbench {
 namespace {
 
@@ -29,14 +31,6 @@ double ThreadCpuS() {
 double SecondsPerTick() {
   static const double s = 1.0 / static_cast<double>(std::max(sysconf(_SC_CLK_TCK), 1L));
   return s;
-}
-
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::vector<int> Pids() {
@@ -192,14 +186,14 @@ void HostLoadMonitor::Loop() {
 
 void HostLoadMonitor::SampleLocked() {
   const double cost_start = ThreadCpuS();
-  const std::vector<CpuTicks> cpus = ParseProcStat(ReadSmallFile("/proc/stat"));
+  const std::vector<CpuTicks> cpus = ParseProcStat(WholeFile("/proc/stat"));
   if (cpus.empty()) {
     ok_ = false;
     return;
   }
   std::map<int, ProcessTicks> processes;
   for (int pid : Pids()) {
-    auto p = ParseProcessStat(ReadSmallFile("/proc/" + std::to_string(pid) + "/stat"));
+    auto p = ParseProcessStat(WholeFile("/proc/" + std::to_string(pid) + "/stat"));
     if (p) processes[pid] = std::move(*p);  // a process that exited meanwhile is simply not there
   }
   const int64_t now = MonotonicNs();
