@@ -6,7 +6,8 @@
 #   tools/reliability_probe.sh [COMMBENCH [PART]]   (default .bazel/bin/tools/commbench/commbench, all)
 #
 # PART: inputs (the bad inputs and the outputs that show values: nothing timed, so the suite runs them beside other
-# tests), faults (the injected faults, which time real rank processes), or all.
+# tests), faults (the injected faults, which time real rank processes), stores (the stores, outputs and CI text of
+# docs/threats.md: one file per class under tools/probe/, cases generated), or all.
 #
 # A bad input is handled when commbench exits 2 with exactly one stderr line starting "commbench: error: ", is not
 # killed by a signal, writes nothing (its working directory and the inputs unchanged, no *.tmp-* file, no temporary
@@ -17,7 +18,8 @@ set -uo pipefail
 export LC_ALL=C
 CB_GIVEN=${1:-.bazel/bin/tools/commbench/commbench}
 PART=${2:-${PROBE_PART:-all}}
-case $PART in all | inputs | faults) ;; *) echo "reliability_probe: part '$PART' is not one of all, inputs, faults" >&2; exit 2 ;; esac
+case $PART in all | inputs | faults | stores) ;; *) echo "reliability_probe: part '$PART' is not one of all, inputs, faults, stores" >&2; exit 2 ;; esac
+PROBE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/probe
 [[ -x $CB_GIVEN ]] || { echo "reliability_probe: no commbench binary at $CB_GIVEN (bazel build //tools/commbench)" >&2; exit 2; }
 
 ROOT=$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/reliability-probe.XXXXXX")
@@ -240,7 +242,7 @@ printf 'name: probe\n%s\n' "$PROFILE_BODY" >"$IN/profile.yaml"
 
 # ---------------------------------------------------------------------------------------------------------------
 # Bad inputs.
-if [[ $PART != faults ]]; then
+if [[ $PART == all || $PART == inputs ]]; then
 echo "# bad inputs"
 # Every numeric flag: not a number, negative, past 64 bits, nan, inf, empty, a fraction (integers).
 for flag in iters warmup min-iters max-iters sample-cap repeats max-world group-size ranks-per-process h2d-bytes rank world; do
@@ -392,7 +394,7 @@ done
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
-if [[ $PART != faults ]]; then
+if [[ $PART == all || $PART == inputs ]]; then
 echo "# outputs that show values"
 # report: a <script> in any value it shows must arrive escaped.
 for field in command host cpu_model rank_host; do
@@ -870,7 +872,7 @@ case_sigterm_large_world() {
   else ok "$name"; fi
 }
 
-if [[ $PART != inputs ]]; then
+if [[ $PART == all || $PART == faults ]]; then
 case_timeout_healthy
 case_sigstop
 case_sigkill
@@ -886,6 +888,14 @@ case_killed_driver
 case_alias_bomb
 case_accept_script
 case_sigterm_large_world
+fi
+
+# The stores, outputs and CI text (docs/threats.md): each file defines its cases and runs them when sourced.
+if [[ $PART == all || $PART == stores ]]; then
+  for class_file in "$PROBE_DIR"/*.sh; do
+    # shellcheck source=/dev/null
+    source "$class_file"
+  done
 fi
 
 echo "$handled of $total handled"
