@@ -893,6 +893,7 @@ fi
 # The stores, outputs and CI text (docs/threats.md): each file defines its cases and runs them when sourced.
 if [[ $PART == all || $PART == stores ]]; then
   for class_file in "$PROBE_DIR"/*.sh; do
+    [[ -f $class_file ]] || continue
     # shellcheck source=/dev/null
     source "$class_file"
   done

@@ -7,9 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "lib/core/data_file.h"
+#include "lib/model/point_json.h"
 #include "lib/result/json_reader.h"
 #include "lib/result/spec_reader.h"
-#include "lib/model/point_json.h"
 
 namespace commbench::result {
 
@@ -116,7 +117,7 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
   RETURN_IF_ERROR(in.errors()->status());
   if (in.Has("acceptance")) t.acceptance = in.value().at("acceptance");  // commbench accept only
-  if (in.Has("wall")) {  // schema_version 4 on
+  if (in.Has("wall")) {                                                  // schema_version 4 on
     ASSIGN_OR_RETURN(t.wall, ReadWallTime(in.value().at("wall"), in.PathOf("wall")));
   }
   if (in.Has("explain")) {  // --explain only
@@ -196,23 +197,19 @@ StatusOr<ResultFile> ReadResultFile(const json& j) {
   RETURN_IF_ERROR(errors.status());
   ResultFile file;
   ASSIGN_OR_RETURN(file.header, ReadHeader(in));
-  RETURN_IF_ERROR(ReadList(in, "points", [](const json& p, const std::string& path) { return ReadPointResult(p, path); },
-                           &file.points));
+  RETURN_IF_ERROR(ReadList(
+      in, "points", [](const json& p, const std::string& path) { return ReadPointResult(p, path); }, &file.points));
   ASSIGN_OR_RETURN(file.trailer, ReadTrailer(in));
   return file;
 }
 
 StatusOr<ResultFile> LoadResultFile(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return InvalidArgument(path + " is a directory, not a results file");
+  StatusOr<std::string> read = ReadDataFile(path, kMaxResultFileBytes, "result file");
+  if (!read.ok()) {
+    if (read.status().code() == StatusCode::kInvalidArgument) return read.status();
+    return InvalidArgument("cannot read " + path + ": " + read.status().message());
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return InvalidArgument("cannot read " + path + ": " + std::strerror(errno));
-  const std::string content = text.str();
+  const std::string& content = *read;
   if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
   json j;
   bool too_deep = false;
@@ -237,7 +234,8 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
                            std::to_string(kMaxJsonDepth) + " levels");
   }
   if (!duplicate.empty()) {
-    return InvalidArgument(path + ": " + duplicate + ": the key is given twice in one object (accepted: each key once)");
+    return InvalidArgument(path + ": " + duplicate +
+                           ": the key is given twice in one object (accepted: each key once)");
   }
   auto file = ReadResultFile(j);
   if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());

@@ -2,6 +2,10 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
+
+#include "lib/core/data_file.h"
+#include "lib/core/printable.h"
 
 namespace commbench::result {
 namespace {
@@ -20,8 +24,8 @@ std::string DirectoryOf(const std::string& path) {
 
 std::string SamplesSidecarPath(const std::string& result_path) {
   const std::string ext = ".json";
-  const bool json = result_path.size() > ext.size() &&
-                    result_path.compare(result_path.size() - ext.size(), ext.size(), ext) == 0;
+  const bool json =
+      result_path.size() > ext.size() && result_path.compare(result_path.size() - ext.size(), ext.size(), ext) == 0;
   return (json ? result_path.substr(0, result_path.size() - ext.size()) : result_path) + ".samples.jsonl";
 }
 
@@ -64,9 +68,15 @@ Status LoadSamples(const std::string& result_path, ResultFile* file) {
     sidecar = p.samples_us.file;
   }
   if (by_id.empty()) return OkStatus();
+  // The sidecar's name comes from the file: only a file beside it, never a path that leaves its directory.
+  if (sidecar.find('/') != std::string::npos || sidecar == "." || sidecar == "..") {
+    return InvalidArgument(result_path + ": samples file '" + Printable(sidecar) +
+                           "' (accepted: the name of a file beside the result, as sweep writes it)");
+  }
   const std::string path = DirectoryOf(result_path) + sidecar;
-  std::ifstream in(path);
-  if (!in) return InvalidArgument("cannot read the samples file " + path);
+  StatusOr<std::string> text = ReadDataFile(path, kMaxResultFileBytes, "samples file");
+  if (!text.ok()) return InvalidArgument("cannot read the samples file " + path + ": " + text.status().message());
+  std::istringstream in(*text);
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     std::string id;
