@@ -240,8 +240,11 @@ std::string BisectionMarkdown(const std::vector<BisectionTable>& tables) {
 
 std::string AcceptanceHostLines(const AcceptanceReport& r) {
   std::string out;
+  // A run that could not judge passes no host: a drain script reading "pass" would accept it.
+  const bool judged = !r.PreflightFailed() && !r.Busy();
   for (const HostVerdict& h : r.hosts) {
-    out += h.host + " " + Verdict(h.passed) + " " + (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + "\n";
+    const std::string verdict = judged || !h.passed ? Verdict(h.passed) : "unjudged";
+    out += h.host + " " + verdict + " " + (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + "\n";
   }
   return out;
 }

@@ -1,20 +1,22 @@
 #include "lib/app/gate_calibrate.h"
 
 #include <fstream>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "lib/app/gate_policy.h"
 #include "lib/core/atomic_file.h"
+#include "lib/core/data_file.h"
+#include "lib/core/store_dir.h"
 
 namespace commbench::app {
 namespace {
 
 StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": cannot read");
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  StatusOr<std::string> text = ReadDataFile(path, kMaxResultFileBytes, "baseline");
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound) return NotFound(path + ": cannot read");
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object");
   return j;
 }
@@ -40,9 +42,11 @@ StatusOr<gate::Calibration> CalibrateAa(const SequentialOutcome& run, double bud
 }
 
 Status StoreCalibration(const std::string& baseline, const gate::Calibration& c) {
+  // Two calibrations of one baseline at once would each keep only their own figures: one at a time.
+  ASSIGN_OR_RETURN(FileLock lock, FileLock::TakeOnFile(baseline));
   ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(baseline));
   j[kCalibrationKey] = gate::CalibrationToJson(c);
-  return WriteFileAtomically(baseline, j.dump(1) + "\n");
+  return ReplaceStoreFile(baseline, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c,
@@ -52,7 +56,7 @@ Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibra
   nlohmann::json j = nlohmann::json::parse(BaselineText(run));
   if (c) j[kCalibrationKey] = gate::CalibrationToJson(*c);
   if (with_host) j[result::kHostReferenceKey] = result::HostReferenceToJson(*host);
-  return WriteFileAtomically(path, j.dump(1) + "\n");
+  return ReplaceStoreFile(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 StatusOr<BaselineBlocks> LoadBaselineBlocks(const std::string& baseline) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lib/core/atomic_file.h"
+#include "lib/core/store_dir.h"
 #include "lib/gate/compare.h"
 #include "lib/launch/host_settings.h"
 #include "lib/measure/host_reference.h"
@@ -71,7 +72,7 @@ StatusOr<BaselineGate> LoadBaselineGate(const std::string& path, const SweepSpec
 }
 
 Status KeepAsBaseline(const result::ResultFile& run, const std::string& path) {
-  return WriteFileAtomically(path, BaselineText(run));
+  return ReplaceStoreFile(path, BaselineText(run));
 }
 
 StatusOr<AbRun> RunAlternating(const GateRunner& runner, const SweepSpec& once, const Variant& a, const Variant& b,
@@ -123,8 +124,8 @@ Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::
   SweepSpec spec = once;
   if (side->variant->uniform_slowdown) spec.test_only_uniform_slowdown = *side->variant->uniform_slowdown;
   while (!ids.empty() && failure->empty()) {
-    PipelineOutcome run = runner.Run(spec, dir + "/" + side->name + "-" + std::to_string(side->files++) + ".json",
-                                     *side->variant, &ids);
+    PipelineOutcome run =
+        runner.Run(spec, dir + "/" + side->name + "-" + std::to_string(side->files++) + ".json", *side->variant, &ids);
     if (!run.written.ok()) return run.written;
     *failure = run.failure;
     if (!failure->empty() && progress.failed) progress.failed(side->name, *failure);
@@ -134,8 +135,8 @@ Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::
     for (result::PointResult& p : run.result.points) {
       const gate::Disturbance d = gate::JudgeRepeat(p, affinity, options.disturbance);
       const bool again = d.disturbed && p.correct && side->reruns[p.id] < options.max_reruns;
-      const gate::RepeatRecord record{side->name, round, d.disturbed, again, d.outside_share, d.runqueue_share, d.why,
-                                     d.migrations};
+      const gate::RepeatRecord record{side->name,       round, d.disturbed, again, d.outside_share,
+                                      d.runqueue_share, d.why, d.migrations};
       gate->NoteRepeat(p.id, record);
       if (d.disturbed && progress.note) progress.note(p.id + ": " + gate::Describe(record));
       if (again) {
@@ -151,9 +152,7 @@ Status RunRepeat(const GateRunner& runner, const SweepSpec& once, std::set<std::
   return OkStatus();
 }
 
-result::ResultFile Merged(const Side& side) {
-  return MergeRepeats(side.runs, static_cast<int64_t>(side.runs.size()));
-}
+result::ResultFile Merged(const Side& side) { return MergeRepeats(side.runs, static_cast<int64_t>(side.runs.size())); }
 
 }  // namespace
 
@@ -216,7 +215,8 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
       }
     }
     for (int s = first_side; s < 2 && failure.empty(); ++s) {
-      RETURN_IF_ERROR(RunRepeat(runner, once, undecided, run.rounds, options, dir, progress, &gate, &sides[s], &failure));
+      RETURN_IF_ERROR(
+          RunRepeat(runner, once, undecided, run.rounds, options, dir, progress, &gate, &sides[s], &failure));
     }
     last_round_s = Since(round_start);
     if (!failure.empty()) run.stopped_because = sides[1].runs.empty() ? "a run failed" : "a run failed: " + failure;

@@ -323,6 +323,19 @@ Status ReplaceStoreFile(const std::string& path, std::string_view content) {
   return store.Replace(base, content);
 }
 
+Status CheckStoreFileTarget(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return InvalidArgument("cannot write " + path + ": it is " + FileKind(st.st_mode) +
+                           " (accepted: a regular file or a new path; a store is never written through a link)");
+  }
+  const std::string dir = DirectoryOf(path);
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return InvalidArgument("cannot write " + path + ": directory " + dir + ": " + Why(errno));
+  }
+  return OkStatus();
+}
+
 StatusOr<FileLock> FileLock::Take(const std::string& path) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -341,6 +354,30 @@ StatusOr<FileLock> FileLock::Take(const std::string& path) {
     return Unavailable("lock " + path + ": cannot lock it: " + Why(e));
   }
   return FileLock(fd);
+}
+
+StatusOr<FileLock> FileLock::TakeOnFile(const std::string& path) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ELOOP) return InvalidArgument(path + " is a symlink (refused: never written through a link)");
+      if (errno == ENOENT) return NotFound(path + " does not exist");
+      return Unavailable("cannot lock " + path + ": " + Why(errno));
+    }
+    struct stat held, now;
+    if (fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+      close(fd);
+      return InvalidArgument(path + " is not a regular file (refused)");
+    }
+    if (TakeFlock(fd) != 0) {
+      const int e = errno;
+      close(fd);
+      return Unavailable("cannot lock " + path + ": " + Why(e));
+    }
+    if (lstat(path.c_str(), &now) == 0 && now.st_ino == held.st_ino && now.st_dev == held.st_dev) return FileLock(fd);
+    close(fd);  // replaced while we waited: lock the file that is there now
+  }
+  return Unavailable("cannot lock " + path + ": it keeps being replaced");
 }
 
 FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}

@@ -77,11 +77,18 @@ class StoreDir {
 // file. Its mode is kept.
 Status ReplaceStoreFile(const std::string& path, std::string_view content);
 
+// OK when ReplaceStoreFile(path) could write: nothing or a regular file at `path` (never a link) in a writable
+// directory. For failing before any work is done.
+Status CheckStoreFileTarget(const std::string& path);
+
 // Holds an exclusive flock on `path` (created O_NOFOLLOW, a planted link refused) for its lifetime: for the
 // read-modify-write of a one-file store such as a baseline's calibration.
 class FileLock {
  public:
   static StatusOr<FileLock> Take(const std::string& path);
+  // Locks the existing regular file `path` itself (never through a link), so that no lock file is left beside
+  // it; a writer that replaced it by rename meanwhile is noticed and the new file locked instead.
+  static StatusOr<FileLock> TakeOnFile(const std::string& path);
   FileLock(FileLock&& o) noexcept;
   FileLock& operator=(FileLock&&) = delete;
   ~FileLock();

@@ -14,10 +14,13 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "lib/core/data_file.h"
+#include "lib/core/store_dir.h"
 #include "lib/measure/loopback_pair.h"
 
 namespace commbench {
@@ -112,7 +115,9 @@ StatusOr<double> MeasureTcpLoopback(const HostPeakOptions& o) {
   return static_cast<double>(received) / s / 1e9;
 }
 
-std::string CacheFile(const std::string& dir) { return dir.empty() ? "" : dir + "/host_peaks.json"; }
+constexpr char kCacheName[] = "host_peaks.json";
+
+std::string CacheFile(const std::string& dir) { return dir.empty() ? "" : dir + "/" + kCacheName; }
 
 bool MakeDirs(const std::string& path) {
   std::string partial;
@@ -127,10 +132,13 @@ bool MakeDirs(const std::string& path) {
   return true;
 }
 
-nlohmann::json ReadCache(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return nlohmann::json::object();
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+// The cache is a store (lib/core/store_dir.h): read and replaced only as its own regular file, never through a
+// link planted at its name, and bounded before parsing.
+nlohmann::json ReadCache(const StoreDir* store) {
+  if (store == nullptr) return nlohmann::json::object();
+  StatusOr<std::string> text = store->Read(kCacheName, kMaxIndexFileBytes, "host-peak cache");
+  if (!text.ok()) return nlohmann::json::object();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   return j.is_object() ? j : nlohmann::json::object();
 }
 
@@ -175,7 +183,11 @@ StatusOr<HostPeaks> GetHostPeaks(const HostPeakOptions& options) {
   std::string key = HostPeakCacheKey();
   HostPeakOptions now = options;
   if (now.load_per_core < 0) now.load_per_core = HostLoadPerCore();
-  nlohmann::json cache = file.empty() ? nlohmann::json::object() : ReadCache(file);
+  std::optional<StoreDir> store;
+  if (!file.empty() && MakeDirs(dir)) {
+    if (StatusOr<StoreDir> opened = StoreDir::Open(dir, false); opened.ok()) store.emplace(std::move(*opened));
+  }
+  nlohmann::json cache = ReadCache(store ? &*store : nullptr);
   HostPeaks cached;
   if (!options.refresh && cache.contains(key) && cache[key].is_object()) {
     const nlohmann::json& e = cache[key];
@@ -196,23 +208,13 @@ StatusOr<HostPeaks> GetHostPeaks(const HostPeakOptions& options) {
     measured->memcpy_gbps = std::max(measured->memcpy_gbps, cached.memcpy_gbps);
     measured->tcp_loopback_gbps = std::max(measured->tcp_loopback_gbps, cached.tcp_loopback_gbps);
   }
-  if (file.empty() || !MakeDirs(dir)) return measured;
+  if (!store) return measured;
   cache[key] = {{"memcpy_gbps", measured->memcpy_gbps},
                 {"tcp_loopback_gbps", measured->tcp_loopback_gbps},
                 {"load_per_core", measured->load_per_core},
                 {"measured_at", static_cast<int64_t>(std::time(nullptr))}};
-  // Write then rename, so that a concurrent reader never sees half a file.
-  std::string tmp = file + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << cache.dump(2) << "\n";
-    if (!out) {
-      std::remove(tmp.c_str());
-      return measured;
-    }
-  }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    std::remove(tmp.c_str());
+  // A host name's odd bytes must not make the write throw: they are replaced.
+  if (!store->Replace(kCacheName, cache.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").ok()) {
     return measured;
   }
   measured->cache_file = file;

@@ -1,5 +1,7 @@
 #include "lib/measure/host_peak.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,6 +79,26 @@ TEST(HostPeakTest, CorruptCacheIsRemeasured) {
   EXPECT_FALSE(p->from_cache);
   EXPECT_GT(p->memcpy_gbps, 0);
   EXPECT_TRUE(GetHostPeaks(o)->from_cache);
+}
+
+// The cache directory may come from a CI cache: a link planted at the cache's name is never written through (the
+// peaks are measured and used, the link's target untouched), nor read from.
+TEST(HostPeakTest, APlantedLinkAtTheCacheIsNeitherReadNorWrittenThrough) {
+  HostPeakOptions o;
+  o.cache_dir = TempDir("cache_link");
+  o.load_per_core = 0.1;
+  ASSERT_EQ(system(("mkdir -p " + o.cache_dir).c_str()), 0);
+  const std::string victim = TempDir("victim.json");
+  std::ofstream(victim) << "precious";
+  ASSERT_EQ(symlink(victim.c_str(), (o.cache_dir + "/host_peaks.json").c_str()), 0);
+  StatusOr<HostPeaks> p = GetHostPeaks(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_FALSE(p->from_cache);
+  EXPECT_TRUE(p->cache_file.empty());  // not cached
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
 }
 
 // An entry measured while the host was busy is a low estimate: re-measured once the host is quieter than it

@@ -3,14 +3,21 @@
 // cluster, each host's own ranks, host pairs in re-pairing rounds. After each phase the verdict so far decides
 // whether the next is needed (lib/accept/verdict.h CleanAnswer); the time budget bounds them. Planning, run and
 // the hosts' reports: lib/app/accept_{plan,run,host}.h; here: the flags, the outputs, the exit code.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lib/accept/outputs.h"
 #include "lib/accept/profile.h"
 #include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
+#include "lib/core/printable.h"
 #include "lib/report/html.h"
+#include "lib/result/result_writer.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
@@ -41,16 +48,50 @@ int Fail(const Status& status, int code) {
   return code;
 }
 
+// A run without a verdict must not leave the previous run's outputs behind: a drain script would read their
+// "pass". Those it did not write are removed (a link itself, never its target) and each removal is said.
+void RemoveStale(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    struct stat st;
+    if (path.empty() || lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+    if (unlink(path.c_str()) == 0) {
+      std::fprintf(stderr, "commbench: accept: no verdict written, so the previous run's %s is removed\n",
+                   Printable(path).c_str());
+    }
+  }
+}
+
+std::vector<std::string> EveryOutput(const AcceptOptions& o) {
+  return {o.output.out,         result::SamplesSidecarPath(o.output.out),
+          o.output.html,        o.junit,
+          o.hosts_out,          o.output.exports.prom,
+          o.output.exports.csv, o.output.exports.trace};
+}
+
 // The outputs beside the result file, the verdict on stdout, and the exit code.
 int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
   const app::PipelineOutcome& outcome = run.pipeline;
-  if (!outcome.written.ok()) return Fail(outcome.written, 1);
+  if (!outcome.written.ok()) {
+    RemoveStale(EveryOutput(o));
+    return Fail(outcome.written, 1);
+  }
   std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", o.output.out.c_str(), outcome.result.points.size(),
                outcome.failure.empty() ? "" : ", partial");
-  Status s = o.output.html.empty() ? OkStatus() : report::WriteHtmlReport(outcome.result, o.output.html);
+  // The verdict files first, so that a failure writing the others leaves no stale verdict.
+  Status s = app::WriteAcceptanceFiles(run.report, o.junit, o.hosts_out);
+  if (!s.ok()) {
+    RemoveStale(
+        {o.junit, o.hosts_out, o.output.html, o.output.exports.prom, o.output.exports.csv, o.output.exports.trace});
+    return Fail(s, 1);
+  }
+  const std::vector<std::string> exports = {o.output.exports.prom, o.output.exports.csv, o.output.exports.trace};
+  s = o.output.html.empty() ? OkStatus() : report::WriteHtmlReport(outcome.result, o.output.html);
+  if (!s.ok()) RemoveStale({o.output.html});
   if (s.ok()) s = WriteExports(outcome.result, o.output.out, o.output.exports);
-  if (s.ok()) s = app::WriteAcceptanceFiles(run.report, o.junit, o.hosts_out);
-  if (!s.ok()) return Fail(s, 1);
+  if (!s.ok()) {
+    RemoveStale(exports);
+    return Fail(s, 1);
+  }
   const std::string markdown = accept::AcceptanceToMarkdown(run.report);
   std::fputs(markdown.c_str(), stdout);
   std::fflush(stdout);
@@ -71,9 +112,14 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
   }
   if (!preflight.empty()) {
     *failure = "pre-flight failed";
+    RemoveStale(EveryOutput(o));
     return 3;
   }
-  Status s = CheckOutputs(o.output);
+  Status s = CheckOutputs(o.output, {{"--profile", o.profile}});
+  if (s.ok()) {
+    s = CheckOutputsApart({{"--junit", o.junit}, {"--hosts-out", o.hosts_out}, {"--summary", o.summary}},
+                          {{"--profile", o.profile}, {"--out", o.output.out}, {"--html", o.output.html}});
+  }
   if (s.ok()) s = app::CheckAcceptanceFiles(o.junit, o.hosts_out);
   if (s.ok()) s = CheckSummaryOutputs(o.summary);
   if (!s.ok()) return Fail(s, 2);
@@ -86,6 +132,7 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
   auto run = app::RunAcceptance(&phases, *base, request);
   if (!run.ok()) {
     *failure = "no phase can run";
+    RemoveStale(EveryOutput(o));
     return Fail(run.status(), 2);
   }
   *failure = run->pipeline.failure;

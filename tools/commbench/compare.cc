@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/output_paths.h"
 #include "lib/result/result_file.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
@@ -27,7 +28,11 @@ struct CompareOptions {
 int RunCompare(CompareOptions o) {
   Status floors = ApplyComparisonFlags(o.flags, &o.compare);
   if (!floors.ok()) return ErrorExit(floors.message());
-  Status writable = CheckComparisonOutputs(o.flags.outputs);
+  const ComparisonOutputs& out = o.flags.outputs;
+  Status writable = CheckOutputsApart(
+      {{"--json", out.json}, {"--junit", out.junit}, {"--html", out.html}, {"--summary", out.summary}},
+      {{"BASE", o.base}, {"NEW", o.now}});
+  if (writable.ok()) writable = CheckComparisonOutputs(o.flags.outputs);
   if (!writable.ok()) return ErrorExit(writable.message());
   auto base = gate::LoadComparable(o.base);
   if (!base.ok()) return ErrorExit(base.status().message());

@@ -2,13 +2,13 @@
 // read (docs/export.md). The samples the trace and --csv-samples need come from the result's samples sidecar.
 // Every bad input (a missing or invalid result, a missing sidecar they need, no export asked for, a bad
 // combination, an output that cannot be written) is one `commbench: error:` line, exit 2, and no file written.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/result/result_file.h"
+#include "lib/result/result_writer.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/export_flags.h"
 
@@ -26,7 +26,7 @@ int Fail(const Status& status) {
 }
 
 int RunExport(const ExportOptions& o) {
-  Status writable = CheckExportFlags(o.exports, {o.results});
+  Status writable = CheckExportFlags(o.exports, {o.results, result::SamplesSidecarPath(o.results)});
   if (!writable.ok()) return Fail(writable);
   if (!o.exports.any()) {
     return Fail(InvalidArgument("nothing to export (accepted: --prom FILE.prom, --csv FILE, --trace FILE)"));

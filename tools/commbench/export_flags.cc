@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "lib/core/atomic_file.h"
+#include "lib/core/output_paths.h"
 #include "lib/export/csv.h"
 #include "lib/export/prometheus.h"
 #include "lib/export/trace.h"
@@ -56,15 +57,12 @@ Status CheckExportFlags(const ExportFlags& f, const std::vector<std::string>& ot
                            ": node_exporter's textfile collector reads only files ending in .prom (accepted: a "
                            "path ending in .prom)");
   }
-  std::vector<std::pair<std::string, std::string>> mine = {{"--prom", f.prom}, {"--csv", f.csv}, {"--trace", f.trace}};
-  std::vector<std::string> taken = others;
-  for (const auto& [flag, path] : mine) {
-    if (path.empty()) continue;
-    for (const std::string& other : taken) {
-      if (other == path) return InvalidArgument(flag + " " + path + " is also another output (accepted: its own path)");
-    }
-    taken.push_back(path);
-    RETURN_IF_ERROR(CheckWritableOutput(path));
+  std::vector<NamedPath> mine = {{"--prom", f.prom}, {"--csv", f.csv}, {"--trace", f.trace}};
+  std::vector<NamedPath> theirs;
+  for (const std::string& other : others) theirs.push_back({"another input or output", other});
+  RETURN_IF_ERROR(CheckOutputsApart(mine, theirs));
+  for (const NamedPath& out : mine) {
+    if (!out.path.empty()) RETURN_IF_ERROR(CheckWritableOutput(out.path));
   }
   return OkStatus();
 }

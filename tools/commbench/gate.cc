@@ -7,21 +7,23 @@
 // Exit codes as `compare`: 0 no regression, 1 a regression or a wrong result, 2 bad input, 3 inconclusive or
 // incomparable. Every input is checked, and every output path, before any rank starts. The modes: gate_modes.cc,
 // gate_calibrate.cc, gate_history.cc (their shared rounds: gate_rounds.cc).
+#include "tools/commbench/gate.h"
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/core/atomic_file.h"
+#include "lib/core/output_paths.h"
+#include "lib/core/store_dir.h"
 #include "lib/result/result_writer.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
 #include "tools/commbench/export_flags.h"
-#include "tools/commbench/gate.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
@@ -32,23 +34,40 @@ int RunGate(GateOptions o) {
   if (!floors.ok()) return ErrorExit(floors.message());
   if (!o.history.empty() && (o.ab || !o.baseline.empty())) {
     return ErrorExit("--history DIR is the baseline: it takes no " + std::string(o.ab ? "--ab" : "--baseline") +
-                " (accepted: one of --baseline FILE, --history DIR, --ab)");
+                     " (accepted: one of --baseline FILE, --history DIR, --ab)");
   }
   if (!o.history.empty() && o.update_baseline) {
     return ErrorExit("--update-baseline needs --baseline (a --history DIR grows with `commbench history add`)");
   }
   if (o.history.empty() && o.ab == !o.baseline.empty()) {
-    return ErrorExit(o.ab ? "--ab compares two variants in this job: it takes no --baseline"
-                     : "nothing to compare with (accepted: --baseline FILE, --history DIR, or --ab --a K=V --b K=V)");
+    return ErrorExit(
+        o.ab ? "--ab compares two variants in this job: it takes no --baseline"
+             : "nothing to compare with (accepted: --baseline FILE, --history DIR, or --ab --a K=V --b K=V)");
   }
   if (!o.ab && (!o.a.empty() || !o.b.empty())) return ErrorExit("--a and --b need --ab");
   if (o.ab && o.update_baseline) return ErrorExit("--update-baseline needs --baseline (--ab keeps no baseline)");
   if (!o.ab && !o.out_a.empty()) return ErrorExit("--out-a needs --ab (it is variant A's result)");
-  if (!o.out_a.empty() && o.out_a == o.out) return ErrorExit("--out-a " + o.out_a + " is also --out (accepted: two paths)");
-  Status writable = CheckComparisonOutputs(o.flags.outputs);
+  if (!o.out_a.empty() && o.out_a == o.out)
+    return ErrorExit("--out-a " + o.out_a + " is also --out (accepted: two paths)");
+  const ComparisonOutputs& out = o.flags.outputs;
+  Status writable =
+      CheckOutputsApart({{"--out", o.out},
+                         {"--out's samples file", result::SamplesSidecarPath(o.out)},
+                         {"--out-a", o.out_a},
+                         {"--json", out.json},
+                         {"--junit", out.junit},
+                         {"--html", out.html},
+                         {"--summary", out.summary},
+                         {"--prom", o.exports.prom},
+                         {"--csv", o.exports.csv},
+                         {"--trace", o.exports.trace}},
+                        {{"--baseline", o.baseline}, {"--config", o.config}}, {{"the history", o.history}});
+  if (writable.ok() && (o.update_baseline || o.calibrate)) writable = CheckStoreFileTarget(o.baseline);
+  if (writable.ok()) writable = CheckComparisonOutputs(o.flags.outputs);
   if (writable.ok()) writable = CheckWritableOutput(o.out);
   if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
-  if (writable.ok()) writable = CheckExportFlags(o.exports, {o.out, result::SamplesSidecarPath(o.out), o.out_a, o.baseline});
+  if (writable.ok())
+    writable = CheckExportFlags(o.exports, {o.out, result::SamplesSidecarPath(o.out), o.out_a, o.baseline});
   if (!writable.ok()) return ErrorExit(writable.message());
   auto given = ToSpec(o.sweep);
   if (!given.ok()) return ErrorExit(given.status().message());
@@ -73,7 +92,8 @@ void SetupGate(CLI::App& app, int* exit_code) {
       "  commbench gate --baseline baseline.json --config configs/gate/ci.yaml --update-baseline  # first one\n"
       "  commbench gate --ab --a NCCL_ALGO=Ring --b NCCL_ALGO=Tree --config configs/gate/gpu.yaml\n"
       "  commbench gate --ab --a LD_LIBRARY_PATH=old/ --b LD_LIBRARY_PATH=new/ --groups 1,2 --repeats 6");
-  cmd->add_option("--baseline", o->baseline, "the baseline result JSON (from sweep --repeats, or gate --update-baseline)");
+  cmd->add_option("--baseline", o->baseline,
+                  "the baseline result JSON (from sweep --repeats, or gate --update-baseline)");
   cmd->add_option("--history", o->history,
                   "judge against the runs since each point's last change point in this history directory "
                   "(`commbench history add`; this runner's runs only; docs/history.md)");
@@ -109,9 +129,26 @@ void SetupGate(CLI::App& app, int* exit_code) {
     if (!o->config.empty()) {
       ConfigScope scope;
       scope.own_section = true;
-      scope.section_flags = {"baseline", "update-baseline", "ab", "a", "b", "out", "out-a", "json", "junit", "html",
-                             "summary", "min-effect", "min-effect-below", "allow-env-drift", "quiet", "prom",
-                             "csv", "csv-repeats", "csv-samples", "trace"};
+      scope.section_flags = {"baseline",
+                             "update-baseline",
+                             "ab",
+                             "a",
+                             "b",
+                             "out",
+                             "out-a",
+                             "json",
+                             "junit",
+                             "html",
+                             "summary",
+                             "min-effect",
+                             "min-effect-below",
+                             "allow-env-drift",
+                             "quiet",
+                             "prom",
+                             "csv",
+                             "csv-repeats",
+                             "csv-samples",
+                             "trace"};
       for (const char* f : {"budget", "first-look", "look-every", "rerun-disturbed"}) scope.section_flags.insert(f);
       scope.section_flags.insert("history");  // gate --history (gate_history.cc)
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);

@@ -1,7 +1,7 @@
 #include <memory>
 
-#include "tools/commbench/commands.h"
 #include "tools/commbench/command_line.h"
+#include "tools/commbench/commands.h"
 #include "tools/commbench/config_flags.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/spmd_sweep.h"
@@ -45,6 +45,18 @@ void SetupSweep(CLI::App& app, int* exit_code) {
         *exit_code = 2;
         return;
       }
+    }
+    const OutputFlags& out = options->output;
+    const Status apart = CheckOutputsApart({{"--out", out.out},
+                                            {"--html", out.html},
+                                            {"--prom", out.exports.prom},
+                                            {"--csv", out.exports.csv},
+                                            {"--trace", out.exports.trace}},
+                                           {{"--config", options->config}});
+    if (!apart.ok()) {
+      std::fprintf(stderr, "commbench: error: %s\n", apart.message().c_str());
+      *exit_code = 2;
+      return;
     }
     auto spec = ToSpec(options->sweep);
     if (!spec.ok()) {

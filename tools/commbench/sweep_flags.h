@@ -2,11 +2,11 @@
 // parses them with the error messages of lib/core/ranges.h and lib/core/axes.h (exit code 2).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "lib/core/output_paths.h"
 #include "lib/core/status.h"
 #include "lib/model/spec.h"
 #include "tools/commbench/export_flags.h"
@@ -58,6 +58,7 @@ void AddSpmdFlags(CLI::App* app, SpmdFlags* flags);
 void AddOutputFlags(CLI::App* app, OutputFlags* flags);
 StatusOr<SweepSpec> ToSpec(const SweepFlags& flags);
 // Fails early, before any rank runs, when an output cannot be written.
-Status CheckOutputs(const OutputFlags& flags);
+// Every output writable and none of them naming another or one of `inputs` (a config, a profile).
+Status CheckOutputs(const OutputFlags& flags, const std::vector<NamedPath>& inputs = {});
 
 }  // namespace commbench::cli

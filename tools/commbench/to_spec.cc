@@ -70,11 +70,16 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   return s;
 }
 
-Status CheckOutputs(const OutputFlags& f) {
+Status CheckOutputs(const OutputFlags& f, const std::vector<NamedPath>& inputs) {
+  std::vector<NamedPath> outputs = {
+      {"--out", f.out}, {"--out's samples file", result::SamplesSidecarPath(f.out)}, {"--html", f.html}};
+  RETURN_IF_ERROR(CheckOutputsApart(outputs, inputs));
   for (const std::string& path : {f.out, result::SamplesSidecarPath(f.out), f.html}) {
     if (!path.empty()) RETURN_IF_ERROR(CheckWritableOutput(path));
   }
-  return CheckExportFlags(f.exports, {f.out, result::SamplesSidecarPath(f.out), f.html});
+  std::vector<std::string> others = {f.out, result::SamplesSidecarPath(f.out), f.html};
+  for (const NamedPath& in : inputs) others.push_back(in.path);
+  return CheckExportFlags(f.exports, others);
 }
 
 }  // namespace commbench::cli
