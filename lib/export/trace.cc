@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "lib/export/point_axes.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kSweepPid = 0;   // the point events
+constexpr int kSweepPid = 0;     // the point events
 constexpr double kGapUs = 1000;  // between points
 
 // To 1/1024 us (under a nanosecond), a binary fraction: sums of such times are exact in doubles, so a viewer
@@ -47,53 +47,66 @@ json PointArgs(const result::PointResult& p) {
 }
 
 struct Lanes {
-  std::map<int, std::string> host;                // pid -> host
-  std::map<int, std::set<int>> groups;            // pid -> groups it ran in
+  std::map<int, std::string> host;      // pid -> host
+  std::map<int, std::set<int>> groups;  // pid -> groups it ran in
 };
+
+// Each event leaves as text as soon as it is made (WriteTrace): nothing holds a point's iterations as JSON.
+using Emit = std::function<void(const json&)>;
 
 // One rank's set-up, timed loop and kept iterations from `start`; returns where its lane ends.
 double RankLane(const result::PointResult& p, const result::RankTime& r, const std::vector<double>* kept,
-                double loop_start, json* events) {
+                double loop_start, const Emit& emit) {
   const int pid = r.rank + 1, tid = r.group + 1;
   if (r.setup_s > 0) {
     const double begin = Us(loop_start - r.setup_s * 1e6);
-    events->push_back(Complete("set-up", "setup", pid, tid, begin, Us(loop_start) - begin, json{{"point", p.id}}));
+    emit(Complete("set-up", "setup", pid, tid, begin, Us(loop_start) - begin, json{{"point", p.id}}));
   }
   double t = Us(loop_start);
-  json iterations = json::array();
   if (kept) {
+    for (double us : *kept) t = Us(t + Us(us));
+  }
+  const double end = std::max(Us(loop_start + r.wall_s * 1e6), t);
+  json args = {{"point", p.id},
+               {"rank", r.rank},
+               {"group", r.group},
+               {"host", r.host},
+               {"pid", r.pid},
+               {"iters", p.iters},
+               {"iterations_shown", kept ? kept->size() : 0},
+               {"checked_iters", r.checked_iters},
+               {"p50_us", r.time_us.p50},
+               {"mean_us", r.time_us.mean},
+               {"setup_s", r.setup_s},
+               {"loop_wall_us", r.wall_s * 1e6}};
+  emit(Complete(p.id, "loop", pid, tid, loop_start, end - Us(loop_start), std::move(args)));
+  if (kept) {
+    t = Us(loop_start);
     for (size_t i = 0; i < kept->size(); ++i) {
       const double dur = Us((*kept)[i]);
-      iterations.push_back(Complete("iteration " + std::to_string(i), "iteration", pid, tid, t, dur, json()));
+      emit(Complete("iteration " + std::to_string(i), "iteration", pid, tid, t, dur, json()));
       t = Us(t + dur);
     }
   }
-  const double end = std::max(Us(loop_start + r.wall_s * 1e6), t);
-  json args = {{"point", p.id}, {"rank", r.rank}, {"group", r.group}, {"host", r.host}, {"pid", r.pid},
-               {"iters", p.iters}, {"iterations_shown", kept ? kept->size() : 0}, {"checked_iters", r.checked_iters},
-               {"p50_us", r.time_us.p50}, {"mean_us", r.time_us.mean}, {"setup_s", r.setup_s},
-               {"loop_wall_us", r.wall_s * 1e6}};
-  events->push_back(Complete(p.id, "loop", pid, tid, loop_start, end - Us(loop_start), std::move(args)));
-  for (json& e : iterations) events->push_back(std::move(e));
   return end;
 }
 
-// The point's lanes from `start`; returns where the point ends.
-double PointEvents(const result::PointResult& p, double start, json* events, Lanes* lanes) {
+// The point's lanes from `start`, with its kept samples; returns where the point ends.
+double PointEvents(const result::PointResult& p, const std::vector<std::vector<double>>& kept, double start,
+                   const Emit& emit, Lanes* lanes) {
   double setup_us = 0;
   for (const result::RankTime& r : p.per_rank) setup_us = std::max(setup_us, r.setup_s * 1e6);
   const double loop_start = Us(start + setup_us);
   double end = loop_start;
-  const auto& kept = p.samples_us.per_rank;
   for (size_t i = 0; i < p.per_rank.size(); ++i) {
     const result::RankTime& r = p.per_rank[i];
     const std::vector<double>* samples = i < kept.size() ? &kept[i] : nullptr;
-    end = std::max(end, RankLane(p, r, samples, loop_start, events));
+    end = std::max(end, RankLane(p, r, samples, loop_start, emit));
     lanes->host[r.rank + 1] = r.host.empty() ? r.address : r.host;
     lanes->groups[r.rank + 1].insert(r.group);
   }
   end = std::max(end, Us(start + p.wall_s * 1e6));
-  events->push_back(Complete(p.id, "point", kSweepPid, 1, start, end - start, PointArgs(p)));
+  emit(Complete(p.id, "point", kSweepPid, 1, start, end - start, PointArgs(p)));
   return end;
 }
 
@@ -115,12 +128,32 @@ void LaneNames(const Lanes& lanes, json* events) {
 
 }  // namespace
 
-json ToTraceEvents(const result::ResultFile& file) {
-  json events = json::array();
+Status WriteTrace(const result::ResultFile& file, const PointSamples& samples, const TraceSink& sink) {
+  std::string buffer = "{\"traceEvents\":[";
+  bool first = true;
+  Status failed = OkStatus();
+  // Events leave as text one at a time; the buffer is handed on whenever it passes a megabyte.
+  const Emit emit = [&](const json& e) {
+    if (!failed.ok()) return;
+    if (!first) buffer += ',';
+    first = false;
+    buffer += e.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (buffer.size() > (1u << 20)) {
+      failed = sink(buffer);
+      buffer.clear();
+    }
+  };
   Lanes lanes;
   double t = 0;
-  for (const result::PointResult& p : file.points) t = PointEvents(p, t, &events, &lanes) + kGapUs;
+  for (const result::PointResult& p : file.points) {
+    ASSIGN_OR_RETURN(std::vector<std::vector<double>> kept, samples(p));
+    t = PointEvents(p, kept, t, emit, &lanes) + kGapUs;
+    RETURN_IF_ERROR(failed);
+  }
+  json events = json::array();
   LaneNames(lanes, &events);
+  for (const json& e : events) emit(e);
+  RETURN_IF_ERROR(failed);
   const auto& h = file.header;
   json other = {{"tool", h.tool.name + " " + h.tool.version + " (" + h.tool.commit + ")"},
                 {"command", h.command},
@@ -130,9 +163,23 @@ json ToTraceEvents(const result::ResultFile& file) {
                  "points end to end in file order; a rank's kept iterations back to back from its loop's start "
                  "(the result keeps their durations, not their starts); its loop event spans its timed loop's wall "
                  "time, so what it spent outside the operations shows as the loop's tail"}};
-  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}};
+  buffer += "],\"displayTimeUnit\":\"ns\",\"otherData\":" + other.dump(-1, ' ', false, json::error_handler_t::replace) +
+            "}\n";
+  return sink(buffer);
 }
 
-std::string ToTraceText(const result::ResultFile& file) { return ToTraceEvents(file).dump() + "\n"; }
+std::string ToTraceText(const result::ResultFile& file) {
+  std::string text;
+  const Status s = WriteTrace(
+      file,
+      [](const result::PointResult& p) -> StatusOr<std::vector<std::vector<double>>> { return p.samples_us.per_rank; },
+      [&text](std::string_view piece) {
+        text += piece;
+        return OkStatus();
+      });
+  return s.ok() ? text : "";
+}
+
+json ToTraceEvents(const result::ResultFile& file) { return json::parse(ToTraceText(file)); }
 
 }  // namespace commbench::exporting

@@ -11,14 +11,26 @@
 // checks each rank ran: they are args of its loop event.
 #pragma once
 
-#include <string>
-
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "lib/core/status.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::exporting {
 
+// Where the trace goes, a piece at a time (a file being written).
+using TraceSink = std::function<Status(std::string_view)>;
+// A point's kept samples per rank (the result's own, or read from its sidecar one point at a time).
+using PointSamples = std::function<StatusOr<std::vector<std::vector<double>>>(const result::PointResult&)>;
+
+// Streams the trace event by event: memory holds one point's events, whatever the sample count.
+Status WriteTrace(const result::ResultFile& file, const PointSamples& samples, const TraceSink& sink);
+
+// The whole trace in memory, with the samples the points hold (for tests and small files).
 nlohmann::json ToTraceEvents(const result::ResultFile& file);
 std::string ToTraceText(const result::ResultFile& file);
 

@@ -1,5 +1,9 @@
 #include "lib/result/result_writer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -90,6 +94,84 @@ Status LoadSamples(const std::string& result_path, ResultFile* file) {
   }
   if (!by_id.empty()) return InvalidArgument(path + ": no samples for point '" + by_id.begin()->first + "'");
   return OkStatus();
+}
+
+namespace {
+
+// One line of `in` (without its newline) into `line`; false at the end.
+bool NextLine(FILE* in, std::string* line) {
+  line->clear();
+  for (int c; (c = std::fgetc(in)) != EOF;) {
+    if (c == '\n') return true;
+    line->push_back(static_cast<char>(c));
+  }
+  return !line->empty();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<SamplesReader>> SamplesReader::Open(const std::string& result_path, const ResultFile& file) {
+  std::string sidecar;
+  for (const PointResult& p : file.points) {
+    if (!p.samples_us.file.empty()) sidecar = p.samples_us.file;
+  }
+  if (sidecar.empty()) return std::unique_ptr<SamplesReader>(new SamplesReader("", nullptr));
+  if (sidecar.find('/') != std::string::npos || sidecar == "." || sidecar == "..") {
+    return InvalidArgument(result_path + ": samples file '" + Printable(sidecar) +
+                           "' (accepted: the name of a file beside the result, as sweep writes it)");
+  }
+  const std::string path = DirectoryOf(result_path) + sidecar;
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uint64_t>(st.st_size) > kMaxResultFileBytes) {
+    const std::string why = fd < 0                 ? "cannot open it"
+                            : !S_ISREG(st.st_mode) ? "it is " + FileKind(st.st_mode) + " (accepted: a regular file)"
+                                                   : "it is over " + std::to_string(kMaxResultFileBytes) + " bytes";
+    if (fd >= 0) close(fd);
+    return InvalidArgument("cannot read the samples file " + path + ": " + why);
+  }
+  FILE* in = fdopen(fd, "r");
+  if (in == nullptr) {
+    close(fd);
+    return InvalidArgument("cannot read the samples file " + path);
+  }
+  std::unique_ptr<SamplesReader> reader(new SamplesReader(path, in));
+  // Index the lines by point id, reading only each line's head: {"id": "...", ...}.
+  std::string line;
+  for (size_t n = 1;; ++n) {
+    const long at = std::ftell(in);
+    if (!NextLine(in, &line)) break;
+    std::string id;
+    SampleSet ignored;
+    RETURN_IF_ERROR(ReadSamplesLine(line, path + ":" + std::to_string(n), &id, &ignored));
+    reader->offsets_[id] = at;
+  }
+  for (const PointResult& p : file.points) {
+    if (!p.samples_us.file.empty() && reader->offsets_.count(p.id) == 0) {
+      return InvalidArgument(path + ": no samples for point '" + p.id + "'");
+    }
+  }
+  return reader;
+}
+
+SamplesReader::~SamplesReader() {
+  if (in_ != nullptr) std::fclose(in_);
+}
+
+StatusOr<std::vector<std::vector<double>>> SamplesReader::Read(const PointResult& point) {
+  if (point.samples_us.file.empty()) return point.samples_us.per_rank;
+  auto it = offsets_.find(point.id);
+  if (in_ == nullptr || it == offsets_.end())
+    return InvalidArgument(path_ + ": no samples for point '" + point.id + "'");
+  std::string line;
+  if (std::fseek(in_, it->second, SEEK_SET) != 0 || !NextLine(in_, &line)) {
+    return InvalidArgument("cannot read the samples file " + path_);
+  }
+  std::string id;
+  SampleSet samples;
+  RETURN_IF_ERROR(ReadSamplesLine(line, path_, &id, &samples));
+  return std::move(samples.per_rank);
 }
 
 }  // namespace commbench::result

@@ -4,8 +4,11 @@
 // file as it was. The raw samples go to a sidecar beside it (SamplesSidecarPath), written the same way.
 #pragma once
 
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/core/atomic_file.h"
 #include "lib/result/result_file.h"
@@ -39,5 +42,22 @@ std::string SamplesSidecarPath(const std::string& result_path);
 // Reads the sidecar a result names and puts every point's samples back (points whose samples are inline are
 // left as they are). InvalidArgument names the sidecar and the problem.
 Status LoadSamples(const std::string& result_path, ResultFile* file);
+
+// A result's samples one point at a time, for exports that stream (the trace): memory holds one point's samples
+// and an offset per point, whatever the sample count. The sidecar is checked as LoadSamples checks it.
+class SamplesReader {
+ public:
+  // Indexes the sidecar `file` names (one pass over it); a file whose samples are all inline needs none.
+  static StatusOr<std::unique_ptr<SamplesReader>> Open(const std::string& result_path, const ResultFile& file);
+  ~SamplesReader();
+  // The point's kept samples per rank: from the sidecar, or the point's own (inline) ones.
+  StatusOr<std::vector<std::vector<double>>> Read(const PointResult& point);
+
+ private:
+  SamplesReader(std::string path, FILE* in) : path_(std::move(path)), in_(in) {}
+  std::string path_;
+  FILE* in_ = nullptr;
+  std::map<std::string, long> offsets_;  // point id -> its line's offset in the sidecar
+};
 
 }  // namespace commbench::result

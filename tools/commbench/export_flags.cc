@@ -1,6 +1,7 @@
 #include "tools/commbench/export_flags.h"
 
 #include <cstdio>
+#include <memory>
 
 #include "lib/core/atomic_file.h"
 #include "lib/core/output_paths.h"
@@ -27,6 +28,26 @@ StatusOr<result::ResultFile> Source(const result::ResultFile& file, const std::s
 
 Status Write(const std::string& path, const std::string& text) {
   RETURN_IF_ERROR(WriteFileAtomically(path, text));
+  std::fprintf(stderr, "commbench: wrote %s\n", path.c_str());
+  return OkStatus();
+}
+
+// The trace streams: the points' samples are read from the sidecar one point at a time and the events written as
+// they are made, so its memory does not grow with the sample count.
+Status WriteTraceFile(const result::ResultFile& source, const std::string& result_path, const std::string& path) {
+  std::unique_ptr<result::SamplesReader> samples;
+  if (!result_path.empty()) {
+    ASSIGN_OR_RETURN(samples, result::SamplesReader::Open(result_path, source));
+  }
+  ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::Create(path));
+  RETURN_IF_ERROR(exporting::WriteTrace(
+      source,
+      [&samples](const result::PointResult& p) -> StatusOr<std::vector<std::vector<double>>> {
+        if (samples) return samples->Read(p);
+        return p.samples_us.per_rank;
+      },
+      [&out](std::string_view piece) { return out.Write(piece); }));
+  RETURN_IF_ERROR(out.Commit());
   std::fprintf(stderr, "commbench: wrote %s\n", path.c_str());
   return OkStatus();
 }
@@ -78,7 +99,7 @@ Status WriteExports(const result::ResultFile& file, const std::string& result_pa
                                                     : exporting::CsvRows::kPoints;
     RETURN_IF_ERROR(Write(f.csv, exporting::ToCsv(*source, rows)));
   }
-  if (!f.trace.empty()) RETURN_IF_ERROR(Write(f.trace, exporting::ToTraceText(*source)));
+  if (!f.trace.empty()) RETURN_IF_ERROR(WriteTraceFile(*source, result_path, f.trace));
   return OkStatus();
 }
 

@@ -4,10 +4,9 @@
 // rename, only over a regular file). docs/export.md describes the files.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "lib/core/status.h"
 #include "lib/result/result_file.h"
@@ -19,8 +18,9 @@ struct ExportFlags {
   bool csv_repeats = false, csv_samples = false;
 
   bool any() const { return !prom.empty() || !csv.empty() || !trace.empty(); }
-  // Whether writing them needs the raw samples (the trace's iterations, --csv-samples' rows).
-  bool needs_samples() const { return !trace.empty() || (!csv.empty() && csv_samples); }
+  // Whether writing them needs every raw sample in memory (--csv-samples' rows; the trace reads them a point at a
+  // time).
+  bool needs_samples() const { return !csv.empty() && csv_samples; }
 };
 
 void AddExportFlags(CLI::App* app, ExportFlags* flags);
