@@ -10,6 +10,7 @@
 #include "lib/accept/profile.h"
 #include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
+#include "lib/core/printable.h"
 #include "lib/report/html.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
@@ -52,7 +53,7 @@ int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
   if (s.ok()) s = app::WriteAcceptanceFiles(run.report, o.junit, o.hosts_out);
   if (!s.ok()) return Fail(s, 1);
   const std::string markdown = accept::AcceptanceToMarkdown(run.report);
-  std::fputs(markdown.c_str(), stdout);
+  std::fputs(ConsoleLines(markdown).c_str(), stdout);  // no line of it a workflow command
   std::fflush(stdout);
   Status summaries = AppendSummaries(o.summary, markdown);
   if (!summaries.ok()) return Fail(summaries, 1);
