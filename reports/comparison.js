@@ -11,7 +11,7 @@
   window.commbenchComparison = state;
 
   // ---------- small helpers ----------
-  const {el, isNum, uniq, fmtBytes, scaleFor, chartAdder} = window.commbenchKit;
+  const {el, visible, isNum, uniq, fmtBytes, scaleFor, chartAdder} = window.commbenchKit;
   const str = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
   function fmtTime(us) {
@@ -306,7 +306,7 @@
     for (const p of points) {
       const row = el('tr', {class: 'point-row'}, ...cols.map(([, f, cls]) => el('td', cls ? {class: cls} : {}, f(p))));
       // The full id on hover when the row shows a short name; the attribute is set as text, never parsed.
-      if (!useIds) row.firstChild.title = str(p.id);
+      if (!useIds) row.firstChild.title = visible(str(p.id));
       table.appendChild(row);
     }
     state.tableRows = points.length;

@@ -4,15 +4,20 @@
 (function () {
   'use strict';
 
+  // Bidi controls from a file (a host name) would reorder the page's text around them: shown as visible text,
+  // "\u202e", as lib/core/html_text.h writes them in markup.
+  const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  const visible = (s) => String(s).replace(BIDI, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (k === 'class') node.className = v;
-      else node.setAttribute(k, v);
+      else node.setAttribute(k, typeof v === 'string' ? visible(v) : v);
     }
     for (const child of children) {
       if (child === null || child === undefined || child === false) continue;
-      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+      node.appendChild(typeof child === 'string' ? document.createTextNode(visible(child)) : child);
     }
     return node;
   }
@@ -81,5 +86,5 @@
     };
   }
 
-  window.commbenchKit = {el, isNum, uniq, fmtBytes, scaleFor, chartAdder};
+  window.commbenchKit = {el, visible, isNum, uniq, fmtBytes, scaleFor, chartAdder};
 })();

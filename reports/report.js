@@ -11,7 +11,7 @@
   window.commbenchReport = state;
 
   // ---------- small helpers ----------
-  const {el, isNum, uniq, fmtBytes, scaleFor, chartAdder} = window.commbenchKit;
+  const {el, visible, isNum, uniq, fmtBytes, scaleFor, chartAdder} = window.commbenchKit;
   const get = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
   function fmtTime(us) {
@@ -163,12 +163,12 @@
     const box = document.getElementById('verdict');
     const sub = document.getElementById('subtitle');
     const tool = R.tool || {};
-    sub.textContent = [
+    sub.textContent = visible([
       points.length + (points.length === 1 ? ' point' : ' points'), groupCounts.length ? 'G = ' + groupCounts.join(', ') : null,
       sizes.length ? 'sizes ' + sizes.map(fmtBytes).join(', ') : null, constantText || null,
       R.started_at ? 'started ' + R.started_at : null,
       tool.version ? (tool.name || 'commbench') + ' ' + tool.version + (tool.commit ? ' (' + tool.commit + ')' : '') : null,
-    ].filter(Boolean).join(' · ');
+    ].filter(Boolean).join(' · '));
 
     if (R.status === 'partial') {
       box.appendChild(el('p', {class: 'banner'}, 'Partial result: ' + (R.failure || 'the sweep stopped early') +

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lib/core/markdown.h"
+#include "lib/core/printable.h"
 #include "lib/core/ranges.h"
 #include "lib/core/xml.h"
 
@@ -18,39 +20,6 @@ std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3g", v);
   return buf;
-}
-
-// Text from a profile or a host (names, sources, reasons) in the markdown: no pipe or newline may end a cell or
-// row early, and no HTML from it reaches the page that renders the summary (a `<script>` in a profile's name);
-// a backtick would open code. As the gate summary does (lib/gate/outputs.cc).
-std::string Cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '|':
-        out += "\\|";
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '`':
-        out += '\'';
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string Verdict(bool passed) { return passed ? "pass" : "fail"; }
@@ -228,7 +197,7 @@ std::string BisectionMarkdown(const std::vector<BisectionTable>& tables) {
         if (!b.failed) continue;
         std::string hosts;
         for (int h : b.hosts) hosts += (hosts.empty() ? "" : " + ") + t.hosts.at(static_cast<size_t>(h));
-        failed += (failed.empty() ? "" : "<br>") + Cell(hosts) + " (" + Num(b.gbps) + " GB/s)";
+        failed += (failed.empty() ? "" : "<br>") + MarkdownText(hosts) + " (" + Num(b.gbps) + " GB/s)";
       }
       m += "| " + std::to_string(level.level) + " | " + std::to_string(level.block_hosts) + " | " +
            Num(level.typical_gbps) + " | " + Num(level.threshold_gbps) + " | " + (failed.empty() ? "none" : failed) +
@@ -244,7 +213,8 @@ std::string AcceptanceHostLines(const AcceptanceReport& r) {
   const bool judged = !r.PreflightFailed() && !r.Busy();
   for (const HostVerdict& h : r.hosts) {
     const std::string verdict = judged || !h.passed ? Verdict(h.passed) : "unjudged";
-    out += h.host + " " + verdict + " " + (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + "\n";
+    // A host name from the fleet's file: one escaped word on its line.
+    out += Printable(h.host) + " " + verdict + " " + (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + "\n";
   }
   return out;
 }
@@ -267,8 +237,9 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
     for (size_t i = 0; i < r.suspects.size(); ++i) {
       const AcceptanceSuspect& s = r.suspects[i];
       std::string evidence;
-      for (const std::string& e : s.evidence) evidence += (evidence.empty() ? "" : "<br>") + Cell(e);
-      m += "| " + std::to_string(i + 1) + " | " + Cell(Who(s)) + " | " + Num(s.score) + " | " + evidence + " |\n";
+      for (const std::string& e : s.evidence) evidence += (evidence.empty() ? "" : "<br>") + MarkdownText(e);
+      m += "| " + std::to_string(i + 1) + " | " + MarkdownText(Who(s)) + " | " + Num(s.score) + " | " + evidence +
+           " |\n";
     }
   } else if (!r.passed) {
     m += "\nNo suspect could be localised.\n";
@@ -277,22 +248,23 @@ std::string AcceptanceToMarkdown(const AcceptanceReport& r) {
     m += "\n**Failed checks**:\n\n| check | kind | host | measured | limit | reason |\n|---|---|---|---|---|---|\n";
     for (const Check& c : r.checks) {
       if (c.passed) continue;
-      m += "| " + Cell(c.name) + " | " + std::string(Name(c.kind)) + " | " + Cell(c.host) + " | " + Num(c.measured) +
-           (c.unit.empty() ? "" : " " + c.unit) + " | " + Num(c.limit) + " | " + Cell(c.reason) + " |\n";
+      m += "| " + MarkdownText(c.name) + " | " + std::string(Name(c.kind)) + " | " + MarkdownText(c.host) + " | " +
+           Num(c.measured) + (c.unit.empty() ? "" : " " + c.unit) + " | " + Num(c.limit) + " | " +
+           MarkdownText(c.reason) + " |\n";
     }
   }
   if (!r.hosts.empty()) {
     m += "\n| host | verdict | reason kinds | points | pair partners passed | host busbw GB/s | pair busbw GB/s |\n"
          "|---|---|---|---|---|---|---|\n";
     for (const HostVerdict& h : r.hosts) {
-      m += "| " + Cell(h.host) + " | " + Verdict(h.passed) + " | " +
+      m += "| " + MarkdownText(h.host) + " | " + Verdict(h.passed) + " | " +
            (h.reason_kinds.empty() ? "-" : Joined(h.reason_kinds)) + " | " + std::to_string(h.points) + " | " +
            std::to_string(h.partners_passed) + " / " + std::to_string(h.partners) + " | " + Num(h.host_busbw_gbps) +
            " | " + Num(h.pair_busbw_gbps) + " |\n";
     }
   }
   m += BisectionMarkdown(r.bisections);
-  for (const std::string& n : r.notes) m += "\n- " + Cell(n);
+  for (const std::string& n : r.notes) m += "\n- " + MarkdownText(n);
   if (!r.notes.empty()) m += "\n";
   return m;
 }

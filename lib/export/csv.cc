@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "lib/core/csv_cell.h"
 #include "lib/export/point_axes.h"
 #include "lib/export/point_traffic.h"
 
@@ -13,16 +14,24 @@ using Row = std::vector<std::string>;
 
 std::string Num(double v) { return Number(v, ""); }  // an empty field reads as NaN in pandas
 
+// Every cell is written already: text from files and flags (ids, axis names, hosts) by Text, numbers and
+// commbench's own names (columns, true/false) as they are, since they hold no comma, quote or line break.
 std::string Line(const Row& fields) {
   std::string out;
-  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + fields[i];
   return out + "\r\n";
 }
 
-// The id and every axis: the first columns of every row kind.
+// Text from a file or a flag: quoted where RFC 4180 needs it, and no formula a spreadsheet would run (OWASP,
+// lib/core/csv_cell.h). Numbers never come here, so -3.5 stays a number.
+std::string Text(const std::string& text) { return CsvText(text); }
+
+// The id and every axis: the first columns of every row kind. The axes that are text (backend, algo, cpus,
+// phase, enum names) come from result files; the numeric ones are never negative, so CsvText leaves them as
+// numbers.
 Row Keys(const result::PointResult& p) {
-  Row row = {p.id};
-  for (const Field& f : AxisFields(p.point)) row.push_back(f.second);
+  Row row = {Text(p.id)};
+  for (const Field& f : AxisFields(p.point)) row.push_back(Text(f.second));
   return row;
 }
 
@@ -68,8 +77,12 @@ std::string Known(double v) { return v < 0 ? std::string() : Num(v); }
 Row TrafficCells(const result::PointResult& p) {
   const std::optional<PointTraffic> t = BusiestRankTraffic(p);
   if (!t) return Row(6, "");
-  return {t->source, Known(t->sent_bytes_per_op), Known(t->recv_bytes_per_op), Known(t->model_sent_bytes_per_op),
-          Known(t->model_recv_bytes_per_op), Known(t->ratio)};
+  return {Text(t->source),
+          Known(t->sent_bytes_per_op),
+          Known(t->recv_bytes_per_op),
+          Known(t->model_sent_bytes_per_op),
+          Known(t->model_recv_bytes_per_op),
+          Known(t->ratio)};
 }
 
 Row CpuCells(const result::PointResult& p) {
@@ -117,7 +130,7 @@ void SampleRows(const result::ResultFile& file, std::string* out) {
       const int group_size = std::max(1, p.point.group_size);
       const int rank = t ? t->rank : static_cast<int>(r);
       Row rank_cols = {std::to_string(rank), std::to_string(t ? t->group : rank / group_size),
-                       std::to_string(t ? t->group_rank : rank % group_size), t ? t->host : ""};
+                       std::to_string(t ? t->group_rank : rank % group_size), Text(t ? t->host : "")};
       for (size_t i = 0; i < per_rank[r].size(); ++i) {
         Row row = keys;
         Append(&row, rank_cols);
@@ -129,13 +142,6 @@ void SampleRows(const result::ResultFile& file, std::string* out) {
 }
 
 }  // namespace
-
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string ToCsv(const result::ResultFile& file, CsvRows rows) {
   std::string out;

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "lib/core/csv_cell.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::exporting {
@@ -18,7 +19,8 @@ enum class CsvRows {
 
 std::string ToCsv(const result::ResultFile& file, CsvRows rows);
 
-// One RFC 4180 field: as it is, or quoted with its quotes doubled.
-std::string CsvField(const std::string& text);
+// Cells: CsvField (RFC 4180) and CsvText (text from files, OWASP's formula rule) in lib/core/csv_cell.h.
+using commbench::CsvField;
+using commbench::CsvText;
 
 }  // namespace commbench::exporting

@@ -60,6 +60,26 @@ TEST(CsvTest, QuotesOnlyWhatRfc4180Requires) {
   EXPECT_EQ(CsvField(""), "");
 }
 
+// Text from a result file that a spreadsheet would run as a formula is written as quoted text (OWASP); the numbers
+// commbench formats stay numbers, a negative one too.
+TEST(CsvTest, TextCellsCannotBeFormulasNumbersStayNumbers) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  ASSERT_FALSE(file.points.empty());
+  file.points[0].id = "=HYPERLINK(\"http://e\",\"x\")";
+  file.points[0].point.backend = "+gloo";
+  file.points[0].point.phase = "@SUM(A1)";
+  file.points[0].time_us.min = -3.5;
+  const std::string text = ToCsv(file, CsvRows::kPoints);
+  EXPECT_NE(text.find("\"'=HYPERLINK(\"\"http://e\"\",\"\"x\"\")\",\"'+gloo\","), std::string::npos) << text;
+  const auto rows = ParseCsv(text);
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[1][Column(rows[0], "point_id")], "'=HYPERLINK(\"http://e\",\"x\")");
+  EXPECT_EQ(rows[1][Column(rows[0], "backend")], "'+gloo");
+  EXPECT_EQ(rows[1][Column(rows[0], "phase")], "'@SUM(A1)");
+  EXPECT_NE(text.find(",-3.5,"), std::string::npos) << "a number we format is not quoted";
+  EXPECT_EQ(rows[1][Column(rows[0], "min_us")], "-3.5");
+}
+
 // The documented columns (docs/export.md), in order: a reader's code depends on them.
 TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
   const result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/core/atomic_file.h"
+#include "lib/core/html_text.h"
 #include "lib/gate/calibration.h"
 #include "lib/gate/outputs.h"
 #include "lib/report/page.h"
@@ -20,20 +20,6 @@ using report::FillTemplate;
 using report::JsonForScript;
 
 namespace {
-
-std::string Escaped(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::string Figure(double v, const char* format) {
   if (!std::isfinite(v)) return "n/a";
@@ -53,10 +39,10 @@ std::string DisturbedTable(const gate::Comparison& c) {
       if (!r.disturbed) continue;
       ++disturbed;
       replaced += r.replaced;
-      rows += "<tr><td>" + Escaped(p.id) + "</td><td>" + Escaped(r.side) + "</td><td>" + std::to_string(r.round) +
-              "</td><td>" + (r.replaced ? "replaced (re-run)" : "judged (the re-run bound was reached)") +
-              "</td><td>" + (r.migrations >= 0 ? std::to_string(r.migrations) : std::string("n/a")) + "</td><td>" +
-              Escaped(r.why) + "</td></tr>\n";
+      rows += "<tr><td>" + HtmlEscape(p.id) + "</td><td>" + HtmlEscape(r.side) + "</td><td>" + std::to_string(r.round) +
+              "</td><td>" + (r.replaced ? "replaced (re-run)" : "judged (the re-run bound was reached)") + "</td><td>" +
+              (r.migrations >= 0 ? std::to_string(r.migrations) : std::string("n/a")) + "</td><td>" +
+              HtmlEscape(r.why) + "</td></tr>\n";
     }
   }
   std::string h = "<h3>Disturbed repeats</h3><p>" + std::to_string(disturbed) + " of " + std::to_string(measured) +
@@ -76,7 +62,7 @@ std::string SequentialSection(const gate::Comparison& c) {
                   (r.budget_s > 0 ? Figure(r.budget_s, "%.0f") + " s" : std::string("none")) + ", at most " +
                   std::to_string(r.planned_repeats) + " repeats a side, looks from " + std::to_string(r.first_look) +
                   " every " + std::to_string(r.look_every) + ", a disturbed repeat re-run at most " +
-                  std::to_string(r.max_reruns) + " times per point and side): " + Escaped(r.stopped_because) +
+                  std::to_string(r.max_reruns) + " times per point and side): " + HtmlEscape(r.stopped_because) +
                   ".</p>\n<table><thead><tr><th>point</th><th>repeats base/new</th><th>detectable</th><th>looks</th>"
                   "<th>last boundary p</th><th>alpha spent</th><th>decided early</th><th>disturbed</th>"
                   "<th>re-run</th><th>what disturbed them</th></tr></thead><tbody>\n";
@@ -84,13 +70,12 @@ std::string SequentialSection(const gate::Comparison& c) {
     if (!p.sequential) continue;
     const gate::SequentialPoint& s = *p.sequential;
     std::string what;
-    for (const std::string& d : s.disturbances) what += (what.empty() ? "" : "<br>") + Escaped(d);
-    h += "<tr><td>" + Escaped(p.id) + "</td><td>" + std::to_string(p.base_us.size()) + "/" +
-         std::to_string(p.now_us.size()) + "</td><td>" + Figure(100 * p.decision.detectable, "%.1f%%") +
-         "</td><td>" + std::to_string(s.looks) + "</td><td>" + Figure(s.boundary_p, "%.2g") + "</td><td>" +
+    for (const std::string& d : s.disturbances) what += (what.empty() ? "" : "<br>") + HtmlEscape(d);
+    h += "<tr><td>" + HtmlEscape(p.id) + "</td><td>" + std::to_string(p.base_us.size()) + "/" +
+         std::to_string(p.now_us.size()) + "</td><td>" + Figure(100 * p.decision.detectable, "%.1f%%") + "</td><td>" +
+         std::to_string(s.looks) + "</td><td>" + Figure(s.boundary_p, "%.2g") + "</td><td>" +
          Figure(s.spent_alpha, "%.2g") + "</td><td>" + (s.stopped ? "yes" : "no") + "</td><td>" +
-         std::to_string(s.disturbed) + "</td><td>" + std::to_string(s.replaced) + "</td><td>" + what +
-         "</td></tr>\n";
+         std::to_string(s.disturbed) + "</td><td>" + std::to_string(s.replaced) + "</td><td>" + what + "</td></tr>\n";
   }
   return h + "</tbody></table>\n" + DisturbedTable(c) + "</section>\n";
 }
@@ -101,7 +86,7 @@ std::string CalibrationSection(const gate::Comparison& c) {
   const gate::Calibration& k = *c.options.calibration;
   std::string ungateable;
   for (const gate::PointCalibration& p : k.points) {
-    if (!p.gateable) ungateable += "<li>" + Escaped(p.id) + ": " + Escaped(gate::UngateableText(p)) + "</li>";
+    if (!p.gateable) ungateable += "<li>" + HtmlEscape(p.id) + ": " + HtmlEscape(gate::UngateableText(p)) + "</li>";
   }
   std::string h = "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (the "
                   "baseline's calibration, " + std::string(k.source == gate::CalibrationSource::kAa
@@ -129,7 +114,7 @@ std::string CalibrationSection(const gate::Comparison& c) {
       gateable = "no: " + (p.repeats_needed > 0 ? std::to_string(p.repeats_needed) + " repeats a side needed"
                                                 : std::string("no practical number of repeats"));
     }
-    h += "<tr><td>" + Escaped(p.id) + "</td><td>" + Figure(100 * p.spread, "%.1f%%") + "</td><td>" +
+    h += "<tr><td>" + HtmlEscape(p.id) + "</td><td>" + Figure(100 * p.spread, "%.1f%%") + "</td><td>" +
          std::to_string(p.budget_repeats) + "</td><td>" + Figure(100 * p.detectable, "%.1f%%") + "</td><td>" +
          Figure(100 * p.min_effect, "%.0f%%") + "</td><td>" + Figure(100 * p.false_alarm, "%.2f%%") + "</td><td>" +
          jobs_cell + "</td><td>" + gateable + "</td></tr>\n";
@@ -141,8 +126,10 @@ std::string CalibrationSection(const gate::Comparison& c) {
 std::string HostSection(const gate::Comparison& c) {
   if (!c.options.host) return "";
   const gate::HostShift& host = *c.options.host;
-  std::string h = "<section id=\"host-shift\" aria-label=\"The host since the baseline\"><h2>The host since the "
-                  "baseline</h2><p>" + Escaped(host.Describe()) + ".</p>";
+  std::string h =
+      "<section id=\"host-shift\" aria-label=\"The host since the baseline\"><h2>The host since the "
+      "baseline</h2><p>" +
+      HtmlEscape(host.Describe()) + ".</p>";
   if (host.moved) {
     h += "<p><strong>The host moved</strong>: no timing verdict below holds, since a host's move does not touch "
          "every point alike. Store the baseline again on this runner, or gate with <code>--ab</code> (both sides in "

@@ -1,13 +1,14 @@
 // The comparison for readers (outputs.h): JUnit XML, the markdown summary, the terminal's lines.
-#include "lib/gate/outputs.h"
-
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "lib/core/markdown.h"
+#include "lib/core/printable.h"
 #include "lib/core/xml.h"
 #include "lib/gate/calibration.h"
+#include "lib/gate/outputs.h"
 #include "lib/stats/summary.h"
 
 namespace commbench::gate {
@@ -18,23 +19,6 @@ std::string Fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
-}
-
-// Text from files (ids, variables, reasons) inside a table cell: a '|' would end the cell and a newline the row.
-std::string MarkdownCell(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
-    } else if (ch == '`' || ch == '<' || ch == '>') {
-      out += ch == '`' ? "'" : (ch == '<' ? "&lt;" : "&gt;");
-    } else {
-      out += ch;
-    }
-  }
-  return out;
 }
 
 // A sequential gate's looks and disturbed repeats at this point, for a reader: "" when it had none.
@@ -86,13 +70,12 @@ std::string SequentialMarkdown(const Comparison& c) {
   const SequentialRun& r = *c.options.sequential_run;
   std::string m = "\nSequential repeats: " + std::to_string(r.rounds) + " rounds in " + Fixed(r.elapsed_s, 0) +
                   " s (budget " + (r.budget_s > 0 ? Fixed(r.budget_s, 0) + " s" : std::string("none")) + ", at most " +
-                  std::to_string(r.planned_repeats) + " repeats a side): " + MarkdownCell(r.stopped_because) +
+                  std::to_string(r.planned_repeats) + " repeats a side): " + MarkdownText(r.stopped_because) +
                   ".\n\n| point | repeats base/new | detectable | looks |\n|---|---|---|---|\n";
   for (const PointComparison& p : c.points) {
-    m += "| `" + MarkdownCell(p.id) + "` | " + std::to_string(p.base_us.size()) + "/" +
-         std::to_string(p.now_us.size()) + " | " +
-         (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") + " | " +
-         MarkdownCell(Sequence(p)) + " |\n";
+    m += "| " + MarkdownText(p.id) + " | " + std::to_string(p.base_us.size()) + "/" + std::to_string(p.now_us.size()) +
+         " | " + (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") + " | " +
+         MarkdownText(Sequence(p)) + " |\n";
   }
   return m;
 }
@@ -129,43 +112,46 @@ std::string ComparisonToJunit(const Comparison& c) {
 
 std::string ComparisonToMarkdown(const Comparison& c) {
   std::string m = "### commbench compare: " + Name(c.outcome) + "\n\n";
-  for (const std::string& line : BeforeVerdictLines(c)) m += "- " + MarkdownCell(line) + "\n";
-  for (const std::string& p : c.problems) m += "- **" + MarkdownCell(p) + "**\n";
+  for (const std::string& line : BeforeVerdictLines(c)) m += "- " + MarkdownText(line) + "\n";
+  for (const std::string& p : c.problems) m += "- **" + MarkdownText(p) + "**\n";
   if (!c.environment.empty()) {
     m += "\nEnvironment differences:\n\n| key | base | new |\n|---|---|---|\n";
     for (const EnvDifference& d : c.environment) {
-      m += "| " + MarkdownCell(d.key) + " | " + MarkdownCell(d.base) + " | " + MarkdownCell(d.now) + " |\n";
+      m += "| " + MarkdownText(d.key) + " | " + MarkdownText(d.base) + " | " + MarkdownText(d.now) + " |\n";
     }
   }
   m += "\n| point | verdict | base us | new us | ratio [95% CI] | p | why (unless unchanged) |\n"
        "|---|---|---|---|---|---|---|\n";
   for (const PointComparison& p : c.points) {
     const bool tested = p.problem.empty();
-    m += "| `" + MarkdownCell(p.id) + "` | " + VerdictOf(p) + " | " + Fixed(Median(p.base_us), 2) + " | " +
-         Fixed(Median(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) +
-         ", " + Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
-         (VerdictOf(p) == "unchanged" ? "" : MarkdownCell(ReasonOf(p))) + " |\n";
+    m += "| " + MarkdownText(p.id) + " | " + VerdictOf(p) + " | " + Fixed(Median(p.base_us), 2) + " | " +
+         Fixed(Median(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " +
+         Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
+         (VerdictOf(p) == "unchanged" ? "" : MarkdownText(ReasonOf(p))) + " |\n";
   }
   return m + SequentialMarkdown(c);
 }
 
 std::string ComparisonToText(const Comparison& c) {
+  // Ids, reasons and variables come from files: Printable keeps each on its line, ConsoleLines keeps any line
+  // from being a workflow command.
   std::string t;
-  for (const std::string& line : BeforeVerdictLines(c)) t += line + "\n";
+  for (const std::string& line : BeforeVerdictLines(c)) t += Printable(line) + "\n";
   for (const PointComparison& p : c.points) {
-    t += VerdictOf(p) + "  " + p.id + ": " + ReasonOf(p) + (p.sequential ? " [" + Sequence(p) + "]" : "") + "\n";
+    t += VerdictOf(p) + "  " + Printable(p.id) + ": " + Printable(ReasonOf(p)) +
+         (p.sequential ? " [" + Sequence(p) + "]" : "") + "\n";
   }
   if (c.options.sequential_run) {
     const SequentialRun& r = *c.options.sequential_run;
-    t += "sequential: " + std::to_string(r.rounds) + " rounds in " + Fixed(r.elapsed_s, 0) + " s: " +
-         r.stopped_because + "\n";
+    t += "sequential: " + std::to_string(r.rounds) + " rounds in " + Fixed(r.elapsed_s, 0) +
+         " s: " + Printable(r.stopped_because) + "\n";
   }
   for (const EnvDifference& d : c.environment) {
-    t += "environment differs: " + d.key + ": '" + d.base + "' -> '" + d.now + "'\n";
+    t += "environment differs: " + Printable(d.key) + ": '" + Printable(d.base) + "' -> '" + Printable(d.now) + "'\n";
   }
-  for (const std::string& p : c.problems) t += "problem: " + p + "\n";
+  for (const std::string& p : c.problems) t += "problem: " + Printable(p) + "\n";
   t += "outcome: " + Name(c.outcome) + " (exit " + std::to_string(c.ExitCode()) + ")\n";
-  return t;
+  return ConsoleLines(t);
 }
 
 }  // namespace commbench::gate

@@ -5,9 +5,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
+#include "lib/core/markdown.h"
+#include "lib/core/printable.h"
 #include "lib/core/xml.h"
 #include "lib/gate/decision.h"
 #include "lib/model/point_json.h"
@@ -42,19 +43,6 @@ std::string Fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
-}
-
-std::string Cell(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else if (ch == '`') out += '\'';
-    else out += ch;
-  }
-  return out;
 }
 
 std::string Key(const Series& s) { return s.point_id + " @ " + s.fingerprint; }
@@ -299,34 +287,35 @@ std::string CheckToMarkdown(const CheckResult& r) {
   std::string m = "### commbench history: " + std::string(kOutcome[r.ExitCode()]) + "\n\n";
   m += "| series | runs | verdict | change points |\n|---|---|---|---|\n";
   for (const SeriesCheck& s : r.series) {
-    m += "| `" + Cell(Key(s.series)) + "` | " + std::to_string(s.series.runs.size()) + " | " + Name(s.verdict) +
+    m += "| " + MarkdownText(Key(s.series)) + " | " + std::to_string(s.series.runs.size()) + " | " + Name(s.verdict) +
          " | " + std::to_string(s.changes.size()) + " |\n";
   }
   const auto all = SlowestFirst(r);
   if (!all.empty()) {
     m += "\n| series | from run | commit | ratio [95% CI] | p | recent |\n|---|---|---|---|---|---|\n";
     for (const auto& [s, c] : all) {
-      m += "| `" + Cell(Key(s->series)) + "` | " + std::to_string(c->index) + " (" + Cell(c->run_id) + ")" +
-           Cell(Where(*c)) + " | " +
-           Cell(c->commit) + " | " + Fixed(c->ratio, 3) + " [" + Fixed(c->ratio_lo, 3) + ", " +
-           Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " + (c->recent ? "yes" : "no") +
-           Cell(DisturbedNote(*c)) + " |\n";
+      m += "| " + MarkdownText(Key(s->series)) + " | " + std::to_string(c->index) + " (" + MarkdownText(c->run_id) +
+           ")" + MarkdownText(Where(*c)) + " | " + MarkdownText(c->commit) + " | " + Fixed(c->ratio, 3) + " [" +
+           Fixed(c->ratio_lo, 3) + ", " + Fixed(c->ratio_hi, 3) + "] | " + Fixed(c->p, 4) + " | " +
+           (c->recent ? "yes" : "no") + MarkdownText(DisturbedNote(*c)) + " |\n";
     }
   }
   return m;
 }
 
 std::string CheckToText(const CheckResult& r) {
+  // Keys, run ids, commits and reasons come from the history's files: Printable keeps each on its line,
+  // ConsoleLines keeps any line from being a workflow command.
   std::string t;
   for (const SeriesCheck& s : r.series) {
-    t += Name(s.verdict) + "  " + Key(s.series) + ": " + std::to_string(s.series.runs.size()) + " runs, " +
+    t += Name(s.verdict) + "  " + Printable(Key(s.series)) + ": " + std::to_string(s.series.runs.size()) + " runs, " +
          std::to_string(s.changes.size()) + " change point(s)\n";
     for (const Change& c : s.changes) {
-      t += "  change: " + Describe(c) + (c.recent ? " [recent]" : "") + DisturbedNote(c) + "\n";
+      t += "  change: " + Printable(Describe(c)) + (c.recent ? " [recent]" : "") + Printable(DisturbedNote(c)) + "\n";
     }
   }
   t += "exit " + std::to_string(r.ExitCode()) + "\n";
-  return t;
+  return ConsoleLines(t);
 }
 
 }  // namespace commbench::history

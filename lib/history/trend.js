@@ -7,7 +7,7 @@
   'use strict';
   const state = {ready: false, charts: [], errors: [], tableRows: 0};
   window.commbenchHistory = state;
-  const {el, isNum} = window.commbenchKit;
+  const {el, visible, isNum} = window.commbenchKit;
   const str = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
   const fmtUs = (us) => (isNum(us) ? us.toPrecision(4) + ' µs' : 'n/a');
   const fmtRatio = (r) => (isNum(r) ? r.toFixed(3) : 'n/a');
@@ -30,7 +30,7 @@
     cannotSay.has('disturbed') ? 'disturbed: cannot say, re-run on a quiet runner' : 'too short to say';
   const OUTCOMES = {0: 'no regression', 1: 'regression', 3: why3};
   const outcome = OUTCOMES[H.exit_code] || 'unknown';
-  document.getElementById('subtitle').textContent = str(H.history) + ' · ' + series.length + ' series · ' +
+  document.getElementById('subtitle').textContent = visible(str(H.history)) + ' · ' + series.length + ' series · ' +
     str(opt.method) + ', p ≤ ' + str(opt.alpha) + ', floor ' + (100 * opt.min_effect).toFixed(1) +
     ' %, last ' + str(opt.last) + ' runs';
   document.getElementById('outcome').appendChild(el('p', {},

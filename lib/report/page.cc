@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/core/html_text.h"
 #include "reports/report_assets.h"
 
 namespace commbench::report {
@@ -78,7 +79,8 @@ std::string JsonForScript(const json& value) {
       out += c;
     }
   }
-  return out;
+  // No raw bidi control in the page's bytes either (they would reorder its source); the script shows them.
+  return EscapeBidiInJson(out);
 }
 
 std::map<std::string, std::string> CommonSlots() {

@@ -21,8 +21,9 @@ StatusOr<std::string> FillTemplate(const std::string& tmpl, const std::map<std::
 std::string EscapeInlineScript(const std::string& js);
 
 // JSON text that is safe inside <script type="application/json">: '<', '>', '&' and U+2028/U+2029 are written
-// as \uXXXX escapes, so no "</script>" or "<!--" can end or change the script element; invalid UTF-8 in
-// strings becomes U+FFFD instead of failing.
+// as \uXXXX escapes, so no "</script>" or "<!--" can end or change the script element; so are bidi controls
+// (EscapeBidiInJson, lib/core/html_text.h: page_kit.js shows them as visible text); invalid UTF-8 in strings
+// becomes U+FFFD instead of failing.
 std::string JsonForScript(const nlohmann::json& value);
 
 // The slots every page has: CSS (reports/report.css), the chart library (third_party/vega) in VEGA_JS,

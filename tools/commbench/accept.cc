@@ -93,7 +93,7 @@ int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
     return Fail(s, 1);
   }
   const std::string markdown = accept::AcceptanceToMarkdown(run.report);
-  std::fputs(markdown.c_str(), stdout);
+  std::fputs(ConsoleLines(markdown).c_str(), stdout);  // no line of it a workflow command
   std::fflush(stdout);
   Status summaries = AppendSummaries(o.summary, markdown);
   if (!summaries.ok()) return Fail(summaries, 1);

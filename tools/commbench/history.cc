@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/core/atomic_file.h"
+#include "lib/core/printable.h"
 #include "lib/history/check.h"
 #include "lib/history/store.h"
 #include "lib/history/trend_html.h"
@@ -31,15 +32,17 @@ struct CheckFlags {
 };
 
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", message.c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", Printable(message).c_str());
   return 2;
 }
 
 int RunAdd(const AddOptions& o) {
   auto entry = history::AddRun(o.dir, o.request);
   if (!entry.ok()) return Fail(entry.status().message());
-  std::printf("filed %s as %s (commit %s, %s, runner %s: %s)\n", o.request.result_path.c_str(), entry->id.c_str(),
-              entry->commit.c_str(), entry->time.c_str(), entry->fingerprint.c_str(), entry->runner.c_str());
+  // The path, commit and runner come from flags and the result file: one escaped line each.
+  std::printf("filed %s as %s (commit %s, %s, runner %s: %s)\n", Printable(o.request.result_path).c_str(),
+              Printable(entry->id).c_str(), Printable(entry->commit).c_str(), Printable(entry->time).c_str(),
+              Printable(entry->fingerprint).c_str(), Printable(entry->runner).c_str());
   return 0;
 }
 
