@@ -54,7 +54,14 @@ Status CheckOutputsApart(const std::vector<NamedPath>& outputs, const std::vecto
   for (const NamedPath& out : outputs) {
     if (out.path.empty()) continue;
     const std::string resolved = ResolvedPath(out.path);
+    struct stat out_st;
+    const bool out_exists = stat(out.path.c_str(), &out_st) == 0;
     const auto same = [&](const Seen& s) {
+      struct stat st;  // a hard link is another path to the same file
+      if (out_exists && stat(s.named->path.c_str(), &st) == 0 && st.st_dev == out_st.st_dev &&
+          st.st_ino == out_st.st_ino) {
+        return true;
+      }
       return s.resolved.empty() || resolved.empty() ? s.named->path == out.path : s.resolved == resolved;
     };
     for (const Seen& s : seen) {

@@ -18,8 +18,9 @@ TEST(OutputPathsTest, AnOutputThatNamesAnInputInAnySpellingIsRefused) {
   mkdir((d + "/sub").c_str(), 0700);
   ASSERT_EQ(symlink((d + "/B.json").c_str(), (d + "/link.json").c_str()), 0);
   ASSERT_EQ(symlink((d + "/new.json").c_str(), (d + "/dangling.json").c_str()), 0);
+  ASSERT_EQ(link((d + "/B.json").c_str(), (d + "/hard.json").c_str()), 0);
   for (const std::string& out :
-       {d + "/B.json", d + "/./B.json", d + "/sub/../B.json", d + "/link.json", d + "//B.json"}) {
+       {d + "/hard.json", d + "/B.json", d + "/./B.json", d + "/sub/../B.json", d + "/link.json", d + "//B.json"}) {
     Status s = CheckOutputsApart({{"--out", out}}, {{"--baseline", d + "/B.json"}});
     ASSERT_FALSE(s.ok()) << out;
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
