@@ -303,6 +303,13 @@ StatusOr<RunEntry> AddRun(const std::string& dir, const AddRequest& request) {
   e.id = std::string(seq) + "-" + EncodeStoreName(e.commit.empty() ? "unknown" : e.commit, 60);
   e.file = "runs/" + e.fingerprint + "/" + e.id + ".json";
   ASSIGN_OR_RETURN(StoreDir series, runs.Subdir(e.fingerprint, true));
+  // Refused before any write when something (a link, a FIFO) sits at the name; CreateNew still never replaces one
+  // planted after this look.
+  if (series.Exists(e.id + ".json")) {
+    return InvalidArgument("store " + series.path() + ": " + e.id +
+                           ".json already exists and is not a run file "
+                           "(refused: a store never writes over or through it; remove it)");
+  }
   RETURN_IF_ERROR(series.CreateNew(e.id + ".json", *text));  // never over a file a stale index forgot
   h.runs.push_back(e);
   RETURN_IF_ERROR(
