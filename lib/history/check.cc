@@ -68,15 +68,15 @@ std::string DisturbedNote(const Change& c) {
   if (c.disturbed_runs.empty()) return "";
   std::string runs;
   for (int i : c.disturbed_runs) runs += (runs.empty() ? "" : ", ") + std::to_string(i);
-  return " [disturbed: run" + std::string(c.disturbed_runs.size() > 1 ? "s " : " ") + runs +
-         " measured while " + c.disturbed_why + "; re-run on a quiet runner]";
+  return " [disturbed: run" + std::string(c.disturbed_runs.size() > 1 ? "s " : " ") + runs + " measured while " +
+         c.disturbed_why + "; re-run on a quiet runner]";
 }
 
 // A step small beside the noise starts somewhere in a few runs: say which, and the commits that bound them.
 std::string Where(const Change& c) {
   if (c.first_lo == c.first_hi) return "";
-  return "; it starts in runs " + std::to_string(c.first_lo) + "-" + std::to_string(c.first_hi) +
-         ": bisect " + c.good_commit + ".." + c.bad_commit;
+  return "; it starts in runs " + std::to_string(c.first_lo) + "-" + std::to_string(c.first_hi) + ": bisect " +
+         c.good_commit + ".." + c.bad_commit;
 }
 
 std::string Describe(const Change& c) {
@@ -92,7 +92,8 @@ std::vector<std::pair<const SeriesCheck*, const Change*>> SlowestFirst(const Che
   for (const SeriesCheck& s : r.series) {
     for (const Change& c : s.changes) all.push_back({&s, &c});
   }
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second->ratio > b.second->ratio; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.second->ratio > b.second->ratio; });
   return all;
 }
 
@@ -100,10 +101,14 @@ std::vector<std::pair<const SeriesCheck*, const Change*>> SlowestFirst(const Che
 
 std::string Name(SeriesVerdict v) {
   switch (v) {
-    case SeriesVerdict::kOk: return "ok";
-    case SeriesVerdict::kRegression: return "regression";
-    case SeriesVerdict::kTooShort: return "too short";
-    case SeriesVerdict::kDisturbed: return "disturbed";
+    case SeriesVerdict::kOk:
+      return "ok";
+    case SeriesVerdict::kRegression:
+      return "regression";
+    case SeriesVerdict::kTooShort:
+      return "too short";
+    case SeriesVerdict::kDisturbed:
+      return "disturbed";
   }
   return "?";
 }
@@ -117,14 +122,25 @@ int CheckResult::ExitCode() const {
   return short_series ? 3 : 0;
 }
 
-StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History& history) {
+StatusOr<std::vector<Series>> BuildSeries(const std::string& dir, const History& history, int window) {
+  ASSIGN_OR_RETURN(StoreDir store, StoreDir::Open(dir, false));
   std::map<std::pair<std::string, std::string>, Series> by_key;
   std::vector<std::pair<std::string, std::string>> order;
   // Run order is time order (ISO 8601 UTC sorts as text); runs filed with the same time keep their filing order.
   std::vector<RunEntry> runs = history.runs;
   std::stable_sort(runs.begin(), runs.end(), [](const RunEntry& a, const RunEntry& b) { return a.time < b.time; });
+  if (window > 0) {  // the last `window` runs of each runner: the only files read
+    std::map<std::string, int> kept;
+    std::vector<bool> keep(runs.size());
+    for (size_t i = runs.size(); i-- > 0;) keep[i] = ++kept[runs[i].fingerprint] <= window;
+    std::vector<RunEntry> recent;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (keep[i]) recent.push_back(std::move(runs[i]));
+    }
+    runs = std::move(recent);
+  }
   for (const RunEntry& run : runs) {
-    auto file = LoadRun(dir, run);
+    auto file = LoadRun(store, run);
     if (!file.ok()) return file.status();
     for (const result::PointResult& p : file->points) {
       const auto key = std::make_pair(run.fingerprint, p.point.Id());
@@ -202,7 +218,7 @@ StatusOr<CheckResult> CheckHistory(const std::string& dir, const CheckOptions& o
     if (history.status().code() == StatusCode::kNotFound) return InvalidArgument(history.status().message());
     return history.status();
   }
-  auto series = BuildSeries(dir, *history);
+  auto series = BuildSeries(dir, *history, options.window);
   if (!series.ok()) return series.status();
   CheckResult r;
   r.dir = dir;
@@ -213,39 +229,61 @@ StatusOr<CheckResult> CheckHistory(const std::string& dir, const CheckOptions& o
 
 json CheckToJson(const CheckResult& r) {
   const ChangePointOptions& cp = r.options.change_points;
-  json j = {{"kind", "commbench history check"}, {"schema_version", 1}, {"history", r.dir},
-            {"exit_code", r.ExitCode()}};
-  j["options"] = {{"method", "e-divisive means on ranks, permutation test"}, {"alpha", cp.alpha},
-                  {"permutations", cp.permutations}, {"min_segment", cp.min_segment},
-                  {"min_effect", r.options.min_effect}, {"last", r.options.last}, {"min_runs", r.options.min_runs}};
+  json j = {
+      {"kind", "commbench history check"}, {"schema_version", 1}, {"history", r.dir}, {"exit_code", r.ExitCode()}};
+  j["options"] = {{"method", "e-divisive means on ranks, permutation test"},
+                  {"alpha", cp.alpha},
+                  {"permutations", cp.permutations},
+                  {"min_segment", cp.min_segment},
+                  {"min_effect", r.options.min_effect},
+                  {"last", r.options.last},
+                  {"min_runs", r.options.min_runs},
+                  {"window", r.options.window}};
   j["series"] = json::array();
   for (const SeriesCheck& sc : r.series) {
     const Series& s = sc.series;
     json runs = json::array();
     for (size_t i = 0; i < s.runs.size(); ++i) {
-      runs.push_back({{"id", s.runs[i].id}, {"commit", s.runs[i].commit}, {"time", s.runs[i].time},
-                      {"repeats_us", s.repeats[i]}, {"median_us", s.values[i]}});
+      runs.push_back({{"id", s.runs[i].id},
+                      {"commit", s.runs[i].commit},
+                      {"time", s.runs[i].time},
+                      {"repeats_us", s.repeats[i]},
+                      {"median_us", s.values[i]}});
     }
     json changes = json::array();
     for (const Change& c : sc.changes) {
-      changes.push_back({{"index", c.index}, {"starts_in", {c.first_lo, c.first_hi}},
-                         {"bisect", {{"good", c.good_commit}, {"bad", c.bad_commit}}}, {"run", c.run_id},
-                         {"commit", c.commit}, {"time", c.time},
-                         {"direction", c.slower ? "slower" : "faster"}, {"before_us", c.before_us},
-                         {"after_us", c.after_us}, {"ratio", c.ratio}, {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
-                         {"p_value", c.p}, {"beyond_floor", c.beyond_floor}, {"recent", c.recent},
-                         {"disturbed_runs", c.disturbed_runs}, {"disturbed_why", c.disturbed_why}});
+      changes.push_back({{"index", c.index},
+                         {"starts_in", {c.first_lo, c.first_hi}},
+                         {"bisect", {{"good", c.good_commit}, {"bad", c.bad_commit}}},
+                         {"run", c.run_id},
+                         {"commit", c.commit},
+                         {"time", c.time},
+                         {"direction", c.slower ? "slower" : "faster"},
+                         {"before_us", c.before_us},
+                         {"after_us", c.after_us},
+                         {"ratio", c.ratio},
+                         {"ratio_ci95", {c.ratio_lo, c.ratio_hi}},
+                         {"p_value", c.p},
+                         {"beyond_floor", c.beyond_floor},
+                         {"recent", c.recent},
+                         {"disturbed_runs", c.disturbed_runs},
+                         {"disturbed_why", c.disturbed_why}});
     }
     json levels = json::array();
     for (const Level& l : sc.levels) {
-      levels.push_back({{"begin", l.begin}, {"end", l.end}, {"median_us", l.median_us},
-                        {"band_us", {l.band_lo_us, l.band_hi_us}}});
+      levels.push_back(
+          {{"begin", l.begin}, {"end", l.end}, {"median_us", l.median_us}, {"band_us", {l.band_lo_us, l.band_hi_us}}});
     }
     json axes = PointToJson(s.point);
     axes.erase("id");
-    j["series"].push_back({{"point", s.point_id}, {"fingerprint", s.fingerprint}, {"runner", s.runner},
-                           {"axes", axes}, {"verdict", Name(sc.verdict)}, {"runs", runs},
-                           {"changes", changes}, {"levels", levels}});
+    j["series"].push_back({{"point", s.point_id},
+                           {"fingerprint", s.fingerprint},
+                           {"runner", s.runner},
+                           {"axes", axes},
+                           {"verdict", Name(sc.verdict)},
+                           {"runs", runs},
+                           {"changes", changes},
+                           {"levels", levels}});
   }
   return j;
 }
@@ -256,9 +294,10 @@ std::string CheckToJunit(const CheckResult& r) {
     failures += s.verdict == SeriesVerdict::kRegression;
     skipped += s.verdict == SeriesVerdict::kTooShort || s.verdict == SeriesVerdict::kDisturbed;
   }
-  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.history\" tests=\"" +
-                  std::to_string(r.series.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
-                  std::to_string(skipped) + "\">\n";
+  std::string x =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites><testsuite name=\"commbench.history\" tests=\"" +
+      std::to_string(r.series.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
+      std::to_string(skipped) + "\">\n";
   for (const SeriesCheck& s : r.series) {
     x += "<testcase classname=\"commbench.history\" name=\"" + XmlEscape(Key(s.series)) + "\">";
     if (s.verdict == SeriesVerdict::kRegression) {
@@ -274,8 +313,10 @@ std::string CheckToJunit(const CheckResult& r) {
         break;
       }
     } else if (s.verdict == SeriesVerdict::kTooShort) {
-      x += "<skipped message=\"" + XmlEscape("too short: " + std::to_string(s.series.runs.size()) + " runs of the " +
-                                             std::to_string(r.options.min_runs) + " needed") + "\"/>";
+      x += "<skipped message=\"" +
+           XmlEscape("too short: " + std::to_string(s.series.runs.size()) + " runs of the " +
+                     std::to_string(r.options.min_runs) + " needed") +
+           "\"/>";
     }
     x += "</testcase>\n";
   }

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "lib/core/temp_dir.h"
 
@@ -16,9 +15,15 @@ using nlohmann::json;
 
 // What a sweep records when outside processes took half of both CPUs over its timed window.
 json HalfTakenByMake() {
-  return {{"window_s", 1.0}, {"cpu_busy_s", 2.0}, {"ranks_cpu_s", 0.9}, {"own_cpu_s", 0.9}, {"outside_cpu_s", 1.0},
-          {"outside_share", 0.5}, {"monitor_cpu_s", 0.0},
-          {"per_cpu", {{{"cpu", 0}, {"busy_s", 1.0}, {"outside_s", 0.5}}, {{"cpu", 1}, {"busy_s", 1.0}, {"outside_s", 0.5}}}},
+  return {{"window_s", 1.0},
+          {"cpu_busy_s", 2.0},
+          {"ranks_cpu_s", 0.9},
+          {"own_cpu_s", 0.9},
+          {"outside_cpu_s", 1.0},
+          {"outside_share", 0.5},
+          {"monitor_cpu_s", 0.0},
+          {"per_cpu",
+           {{{"cpu", 0}, {"busy_s", 1.0}, {"outside_s", 0.5}}, {{"cpu", 1}, {"busy_s", 1.0}, {"outside_s", 0.5}}}},
           {"top", {{{"pid", 42}, {"comm", "make"}, {"cpu_s", 1.0}, {"cpus", {0, 1}}}}}};
 }
 
@@ -44,6 +49,23 @@ std::string MakeHistory(const std::string& root, int n, int at, double step, int
     EXPECT_TRUE(AddRun(dir, {path, "c" + std::to_string(i), ""}).ok());
   }
   return dir;
+}
+
+// --window N: only each runner's last N runs are read; the change is found at its place among them.
+TEST(Check, TheWindowReadsOnlyTheLastRuns) {
+  TempDir tmp("check-test-");
+  CheckOptions o;
+  o.window = 20;
+  auto r = CheckHistory(MakeHistory(tmp.path(), 24, 20, 0.15), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->series.empty());
+  for (const SeriesCheck& s : r->series) {
+    ASSERT_EQ(s.series.runs.size(), 20u);
+    EXPECT_EQ(s.series.runs.front().commit, "c4");
+    ASSERT_EQ(s.changes.size(), 1u) << s.series.point_id;
+    EXPECT_EQ(s.changes[0].commit, "c20");
+  }
+  EXPECT_EQ(r->ExitCode(), 1);
 }
 
 TEST(Check, RecentSlowdownIsARegressionAtItsRun) {

@@ -6,10 +6,9 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/core/atomic_file.h"
 #include "lib/history/check.h"
@@ -44,8 +43,8 @@ StatusOr<History> RunsOf(const std::string& dir, const History& all, const std::
   for (const auto& [fp, other] : others) {
     held += (held.empty() ? "" : "; ") + fp + " (" + std::to_string(other.first) + " runs: " + other.second + ")";
   }
-  return InvalidArgument("--history " + dir + ": no run of this runner (fingerprint " + fingerprint +
-                         "); it holds " + held +
+  return InvalidArgument("--history " + dir + ": no run of this runner (fingerprint " + fingerprint + "); it holds " +
+                         held +
                          " (accepted: a history with runs of this runner: results of another runner are never "
                          "compared)");
 }
@@ -70,8 +69,8 @@ std::string TooShort(const PointSegment& seg, const GateBaselineOptions& o) {
   const std::string have = std::to_string(seg.runs.size()) + " run" + (seg.runs.size() == 1 ? "" : "s");
   const std::string need = std::to_string(o.min_runs);
   if (!seg.after_change) {
-    return "point " + seg.point_id + ": the history holds " + have + " of it from this runner, the gate needs " +
-           need + ": too short to say (file more runs of main with `commbench history add`)";
+    return "point " + seg.point_id + ": the history holds " + have + " of it from this runner, the gate needs " + need +
+           ": too short to say (file more runs of main with `commbench history add`)";
   }
   const RunEntry& first = seg.runs.front();
   return "point " + seg.point_id + ": its level changed at run " + first.id + " (commit " + first.commit + ", " +
@@ -97,10 +96,12 @@ StatusOr<GateBaseline> LoadGateBaseline(const std::string& dir, const std::strin
   }
   auto mine = RunsOf(dir, *all, fingerprint);
   if (!mine.ok()) return mine.status();
-  auto series = BuildSeries(dir, *mine);  // runs ordered by time, then filing order
+  // Runs ordered by time, then filing order; the last kDefaultWindow of this runner, as `history check` reads.
+  auto series = BuildSeries(dir, *mine, kDefaultWindow);
   if (!series.ok()) return InvalidArgument("--history " + dir + ": " + series.status().message());
   std::vector<RunEntry> ordered = mine->runs;
-  std::stable_sort(ordered.begin(), ordered.end(), [](const RunEntry& a, const RunEntry& b) { return a.time < b.time; });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const RunEntry& a, const RunEntry& b) { return a.time < b.time; });
   GateBaseline b;
   b.dir = dir;
   b.fingerprint = fingerprint;
@@ -118,7 +119,8 @@ StatusOr<GateBaseline> LoadGateBaseline(const std::string& dir, const std::strin
     PointSegment seg = SegmentOf(s, options);
     seg.point_id = p.id;  // as the comparison names it
     for (const RunEntry& r : seg.runs) used.insert(r.seq);
-    if (static_cast<int>(seg.runs.size()) < options.min_runs && b.too_short.empty()) b.too_short = TooShort(seg, options);
+    if (static_cast<int>(seg.runs.size()) < options.min_runs && b.too_short.empty())
+      b.too_short = TooShort(seg, options);
     p.repeat_p50_us = seg.run_medians;
     p.repeat_mean_us.clear();  // the segment keeps medians only
     p.time_us.p50 = Median(seg.run_medians);
@@ -142,8 +144,11 @@ json GateRecordToJson(const GateBaseline& b) {
       since = RunJson(seg.runs.front());
       since["p_value"] = seg.change_p;
     }
-    points.push_back({{"point", seg.point_id}, {"runs", ids}, {"since_change_point", since},
-                      {"run_medians_us", seg.run_medians}, {"series_runs", seg.series_runs}});
+    points.push_back({{"point", seg.point_id},
+                      {"runs", ids},
+                      {"since_change_point", since},
+                      {"run_medians_us", seg.run_medians},
+                      {"series_runs", seg.series_runs}});
   }
   return {{"schema_version", kGateRecordSchemaVersion},
           {"history", b.dir},

@@ -1,20 +1,19 @@
 #include "lib/history/store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
-
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 
-#include "lib/core/atomic_file.h"
+#include "lib/core/data_file.h"
+#include "lib/core/store_dir.h"
 #include "lib/gate/compare.h"
 
 namespace commbench::history {
@@ -37,53 +36,89 @@ std::string NowIso() {
   return buf;
 }
 
-// A commit as part of a file name: letters, digits, '-', '.', '_' kept, anything else '_'; at most 40.
-std::string FileSafe(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 40)) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
-  return out.empty() ? "unknown" : out;
+// The digits a run file's name starts with ("000042-abc.json": 42), or -1 when it is not a run's name; a number
+// beyond int64 reads as the largest one (so the next seq is refused, never wrapped).
+int64_t LeadingSeq(const std::string& name) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  size_t i = 0;
+  int64_t v = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
+    const int d = name[i] - '0';
+    v = v > (kMax - d) / 10 ? kMax : v * 10 + d;
+    ++i;
+  }
+  if (i == 0 || i == name.size() || (name[i] != '-' && name[i] != '.')) return -1;
+  return v;
 }
 
-// Holds an exclusive flock on DIR/history.lock for its lifetime.
-class DirLock {
- public:
-  static StatusOr<DirLock> Take(const std::string& dir) {
-    const std::string path = dir + "/" + kLockName;
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return Unavailable(path + ": cannot open the history's lock: " + std::strerror(errno));
-    while (flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        close(fd);
-        return Unavailable(path + ": cannot lock: " + std::strerror(errno));
-      }
+// The largest seq a run file under runs/*/ carries (-1 when none): a lost or stale index must not make the next
+// add reuse a name. Entries that are not the store's own directories (a planted link, another user's) are skipped.
+int64_t MaxSeqOnDisk(const StoreDir& runs) {
+  int64_t max_seq = -1;
+  const int fd = openat(runs.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return max_seq;
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    close(fd);
+    return max_seq;
+  }
+  std::vector<std::string> subdirs;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") subdirs.push_back(name);
+  }
+  closedir(d);
+  for (const std::string& name : subdirs) {
+    auto sub = runs.Subdir(name, false);
+    if (!sub.ok()) continue;
+    auto files = sub->ListFiles();
+    if (!files.ok()) continue;
+    for (const std::string& f : *files) max_seq = std::max(max_seq, LeadingSeq(f));
+  }
+  return max_seq;
+}
+
+// A run's `file` as the index gives it: components separated by '/', none empty, "." or "..", not absolute. Any
+// other text is a name the store may hold (an older version wrote "main..feature" into names).
+Status CheckRunPath(const std::string& file, const std::string& where) {
+  const std::string bad = where + ".file: '" + file +
+                          "' (accepted: a relative path inside the history directory, no empty, '.' or '..' "
+                          "component)";
+  if (file.empty() || file[0] == '/' || file.find('\0') != std::string::npos) return InvalidArgument(bad);
+  for (size_t begin = 0;;) {
+    const size_t end = file.find('/', begin);
+    const std::string part = file.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (part.empty() || part == "." || part == "..") return InvalidArgument(bad);
+    if (end == std::string::npos) return OkStatus();
+    begin = end + 1;
+  }
+}
+
+std::vector<std::string> Components(const std::string& file) {
+  std::vector<std::string> parts;
+  for (size_t begin = 0;;) {
+    const size_t end = file.find('/', begin);
+    parts.push_back(file.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) return parts;
+    begin = end + 1;
+  }
+}
+
+StatusOr<int64_t> ReadSeq(const json& r, const std::string& where) {
+  const json* seq = Find(r, "seq");
+  const std::string accepted =
+      " (accepted: an integer from 0 to " + std::to_string(std::numeric_limits<int64_t>::max()) + ")";
+  if (!seq || !seq->is_number_integer()) return InvalidArgument(where + ".seq: missing or not an integer" + accepted);
+  if (seq->is_number_unsigned()) {
+    const uint64_t u = seq->get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return InvalidArgument(where + ".seq: " + seq->dump() + accepted);
     }
-    return DirLock(fd);
+    return static_cast<int64_t>(u);
   }
-  DirLock(DirLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  ~DirLock() {
-    if (fd_ >= 0) close(fd_);  // releases the lock
-  }
-
- private:
-  explicit DirLock(int fd) : fd_(fd) {}
-  int fd_;
-};
-
-Status MakeDir(const std::string& path) {
-  if (mkdir(path.c_str(), 0777) == 0 || errno == EEXIST) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return OkStatus();
-    return InvalidArgument(path + " is not a directory (accepted: a history directory, or a new one to create)");
-  }
-  return InvalidArgument(path + ": cannot create the directory: " + std::strerror(errno));
-}
-
-StatusOr<std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(path + ": cannot read it");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const int64_t v = seq->get<int64_t>();
+  if (v < 0) return InvalidArgument(where + ".seq: " + seq->dump() + accepted);
+  return v;
 }
 
 std::string Str(const json& j, const char* key) {
@@ -93,16 +128,12 @@ std::string Str(const json& j, const char* key) {
 
 StatusOr<RunEntry> EntryFromJson(const json& r, const std::string& where) {
   RunEntry e;
-  const json* seq = Find(r, "seq");
-  if (!seq || !seq->is_number_integer() || seq->get<int64_t>() < 0) return InvalidArgument(where + ".seq: missing or not an integer >= 0");
-  e.seq = seq->get<int>();
+  ASSIGN_OR_RETURN(e.seq, ReadSeq(r, where));
   for (auto [key, field] : {std::pair{"id", &e.id}, {"file", &e.file}, {"fingerprint", &e.fingerprint}}) {
     *field = Str(r, key);
     if (field->empty()) return InvalidArgument(where + "." + key + ": missing or not a non-empty string");
   }
-  if (e.file.find("..") != std::string::npos || e.file[0] == '/') {
-    return InvalidArgument(where + ".file: '" + e.file + "' (accepted: a path inside the history directory)");
-  }
+  RETURN_IF_ERROR(CheckRunPath(e.file, where));
   e.commit = Str(r, "commit");
   e.time = Str(r, "time");
   e.runner = Str(r, "runner");
@@ -151,8 +182,14 @@ std::string RunnerDescription(const json& env) {
 json HistoryToJson(const History& h) {
   json runs = json::array();
   for (const RunEntry& e : h.runs) {
-    runs.push_back({{"seq", e.seq}, {"id", e.id}, {"file", e.file}, {"commit", e.commit}, {"time", e.time},
-                    {"fingerprint", e.fingerprint}, {"runner", e.runner}, {"added_at", e.added_at}});
+    runs.push_back({{"seq", e.seq},
+                    {"id", e.id},
+                    {"file", e.file},
+                    {"commit", e.commit},
+                    {"time", e.time},
+                    {"fingerprint", e.fingerprint},
+                    {"runner", e.runner},
+                    {"added_at", e.added_at}});
   }
   return {{"kind", "commbench history"}, {"schema_version", kHistorySchemaVersion}, {"runs", runs}};
 }
@@ -176,53 +213,107 @@ StatusOr<History> HistoryFromJson(const json& j, const std::string& path) {
   return h;
 }
 
-StatusOr<History> LoadHistory(const std::string& dir) {
-  const std::string path = dir + "/" + kIndexName;
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return NotFound(dir + ": no " + kIndexName + " (not a history; `history add` makes one)");
-  auto text = ReadAll(path);
-  if (!text.ok()) return text.status();
+StatusOr<History> LoadIndex(const StoreDir& store) {
+  const std::string path = store.path() + "/" + kIndexName;
+  auto text = store.Read(kIndexName, kMaxIndexFileBytes, "history index");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return NotFound(store.path() + ": no " + kIndexName + " (not a history; `history add` makes one)");
+    }
+    return text.status();
+  }
   json j = json::parse(*text, nullptr, false);
   if (j.is_discarded()) return InvalidArgument(path + ": not valid JSON");
   return HistoryFromJson(j, path);
 }
 
+StatusOr<History> LoadHistory(const std::string& dir) {
+  auto store = StoreDir::Open(dir, false);
+  if (!store.ok()) {
+    if (store.status().code() == StatusCode::kNotFound) {
+      return NotFound(dir + ": no such directory (not a history; `history add` makes one)");
+    }
+    return store.status();
+  }
+  return LoadIndex(*store);
+}
+
+StatusOr<result::ResultFile> LoadRun(const StoreDir& store, const RunEntry& run) {
+  // Resolved a component at a time through the store's own directories: never out of it, never through a link.
+  RETURN_IF_ERROR(CheckRunPath(run.file, store.path() + "/" + kIndexName + ": run " + run.id));
+  const std::vector<std::string> parts = Components(run.file);
+  std::optional<StoreDir> sub;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    auto next = (sub ? *sub : store).Subdir(parts[i], false);
+    if (!next.ok()) return InvalidArgument("run " + run.id + ": " + next.status().message());
+    sub.emplace(std::move(*next));
+  }
+  const std::string path = store.path() + "/" + run.file;
+  auto text = (sub ? *sub : store).Read(parts.back(), kMaxResultFileBytes, "run file");
+  if (!text.ok()) return InvalidArgument("run " + run.id + ": " + text.status().message());
+  ASSIGN_OR_RETURN(result::ResultFile file, result::ParseResultText(*text, path));
+  RETURN_IF_ERROR(gate::CheckComparable(file, path));
+  return file;
+}
+
 StatusOr<result::ResultFile> LoadRun(const std::string& dir, const RunEntry& run) {
-  return gate::LoadComparable(dir + "/" + run.file);
+  ASSIGN_OR_RETURN(StoreDir store, StoreDir::Open(dir, false));
+  return LoadRun(store, run);
 }
 
 StatusOr<RunEntry> AddRun(const std::string& dir, const AddRequest& request) {
-  auto text = ReadAll(request.result_path);
-  if (!text.ok()) return text.status();
-  auto file = gate::LoadComparable(request.result_path);
+  // The bytes filed are the bytes validated: read once.
+  auto text = ReadDataFile(request.result_path, kMaxResultFileBytes, "result file");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kInvalidArgument) return text.status();
+    return InvalidArgument("cannot read " + request.result_path + ": " + text.status().message());
+  }
+  auto file = result::ParseResultText(*text, request.result_path);
   if (!file.ok()) return file.status();
-  RETURN_IF_ERROR(MakeDir(dir));
-  auto lock = DirLock::Take(dir);
-  if (!lock.ok()) return lock.status();
+  RETURN_IF_ERROR(gate::CheckComparable(*file, request.result_path));
+  ASSIGN_OR_RETURN(StoreDir store, StoreDir::Open(dir, true));
+  ASSIGN_OR_RETURN(StoreDir::Lock lock, store.TakeLock(kLockName));
   History h;
-  auto loaded = LoadHistory(dir);
+  auto loaded = LoadIndex(store);
   if (loaded.ok()) {
     h = *loaded;
   } else if (loaded.status().code() != StatusCode::kNotFound) {
     return loaded.status();
   }
+  ASSIGN_OR_RETURN(StoreDir runs, store.Subdir("runs", true));
+  // Past every seq the index lists and every run file on disk: a lost or stale index never reuses a name.
+  int64_t max_seq = MaxSeqOnDisk(runs);
+  for (const RunEntry& r : h.runs) max_seq = std::max(max_seq, r.seq);
+  if (max_seq == std::numeric_limits<int64_t>::max()) {
+    return InvalidArgument(store.path() + ": the largest seq filed is " + std::to_string(max_seq) +
+                           ", which has no next one (accepted: a history whose seqs are below it; start a new "
+                           "history)");
+  }
   const json& env = file->header.environment.fingerprint;
   RunEntry e;
-  e.seq = h.runs.empty() ? 0 : h.runs.back().seq + 1;
+  e.seq = max_seq + 1;
   e.commit = request.commit.empty() ? file->header.tool.commit : request.commit;
   e.time = request.time.empty() ? file->header.started_at : request.time;
   e.fingerprint = RunnerFingerprint(env);
   e.runner = RunnerDescription(env);
   e.added_at = NowIso();
-  char seq[16];
-  std::snprintf(seq, sizeof(seq), "%06d", e.seq);
-  e.id = std::string(seq) + "-" + FileSafe(e.commit);
+  char seq[24];
+  std::snprintf(seq, sizeof(seq), "%06lld", static_cast<long long>(e.seq));
+  // A commit is any text ("main..feature", a newline, a path): one encoded name component.
+  e.id = std::string(seq) + "-" + EncodeStoreName(e.commit.empty() ? "unknown" : e.commit, 60);
   e.file = "runs/" + e.fingerprint + "/" + e.id + ".json";
-  RETURN_IF_ERROR(MakeDir(dir + "/runs"));
-  RETURN_IF_ERROR(MakeDir(dir + "/runs/" + e.fingerprint));
-  RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + e.file, *text));
+  ASSIGN_OR_RETURN(StoreDir series, runs.Subdir(e.fingerprint, true));
+  // Refused before any write when something (a link, a FIFO) sits at the name; CreateNew still never replaces one
+  // planted after this look.
+  if (series.Exists(e.id + ".json")) {
+    return InvalidArgument("store " + series.path() + ": " + e.id +
+                           ".json already exists and is not a run file "
+                           "(refused: a store never writes over or through it; remove it)");
+  }
+  RETURN_IF_ERROR(series.CreateNew(e.id + ".json", *text));  // never over a file a stale index forgot
   h.runs.push_back(e);
-  RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + kIndexName, HistoryToJson(h).dump(1) + "\n"));
+  RETURN_IF_ERROR(
+      store.Replace(kIndexName, HistoryToJson(h).dump(1, ' ', false, json::error_handler_t::replace) + "\n"));
   return e;
 }
 

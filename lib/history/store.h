@@ -2,16 +2,18 @@
 // under runs/FINGERPRINT/ and listed in one index, history.json (kind "commbench history", schema_version 1),
 // with its commit, time and runner fingerprint. Adds take an exclusive lock (flock on history.lock) around
 // read-index, copy, write-index; the index is replaced atomically (temp + rename), so a reader never sees half of
-// it and two concurrent adds both land. Series never mix fingerprints.
+// it and two concurrent adds both land. Series never mix fingerprints. Every file is written and read through
+// StoreDir (lib/core/store_dir.h): never through a link, run files created never over an existing one.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "lib/core/status.h"
+#include "lib/core/store_dir.h"
 #include "lib/result/result_file.h"
 
 namespace commbench::history {
@@ -22,8 +24,8 @@ inline constexpr char kLockName[] = "history.lock";
 
 // One filed result as the index lists it.
 struct RunEntry {
-  int seq = 0;              // filing order, 0-based, unique in the history
-  std::string id;           // "<seq>-<commit>", unique
+  int64_t seq = 0;          // filing order, 0-based, unique in the history (and among its run files)
+  std::string id;           // "<seq>-<commit>", unique; the commit encoded as EncodeStoreName does
   std::string file;         // relative to the history directory: runs/FINGERPRINT/ID.json
   std::string commit;       // the code that ran (default: the result's tool.commit)
   std::string time;         // ISO 8601 UTC (default: the result's started_at)
@@ -59,7 +61,9 @@ StatusOr<History> LoadHistory(const std::string& dir);
 nlohmann::json HistoryToJson(const History& h);
 StatusOr<History> HistoryFromJson(const nlohmann::json& j, const std::string& path);
 
-// One run's result file.
+// One run's result file, read through the store's directories (a link, a FIFO or a file outside the history is
+// refused) and bounded (kMaxResultFileBytes).
 StatusOr<result::ResultFile> LoadRun(const std::string& dir, const RunEntry& run);
+StatusOr<result::ResultFile> LoadRun(const StoreDir& store, const RunEntry& run);
 
 }  // namespace commbench::history

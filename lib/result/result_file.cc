@@ -209,7 +209,10 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
     if (read.status().code() == StatusCode::kInvalidArgument) return read.status();
     return InvalidArgument("cannot read " + path + ": " + read.status().message());
   }
-  const std::string& content = *read;
+  return ParseResultText(*read, path);
+}
+
+StatusOr<ResultFile> ParseResultText(const std::string& content, const std::string& path) {
   if (content.empty()) return InvalidArgument(path + " is empty (the sweep may have been killed before writing)");
   json j;
   bool too_deep = false;

@@ -3,19 +3,18 @@
 // streams the same serialisation to disk as points finish.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
+#include "lib/model/point.h"
+#include "lib/model/spec.h"
 #include "lib/result/diagnosis.h"
 #include "lib/result/phases.h"
 #include "lib/result/point_result.h"
-#include "lib/model/point.h"
-#include "lib/model/spec.h"
 
 namespace commbench::result {
 
@@ -105,6 +104,8 @@ nlohmann::json ResultFileToJson(const ResultFile& file);
 StatusOr<ResultFile> ReadResultFile(const nlohmann::json& j);
 // Reads and parses a file: InvalidArgument for unreadable, empty, truncated or invalid content.
 StatusOr<ResultFile> LoadResultFile(const std::string& path);
+// The same for text already read (a store's file, read through its directory); `path` names it in messages.
+StatusOr<ResultFile> ParseResultText(const std::string& content, const std::string& path);
 
 // The pieces of the serialisation, for the streaming writer.
 nlohmann::json HeaderToJson(const ResultHeader& h);

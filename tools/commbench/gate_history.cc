@@ -3,14 +3,15 @@
 // comparison JSON get a "gate_history" record of exactly the runs used. Exit codes as `compare`; 3 also when the
 // history is valid but its segment is too short to say (before any rank starts, nothing written).
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lib/app/gate_policy.h"
 #include "lib/app/gate_run.h"
+#include "lib/core/output_paths.h"
 #include "lib/history/gate_baseline.h"
 #include "lib/measure/environment_probe.h"
+#include "lib/result/result_writer.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/gate.h"
 
@@ -21,7 +22,8 @@ namespace {
 void PrintRunsUsed(const history::GateBaseline& b) {
   const history::RunEntry& first = b.runs.front();
   const history::RunEntry& last = b.runs.back();
-  std::fprintf(stderr, "commbench gate: against %zu runs of %s (runner %s: %s), %s (commit %s, %s) to %s (commit %s, %s)\n",
+  std::fprintf(stderr,
+               "commbench gate: against %zu runs of %s (runner %s: %s), %s (commit %s, %s) to %s (commit %s, %s)\n",
                b.runs.size(), b.dir.c_str(), b.fingerprint.c_str(), b.runner.c_str(), first.id.c_str(),
                first.commit.c_str(), first.time.c_str(), last.id.c_str(), last.commit.c_str(), last.time.c_str());
   for (const history::PointSegment& seg : b.points) {
@@ -35,6 +37,19 @@ void PrintRunsUsed(const history::GateBaseline& b) {
 }  // namespace
 
 int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
+  // No output in the history it reads: `--out DIR/history.json` would replace the index with a result.
+  const std::string sidecar = result::SamplesSidecarPath(o.out);
+  Status apart = CheckOutputsApart({{"--out", o.out},
+                                    {"--out's samples", sidecar},
+                                    {"--json", o.flags.outputs.json},
+                                    {"--junit", o.flags.outputs.junit},
+                                    {"--html", o.flags.outputs.html},
+                                    {"--summary", o.flags.outputs.summary},
+                                    {"--prom", o.exports.prom},
+                                    {"--csv", o.exports.csv},
+                                    {"--trace", o.exports.trace}},
+                                   {{"--history", o.history}}, {{"--history", o.history}});
+  if (!apart.ok()) return ErrorExit(apart.message());
   auto b = history::LoadGateBaseline(o.history, history::RunnerFingerprint(EnvironmentFingerprint()));
   if (!b.ok()) return ErrorExit(b.status().message());
   if (!b->too_short.empty()) {
@@ -45,9 +60,10 @@ int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
   const SweepSpec& recorded = b->base.header.spec;
   const std::vector<std::string> conflicts = app::SpecConflicts(given, recorded, *ToSpec(SweepFlags{}));
   if (!conflicts.empty()) {
-    return ErrorExit("--history " + o.history + ": the flags ask for another sweep than its latest run " + b->latest.id +
-                " records: " + conflicts.front() + " (accepted: that run's own sweep; another sweep needs its own "
-                "history)");
+    return ErrorExit("--history " + o.history + ": the flags ask for another sweep than its latest run " +
+                     b->latest.id + " records: " + conflicts.front() +
+                     " (accepted: that run's own sweep; another sweep needs its own "
+                     "history)");
   }
   const SweepSpec spec = app::GateSpec(recorded, given);  // the same spec, repeats included
   app::GateRunner runner(ToolIdentity(), Invocation(), o.quiet);

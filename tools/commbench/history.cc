@@ -9,6 +9,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/core/printable.h"
+#include "lib/core/output_paths.h"
 #include "lib/history/check.h"
 #include "lib/history/store.h"
 #include "lib/history/trend_html.h"
@@ -24,9 +25,12 @@ struct AddOptions {
   history::AddRequest request;
 };
 
+// Beyond this a check's cost is the history's, not a window's (docs/history.md, "Window").
+constexpr int kMaxWindow = 100000;
+
 struct CheckFlags {
   std::string dir;
-  std::string config;  // --config FILE: the flags' values (configs/history/ci.yaml); the command line wins
+  std::string config;         // --config FILE: the flags' values (configs/history/ci.yaml); the command line wins
   ComparisonOutputs outputs;  // json, junit, html, summary
   history::CheckOptions check;
 };
@@ -36,7 +40,21 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+// A result inside the history is one of the store's own files (its index, a filed run): filing it would read
+// what this add replaces. Only files from outside are filed.
+Status CheckResultOutside(const AddOptions& o) {
+  const std::string dir = ResolvedPath(o.dir), result = ResolvedPath(o.request.result_path);
+  if (dir.empty() || result.empty()) return OkStatus();
+  if (result == dir || result.compare(0, dir.size() + 1, dir + "/") == 0) {
+    return InvalidArgument("RESULT " + o.request.result_path + " lies inside the history " + o.dir +
+                           " (accepted: a result file outside the history directory, which only commbench writes)");
+  }
+  return OkStatus();
+}
+
 int RunAdd(const AddOptions& o) {
+  Status apart = CheckResultOutside(o);
+  if (!apart.ok()) return Fail(apart.message());
   auto entry = history::AddRun(o.dir, o.request);
   if (!entry.ok()) return Fail(entry.status().message());
   // The path, commit and runner come from flags and the result file: one escaped line each.
@@ -66,6 +84,16 @@ Status CheckFlagValues(const CheckFlags& f) {
   if (c.min_runs < 2 * c.change_points.min_segment) {
     return InvalidArgument("--min-runs " + std::to_string(c.min_runs) + " (accepted: at least twice --min-segment)");
   }
+  if (c.window != 0 && (c.window < c.min_runs || c.window > kMaxWindow)) {
+    return InvalidArgument("--window " + std::to_string(c.window) + " (accepted: 0 for every run, or " +
+                           std::to_string(c.min_runs) + " (--min-runs) to " + std::to_string(kMaxWindow) + " runs)");
+  }
+  // The check's outputs never land in the history it reads (--json DIR/history.json would destroy the index).
+  RETURN_IF_ERROR(CheckOutputsApart({{"--json", f.outputs.json},
+                                     {"--junit", f.outputs.junit},
+                                     {"--html", f.outputs.html},
+                                     {"--summary", f.outputs.summary}},
+                                    {{"the history", f.dir}}, {{"the history", f.dir}}));
   return CheckComparisonOutputs(f.outputs);
 }
 
@@ -119,12 +147,15 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--min-runs", f->check.min_runs, "a shorter series is too short to say (exit 3)")
       ->capture_default_str();
+  cmd->add_option("--window", f->check.window,
+                  "read only the last N runs of each runner (0: all; the work grows with N, not with the history)")
+      ->capture_default_str();
   cmd->add_option("--config", f->config,
                   "YAML or JSON file of these flags (recent-runs: K, floor: F, ...; configs/history/ci.yaml); the "
                   "command line wins");
   cmd->callback([f, exit_code, cmd] {
-    const std::vector<std::string> problems = f->config.empty() ? std::vector<std::string>{}
-                                                                : ApplyConfigFile(f->config, cmd);
+    const std::vector<std::string> problems =
+        f->config.empty() ? std::vector<std::string>{} : ApplyConfigFile(f->config, cmd);
     for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
     *exit_code = problems.empty() ? RunCheck(*f) : 2;
   });
