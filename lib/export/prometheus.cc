@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "lib/core/axes.h"
+#include "lib/core/printable.h"
 #include "lib/core/types.h"
 #include "lib/export/point_axes.h"
 #include "lib/export/point_traffic.h"
@@ -19,13 +19,20 @@ namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
-std::string EscapeLabel(const std::string& v) {
+// The exposition format is UTF-8 with three escapes: control characters and bytes that are not UTF-8 (a host
+// name's, say) are first made visible (Printable), or node_exporter would drop the whole file.
+std::string EscapeLabel(const std::string& value) {
+  const std::string v = Printable(value);
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -105,10 +112,12 @@ void AddRun(const result::ResultFile& f, Exposition* e) {
   e->Add("commbench_info", "gauge", "The tool that wrote the result: version and commit (always 1).",
          {{"tool", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}, 1);
   const nlohmann::json& fp = h.environment.fingerprint;
-  const std::string cpu = fp.contains("cpu_model") && fp["cpu_model"].is_string() ? fp["cpu_model"].get<std::string>() : "";
-  e->Add("commbench_environment_info", "gauge", "Where the result was measured: host, CPU model, cores (always 1).",
-         {{"host", h.environment.host}, {"cpu_model", cpu}, {"cores_online", std::to_string(h.environment.cores_online)}},
-         1);
+  const std::string cpu =
+      fp.contains("cpu_model") && fp["cpu_model"].is_string() ? fp["cpu_model"].get<std::string>() : "";
+  e->Add(
+      "commbench_environment_info", "gauge", "Where the result was measured: host, CPU model, cores (always 1).",
+      {{"host", h.environment.host}, {"cpu_model", cpu}, {"cores_online", std::to_string(h.environment.cores_online)}},
+      1);
   double started = 0;
   if (ParseIsoTime(h.started_at, &started)) {
     e->Add("commbench_run_timestamp_seconds", "gauge", "When the run started, seconds since the Unix epoch.", {},
@@ -143,41 +152,52 @@ void AddCpu(const result::CpuUsage& c, const Labels& l, Exposition* e) {
 
 void AddPoint(const result::PointResult& p, Exposition* e) {
   const Labels l = PointLabels(p.point);
-  const char* op_help = "Per-iteration time of one operation (the slowest rank's own times), quantiles over the "
-                        "timed iterations.";
-  const std::pair<const char*, double> quantiles[] = {{"0", p.time_us.min}, {"0.5", p.time_us.p50},
-                                                      {"0.95", p.time_us.p95}, {"0.99", p.time_us.p99},
+  const char* op_help =
+      "Per-iteration time of one operation (the slowest rank's own times), quantiles over the "
+      "timed iterations.";
+  const std::pair<const char*, double> quantiles[] = {{"0", p.time_us.min},
+                                                      {"0.5", p.time_us.p50},
+                                                      {"0.95", p.time_us.p95},
+                                                      {"0.99", p.time_us.p99},
                                                       {"1", p.time_us.max}};
-  for (const auto& [q, us] : quantiles) e->Add("commbench_op_duration_seconds", "summary", op_help, With(l, "quantile", q), Seconds(us));
+  for (const auto& [q, us] : quantiles)
+    e->Add("commbench_op_duration_seconds", "summary", op_help, With(l, "quantile", q), Seconds(us));
   const double n = static_cast<double>(p.time_us.n);
   e->Add("commbench_op_duration_seconds", "summary", op_help, l, Seconds(p.time_us.mean * n), "_sum");
   e->Add("commbench_op_duration_seconds", "summary", op_help, l, n, "_count");
   e->Add("commbench_op_loop_cost_seconds", "gauge",
          "What a loop of these operations costs per op (the console's loop column; the growth fits read it).", l,
          Seconds(p.time_us.mean));
-  e->Add("commbench_op_rank_mean_seconds", "gauge", "Median over iterations of the mean across ranks (nccl-tests' time).",
-         l, Seconds(p.time_us_rank_mean.p50));
-  e->Add("commbench_algbw_bytes_per_second", "gauge", "Algorithm bandwidth per group (nccl-tests' algbw).", l, p.algbw_gbps * 1e9);
-  e->Add("commbench_busbw_bytes_per_second", "gauge", "Bus bandwidth per group (nccl-tests' busbw).", l, p.busbw_gbps * 1e9);
-  e->Add("commbench_aggregate_busbw_bytes_per_second", "gauge", "Bus bandwidth summed over the groups that run at once.",
-         l, p.aggregate_busbw_gbps * 1e9);
+  e->Add("commbench_op_rank_mean_seconds", "gauge",
+         "Median over iterations of the mean across ranks (nccl-tests' time).", l, Seconds(p.time_us_rank_mean.p50));
+  e->Add("commbench_algbw_bytes_per_second", "gauge", "Algorithm bandwidth per group (nccl-tests' algbw).", l,
+         p.algbw_gbps * 1e9);
+  e->Add("commbench_busbw_bytes_per_second", "gauge", "Bus bandwidth per group (nccl-tests' busbw).", l,
+         p.busbw_gbps * 1e9);
+  e->Add("commbench_aggregate_busbw_bytes_per_second", "gauge",
+         "Bus bandwidth summed over the groups that run at once.", l, p.aggregate_busbw_gbps * 1e9);
   e->Add("commbench_point_correct", "gauge", "1 when every checked output was right, else 0.", l, p.correct ? 1 : 0);
   e->Add("commbench_point_iterations", "gauge", "Timed iterations of the point.", l, static_cast<double>(p.iters));
   e->Add("commbench_point_repeats", "gauge", "Independent repeats (fresh launches) of the point.", l,
          static_cast<double>(std::max<size_t>(1, p.repeat_p50_us.size())));
-  e->Add("commbench_point_wall_seconds", "gauge", "Wall time of the point's timed loops, first start to last end.", l, p.wall_s);
+  e->Add("commbench_point_wall_seconds", "gauge", "Wall time of the point's timed loops, first start to last end.", l,
+         p.wall_s);
   AddCpu(p.cpu, l, e);
   if (const std::optional<PointTraffic> t = BusiestRankTraffic(p)) {
     const Labels source = With(l, "source", t->source);
-    const char* help = "Bytes per operation of the busiest rank, measured (tcp_info: the kernel's socket counters; "
-                       "shm_copies: what it copied from peers, received only).";
-    if (t->sent_bytes_per_op >= 0) e->Add("commbench_rank_sent_per_op_bytes", "gauge", help, source, t->sent_bytes_per_op);
-    if (t->recv_bytes_per_op >= 0) e->Add("commbench_rank_received_per_op_bytes", "gauge", help, source, t->recv_bytes_per_op);
+    const char* help =
+        "Bytes per operation of the busiest rank, measured (tcp_info: the kernel's socket counters; "
+        "shm_copies: what it copied from peers, received only).";
+    if (t->sent_bytes_per_op >= 0)
+      e->Add("commbench_rank_sent_per_op_bytes", "gauge", help, source, t->sent_bytes_per_op);
+    if (t->recv_bytes_per_op >= 0)
+      e->Add("commbench_rank_received_per_op_bytes", "gauge", help, source, t->recv_bytes_per_op);
     if (t->model_sent_bytes_per_op >= 0) {
-      e->Add("commbench_rank_model_sent_per_op_bytes", "gauge", "The algorithm's model of the same rank's bytes per op.",
-             l, t->model_sent_bytes_per_op);
+      e->Add("commbench_rank_model_sent_per_op_bytes", "gauge",
+             "The algorithm's model of the same rank's bytes per op.", l, t->model_sent_bytes_per_op);
     }
-    if (t->ratio >= 0) e->Add("commbench_traffic_vs_model_ratio", "gauge", "Measured / modelled bytes per op.", l, t->ratio);
+    if (t->ratio >= 0)
+      e->Add("commbench_traffic_vs_model_ratio", "gauge", "Measured / modelled bytes per op.", l, t->ratio);
   }
   std::map<std::string, double> host_p50;  // the slowest median among a host's ranks
   for (const result::RankTime& r : p.per_rank) {
@@ -216,7 +236,8 @@ void AddAcceptance(const nlohmann::json& a, Exposition* e) {
     const Labels l = {{"host", Str(h, "host")}};
     e->Add("commbench_acceptance_host_passed", "gauge", "Per host: 1 when its acceptance verdict is pass, else 0.", l,
            Str(h, "verdict") == "pass" ? 1 : 0);
-    const double busbw = h.contains("host_busbw_gbps") && h["host_busbw_gbps"].is_number() ? h["host_busbw_gbps"].get<double>() : 0;
+    const double busbw =
+        h.contains("host_busbw_gbps") && h["host_busbw_gbps"].is_number() ? h["host_busbw_gbps"].get<double>() : 0;
     if (busbw > 0) {
       e->Add("commbench_acceptance_host_busbw_bytes_per_second", "gauge", "Per host: its own group's bus bandwidth.", l,
              busbw * 1e9);
@@ -224,8 +245,11 @@ void AddAcceptance(const nlohmann::json& a, Exposition* e) {
   }
   for (const nlohmann::json& s : a.value("suspects", nlohmann::json::array())) {
     const double score = s.contains("score") && s["score"].is_number() ? s["score"].get<double>() : 0;
-    e->Add("commbench_acceptance_suspect_score", "gauge", "A ranked suspect (host, link or rank): how much slower than its peers.",
-           {{"kind", Str(s, "kind")}, {"host", Str(s, "host")}, {"peer", Str(s, "peer")},
+    e->Add("commbench_acceptance_suspect_score", "gauge",
+           "A ranked suspect (host, link or rank): how much slower than its peers.",
+           {{"kind", Str(s, "kind")},
+            {"host", Str(s, "host")},
+            {"peer", Str(s, "peer")},
             {"rank", s.contains("rank") && s["rank"].is_number_integer() ? std::to_string(s["rank"].get<int>()) : ""}},
            score);
   }

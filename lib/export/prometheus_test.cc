@@ -161,8 +161,15 @@ TEST(PrometheusTest, EscapesLabelValues) {
   result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
   file.header.environment.host = "a\"b\\c\nd";
   const std::string text = ToPrometheusText(file);
-  EXPECT_NE(text.find("host=\"a\\\"b\\\\c\\nd\""), std::string::npos);
+  // The newline is made visible first (\x0a), then every backslash escaped as the format asks.
+  EXPECT_NE(text.find("host=\"a\\\"b\\\\c\\\\x0ad\""), std::string::npos) << text.substr(0, 2000);
   ParseExposition(text);
+  // Bytes that are not UTF-8 (a host name's) would make node_exporter drop the file: shown as \xNN.
+  file.header.environment.host = "node\xff\xc3";
+  const std::string latin = ToPrometheusText(file);
+  EXPECT_NE(latin.find("host=\"node\\\\xff\\\\xc3\""), std::string::npos);
+  EXPECT_EQ(latin.find('\xff'), std::string::npos) << "a byte of the host name reached the file raw";
+  ParseExposition(latin);
 }
 
 TEST(PrometheusTest, AcceptanceVerdictsAndHostsAreGauges) {
