@@ -71,7 +71,7 @@ StatusOr<std::string> ReadDataFile(const std::string& path, size_t max_bytes, st
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int e = errno;
-    if (e == ENOENT) return NotFound(std::string(what) + " " + path + " does not exist");
+    if (e == ENOENT) return NotFound(std::string(what) + " " + path + ": " + std::strerror(e));
     return Unavailable(std::string(what) + " " + path + ": cannot open it: " + std::strerror(e));
   }
   return ReadOpenedDataFile(fd, path, max_bytes, what);

@@ -207,6 +207,9 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
   StatusOr<std::string> read = ReadDataFile(path, kMaxResultFileBytes, "result file");
   if (!read.ok()) {
     if (read.status().code() == StatusCode::kInvalidArgument) return read.status();
+    if (read.status().code() == StatusCode::kNotFound) {
+      return InvalidArgument("cannot read " + path + ": " + std::strerror(ENOENT));
+    }
     return InvalidArgument("cannot read " + path + ": " + read.status().message());
   }
   return ParseResultText(*read, path);

@@ -2,7 +2,9 @@
 # empty), a directory, a socket, links to them, a sparse file past the bound (refused before it is read), and
 # results whose samples sidecar names a path outside their directory or is itself a FIFO or a device.
 echo "# hostile result files"
-python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$IN/sock" 2>/dev/null
+# Bound by a relative name: a socket's path is limited to 107 bytes, and Bazel's sandbox paths are longer.
+(cd "$IN" && python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" sock) ||
+  fail "hostile result files: a socket" "could not make one"
 ln -sf /dev/zero "$IN/link_zero.json"
 ln -sf "$IN/fifo" "$IN/link_fifo.json"
 truncate -s 600M "$IN/sparse.json"
