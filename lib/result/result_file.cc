@@ -7,9 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "lib/result/json_reader.h"
-#include "lib/result/spec_reader.h"
 #include "lib/model/point_json.h"
+#include "lib/result/json_reader.h"
+#include "lib/result/json_text.h"
+#include "lib/result/spec_reader.h"
 
 namespace commbench::result {
 
@@ -116,7 +117,7 @@ StatusOr<ResultTrailer> ReadTrailer(ObjectReader& in) {
   if (in.Has("excluded_points")) t.diagnosis.excluded = in.Strings("excluded_points");
   RETURN_IF_ERROR(in.errors()->status());
   if (in.Has("acceptance")) t.acceptance = in.value().at("acceptance");  // commbench accept only
-  if (in.Has("wall")) {  // schema_version 4 on
+  if (in.Has("wall")) {                                                  // schema_version 4 on
     ASSIGN_OR_RETURN(t.wall, ReadWallTime(in.value().at("wall"), in.PathOf("wall")));
   }
   if (in.Has("explain")) {  // --explain only
@@ -151,12 +152,13 @@ StatusOr<Environment> ReadEnvironment(const json& fingerprint, const std::string
 }
 
 json HeaderToJson(const ResultHeader& h) {
-  return {{"schema_version", kSchemaVersion},
-          {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
-          {"command", h.command},
-          {"started_at", h.started_at},
-          {"spec", SpecToJson(h.spec)},
-          {"environment", h.environment.fingerprint}};
+  // The command, the spec's strings and the environment hold whatever bytes the user and the host gave.
+  return WithValidUtf8({{"schema_version", kSchemaVersion},
+                        {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
+                        {"command", h.command},
+                        {"started_at", h.started_at},
+                        {"spec", SpecToJson(h.spec)},
+                        {"environment", h.environment.fingerprint}});
 }
 
 json TrailerToJson(const ResultTrailer& t) {
@@ -178,7 +180,7 @@ json TrailerToJson(const ResultTrailer& t) {
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   if (t.acceptance) j["acceptance"] = *t.acceptance;
   if (t.wall) j["wall"] = WallTimeToJson(*t.wall);
-  return j;
+  return WithValidUtf8(std::move(j));  // failure messages and evidence may quote host names and paths
 }
 
 json ResultFileToJson(const ResultFile& file) {
@@ -196,8 +198,8 @@ StatusOr<ResultFile> ReadResultFile(const json& j) {
   RETURN_IF_ERROR(errors.status());
   ResultFile file;
   ASSIGN_OR_RETURN(file.header, ReadHeader(in));
-  RETURN_IF_ERROR(ReadList(in, "points", [](const json& p, const std::string& path) { return ReadPointResult(p, path); },
-                           &file.points));
+  RETURN_IF_ERROR(ReadList(
+      in, "points", [](const json& p, const std::string& path) { return ReadPointResult(p, path); }, &file.points));
   ASSIGN_OR_RETURN(file.trailer, ReadTrailer(in));
   return file;
 }
@@ -237,7 +239,8 @@ StatusOr<ResultFile> LoadResultFile(const std::string& path) {
                            std::to_string(kMaxJsonDepth) + " levels");
   }
   if (!duplicate.empty()) {
-    return InvalidArgument(path + ": " + duplicate + ": the key is given twice in one object (accepted: each key once)");
+    return InvalidArgument(path + ": " + duplicate +
+                           ": the key is given twice in one object (accepted: each key once)");
   }
   auto file = ReadResultFile(j);
   if (!file.ok()) return InvalidArgument(path + ": " + file.status().message());

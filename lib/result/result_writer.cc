@@ -3,6 +3,8 @@
 #include <fstream>
 #include <map>
 
+#include "lib/result/json_text.h"
+
 namespace commbench::result {
 namespace {
 
@@ -20,8 +22,8 @@ std::string DirectoryOf(const std::string& path) {
 
 std::string SamplesSidecarPath(const std::string& result_path) {
   const std::string ext = ".json";
-  const bool json = result_path.size() > ext.size() &&
-                    result_path.compare(result_path.size() - ext.size(), ext.size(), ext) == 0;
+  const bool json =
+      result_path.size() > ext.size() && result_path.compare(result_path.size() - ext.size(), ext.size(), ext) == 0;
   return (json ? result_path.substr(0, result_path.size() - ext.size()) : result_path) + ".samples.jsonl";
 }
 
@@ -32,7 +34,7 @@ StatusOr<std::unique_ptr<ResultFileWriter>> ResultFileWriter::Open(const std::st
   ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
   const std::string samples_path = SamplesSidecarPath(path);
   ASSIGN_OR_RETURN(AtomicFile samples, AtomicFile::Create(samples_path));
-  std::string head = HeaderToJson(header).dump(1);
+  std::string head = DumpJson(HeaderToJson(header), 1);
   head.resize(head.size() - 2);  // drop the closing "\n}"
   RETURN_IF_ERROR(file.Write(head + ",\n \"points\": ["));
   return std::unique_ptr<ResultFileWriter>(
@@ -41,15 +43,15 @@ StatusOr<std::unique_ptr<ResultFileWriter>> ResultFileWriter::Open(const std::st
 
 Status ResultFileWriter::AppendPoint(PointResult* point) {
   RETURN_IF_ERROR(samples_.Write(SamplesLine(*point) + "\n"));
-  point->samples_us.per_rank = {};  // frees the memory, unlike clear()
-  point->samples_us.file = samples_name_;
-  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + PointResultToJson(*point).dump()));
+  point->samples_us.per_rank = {};         // frees the memory, unlike clear()
+  point->samples_us.file = samples_name_;  // escaped: the --out name may be Latin-1
+  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + DumpJson(PointResultToJson(*point))));
   ++points_;
   return OkStatus();
 }
 
 Status ResultFileWriter::Finish(const ResultTrailer& trailer) {
-  std::string tail = TrailerToJson(trailer).dump(1);
+  std::string tail = DumpJson(TrailerToJson(trailer), 1);
   RETURN_IF_ERROR(file_.Write((points_ == 0 ? "],\n" : "\n ],\n") + tail.substr(2) + "\n"));  // after the "{\n"
   RETURN_IF_ERROR(samples_.Commit());  // first: a result never names a sidecar that is not there
   return file_.Commit();
@@ -64,8 +66,14 @@ Status LoadSamples(const std::string& result_path, ResultFile* file) {
     sidecar = p.samples_us.file;
   }
   if (by_id.empty()) return OkStatus();
-  const std::string path = DirectoryOf(result_path) + sidecar;
+  // A recorded name that is not UTF-8 was escaped (lib/result/json_text.h): then the sidecar is found by the
+  // name this writer gives it.
+  std::string path = DirectoryOf(result_path) + sidecar;
   std::ifstream in(path);
+  if (!in) {
+    path = SamplesSidecarPath(result_path);
+    in.open(path);
+  }
   if (!in) return InvalidArgument("cannot read the samples file " + path);
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lib/result/result_file.h"
 
 namespace commbench::cli {
 
 std::string CommandLine(int argc, char** argv);
+std::string CommandLine(const std::vector<std::string>& args);  // the arguments after the program name
 void RememberInvocation(int argc, char** argv);
 const std::string& Invocation();
 // This binary's name, version and commit, as every result file records them.
