@@ -42,7 +42,7 @@ StatusOr<gate::Calibration> CalibrateAa(const SequentialOutcome& run, double bud
 Status StoreCalibration(const std::string& baseline, const gate::Calibration& c) {
   ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(baseline));
   j[kCalibrationKey] = gate::CalibrationToJson(c);
-  return WriteFileAtomically(baseline, j.dump(1) + "\n");
+  return WriteFileAtomically(baseline, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibration* c,
@@ -52,7 +52,7 @@ Status KeepCalibratedBaseline(const result::ResultFile& run, const gate::Calibra
   nlohmann::json j = nlohmann::json::parse(BaselineText(run));
   if (c) j[kCalibrationKey] = gate::CalibrationToJson(*c);
   if (with_host) j[result::kHostReferenceKey] = result::HostReferenceToJson(*host);
-  return WriteFileAtomically(path, j.dump(1) + "\n");
+  return WriteFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 StatusOr<BaselineBlocks> LoadBaselineBlocks(const std::string& baseline) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <utility>
 
 namespace commbench {
 namespace {
@@ -135,12 +136,21 @@ std::string RedactSecrets(const std::string& text) { return RedactBareCredential
 
 std::string RedactStoreUrl(const std::string& url) {
   const size_t at = url.rfind('@');
-  if (at == std::string::npos) return RedactSecrets(url);
+  if (at == std::string::npos) {  // a userinfo begun and never ended (`redis://:pw`) is all password
+    return UserinfoStarted(url) ? url.substr(0, SchemePrefix(url)) + kMask : RedactSecrets(url);
+  }
   const size_t scheme = SchemePrefix(url);
   return url.substr(0, std::min(scheme, at)) + kMask + url.substr(at);
 }
 
-std::vector<std::string> RedactArguments(std::vector<std::string> args, const std::vector<std::string>& store_flags) {
+std::vector<std::string> RedactArguments(std::vector<std::string> args, const std::vector<std::string>& store_flags,
+                                         std::vector<std::string>* secrets) {
+  auto remember = [secrets](const std::string& s) {  // a userinfo, and its password alone
+    if (secrets == nullptr || s.empty()) return;
+    secrets->push_back(s);
+    const size_t colon = s.find(':');
+    if (colon != std::string::npos && colon + 1 < s.size()) secrets->push_back(s.substr(colon + 1));
+  };
   std::vector<std::string> out;
   out.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -166,17 +176,43 @@ std::vector<std::string> RedactArguments(std::vector<std::string> args, const st
     if (value.find('@') == std::string::npos && UserinfoStarted(value)) {
       size_t last = value_index + 1;
       while (last < args.size() && args[last].find('@') == std::string::npos) ++last;
+      remember(value.substr(SchemePrefix(value)));
       if (last < args.size()) {  // the shell split the value: it ends in the argument that holds the '@'
-        for (size_t k = value_index + 1; k <= last; ++k) value += " " + args[k];
+        for (size_t k = value_index + 1; k <= last; ++k) {
+          remember(args[k].substr(0, k == last ? args[k].rfind('@') : std::string::npos));
+          value += " " + args[k];
+        }
         i = last;
       } else {
         const size_t scheme = SchemePrefix(value);
         value = value.substr(0, scheme) + kMask;
       }
     }
+    const size_t at = value.rfind('@');
+    if (at != std::string::npos) {
+      const size_t scheme = SchemePrefix(value);
+      if (scheme < at) remember(value.substr(scheme, at - scheme));
+    }
     out.push_back(prefix + RedactStoreUrl(value));
   }
   return out;
+}
+
+std::string MaskKnownSecrets(std::string text, const std::vector<std::string>& secrets) {
+  for (const std::string& secret : secrets) {
+    if (secret.size() < 3) continue;  // a one-letter password would mask every such letter
+    std::string out;
+    size_t from = 0;
+    for (size_t p = text.find(secret); p != std::string::npos; p = text.find(secret, from)) {
+      out.append(text, from, p - from);
+      out += kMask;
+      from = p + secret.size();
+    }
+    if (from == 0) continue;
+    out.append(text, from, std::string::npos);
+    text = std::move(out);
+  }
+  return text;
 }
 
 bool IsSecretVariableName(const std::string& name) {

@@ -16,7 +16,8 @@ namespace commbench {
 std::string RedactSecrets(const std::string& text);
 
 // A store flag's whole value (`--rendezvous VALUE`): everything before its last '@' (after "SCHEME://" when
-// there is one) becomes "***", whatever it holds; without an '@', as RedactSecrets.
+// there is one) becomes "***", whatever it holds. Without an '@', a value whose userinfo has begun (`redis://:pw`,
+// `redis://user:pw`, `:pw`) is masked after its scheme; any other as RedactSecrets.
 std::string RedactStoreUrl(const std::string& url);
 
 // A command line's arguments (no program name) as they may be recorded: the value of each flag in
@@ -24,7 +25,13 @@ std::string RedactStoreUrl(const std::string& url);
 // A store value whose userinfo has begun but holds no '@' (the shell split `redis://:a b@h` into `redis://:a`
 // and `b@h`) takes the arguments up to the next one holding an '@' into one masked value; with none, its
 // userinfo is masked to the end.
-std::vector<std::string> RedactArguments(std::vector<std::string> args, const std::vector<std::string>& store_flags);
+// When `secrets` is given, what was masked is added to it (the userinfo, and each argument it was split into), so
+// that a message quoting an argument on its own can be scrubbed with MaskKnownSecrets.
+std::vector<std::string> RedactArguments(std::vector<std::string> args, const std::vector<std::string>& store_flags,
+                                         std::vector<std::string>* secrets = nullptr);
+
+// `text` with every occurrence of each of `secrets` (those of 3 bytes or more) replaced by "***".
+std::string MaskKnownSecrets(std::string text, const std::vector<std::string>& secrets);
 
 // Whether an environment variable's name says its value is a credential (PASSWORD, PASSWD, SECRET, TOKEN,
 // AUTH, CREDENTIAL, APIKEY/API_KEY, PRIVATE_KEY; any case): its value is never recorded.

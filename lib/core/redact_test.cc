@@ -56,6 +56,10 @@ TEST(RedactStoreUrlTest, MasksEverythingBeforeTheLastAt) {
   EXPECT_EQ(RedactStoreUrl("user:pw@host"), "***@host");
   EXPECT_EQ(RedactStoreUrl("bad scheme://u:p@h"), "***@h");  // not a scheme: all of it
   EXPECT_EQ(RedactStoreUrl("redis://h:1"), "redis://h:1");
+  EXPECT_EQ(RedactStoreUrl("redis://:secret"), "redis://***");
+  EXPECT_EQ(RedactStoreUrl("redis://u:secret/0"), "redis://***");
+  EXPECT_EQ(RedactStoreUrl(":secret"), "***");
+  EXPECT_EQ(RedactStoreUrl("redis://[::1]:6379"), "redis://[::1]:6379");
   EXPECT_EQ(RedactStoreUrl("file:/shared/dir"), "file:/shared/dir");
   for (const std::string& pw : HostilePasswords()) {
     for (const std::string& url : {"redis://:" + pw + "@h", "rediss://u:" + pw + "@h", ":" + pw + "@h",
@@ -124,6 +128,15 @@ TEST(RedactArgumentsTest, JoinsAValueTheShellSplit) {
   }
 }
 
+TEST(RedactArgumentsTest, RemembersWhatItMaskedForMessagesThatQuoteOneArgument) {
+  std::vector<std::string> secrets;
+  RedactArguments({"sweep", "--rendezvous", "redis://:Zq7", "s3cr3t@h:1", "--x", "--rendezvous=u:pw9@h"}, kStoreFlags,
+                  &secrets);
+  const std::string message = "sweep: unexpected argument 's3cr3t@h:1'; also Zq7 s3cr3t and u:pw9";
+  EXPECT_EQ(MaskKnownSecrets(message, secrets), "sweep: unexpected argument '***@h:1'; also *** *** and ***");
+  EXPECT_EQ(MaskKnownSecrets("abc", {"ab", ""}), "abc");  // too short to mask
+}
+
 TEST(RedactTest, HugeInputsFinishInLinearTime) {
   // Patterns that make a backtracking regex recurse or go quadratic; each of 5 MB, so that anything worse than
   // linear would not finish within the test's timeout (5e6^2 steps).
@@ -145,7 +158,9 @@ TEST(RedactTest, HugeInputsFinishInLinearTime) {
     EXPECT_LE(r.size(), s.size() + 3);
     const std::string u = RedactStoreUrl(s);
     EXPECT_LE(u.size(), s.size() + 3);
-    EXPECT_EQ(RedactArguments({"--rendezvous", s, "--x", s}, kStoreFlags).size(), 4u);
+    std::vector<std::string> secrets;
+    EXPECT_EQ(RedactArguments({"--rendezvous", s, "--x", s}, kStoreFlags, &secrets).size(), 4u);
+    EXPECT_LE(MaskKnownSecrets(s, secrets).size(), s.size());
   }
   EXPECT_EQ(RedactSecrets("redis://:" + std::string(n, 'x') + "@h"), "redis://***@h");
 }

@@ -133,6 +133,8 @@ json ToTraceEvents(const result::ResultFile& file) {
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}};
 }
 
-std::string ToTraceText(const result::ResultFile& file) { return ToTraceEvents(file).dump() + "\n"; }
+std::string ToTraceText(const result::ResultFile& file) {
+  return ToTraceEvents(file).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 }  // namespace commbench::exporting

@@ -131,7 +131,9 @@ std::string RunnerFingerprint(const json& env) {
     }
   }
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key.dump()) {  // nlohmann's objects are sorted: a canonical text
+  for (unsigned char c :
+       key.dump(-1, ' ', false,
+                nlohmann::json::error_handler_t::replace)) {  // nlohmann's objects are sorted: a canonical text
     h ^= c;
     h *= 1099511628211ull;
   }
@@ -222,7 +224,8 @@ StatusOr<RunEntry> AddRun(const std::string& dir, const AddRequest& request) {
   RETURN_IF_ERROR(MakeDir(dir + "/runs/" + e.fingerprint));
   RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + e.file, *text));
   h.runs.push_back(e);
-  RETURN_IF_ERROR(WriteFileAtomically(dir + "/" + kIndexName, HistoryToJson(h).dump(1) + "\n"));
+  RETURN_IF_ERROR(WriteFileAtomically(
+      dir + "/" + kIndexName, HistoryToJson(h).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   return e;
 }
 

@@ -205,7 +205,7 @@ StatusOr<HostPeaks> GetHostPeaks(const HostPeakOptions& options) {
   std::string tmp = file + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
-    out << cache.dump(2) << "\n";
+    out << cache.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) {
       std::remove(tmp.c_str());
       return measured;

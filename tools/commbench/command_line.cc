@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "lib/core/redact.h"
 #include "lib/core/utf8.h"
+#include "lib/rendezvous/redis_store.h"  // kRedisPasswordVariable
 #include "tools/version.h"
 
 namespace commbench::cli {
@@ -14,7 +16,7 @@ namespace commbench::cli {
 result::ToolInfo ToolIdentity() { return {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT}; }
 
 int ErrorExit(const std::string& message, int exit_code) {
-  std::fprintf(stderr, "commbench: error: %s\n", RedactSecrets(message).c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(message).c_str());
   return exit_code;
 }
 
@@ -51,6 +53,13 @@ std::string& InvocationStorage() {
   static auto* line = new std::string("commbench");
   return *line;
 }
+
+// What RememberInvocation masked, and the password variable's value: a message that quotes one of them on its
+// own (a parser's "unexpected argument 'b@h'") is scrubbed too.
+std::vector<std::string>& KnownSecrets() {
+  static auto* secrets = new std::vector<std::string>();
+  return *secrets;
+}
 }  // namespace
 
 // Recorded in result files and reports: a store password typed on the command line never reaches them (each
@@ -58,7 +67,14 @@ std::string& InvocationStorage() {
 // escaped, since a JSON writer refuses them.
 void RememberInvocation(int argc, char** argv) {
   std::vector<std::string> args(argv + std::min(argc, 1), argv + std::max(argc, 0));
-  InvocationStorage() = ValidUtf8OrEscaped(CommandLine(RedactArguments(std::move(args), kStoreFlags)));
+  std::vector<std::string>& secrets = KnownSecrets();
+  secrets.clear();
+  if (const char* password = std::getenv(kRedisPasswordVariable)) secrets.push_back(password);
+  InvocationStorage() = ValidUtf8OrEscaped(CommandLine(RedactArguments(std::move(args), kStoreFlags, &secrets)));
+}
+
+std::string ScrubSecrets(const std::string& message) {
+  return MaskKnownSecrets(RedactSecrets(message), KnownSecrets());
 }
 const std::string& Invocation() { return InvocationStorage(); }
 

@@ -12,7 +12,6 @@
 #include "lib/core/cpu_quota.h"
 #include "lib/core/current_exception.h"
 #include "lib/core/ranges.h"
-#include "lib/core/redact.h"
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
 #include "lib/report/console_findings.h"
@@ -29,10 +28,7 @@ using app::RunPipeline;
 namespace {
 
 // One error line; returns the exit code to use.
-int Fail(const Status& status, int exit_code) {
-  std::fprintf(stderr, "commbench: error: %s\n", RedactSecrets(status.message()).c_str());
-  return exit_code;
-}
+int Fail(const Status& status, int exit_code) { return ErrorExit(status.message(), exit_code); }
 
 void PrintConsole(const result::ResultFile& result) {
   std::fputs(FormatTables(result.points).c_str(), stdout);
@@ -63,8 +59,7 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
   Status exported = guarded("exports", [&] { return WriteExports(outcome.result, outputs.out, outputs.exports); });
   if (!exported.ok()) return Fail(exported, 1);
   if (!outcome.failure.empty()) {
-    std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
-    return 1;
+    return ErrorExit(outcome.failure, 1);
   }
   bool all_correct = true;
   for (const result::PointResult& p : outcome.result.points) {

@@ -2,13 +2,13 @@
 // read (docs/export.md). The samples the trace and --csv-samples need come from the result's samples sidecar.
 // Every bad input (a missing or invalid result, a missing sidecar they need, no export asked for, a bad
 // combination, an output that cannot be written) is one `commbench: error:` line, exit 2, and no file written.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/result/result_file.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/export_flags.h"
 
@@ -21,7 +21,7 @@ struct ExportOptions {
 };
 
 int Fail(const Status& status) {
-  std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(status.message()).c_str());
   return 2;
 }
 

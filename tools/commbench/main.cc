@@ -38,7 +38,7 @@ std::string UnknownSubcommand(const CLI::App& app, const std::string& word) {
       what = commbench::CurrentExceptionText();
     }
   }
-  std::fprintf(stderr, "commbench: error: %s\n", commbench::Printable(what).c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", commbench::cli::ScrubSecrets(commbench::Printable(what)).c_str());
   std::fflush(stderr);
   std::_Exit(1);
 }
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {
     std::string accepted = UnknownSubcommand(app, argv[1]);
     if (!accepted.empty()) {
-      std::fprintf(stderr, "commbench: error: unknown subcommand '%s' (accepted: %s)\n", argv[1], accepted.c_str());
-      return 2;
+      return commbench::cli::ErrorExit("unknown subcommand '" + commbench::Printable(argv[1]) +
+                                       "' (accepted: " + accepted + ")");
     }
   }
   try {
@@ -86,8 +86,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, exit code 2, as for every other bad input.
-    std::fprintf(stderr, "commbench: error: %s\n", commbench::cli::ExplainParseError(app, e).c_str());
-    return 2;
+    return commbench::cli::ErrorExit(commbench::cli::ExplainParseError(app, e), 2);
   } catch (const std::invalid_argument& e) {  // a value no parser caught (std::stoi and the like): bad input
     return commbench::cli::ErrorExit(commbench::Printable(e.what()), 2);
   } catch (...) {

@@ -2,14 +2,14 @@
 // Every bad input (missing or unreadable file, bad or truncated JSON, a file that breaks the schema, an output
 // path that cannot be written) gives one line on stderr naming the file (and the field), exit code 2, and no
 // output file.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/report/html.h"
 #include "lib/result/result_file.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 
 namespace commbench::cli {
@@ -31,13 +31,13 @@ std::string DefaultOutput(const std::string& results) {
 int RunReport(const ReportOptions& options) {
   auto result = result::LoadResultFile(options.results);
   if (!result.ok()) {
-    std::fprintf(stderr, "commbench: error: %s\n", result.status().message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(result.status().message()).c_str());
     return 2;
   }
   const std::string out = options.out.empty() ? DefaultOutput(options.results) : options.out;
   const Status status = report::WriteHtmlReport(*result, out);
   if (!status.ok()) {
-    std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(status.message()).c_str());
     return 2;
   }
   std::printf("wrote %s\n", out.c_str());

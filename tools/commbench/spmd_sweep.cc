@@ -8,13 +8,14 @@
 #include "lib/launch/worker.h"
 #include "lib/rendezvous/redis_store.h"
 #include "lib/rendezvous/run_store.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
 
 namespace commbench::cli {
 namespace {
 
 int Fail(const std::string& who, const Status& status, int code) {
-  std::fprintf(stderr, "commbench: error: %s%s\n", who.c_str(), status.message().c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(who + status.message()).c_str());
   return code;
 }
 
