@@ -62,7 +62,9 @@ std::vector<std::string> SpecConflicts(const SweepSpec& given, const SweepSpec& 
     if (key.rfind("test_only_", 0) == 0 || key == "explain_factors") continue;
     if (d.contains(key) && d[key] == value) continue;  // not set
     if (!b.contains(key) || b[key] != value) {
-      out.push_back(key + " " + value.dump() + " (the baseline's: " + (b.contains(key) ? b[key].dump() : "none") + ")");
+      out.push_back(
+          key + " " + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " (the baseline's: " +
+          (b.contains(key) ? b[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "none") + ")");
     }
   }
   return out;
@@ -79,7 +81,7 @@ SweepSpec GateSpec(const SweepSpec& baseline, const SweepSpec& given) {
 
 std::string BaselineText(result::ResultFile file) {
   for (result::PointResult& p : file.points) p.samples_us = result::SampleSet{0, {}, ""};
-  return result::ResultFileToJson(file).dump(1) + "\n";
+  return result::ResultFileToJson(file).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 bool CompleteAndCorrect(const result::ResultFile& file) {

@@ -9,13 +9,14 @@
 #include <map>
 #include <memory>
 
+#include "lib/core/current_exception.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/launch/driver.h"
 #include "lib/launch/interrupt.h"
 #include "lib/measure/aggregate.h"
+#include "lib/measure/environment_probe.h"
 #include "lib/measure/host_load_monitor.h"
 #include "lib/measure/host_peak.h"
-#include "lib/measure/environment_probe.h"
 #include "lib/result/result_writer.h"
 
 namespace commbench::app {
@@ -44,9 +45,9 @@ result::Environment MeasuredEnvironment() {
   // Once per process: a gate runs the pipeline once per repeat, and where no cache directory exists ($HOME and
   // $XDG_CACHE_HOME unset, as in many CI containers) each run would measure the peaks again (0.3 s of both cores).
   static const StatusOr<HostPeaks> peaks = GetHostPeaks();
-  fingerprint["peaks"] = peaks.ok() ? nlohmann::json{{"memcpy_gbps", peaks->memcpy_gbps},
-                                                     {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}}
-                                    : nlohmann::json(nullptr);
+  fingerprint["peaks"] =
+      peaks.ok() ? nlohmann::json{{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}}
+                 : nlohmann::json(nullptr);
   auto environment = result::ReadEnvironment(fingerprint);
   if (environment.ok()) return *environment;
   // The fingerprint is ours: a field it cannot fill is a bug worth seeing, not a reason to lose the run.
@@ -176,7 +177,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
       driven = run_plan(plan, options);
       launches_s += SecondsSince(t_plan);
     }
-    repeat = repeats;  // a failure's leftovers are written at once
+    repeat = repeats;                           // a failure's leftovers are written at once
     for (const std::string& id : held_order) {  // a failure stopped the repeats: what ran is still recorded
       if (!held.count(id)) continue;
       result::PointResult last = std::move(held[id].back());
@@ -188,22 +189,28 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     held_order.clear();
     return driven;
   };
-  DriverOutcome driven = run_repeated(*request.plan);
-
+  DriverOutcome driven;
   result::ResultTrailer& trailer = file.trailer;
   trailer.skipped = request.plan->skipped;
-  trailer.diagnosis = diagnose::Diagnose(file);
-  while (request.follow_up && driven.failure.empty()) {
-    FollowUp next = request.follow_up(file);
-    if (next.explain) {
-      next.record.first_phase_points = static_cast<int64_t>(file.points.size());
-      trailer.explain = std::move(next.record);
-    }
-    if (next.plan.launches.empty()) break;
-    driven = run_repeated(next.plan);
-    trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
+  // An exception while measuring or diagnosing (out of memory, a library's) ends the run as a failure: what was
+  // measured is still written, and the temporary files go with the writer, which std::terminate would skip.
+  try {
+    driven = run_repeated(*request.plan);
     trailer.diagnosis = diagnose::Diagnose(file);
-    if (!next.again) break;
+    while (request.follow_up && driven.failure.empty()) {
+      FollowUp next = request.follow_up(file);
+      if (next.explain) {
+        next.record.first_phase_points = static_cast<int64_t>(file.points.size());
+        trailer.explain = std::move(next.record);
+      }
+      if (next.plan.launches.empty()) break;
+      driven = run_repeated(next.plan);
+      trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
+      trailer.diagnosis = diagnose::Diagnose(file);
+      if (!next.again) break;
+    }
+  } catch (...) {
+    driven.failure = CurrentExceptionText();
   }
 
   outcome.failure = driven.failure;
@@ -211,8 +218,12 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   trailer.failure = driven.failure;
   trailer.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   trailer.wall = SplitWall(trailer.duration_s, std::max(start_s, 0.0), launches_s, in_points, aggregation_s, writing_s);
-  if (request.before_finish) request.before_finish(&file);
-  outcome.written = (*writer)->Finish(trailer);
+  try {
+    if (request.before_finish) request.before_finish(&file);
+    outcome.written = (*writer)->Finish(trailer);
+  } catch (...) {  // nothing was renamed into place: the writer removes its temporary files
+    outcome.written = Internal(request.out + ": the result was not written: " + CurrentExceptionText());
+  }
   return outcome;
 }
 

@@ -63,7 +63,7 @@ bool ParseIsoTime(const std::string& text, double* seconds) {
 
 std::string Number(double v, const std::string& non_finite) {
   if (!std::isfinite(v)) return non_finite;
-  return nlohmann::json(v).dump();
+  return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace commbench::exporting

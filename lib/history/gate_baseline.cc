@@ -168,7 +168,7 @@ Status AddGateRecord(const std::string& path, const json& record) {
   json j = json::parse(text.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object (cannot record the runs)");
   j["gate_history"] = record;
-  return WriteFileAtomically(path, j.dump(2) + "\n");
+  return WriteFileAtomically(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace commbench::history

@@ -162,7 +162,9 @@ std::string RunnerFingerprint(const json& env) {
     }
   }
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key.dump()) {  // nlohmann's objects are sorted: a canonical text
+  for (unsigned char c :
+       key.dump(-1, ' ', false,
+                nlohmann::json::error_handler_t::replace)) {  // nlohmann's objects are sorted: a canonical text
     h ^= c;
     h *= 1099511628211ull;
   }

@@ -162,7 +162,7 @@ class LaunchRunner {
     std::string plan_path = dir_ + "/plan.json";
     {
       std::ofstream f(plan_path);
-      f << WorkerPlanToJson(plan).dump();
+      f << WorkerPlanToJson(plan).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       if (!f) return "cannot write " + plan_path;
     }
     for (int r = 0; r < launch_.world; ++r) tails_.emplace_back(RankResultsPath(plan.results_dir, r));

@@ -5,10 +5,14 @@
 
 namespace commbench {
 std::string ProgressToJson(const ProgressSnapshot& s) {
-  return nlohmann::json{{"rank", s.rank},       {"pid", s.pid},          {"host", s.host},
-                        {"point", s.point_index}, {"phase", static_cast<int>(s.phase)},
-                        {"started", s.started}, {"completed", s.completed}}
-      .dump();
+  return nlohmann::json{{"rank", s.rank},
+                        {"pid", s.pid},
+                        {"host", s.host},
+                        {"point", s.point_index},
+                        {"phase", static_cast<int>(s.phase)},
+                        {"started", s.started},
+                        {"completed", s.completed}}
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 ProgressSnapshot ProgressFromJson(const std::string& text) {

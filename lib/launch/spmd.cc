@@ -125,7 +125,7 @@ Status SpmdSession::PostArrival() {
                    {"pid", static_cast<int>(getpid())},
                    {"problem", options_.problem}};
   const std::string key = "arrive/" + std::to_string(rank());
-  Status posted = store->Set(key, Bytes(me.dump()));
+  Status posted = store->Set(key, Bytes(me.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   if (posted.ok()) return posted;
   auto there = Peek(store, key);
   if (!there) return posted;
@@ -275,7 +275,8 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
   plan.order = launch.order.empty() ? GroupOrder(options.spec.group_by, hosts) : launch.order;
   plan.order.resize(static_cast<size_t>(launch.world));
   auto where = [this, &plan](int launch_rank) { return Where(plan.order[static_cast<size_t>(launch_rank)]); };
-  Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump()));
+  Status published = store->Set(Key(n, ""), Bytes(json{{"plan", WorkerPlanToJson(plan)}}.dump(
+                                                -1, ' ', false, nlohmann::json::error_handler_t::replace)));
   if (!published.ok()) return "cannot publish launch " + std::to_string(n) + ": " + published.message();
 
   // This process runs whichever launch rank the order gives it (acceptance's host pairs may not start with it),
@@ -391,7 +392,8 @@ DriverOutcome SpmdSession::RunPlan(const Plan& plan, const DriverOptions& option
 
 bool SpmdSession::Finish(const std::string& failure) {
   Store* store = control_->store();
-  (void)store->Set(Key(next_launch_, ""), Bytes(json{{"end", true}, {"failure", failure}}.dump()));
+  (void)store->Set(Key(next_launch_, ""), Bytes(json{{"end", true}, {"failure", failure}}.dump(
+                                              -1, ' ', false, nlohmann::json::error_handler_t::replace)));
   // After a failure the ranks blocked in a collective leave only when their own timeout fires: do not wait.
   const auto deadline =
       Clock::now() + (failure.empty() ? std::chrono::duration_cast<Clock::duration>(

@@ -5,16 +5,18 @@
 
 #include <cstring>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/nccl/fingerprint.h"
 #include "lib/core/affinity.h"
 #include "lib/core/cpu_quota.h"
 #include "lib/core/ranges.h"
+#include "lib/core/redact.h"
 #include "lib/core/text_file.h"
+#include "lib/result/json_text.h"
 
 extern char** environ;
 
@@ -97,7 +99,9 @@ json EnvironmentFingerprint() {
     const char* eq = std::strchr(*e, '=');
     if (!eq) continue;
     std::string name(*e, static_cast<size_t>(eq - *e));
-    if (IsRecordedVariable(name.c_str())) variables[name] = eq + 1;
+    if (!IsRecordedVariable(name.c_str())) continue;
+    // A credential under a recorded prefix is named, never shown; a URL's password in a value is masked.
+    variables[name] = IsSecretVariableName(name) ? std::string("***") : RedactSecrets(eq + 1);
   }
   env["variables"] = variables;
   nccl::GpuInfo gpu = nccl::GpuFingerprint();
@@ -118,7 +122,8 @@ json EnvironmentFingerprint() {
     // What is known without a device still identifies the software stack.
     env["gpu_software"] = {{"cuda_runtime", gpu.cuda_runtime}, {"nccl", gpu.nccl}, {"nccl_built", gpu.nccl_built}};
   }
-  return env;
+  // Variables, the host name and what /proc and /sys say may hold any bytes; a JSON writer takes only UTF-8.
+  return WithValidUtf8(std::move(env));
 }
 
 }  // namespace commbench

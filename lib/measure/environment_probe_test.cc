@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/core/temp_dir.h"
@@ -51,6 +51,32 @@ TEST(CpuPowerFacts, BareMetalWithAFrequencyGovernor) {
 // This host, as it is: the real /sys gives the same facts as the fingerprint carries.
 TEST(CpuPowerFacts, TheFingerprintCarriesThisHostsFacts) {
   EXPECT_EQ(EnvironmentFingerprint()["cpu_power"], CpuPowerFacts("/sys"));
+}
+
+// Bytes that are not UTF-8 are escaped where they enter the fingerprint, so that writing it cannot throw; a
+// credential under a recorded prefix is never shown.
+TEST(EnvironmentFingerprint, HostileVariablesAreEscapedOrMasked) {
+  setenv("NCCL_DEBUG", "\xff", 1);
+  setenv("NCCL_TEST_LATIN1", "caf\xe9", 1);
+  setenv("NCCL_\xfe", "name", 1);
+  setenv("NCCL_IB_PASSWORD", "hunter2 x", 1);
+  setenv("GLOO_STORE", "redis://:pa ss@h:1", 1);
+  setenv("COMMBENCH_REDIS_PASSWORD", "not-recorded", 1);
+  const nlohmann::json env = EnvironmentFingerprint();
+  const nlohmann::json& v = env["variables"];
+  EXPECT_EQ(v["NCCL_DEBUG"], "\\xff");
+  EXPECT_EQ(v["NCCL_TEST_LATIN1"], "caf\\xe9");
+  EXPECT_EQ(v["NCCL_\\xfe"], "name");
+  EXPECT_EQ(v["NCCL_IB_PASSWORD"], "***");
+  EXPECT_EQ(v["GLOO_STORE"], "redis://***@h:1");
+  const std::string text = env.dump();  // throws on bad UTF-8
+  EXPECT_EQ(text.find("hunter2"), std::string::npos);
+  EXPECT_EQ(text.find("pa ss"), std::string::npos);
+  EXPECT_EQ(text.find("not-recorded"), std::string::npos);
+  for (const char* name :
+       {"NCCL_DEBUG", "NCCL_TEST_LATIN1", "NCCL_\xfe", "NCCL_IB_PASSWORD", "GLOO_STORE", "COMMBENCH_REDIS_PASSWORD"}) {
+    unsetenv(name);
+  }
 }
 
 }  // namespace

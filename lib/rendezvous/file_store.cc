@@ -156,8 +156,8 @@ FileStore::~FileStore() { close(dir_fd_); }
 
 StatusOr<std::string> FileStore::WriteTemporary(const std::string& name, const std::vector<char>& value) {
   static std::atomic<uint64_t> counter{0};
-  const std::string tmp = ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" +
-                          name.substr(0, 64);
+  const std::string tmp =
+      ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name.substr(0, 64);
   const int fd = openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Internal("file store " + path_ + ": cannot create " + tmp + ": " + Errno(errno));
   const bool ok = fchmod(fd, 0600) == 0 && WriteAll(fd, value);
@@ -295,7 +295,7 @@ StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url) {
     ASSIGN_OR_RETURN(std::unique_ptr<RedisStore> store, RedisStore::Connect(address, std::chrono::seconds(10)));
     return std::unique_ptr<Store>(std::move(store));
   }
-  return InvalidArgument("--rendezvous: unsupported store '" + RedactSecrets(url) +
+  return InvalidArgument("--rendezvous: unsupported store '" + RedactStoreUrl(url) +
                          "' (accepted: file:/shared/dir, redis://[:PASSWORD@]HOST[:PORT][/DB])");
 }
 

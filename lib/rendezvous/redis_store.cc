@@ -1,15 +1,14 @@
 #include "lib/rendezvous/redis_store.h"
 
-#include "lib/rendezvous/run_store.h"
-
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <thread>
+
+#include "lib/rendezvous/run_store.h"
 
 namespace commbench {
 namespace {
@@ -17,13 +16,6 @@ namespace {
 using Reply = std::unique_ptr<redisReply, decltype(&freeReplyObject)>;
 
 Reply Wrap(void *r) { return Reply(static_cast<redisReply *>(r), &freeReplyObject); }
-
-// URLs with credentials, any scheme (a mistyped one too): the user is kept, the
-// password (up to the last '@' of the word, as the parser reads it) is not.
-const std::regex &UrlWithCredentials() {
-  static const std::regex re(R"(([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):(\S*)@)");
-  return re;
-}
 
 bool ReadInt(const std::string &s, int lo, int hi, int *out) {
   if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit)) return false;
@@ -41,10 +33,8 @@ std::string RedisAddress::Describe() const {
          (db ? "/" + std::to_string(db) : "");
 }
 
-std::string RedactSecrets(const std::string &text) { return std::regex_replace(text, UrlWithCredentials(), "$1:***@"); }
-
 StatusOr<RedisAddress> ParseRedisUrl(const std::string &url, const char *env_password) {
-  const std::string shown = RedactSecrets(url);
+  const std::string shown = RedactStoreUrl(url);  // the whole userinfo, up to the last '@' as parsed below
   auto bad = [&shown](const std::string &why) {
     return InvalidArgument("--rendezvous '" + shown + "': " + why +
                            " (accepted: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or "
@@ -167,7 +157,8 @@ Status RedisStore::Expire(const std::string &key, std::chrono::milliseconds ttl)
 StatusOr<int64_t> RedisStore::TtlMs(const std::string &key) {
   std::lock_guard<std::mutex> lock(connection_->mu);
   Reply r = Wrap(redisCommand(connection_->context, "PTTL %b", key.data(), key.size()));
-  if (!r || r->type != REDIS_REPLY_INTEGER) return Unavailable(Describe() + ": cannot read the expiry of '" + key + "'");
+  if (!r || r->type != REDIS_REPLY_INTEGER)
+    return Unavailable(Describe() + ": cannot read the expiry of '" + key + "'");
   return static_cast<int64_t>(r->integer);
 }
 

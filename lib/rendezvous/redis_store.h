@@ -3,7 +3,7 @@
 // than Gloo's RedisStore: that one cannot authenticate and never removes its
 // keys, and a run must leave a shared Redis as it found it. Passwords never
 // reach a message: every error and every Describe() names the server without
-// it, and RedactSecrets() scrubs a command line before it is recorded.
+// it, and RedactSecrets()/RedactStoreUrl() (lib/core/redact.h) scrub a command line or URL before it is shown.
 #pragma once
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/redact.h"  // RedactSecrets, RedactStoreUrl: for every caller that shows a URL
 #include "lib/core/status.h"
 #include "lib/rendezvous/store.h"
 
@@ -33,10 +34,6 @@ inline constexpr const char *kRedisPasswordVariable = "COMMBENCH_REDIS_PASSWORD"
 // without a password in the URL, `env_password` (the variable's value, or
 // nullptr) is used. Errors name the URL with its password masked.
 StatusOr<RedisAddress> ParseRedisUrl(const std::string &url, const char *env_password);
-
-// `text` with the password of every URL in it (redis:// or a mistyped scheme)
-// replaced by "***".
-std::string RedactSecrets(const std::string &text);
 
 class RedisStore : public Store {
  public:

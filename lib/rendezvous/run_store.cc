@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -33,8 +33,8 @@ const char* const kOwnerKey = "owner";
 std::string SafeName(const std::string& run_id) {
   std::string out = run_id.empty() ? "default" : run_id;
   for (char& c : out) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return out;
@@ -123,9 +123,8 @@ struct Owner {
     const time_t t = static_cast<time_t>(started);
     struct tm tm;
     if (gmtime_r(&t, &tm)) std::strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return "rank 0 on " + host + " (pid " + std::to_string(pid) + ", " + std::to_string(world) +
-           " ranks, started " + when + ", last heartbeat " + std::to_string(static_cast<int>(heartbeat_age_s)) +
-           " s ago)";
+    return "rank 0 on " + host + " (pid " + std::to_string(pid) + ", " + std::to_string(world) + " ranks, started " +
+           when + ", last heartbeat " + std::to_string(static_cast<int>(heartbeat_age_s)) + " s ago)";
   }
 };
 
@@ -188,7 +187,8 @@ class OwnedRunStore : public RunStore {
       (void)DropOwner();  // stale: take it over (its leftovers go once the claim is ours)
     }
     state_ = State::kRefused;
-    return Unavailable("run id " + run_id_ + " in use at " + Describe() + ": another run claimed it at the same "
+    return Unavailable("run id " + run_id_ + " in use at " + Describe() +
+                       ": another run claimed it at the same "
                        "time; give each run its own --run-id");
   }
 
@@ -289,8 +289,8 @@ class OwnedRunStore : public RunStore {
   Status InUse(const Owner& owner, double age) const {
     return Unavailable("run id " + run_id_ + " in use at " + Describe() + " by " + owner.Describe(age) +
                        ": give this run another --run-id; if that run is gone, its id frees itself " +
-                       std::to_string(kRunStaleAfter.count()) + " s after its last heartbeat, or clear it now with: " +
-                       ClearCommand());
+                       std::to_string(kRunStaleAfter.count()) +
+                       " s after its last heartbeat, or clear it now with: " + ClearCommand());
   }
   void StartHeartbeat() {
     heartbeat_ = std::thread([this] {
@@ -310,7 +310,10 @@ class OwnedRunStore : public RunStore {
 class FileRunStore : public OwnedRunStore {
  public:
   FileRunStore(std::string run_id, int root_fd, std::string name, std::string dir, int dir_fd)
-      : OwnedRunStore(std::move(run_id)), root_fd_(root_fd), name_(std::move(name)), dir_(std::move(dir)),
+      : OwnedRunStore(std::move(run_id)),
+        root_fd_(root_fd),
+        name_(std::move(name)),
+        dir_(std::move(dir)),
         files_(dir_fd, dir_) {
     set_base(&files_);
   }
@@ -366,7 +369,9 @@ class FileRunStore : public OwnedRunStore {
 class RedisRunStore : public OwnedRunStore {
  public:
   RedisRunStore(std::string run_id, std::unique_ptr<RedisStore> redis, std::string prefix)
-      : OwnedRunStore(std::move(run_id)), redis_(std::move(redis)), prefix_(std::move(prefix)),
+      : OwnedRunStore(std::move(run_id)),
+        redis_(std::move(redis)),
+        prefix_(std::move(prefix)),
         namespace_(prefix_, redis_.get()) {
     set_base(&namespace_);
   }
@@ -427,8 +432,8 @@ StatusOr<std::unique_ptr<RunStore>> OpenRunStore(const std::string& url, const s
     const std::string root = url.substr(5);
     const int root_fd = root.empty() ? -1 : open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) {
-      return InvalidArgument("--rendezvous " + url + ": not a directory (accepted: file:/shared/dir, a directory " +
-                             "every rank sees)");
+      return InvalidArgument("--rendezvous " + RedactStoreUrl(url) +
+                             ": not a directory (accepted: file:/shared/dir, a directory " + "every rank sees)");
     }
     const std::string dir = root + (root.back() == '/' ? "" : "/") + name;
     // Every rank tries to make it; whoever is first does. Opened without following a symlink, then trusted only
@@ -443,7 +448,7 @@ StatusOr<std::unique_ptr<RunStore>> OpenRunStore(const std::string& url, const s
     auto checked = dir_fd < 0 ? OpenPrivateDirectory(dir, false) : CheckPrivateDirectory(dir_fd, dir, made);
     if (!checked.ok()) {
       close(root_fd);
-      return Status(checked.status().code(), "--rendezvous " + url + ": " + checked.status().message());
+      return Status(checked.status().code(), "--rendezvous " + RedactStoreUrl(url) + ": " + checked.status().message());
     }
     return std::unique_ptr<RunStore>(std::make_unique<FileRunStore>(run_id, root_fd, name, dir, *checked));
   }
@@ -452,7 +457,7 @@ StatusOr<std::unique_ptr<RunStore>> OpenRunStore(const std::string& url, const s
     ASSIGN_OR_RETURN(std::unique_ptr<RedisStore> redis, RedisStore::Connect(address, connect_timeout));
     return std::unique_ptr<RunStore>(std::make_unique<RedisRunStore>(run_id, std::move(redis), name));
   }
-  return InvalidArgument("--rendezvous: unsupported store '" + RedactSecrets(url) +
+  return InvalidArgument("--rendezvous: unsupported store '" + RedactStoreUrl(url) +
                          "' (accepted: file:/shared/dir, redis://[:PASSWORD@]HOST[:PORT][/DB])");
 }
 

@@ -69,7 +69,7 @@ StatusOr<json> EmbeddedResult(const json& result) {
     omitted.push_back("points[].samples_us");
     note = "raw per-iteration samples are in the results file, not in this page";
   }
-  if (embedded.dump().size() > kEmbedBudgetBytes) {
+  if (embedded.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() > kEmbedBudgetBytes) {
     for (json& point : embedded["points"]) {
       SlimPerRank(point);
       RoundFloats(point);

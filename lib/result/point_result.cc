@@ -3,8 +3,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "lib/result/json_reader.h"
 #include "lib/model/point_json.h"
+#include "lib/result/json_reader.h"
+#include "lib/result/json_text.h"
 
 namespace commbench::result {
 
@@ -88,7 +89,7 @@ RankTime ReadRank(ObjectReader in) {
   r.group_rank = in.SmallInt("group_rank", 0);
   r.pid = in.SmallInt("pid", 0);
   r.process_rank = in.Has("process_rank") ? in.SmallInt("process_rank", -1) : -1;  // absent before it was recorded
-  r.host = in.Has("host") ? in.String("host") : "";  // absent before hosts were recorded
+  r.host = in.Has("host") ? in.String("host") : "";                                // absent before hosts were recorded
   r.address = in.Has("address") ? in.String("address") : "";
   // Absent before transports were reported, and where the backend does not say.
   if (in.Has("transport")) r.transport = in.Parsed("transport", ParseTransport, Transport::kUnknown);
@@ -98,7 +99,7 @@ RankTime ReadRank(ObjectReader in) {
   r.vol_ctx = in.Number("vol_ctx", 0);
   r.invol_ctx = in.Number("invol_ctx", 0);
   r.runqueue_wait_s = in.Has("runqueue_wait_s") ? in.Number("runqueue_wait_s", 0) : -1;  // absent: not known
-  r.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;                     // likewise
+  r.migrations = in.Has("migrations") ? in.Int("migrations", 0) : -1;                    // likewise
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s");
   // Files written before wall_s was recorded per rank do not have it.
@@ -257,11 +258,11 @@ json PointResultToJson(const PointResult& p) {
   if (!p.repeat_p50_us.empty()) {
     out["repeats"] = {{"n", p.repeat_p50_us.size()}, {"p50_us", p.repeat_p50_us}, {"mean_us", p.repeat_mean_us}};
   }
-  return out;
+  return WithValidUtf8(std::move(out));  // ids and errors may quote host names; the sidecar, the --out name
 }
 
 std::string SamplesLine(const PointResult& p) {
-  return json{{"id", p.id}, {"per_rank", PerRankToJson(p.samples_us.per_rank)}}.dump();
+  return DumpJson(json{{"id", p.id}, {"per_rank", PerRankToJson(p.samples_us.per_rank)}});
 }
 
 Status ReadSamplesLine(const std::string& line, const std::string& path, std::string* id, SampleSet* samples) {
@@ -347,8 +348,8 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
     const int64_t n = repeats.Int("n", 1);
     p.repeat_p50_us = repeats.Numbers("p50_us");
     p.repeat_mean_us = repeats.Numbers("mean_us");
-    if (errors.status().ok() && (static_cast<int64_t>(p.repeat_p50_us.size()) != n ||
-                                 static_cast<int64_t>(p.repeat_mean_us.size()) != n)) {
+    if (errors.status().ok() &&
+        (static_cast<int64_t>(p.repeat_p50_us.size()) != n || static_cast<int64_t>(p.repeat_mean_us.size()) != n)) {
       errors.Add(repeats.PathOf("n"), std::to_string(n) + " repeats, but " + std::to_string(p.repeat_p50_us.size()) +
                                           " p50_us and " + std::to_string(p.repeat_mean_us.size()) + " mean_us values");
     }

@@ -1,11 +1,11 @@
 #include "lib/result/rank_samples.h"
 
-#include <nlohmann/json.hpp>
-
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "lib/result/json_reader.h"
+#include "lib/result/json_text.h"
 
 namespace commbench::result {
 
@@ -42,12 +42,12 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
   if (r.cpu_quota > 0) out["cpu_quota"] = r.cpu_quota;                     // likewise
   if (r.throttled_share >= 0) out["throttled_share"] = r.throttled_share;  // likewise
   if (r.traffic) out["traffic"] = RankTrafficToJson(*r.traffic);           // likewise
-  if (r.phases.end_ns != 0) out["phases"] = RankPhasesToJson(r.phases);       // likewise
+  if (r.phases.end_ns != 0) out["phases"] = RankPhasesToJson(r.phases);    // likewise
   // The samples last, as whole nanoseconds written straight into the line: a rank writes its line between two
   // points, where every rank of the next one waits for it, and 100,000 samples as a JSON array of doubles took
   // 9-11 ms to build and write, as integers spliced in ~1 ms (a clock's nanosecond is all a sample holds).
-  std::string line = out.dump();
-  line.pop_back();  // the closing brace
+  std::string line = DumpJson(out);
+  line.pop_back();                   // the closing brace
   line.append(",\"samples_ns\":[");  // after the other fields, never alone
   char digits[24];
   for (size_t i = 0; i < r.samples_us.size(); ++i) {

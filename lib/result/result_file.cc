@@ -10,6 +10,7 @@
 #include "lib/core/data_file.h"
 #include "lib/model/point_json.h"
 #include "lib/result/json_reader.h"
+#include "lib/result/json_text.h"
 #include "lib/result/spec_reader.h"
 
 namespace commbench::result {
@@ -152,12 +153,13 @@ StatusOr<Environment> ReadEnvironment(const json& fingerprint, const std::string
 }
 
 json HeaderToJson(const ResultHeader& h) {
-  return {{"schema_version", kSchemaVersion},
-          {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
-          {"command", h.command},
-          {"started_at", h.started_at},
-          {"spec", SpecToJson(h.spec)},
-          {"environment", h.environment.fingerprint}};
+  // The command, the spec's strings and the environment hold whatever bytes the user and the host gave.
+  return WithValidUtf8({{"schema_version", kSchemaVersion},
+                        {"tool", {{"name", h.tool.name}, {"version", h.tool.version}, {"commit", h.tool.commit}}},
+                        {"command", h.command},
+                        {"started_at", h.started_at},
+                        {"spec", SpecToJson(h.spec)},
+                        {"environment", h.environment.fingerprint}});
 }
 
 json TrailerToJson(const ResultTrailer& t) {
@@ -179,7 +181,7 @@ json TrailerToJson(const ResultTrailer& t) {
   if (t.explain) j["explain"] = ExplainToJson(*t.explain);
   if (t.acceptance) j["acceptance"] = *t.acceptance;
   if (t.wall) j["wall"] = WallTimeToJson(*t.wall);
-  return j;
+  return WithValidUtf8(std::move(j));  // failure messages and evidence may quote host names and paths
 }
 
 json ResultFileToJson(const ResultFile& file) {

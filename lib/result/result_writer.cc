@@ -10,6 +10,7 @@
 
 #include "lib/core/data_file.h"
 #include "lib/core/printable.h"
+#include "lib/result/json_text.h"
 
 namespace commbench::result {
 namespace {
@@ -40,7 +41,7 @@ StatusOr<std::unique_ptr<ResultFileWriter>> ResultFileWriter::Open(const std::st
   ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
   const std::string samples_path = SamplesSidecarPath(path);
   ASSIGN_OR_RETURN(AtomicFile samples, AtomicFile::Create(samples_path));
-  std::string head = HeaderToJson(header).dump(1);
+  std::string head = DumpJson(HeaderToJson(header), 1);
   head.resize(head.size() - 2);  // drop the closing "\n}"
   RETURN_IF_ERROR(file.Write(head + ",\n \"points\": ["));
   return std::unique_ptr<ResultFileWriter>(
@@ -49,15 +50,15 @@ StatusOr<std::unique_ptr<ResultFileWriter>> ResultFileWriter::Open(const std::st
 
 Status ResultFileWriter::AppendPoint(PointResult* point) {
   RETURN_IF_ERROR(samples_.Write(SamplesLine(*point) + "\n"));
-  point->samples_us.per_rank = {};  // frees the memory, unlike clear()
-  point->samples_us.file = samples_name_;
-  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + PointResultToJson(*point).dump()));
+  point->samples_us.per_rank = {};         // frees the memory, unlike clear()
+  point->samples_us.file = samples_name_;  // escaped: the --out name may be Latin-1
+  RETURN_IF_ERROR(file_.Write((points_ == 0 ? "\n" : ",\n") + DumpJson(PointResultToJson(*point))));
   ++points_;
   return OkStatus();
 }
 
 Status ResultFileWriter::Finish(const ResultTrailer& trailer) {
-  std::string tail = TrailerToJson(trailer).dump(1);
+  std::string tail = DumpJson(TrailerToJson(trailer), 1);
   RETURN_IF_ERROR(file_.Write((points_ == 0 ? "],\n" : "\n ],\n") + tail.substr(2) + "\n"));  // after the "{\n"
   RETURN_IF_ERROR(samples_.Commit());  // first: a result never names a sidecar that is not there
   return file_.Commit();
@@ -77,7 +78,10 @@ Status LoadSamples(const std::string& result_path, ResultFile* file) {
     return InvalidArgument(result_path + ": samples file '" + Printable(sidecar) +
                            "' (accepted: the name of a file beside the result, as sweep writes it)");
   }
-  const std::string path = DirectoryOf(result_path) + sidecar;
+  std::string path = DirectoryOf(result_path) + sidecar;
+  // A recorded name that is not UTF-8 was escaped (lib/result/json_text.h): then the sidecar is found by the
+  // name this writer gives it.
+  if (struct stat st; lstat(path.c_str(), &st) != 0) path = SamplesSidecarPath(result_path);
   StatusOr<std::string> text = ReadDataFile(path, kMaxResultFileBytes, "samples file");
   if (!text.ok()) return InvalidArgument("cannot read the samples file " + path + ": " + text.status().message());
   std::istringstream in(*text);
@@ -120,7 +124,8 @@ StatusOr<std::unique_ptr<SamplesReader>> SamplesReader::Open(const std::string& 
     return InvalidArgument(result_path + ": samples file '" + Printable(sidecar) +
                            "' (accepted: the name of a file beside the result, as sweep writes it)");
   }
-  const std::string path = DirectoryOf(result_path) + sidecar;
+  std::string path = DirectoryOf(result_path) + sidecar;
+  if (struct stat st; lstat(path.c_str(), &st) != 0) path = SamplesSidecarPath(result_path);  // an escaped name
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||

@@ -41,7 +41,7 @@ int Fail(const Status& status, int code) {
   const std::string text = status.message();
   for (size_t start = 0; start <= text.size();) {
     const size_t nl = text.find('\n', start);
-    std::fprintf(stderr, "commbench: error: %s\n", text.substr(start, nl - start).c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(text.substr(start, nl - start)).c_str());
     if (nl == std::string::npos) break;
     start = nl + 1;
   }
@@ -97,7 +97,7 @@ int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
   std::fflush(stdout);
   Status summaries = AppendSummaries(o.summary, markdown);
   if (!summaries.ok()) return Fail(summaries, 1);
-  if (!outcome.failure.empty()) std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
+  if (!outcome.failure.empty()) std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(outcome.failure).c_str());
   return run.report.ExitCode();
 }
 

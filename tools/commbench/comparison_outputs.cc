@@ -49,7 +49,10 @@ Status EmitComparison(const gate::Comparison& c, const ComparisonOutputs& o, con
                       const std::string& now, const char* /*command*/) {
   std::fputs(gate::ComparisonToText(c).c_str(), stdout);
   std::fflush(stdout);
-  if (!o.json.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.json, gate::ComparisonToJson(c, base, now).dump(2) + "\n"));
+  if (!o.json.empty())
+    RETURN_IF_ERROR(WriteFileAtomically(
+        o.json,
+        gate::ComparisonToJson(c, base, now).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   if (!o.junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(o.junit, gate::ComparisonToJunit(c)));
   if (!o.html.empty()) RETURN_IF_ERROR(gate::WriteComparisonHtml(c, base, now, o.html));
   return AppendSummaries(o.summary, gate::ComparisonToMarkdown(c));

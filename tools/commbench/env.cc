@@ -86,7 +86,7 @@ void SetupEnv(CLI::App& app, int* exit_code) {
     if (options->json) {
       auto peaks = GetHostPeaks();
       if (peaks.ok()) env["peaks"] = {{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}};
-      std::printf("%s\n", env.dump(2).c_str());
+      std::printf("%s\n", env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
       PrintEnvironment(env);
     }

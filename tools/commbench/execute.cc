@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "lib/app/pipeline.h"
 #include "lib/app/sweep_plan.h"
 #include "lib/backend/backend.h"
 #include "lib/core/affinity.h"
 #include "lib/core/cpu_quota.h"
+#include "lib/core/current_exception.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
@@ -26,10 +28,7 @@ using app::RunPipeline;
 namespace {
 
 // One error line; returns the exit code to use.
-int Fail(const Status& status, int exit_code) {
-  std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
-  return exit_code;
-}
+int Fail(const Status& status, int exit_code) { return ErrorExit(status.message(), exit_code); }
 
 void PrintConsole(const result::ResultFile& result) {
   std::fputs(FormatTables(result.points).c_str(), stdout);
@@ -44,16 +43,23 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
   if (!outcome.written.ok()) return Fail(outcome.written, 1);
   std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", outputs.out.c_str(), outcome.result.points.size(),
                outcome.failure.empty() ? "" : ", partial");
+  // The JSON result is on disk: a report or export that fails (or throws) says so and leaves it there.
+  auto guarded = [&outputs](const std::string& what, const std::function<Status()>& write) {
+    try {
+      return write();
+    } catch (...) {
+      return Internal(what + ": " + CurrentExceptionText() + " (the result " + outputs.out + " is kept)");
+    }
+  };
   if (!outputs.html.empty()) {
-    Status html = report::WriteHtmlReport(outcome.result, outputs.html);
+    Status html = guarded(outputs.html, [&] { return report::WriteHtmlReport(outcome.result, outputs.html); });
     if (!html.ok()) return Fail(html, 1);
     std::fprintf(stderr, "commbench: wrote %s\n", outputs.html.c_str());
   }
-  Status exported = WriteExports(outcome.result, outputs.out, outputs.exports);
+  Status exported = guarded("exports", [&] { return WriteExports(outcome.result, outputs.out, outputs.exports); });
   if (!exported.ok()) return Fail(exported, 1);
   if (!outcome.failure.empty()) {
-    std::fprintf(stderr, "commbench: error: %s\n", outcome.failure.c_str());
-    return 1;
+    return ErrorExit(outcome.failure, 1);
   }
   bool all_correct = true;
   for (const result::PointResult& p : outcome.result.points) {
@@ -98,7 +104,8 @@ int ExecuteSweep(const SweepSpec& spec, const OutputFlags& outputs, const std::s
   if (!writable.ok()) return bad_input(writable);
   Status host = CheckHostSettings(spec);
   if (!host.ok()) return bad_input(host);
-  for (const auto& s : plan->skipped) std::fprintf(stderr, "commbench: skipped %s: %s\n", s.what.c_str(), s.reason.c_str());
+  for (const auto& s : plan->skipped)
+    std::fprintf(stderr, "commbench: skipped %s: %s\n", s.what.c_str(), s.reason.c_str());
   if (!outputs.quiet) {
     std::fprintf(stderr, "commbench: %zu points in %zu launches\n", plan->point_count(), plan->launches.size());
     const std::string quota = app::CpuQuotaNote(ReadCpuQuota(), AllowedCpus().size());

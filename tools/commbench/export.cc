@@ -9,6 +9,7 @@
 
 #include "lib/result/result_file.h"
 #include "lib/result/result_writer.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/export_flags.h"
 
@@ -21,7 +22,7 @@ struct ExportOptions {
 };
 
 int Fail(const Status& status) {
-  std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(status.message()).c_str());
   return 2;
 }
 

@@ -152,7 +152,7 @@ void SetupGate(CLI::App& app, int* exit_code) {
       for (const char* f : {"budget", "first-look", "look-every", "rerun-disturbed"}) scope.section_flags.insert(f);
       scope.section_flags.insert("history");  // gate --history (gate_history.cc)
       const std::vector<std::string> problems = ApplyConfigFile(o->config, cmd, scope);
-      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
+      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(p).c_str());
       if (!problems.empty()) {
         *exit_code = 2;
         return;

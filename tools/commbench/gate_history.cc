@@ -78,7 +78,7 @@ int RunHistoryGate(const GateOptions& o, const SweepSpec& given) {
   s = history::AddGateRecord(o.out, record);
   if (s.ok()) s = WriteExports(run.result, o.out, o.exports);
   if (!s.ok()) {  // as gate_modes.cc: an output lost after the run is a failed gate
-    std::fprintf(stderr, "commbench: error: %s\n", s.message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(s.message()).c_str());
     return 1;
   }
   if (!run.failure.empty()) std::fprintf(stderr, "commbench gate: the run failed: %s\n", run.failure.c_str());

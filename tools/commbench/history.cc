@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "lib/core/atomic_file.h"
-#include "lib/core/printable.h"
 #include "lib/core/output_paths.h"
+#include "lib/core/printable.h"
 #include "lib/history/check.h"
 #include "lib/history/store.h"
 #include "lib/history/trend_html.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
 #include "tools/commbench/config_flags.h"
@@ -36,7 +37,7 @@ struct CheckFlags {
 };
 
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", Printable(message).c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", Printable(ScrubSecrets(message)).c_str());
   return 2;
 }
 
@@ -105,7 +106,9 @@ int RunCheck(const CheckFlags& f) {
   std::fputs(history::CheckToText(*r).c_str(), stdout);
   std::fflush(stdout);
   Status s = OkStatus();
-  if (!f.outputs.json.empty()) s = WriteFileAtomically(f.outputs.json, history::CheckToJson(*r).dump(2) + "\n");
+  if (!f.outputs.json.empty())
+    s = WriteFileAtomically(
+        f.outputs.json, history::CheckToJson(*r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (s.ok() && !f.outputs.junit.empty()) s = WriteFileAtomically(f.outputs.junit, history::CheckToJunit(*r));
   if (s.ok() && !f.outputs.html.empty()) s = history::WriteTrendHtml(*r, f.outputs.html);
   if (s.ok()) s = AppendSummaries(f.outputs.summary, history::CheckToMarkdown(*r));
@@ -156,7 +159,8 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
   cmd->callback([f, exit_code, cmd] {
     const std::vector<std::string> problems =
         f->config.empty() ? std::vector<std::string>{} : ApplyConfigFile(f->config, cmd);
-    for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
+    for (const std::string& p : problems)
+      std::fprintf(stderr, "commbench: error: %s\n", Printable(ScrubSecrets(p)).c_str());
     *exit_code = problems.empty() ? RunCheck(*f) : 2;
   });
 }

@@ -1,13 +1,16 @@
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <stdexcept>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
-#include "tools/commbench/commands.h"
+#include "lib/core/current_exception.h"
+#include "lib/core/printable.h"
 #include "tools/commbench/command_line.h"
+#include "tools/commbench/commands.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/number_flags.h"
 #include "tools/commbench/parse_errors.h"
@@ -24,9 +27,26 @@ std::string UnknownSubcommand(const CLI::App& app, const std::string& word) {
   return commbench::cli::ListedSubcommands(app);
 }
 
+// An exception that escapes a thread (where main's catch cannot see it) still ends in one error line and exit 1,
+// not in abort's exit 134. Temporary files it leaves are removed by the next run's writer (lib/core/leftovers.h).
+[[noreturn]] void OneLineTerminate() {
+  std::string what = "internal error: std::terminate";
+  if (std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (...) {
+      what = commbench::CurrentExceptionText();
+    }
+  }
+  std::fprintf(stderr, "commbench: error: %s\n", commbench::cli::ScrubSecrets(commbench::Printable(what)).c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(OneLineTerminate);
   // Under `bazel run`, relative paths (--out, --html) mean the user's directory, not the runfiles tree.
   if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(dir) != 0) std::perror(dir);
@@ -52,8 +72,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {
     std::string accepted = UnknownSubcommand(app, argv[1]);
     if (!accepted.empty()) {
-      std::fprintf(stderr, "commbench: error: unknown subcommand '%s' (accepted: %s)\n", argv[1], accepted.c_str());
-      return 2;
+      return commbench::cli::ErrorExit("unknown subcommand '" + commbench::Printable(argv[1]) +
+                                       "' (accepted: " + accepted + ")");
     }
   }
   try {
@@ -66,8 +86,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, exit code 2, as for every other bad input.
-    std::fprintf(stderr, "commbench: error: %s\n", commbench::cli::ExplainParseError(app, e).c_str());
-    return 2;
+    return commbench::cli::ErrorExit(commbench::cli::ExplainParseError(app, e), 2);
+  } catch (const std::invalid_argument& e) {  // a value no parser caught (std::stoi and the like): bad input
+    return commbench::cli::ErrorExit(commbench::Printable(e.what()), 2);
+  } catch (...) {
+    // Anything else a subcommand let out (std::bad_alloc, a library's exception) is one error line, not
+    // std::terminate: unwinding runs the destructors that remove temporary files.
+    return commbench::cli::ErrorExit(commbench::Printable(commbench::CurrentExceptionText()), 1);
   }
   return exit_code;
 }

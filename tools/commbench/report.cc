@@ -11,6 +11,7 @@
 #include "lib/report/html.h"
 #include "lib/result/result_file.h"
 #include "lib/result/result_writer.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 
 namespace commbench::cli {
@@ -39,12 +40,12 @@ int RunReport(const ReportOptions& options) {
   }
   auto result = result::LoadResultFile(options.results);
   if (!result.ok()) {
-    std::fprintf(stderr, "commbench: error: %s\n", result.status().message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(result.status().message()).c_str());
     return 2;
   }
   const Status status = report::WriteHtmlReport(*result, out);
   if (!status.ok()) {
-    std::fprintf(stderr, "commbench: error: %s\n", status.message().c_str());
+    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(status.message()).c_str());
     return 2;
   }
   std::printf("wrote %s\n", out.c_str());

@@ -57,7 +57,7 @@ void SetupRun(CLI::App& app, int* exit_code) {
     auto spec = ToSpec(options->sweep);
     Status single = spec.ok() ? RequireSinglePoint(*spec) : spec.status();
     if (!single.ok()) {
-      std::fprintf(stderr, "commbench: error: %s\n", single.message().c_str());
+      std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(single.message()).c_str());
       *exit_code = 2;
       return;
     }

@@ -8,15 +8,13 @@
 #include "lib/launch/worker.h"
 #include "lib/rendezvous/redis_store.h"
 #include "lib/rendezvous/run_store.h"
+#include "tools/commbench/command_line.h"
 #include "tools/commbench/execute.h"
 
 namespace commbench::cli {
 namespace {
 
-int Fail(const std::string& who, const Status& status, int code) {
-  std::fprintf(stderr, "commbench: error: %s%s\n", who.c_str(), status.message().c_str());
-  return code;
-}
+int Fail(const std::string& who, const Status& status, int code) { return ErrorExit(who + status.message(), code); }
 
 // The address peers on other hosts reach this rank on (own_address.h).
 StatusOr<std::string> TransportAddress(const SweepSpec& spec, const std::string& rendezvous) {
@@ -45,7 +43,7 @@ StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const Swe
   if (spec.launcher != Launcher::kLocal) {  // this process is the driver, and starts the ranks itself
     // The SPMD flags describe ranks that someone else started: beside --launcher they would be ignored.
     if (!flags.rendezvous.empty() || flags.rank >= 0 || flags.world >= 0) {
-      return InvalidArgument(std::string(!flags.rendezvous.empty() ? "--rendezvous " + RedactSecrets(flags.rendezvous)
+      return InvalidArgument(std::string(!flags.rendezvous.empty() ? "--rendezvous " + RedactStoreUrl(flags.rendezvous)
                                                                    : "--rank/--world") +
                              " with --launcher " + std::string(Name(spec.launcher)) +
                              ": the driver starts the ranks and keeps their store itself (accepted: --launcher, or "
@@ -62,7 +60,7 @@ StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const Swe
     // --rendezvous says the ranks were started by a launcher: without a place, running the driver's own local
     // sweep instead would pass for the cluster run that was asked for.
     if (!flags.rendezvous.empty()) {
-      return InvalidArgument("--rendezvous " + RedactSecrets(flags.rendezvous) + " needs this process's place: " +
+      return InvalidArgument("--rendezvous " + RedactStoreUrl(flags.rendezvous) + " needs this process's place: " +
                              place.status().message() +
                              " (accepted: run under srun, mpirun or torchrun, or give --rank and --world)");
     }

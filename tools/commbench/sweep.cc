@@ -40,7 +40,7 @@ void SetupSweep(CLI::App& app, int* exit_code) {
   sub->callback([options, exit_code, sub] {
     if (!options->config.empty()) {
       const std::vector<std::string> problems = ApplyConfigFile(options->config, sub);
-      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", p.c_str());
+      for (const std::string& p : problems) std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(p).c_str());
       if (!problems.empty()) {
         *exit_code = 2;
         return;
@@ -60,13 +60,13 @@ void SetupSweep(CLI::App& app, int* exit_code) {
     }
     auto spec = ToSpec(options->sweep);
     if (!spec.ok()) {
-      std::fprintf(stderr, "commbench: error: %s\n", spec.status().message().c_str());
+      std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(spec.status().message()).c_str());
       *exit_code = 2;
       return;
     }
     auto place = SpmdPlace(options->spmd, *spec);
     if (!place.ok()) {
-      std::fprintf(stderr, "commbench: error: %s\n", place.status().message().c_str());
+      std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(place.status().message()).c_str());
       *exit_code = 2;
       return;
     }
