@@ -1,5 +1,8 @@
 #include "lib/app/accept_run.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 
 #include "lib/accept/outputs.h"
@@ -62,6 +65,16 @@ Status WriteAcceptanceFiles(const accept::AcceptanceReport& report, const std::s
   if (!junit.empty()) RETURN_IF_ERROR(WriteFileAtomically(junit, accept::AcceptanceToJunit(report)));
   if (!hosts_out.empty()) RETURN_IF_ERROR(WriteFileAtomically(hosts_out, accept::AcceptanceHostLines(report)));
   return OkStatus();
+}
+
+std::vector<std::string> RemoveStaleOutputs(const std::vector<std::string>& paths) {
+  std::vector<std::string> removed;
+  for (const std::string& path : paths) {
+    struct stat st;
+    if (path.empty() || lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+    if (unlink(path.c_str()) == 0) removed.push_back(path);
+  }
+  return removed;
 }
 
 }  // namespace commbench::app

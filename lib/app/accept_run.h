@@ -47,4 +47,9 @@ Status CheckAcceptanceFiles(const std::string& junit, const std::string& hosts_o
 Status WriteAcceptanceFiles(const accept::AcceptanceReport& report, const std::string& junit,
                             const std::string& hosts_out);
 
+// A run without a verdict must not leave the previous run's outputs behind (a drain script would read their
+// "pass"): removes each of `paths` that is a regular file or a link (the link itself, never its target) and
+// returns those removed.
+std::vector<std::string> RemoveStaleOutputs(const std::vector<std::string>& paths);
+
 }  // namespace commbench::app

@@ -359,4 +359,33 @@ std::string CheckToText(const CheckResult& r) {
   return ConsoleLines(t);
 }
 
+// Beyond this a check's cost is the history's, not a window's (docs/history.md, "Window").
+constexpr int kMaxWindow = 100000;
+
+Status ValidateCheckOptions(const CheckOptions& c) {
+  if (!(c.min_effect > 0 && c.min_effect < 1)) {
+    return InvalidArgument("--floor " + std::to_string(c.min_effect) + " (accepted: a fraction in (0, 1))");
+  }
+  if (c.last < 1) return InvalidArgument("--recent-runs " + std::to_string(c.last) + " (accepted: a run count >= 1)");
+  if (!(c.change_points.alpha > 0 && c.change_points.alpha < 1)) {
+    return InvalidArgument("--alpha " + std::to_string(c.change_points.alpha) + " (accepted: a fraction in (0, 1))");
+  }
+  if (c.change_points.permutations < 19 || c.change_points.permutations > 100000) {
+    return InvalidArgument("--permutations " + std::to_string(c.change_points.permutations) +
+                           " (accepted: 19 to 100000)");
+  }
+  if (c.change_points.min_segment < 2) {
+    return InvalidArgument("--min-segment " + std::to_string(c.change_points.min_segment) +
+                           " (accepted: 2 or more runs; 1 would let one spike be a change point)");
+  }
+  if (c.min_runs < 2 * c.change_points.min_segment) {
+    return InvalidArgument("--min-runs " + std::to_string(c.min_runs) + " (accepted: at least twice --min-segment)");
+  }
+  if (c.window != 0 && (c.window < c.min_runs || c.window > kMaxWindow)) {
+    return InvalidArgument("--window " + std::to_string(c.window) + " (accepted: 0 for every run, or " +
+                           std::to_string(c.min_runs) + " (--min-runs) to " + std::to_string(kMaxWindow) + " runs)");
+  }
+  return OkStatus();
+}
+
 }  // namespace commbench::history

@@ -88,4 +88,7 @@ std::string CheckToJunit(const CheckResult& r);
 std::string CheckToMarkdown(const CheckResult& r);
 std::string CheckToText(const CheckResult& r);
 
+// InvalidArgument naming the flag and what it accepts for a value the check cannot use.
+Status ValidateCheckOptions(const CheckOptions& c);
+
 }  // namespace commbench::history

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "lib/core/data_file.h"
+#include "lib/core/output_paths.h"
 #include "lib/core/store_dir.h"
 #include "lib/gate/compare.h"
 
@@ -317,6 +318,16 @@ StatusOr<RunEntry> AddRun(const std::string& dir, const AddRequest& request) {
   RETURN_IF_ERROR(
       store.Replace(kIndexName, HistoryToJson(h).dump(1, ' ', false, json::error_handler_t::replace) + "\n"));
   return e;
+}
+
+Status CheckOutsideHistory(const std::string& dir, const std::string& result_path) {
+  const std::string d = ResolvedPath(dir), result = ResolvedPath(result_path);
+  if (d.empty() || result.empty()) return OkStatus();
+  if (result == d || result.compare(0, d.size() + 1, d + "/") == 0) {
+    return InvalidArgument("RESULT " + result_path + " lies inside the history " + dir +
+                           " (accepted: a result file outside the history directory, which only commbench writes)");
+  }
+  return OkStatus();
 }
 
 }  // namespace commbench::history

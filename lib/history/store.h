@@ -66,4 +66,8 @@ StatusOr<History> HistoryFromJson(const nlohmann::json& j, const std::string& pa
 StatusOr<result::ResultFile> LoadRun(const std::string& dir, const RunEntry& run);
 StatusOr<result::ResultFile> LoadRun(const StoreDir& store, const RunEntry& run);
 
+// A result inside the history is one of the store's own files (its index, a filed run): filing it would read what
+// the add replaces. InvalidArgument unless `result_path` lies outside `dir` (links resolved).
+Status CheckOutsideHistory(const std::string& dir, const std::string& result_path);
+
 }  // namespace commbench::history

@@ -3,21 +3,17 @@
 // cluster, each host's own ranks, host pairs in re-pairing rounds. After each phase the verdict so far decides
 // whether the next is needed (lib/accept/verdict.h CleanAnswer); the time budget bounds them. Planning, run and
 // the hosts' reports: lib/app/accept_{plan,run,host}.h; here: the flags, the outputs, the exit code.
-#include <sys/stat.h>
-#include <unistd.h>
+#include "tools/commbench/accept.h"
 
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "lib/accept/outputs.h"
 #include "lib/accept/profile.h"
 #include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
 #include "lib/core/printable.h"
-#include "lib/report/html.h"
-#include "lib/result/result_writer.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
 #include "tools/commbench/comparison_outputs.h"
@@ -28,78 +24,7 @@
 namespace commbench::cli {
 namespace {
 
-struct AcceptOptions {
-  std::string profile;
-  OutputFlags output;
-  std::string junit, summary, hosts_out;
-  app::AcceptSettings settings;  // --iface, --timeout, --test-only-slow-rank (RANK: a launcher rank)
-  SpmdFlags spmd;
-};
-
-int Fail(const Status& status, int code) {
-  // A profile's problems come one per line; each gets the prefix.
-  const std::string text = status.message();
-  for (size_t start = 0; start <= text.size();) {
-    const size_t nl = text.find('\n', start);
-    std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(text.substr(start, nl - start)).c_str());
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return code;
-}
-
-// A run without a verdict must not leave the previous run's outputs behind: a drain script would read their
-// "pass". Those it did not write are removed (a link itself, never its target) and each removal is said.
-void RemoveStale(const std::vector<std::string>& paths) {
-  for (const std::string& path : paths) {
-    struct stat st;
-    if (path.empty() || lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
-    if (unlink(path.c_str()) == 0) {
-      std::fprintf(stderr, "commbench: accept: no verdict written, so the previous run's %s is removed\n",
-                   Printable(path).c_str());
-    }
-  }
-}
-
-std::vector<std::string> EveryOutput(const AcceptOptions& o) {
-  return {o.output.out,         result::SamplesSidecarPath(o.output.out),
-          o.output.html,        o.junit,
-          o.hosts_out,          o.output.exports.prom,
-          o.output.exports.csv, o.output.exports.trace};
-}
-
-// The outputs beside the result file, the verdict on stdout, and the exit code.
-int Report(const app::AcceptOutcome& run, const AcceptOptions& o) {
-  const app::PipelineOutcome& outcome = run.pipeline;
-  if (!outcome.written.ok()) {
-    RemoveStale(EveryOutput(o));
-    return Fail(outcome.written, 1);
-  }
-  std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", o.output.out.c_str(), outcome.result.points.size(),
-               outcome.failure.empty() ? "" : ", partial");
-  // The verdict files first, so that a failure writing the others leaves no stale verdict.
-  Status s = app::WriteAcceptanceFiles(run.report, o.junit, o.hosts_out);
-  if (!s.ok()) {
-    RemoveStale(
-        {o.junit, o.hosts_out, o.output.html, o.output.exports.prom, o.output.exports.csv, o.output.exports.trace});
-    return Fail(s, 1);
-  }
-  const std::vector<std::string> exports = {o.output.exports.prom, o.output.exports.csv, o.output.exports.trace};
-  s = o.output.html.empty() ? OkStatus() : report::WriteHtmlReport(outcome.result, o.output.html);
-  if (!s.ok()) RemoveStale({o.output.html});
-  if (s.ok()) s = WriteExports(outcome.result, o.output.out, o.output.exports);
-  if (!s.ok()) {
-    RemoveStale(exports);
-    return Fail(s, 1);
-  }
-  const std::string markdown = accept::AcceptanceToMarkdown(run.report);
-  std::fputs(ConsoleLines(markdown).c_str(), stdout);  // no line of it a workflow command
-  std::fflush(stdout);
-  Status summaries = AppendSummaries(o.summary, markdown);
-  if (!summaries.ok()) return Fail(summaries, 1);
-  if (!outcome.failure.empty()) std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(outcome.failure).c_str());
-  return run.report.ExitCode();
-}
+int Fail(const Status& status, int code) { return ErrorLines(status.message(), code); }
 
 // Runs the phases through `run_plan` (the driver's or an SPMD session's); the exit code; `failure` as the
 // pipeline reports it.
@@ -107,19 +32,18 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
         const std::function<DriverOutcome(const Plan&, const DriverOptions&)>& run_plan, std::string* failure) {
   const std::vector<accept::Check> preflight = phases.FailedPreflight();
   for (const accept::Check& c : preflight) {
-    std::fprintf(stderr, "commbench: pre-flight: %s%s%s\n", c.host.c_str(), c.host.empty() ? "" : ": ",
-                 c.reason.c_str());
+    std::fprintf(stderr, "commbench: pre-flight: %s%s%s\n", Printable(c.host).c_str(), c.host.empty() ? "" : ": ",
+                 Printable(c.reason).c_str());
   }
   if (!preflight.empty()) {
     *failure = "pre-flight failed";
-    RemoveStale(EveryOutput(o));
+    RemoveStaleAcceptOutputs(o);
     return 3;
   }
   Status s = CheckOutputs(o.output, {{"--profile", o.profile}});
-  if (s.ok()) {
+  if (s.ok())
     s = CheckOutputsApart({{"--junit", o.junit}, {"--hosts-out", o.hosts_out}, {"--summary", o.summary}},
                           {{"--profile", o.profile}, {"--out", o.output.out}, {"--html", o.output.html}});
-  }
   if (s.ok()) s = app::CheckAcceptanceFiles(o.junit, o.hosts_out);
   if (s.ok()) s = CheckSummaryOutputs(o.summary);
   if (!s.ok()) return Fail(s, 2);
@@ -132,11 +56,11 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
   auto run = app::RunAcceptance(&phases, *base, request);
   if (!run.ok()) {
     *failure = "no phase can run";
-    RemoveStale(EveryOutput(o));
+    RemoveStaleAcceptOutputs(o);
     return Fail(run.status(), 2);
   }
   *failure = run->pipeline.failure;
-  return Report(*run, o);
+  return ReportAcceptance(*run, o);
 }
 
 int ExecuteAccept(const AcceptOptions& o) {

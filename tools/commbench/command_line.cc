@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lib/core/printable.h"
 #include "lib/core/redact.h"
 #include "lib/core/utf8.h"
 #include "lib/rendezvous/redis_store.h"  // kRedisPasswordVariable
@@ -16,7 +17,17 @@ namespace commbench::cli {
 result::ToolInfo ToolIdentity() { return {"commbench", COMMBENCH_VERSION, COMMBENCH_COMMIT}; }
 
 int ErrorExit(const std::string& message, int exit_code) {
-  std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(message).c_str());
+  std::fprintf(stderr, "commbench: error: %s\n", Printable(ScrubSecrets(message)).c_str());
+  return exit_code;
+}
+
+int ErrorLines(const std::string& message, int exit_code) {
+  for (size_t start = 0; start <= message.size();) {
+    const size_t nl = message.find('\n', start);
+    ErrorExit(message.substr(start, nl - start), exit_code);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
   return exit_code;
 }
 

@@ -19,6 +19,8 @@ std::string ScrubSecrets(const std::string& message);
 result::ToolInfo ToolIdentity();
 // The one error line of a failed command ("commbench: error: MESSAGE" on stderr); returns `exit_code`.
 int ErrorExit(const std::string& message, int exit_code = 2);
+// The same for a message of several problems, one per line (a profile's): each line gets the prefix.
+int ErrorLines(const std::string& message, int exit_code);
 // Whether anything is at `path` (a dangling link too).
 bool PathExists(const std::string& path);
 

@@ -49,25 +49,7 @@ int RunGate(GateOptions o) {
   if (!o.ab && !o.out_a.empty()) return ErrorExit("--out-a needs --ab (it is variant A's result)");
   if (!o.out_a.empty() && o.out_a == o.out)
     return ErrorExit("--out-a " + o.out_a + " is also --out (accepted: two paths)");
-  const ComparisonOutputs& out = o.flags.outputs;
-  Status writable =
-      CheckOutputsApart({{"--out", o.out},
-                         {"--out's samples file", result::SamplesSidecarPath(o.out)},
-                         {"--out-a", o.out_a},
-                         {"--json", out.json},
-                         {"--junit", out.junit},
-                         {"--html", out.html},
-                         {"--summary", out.summary},
-                         {"--prom", o.exports.prom},
-                         {"--csv", o.exports.csv},
-                         {"--trace", o.exports.trace}},
-                        {{"--baseline", o.baseline}, {"--config", o.config}}, {{"the history", o.history}});
-  if (writable.ok() && (o.update_baseline || o.calibrate)) writable = CheckStoreFileTarget(o.baseline);
-  if (writable.ok()) writable = CheckComparisonOutputs(o.flags.outputs);
-  if (writable.ok()) writable = CheckWritableOutput(o.out);
-  if (writable.ok()) writable = CheckWritableOutput(result::SamplesSidecarPath(o.out));
-  if (writable.ok())
-    writable = CheckExportFlags(o.exports, {o.out, result::SamplesSidecarPath(o.out), o.out_a, o.baseline});
+  Status writable = CheckGateOutputs(o);
   if (!writable.ok()) return ErrorExit(writable.message());
   auto given = ToSpec(o.sweep);
   if (!given.ok()) return ErrorExit(given.status().message());

@@ -71,4 +71,7 @@ StatusOr<app::SequentialOutcome> RunRounds(const GateOptions& o, const SweepSpec
                                            const gate::CompareOptions& compare,
                                            const app::SequentialOptions& sequential);
 
+// Every output of the gate writable and apart from its inputs and the history (gate_outputs.cc).
+Status CheckGateOutputs(const GateOptions& o);
+
 }  // namespace commbench::cli

@@ -26,9 +26,6 @@ struct AddOptions {
   history::AddRequest request;
 };
 
-// Beyond this a check's cost is the history's, not a window's (docs/history.md, "Window").
-constexpr int kMaxWindow = 100000;
-
 struct CheckFlags {
   std::string dir;
   std::string config;         // --config FILE: the flags' values (configs/history/ci.yaml); the command line wins
@@ -36,25 +33,10 @@ struct CheckFlags {
   history::CheckOptions check;
 };
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "commbench: error: %s\n", Printable(ScrubSecrets(message)).c_str());
-  return 2;
-}
-
-// A result inside the history is one of the store's own files (its index, a filed run): filing it would read
-// what this add replaces. Only files from outside are filed.
-Status CheckResultOutside(const AddOptions& o) {
-  const std::string dir = ResolvedPath(o.dir), result = ResolvedPath(o.request.result_path);
-  if (dir.empty() || result.empty()) return OkStatus();
-  if (result == dir || result.compare(0, dir.size() + 1, dir + "/") == 0) {
-    return InvalidArgument("RESULT " + o.request.result_path + " lies inside the history " + o.dir +
-                           " (accepted: a result file outside the history directory, which only commbench writes)");
-  }
-  return OkStatus();
-}
+int Fail(const std::string& message) { return ErrorExit(message); }
 
 int RunAdd(const AddOptions& o) {
-  Status apart = CheckResultOutside(o);
+  Status apart = history::CheckOutsideHistory(o.dir, o.request.result_path);
   if (!apart.ok()) return Fail(apart.message());
   auto entry = history::AddRun(o.dir, o.request);
   if (!entry.ok()) return Fail(entry.status().message());
@@ -66,29 +48,7 @@ int RunAdd(const AddOptions& o) {
 }
 
 Status CheckFlagValues(const CheckFlags& f) {
-  const history::CheckOptions& c = f.check;
-  if (!(c.min_effect > 0 && c.min_effect < 1)) {
-    return InvalidArgument("--floor " + std::to_string(c.min_effect) + " (accepted: a fraction in (0, 1))");
-  }
-  if (c.last < 1) return InvalidArgument("--recent-runs " + std::to_string(c.last) + " (accepted: a run count >= 1)");
-  if (!(c.change_points.alpha > 0 && c.change_points.alpha < 1)) {
-    return InvalidArgument("--alpha " + std::to_string(c.change_points.alpha) + " (accepted: a fraction in (0, 1))");
-  }
-  if (c.change_points.permutations < 19 || c.change_points.permutations > 100000) {
-    return InvalidArgument("--permutations " + std::to_string(c.change_points.permutations) +
-                           " (accepted: 19 to 100000)");
-  }
-  if (c.change_points.min_segment < 2) {
-    return InvalidArgument("--min-segment " + std::to_string(c.change_points.min_segment) +
-                           " (accepted: 2 or more runs; 1 would let one spike be a change point)");
-  }
-  if (c.min_runs < 2 * c.change_points.min_segment) {
-    return InvalidArgument("--min-runs " + std::to_string(c.min_runs) + " (accepted: at least twice --min-segment)");
-  }
-  if (c.window != 0 && (c.window < c.min_runs || c.window > kMaxWindow)) {
-    return InvalidArgument("--window " + std::to_string(c.window) + " (accepted: 0 for every run, or " +
-                           std::to_string(c.min_runs) + " (--min-runs) to " + std::to_string(kMaxWindow) + " runs)");
-  }
+  RETURN_IF_ERROR(history::ValidateCheckOptions(f.check));
   // The check's outputs never land in the history it reads (--json DIR/history.json would destroy the index).
   RETURN_IF_ERROR(CheckOutputsApart({{"--json", f.outputs.json},
                                      {"--junit", f.outputs.junit},
