@@ -295,8 +295,9 @@ StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url) {
     ASSIGN_OR_RETURN(std::unique_ptr<RedisStore> store, RedisStore::Connect(address, std::chrono::seconds(10)));
     return std::unique_ptr<Store>(std::move(store));
   }
-  return InvalidArgument("--rendezvous: unsupported store '" + RedactStoreUrl(url) +
-                         "' (accepted: file:/shared/dir, redis://[:PASSWORD@]HOST[:PORT][/DB])");
+  return InvalidArgument(
+      "--rendezvous: unsupported store '" + RedactStoreUrl(url) +
+      "' (accepted: file:/shared/dir, redis://HOST[:PORT][/DB], a user and password before HOST as in any URL)");
 }
 
 }  // namespace commbench

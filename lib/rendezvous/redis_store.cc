@@ -37,8 +37,8 @@ StatusOr<RedisAddress> ParseRedisUrl(const std::string &url, const char *env_pas
   const std::string shown = RedactStoreUrl(url);  // the whole userinfo, up to the last '@' as parsed below
   auto bad = [&shown](const std::string &why) {
     return InvalidArgument("--rendezvous '" + shown + "': " + why +
-                           " (accepted: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or "
-                           "file:/shared/dir)");
+                           " (accepted: redis://HOST[:PORT][/DB], a user and password before HOST as in any "
+                           "URL, or file:/shared/dir)");
   };
   const std::string scheme = "redis://";
   if (url.rfind(scheme, 0) != 0) return bad("not a redis:// URL");

@@ -457,8 +457,9 @@ StatusOr<std::unique_ptr<RunStore>> OpenRunStore(const std::string& url, const s
     ASSIGN_OR_RETURN(std::unique_ptr<RedisStore> redis, RedisStore::Connect(address, connect_timeout));
     return std::unique_ptr<RunStore>(std::make_unique<RedisRunStore>(run_id, std::move(redis), name));
   }
-  return InvalidArgument("--rendezvous: unsupported store '" + RedactStoreUrl(url) +
-                         "' (accepted: file:/shared/dir, redis://[:PASSWORD@]HOST[:PORT][/DB])");
+  return InvalidArgument(
+      "--rendezvous: unsupported store '" + RedactStoreUrl(url) +
+      "' (accepted: file:/shared/dir, redis://HOST[:PORT][/DB], a user and password before HOST as in any URL)");
 }
 
 }  // namespace commbench

@@ -92,6 +92,8 @@ Status WriteExports(const result::ResultFile& file, const std::string& result_pa
   if (!f.any()) return OkStatus();
   ASSIGN_OR_RETURN(const result::ResultFile written, Source(file, result_path, f.needs_samples()));
   const result::ResultFile* source = &written;
+  // The trace first: it reads the samples as it goes, and a sidecar that fails half-way must leave nothing written.
+  if (!f.trace.empty()) RETURN_IF_ERROR(WriteTraceFile(*source, result_path, f.trace));
   if (!f.prom.empty()) RETURN_IF_ERROR(Write(f.prom, exporting::ToPrometheusText(*source)));
   if (!f.csv.empty()) {
     const exporting::CsvRows rows = f.csv_samples   ? exporting::CsvRows::kSamples
@@ -99,7 +101,6 @@ Status WriteExports(const result::ResultFile& file, const std::string& result_pa
                                                     : exporting::CsvRows::kPoints;
     RETURN_IF_ERROR(Write(f.csv, exporting::ToCsv(*source, rows)));
   }
-  if (!f.trace.empty()) RETURN_IF_ERROR(WriteTraceFile(*source, result_path, f.trace));
   return OkStatus();
 }
 

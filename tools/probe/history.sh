@@ -6,6 +6,7 @@
 
 H_RESULT="$ROOT/hist-result.json"  # one tiny real sweep, filed again and again
 H_FP=""                            # its runner fingerprint (runs/FP/)
+echo "# the history directory"
 
 # h_make DIR N: a fresh history of N runs (commits c0..., one minute apart).
 h_make() {

@@ -1,0 +1,1 @@
+commbench: error: rank 0: no --run-id, and the launcher sets no job id (SLURM_JOB_ID, TORCHELASTIC_RUN_ID, OMPI_MCA_ess_base_jobid, PMIX_NAMESPACE, MASTER_ADDR/PORT): give every rank the same --run-id so that runs sharing a store never mix
