@@ -3,9 +3,12 @@
 # Counts are test targets (each a gtest binary or a script); skipped device tests are listed by the test itself.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# What only the tests need (tools/setup.sh installed what the build needs).
+tools/test_setup.sh || { echo "tools/test.sh: tools/test_setup.sh failed"; echo "0 passed, 1 failed"; exit 1; }
 
-# Compiled objects are shared by every checkout on this machine (a fresh clone compiles only what changed since
-# any checkout here last built it); test results never come from it: every run of this command runs every test.
+# Compiled objects are shared by every checkout on this machine and with `bazel build`/`bazel run` (.bazelrc names
+# the same disk cache), so a fresh clone compiles only what changed since any checkout here last built it; test
+# results never come from it: every run of this command runs every test.
 cache=${COMMBENCH_BAZEL_CACHE:-$HOME/.cache/commbench/bazel-disk}
 mkdir -p "$cache"
 # Bazel never shrinks a disk cache: past 10 GiB, entries unwritten for two weeks go, and all of it past 20 GiB.
