@@ -5,6 +5,7 @@
 // the hosts' reports: lib/app/accept_{plan,run,host}.h; here: the flags, the outputs, the exit code.
 #include "tools/commbench/accept.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>

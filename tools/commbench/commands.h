@@ -2,7 +2,7 @@
 // its subcommand to the app and sets the exit code from its callback. main.cc only wires them.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 

@@ -1,12 +1,13 @@
 #include "tools/commbench/comparison_outputs.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 #include "lib/core/atomic_file.h"
-#include "lib/gate/outputs.h"
 #include "lib/gate/comparison_html.h"
+#include "lib/gate/outputs.h"
 
 namespace commbench::cli {
 namespace {

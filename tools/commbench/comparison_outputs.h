@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 

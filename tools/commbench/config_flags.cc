@@ -1,5 +1,6 @@
 #include "tools/commbench/config_flags.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <map>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 
@@ -16,7 +16,7 @@ namespace commbench::cli {
 // One file can serve `sweep` and `gate` (configs/gate/*.yaml): the top level holds the sweep's flags, and the
 // mapping under `gate:` the gate's own (min-effect, junit, ...), which `sweep` skips.
 struct ConfigScope {
-  bool own_section = false;            // this command reads the `gate:` section (else it skips it)
+  bool own_section = false;             // this command reads the `gate:` section (else it skips it)
   std::set<std::string> section_flags;  // flags that only the section may set (long names without dashes)
 };
 inline constexpr const char* kConfigSection = "gate";

@@ -1,13 +1,13 @@
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lib/backend/backend.h"
 #include "lib/core/cpu_quota.h"
-#include "lib/measure/host_peak.h"
 #include "lib/measure/environment_probe.h"
+#include "lib/measure/host_peak.h"
 #include "tools/commbench/commands.h"
 
 namespace commbench::cli {
@@ -71,7 +71,8 @@ void PrintEnvironment(const nlohmann::json& env) {
   }
   if (!env["variables"].empty()) {
     std::printf("\nvariables\n");
-    for (const auto& [k, v] : env["variables"].items()) std::printf("  %s=%s\n", k.c_str(), v.get<std::string>().c_str());
+    for (const auto& [k, v] : env["variables"].items())
+      std::printf("  %s=%s\n", k.c_str(), v.get<std::string>().c_str());
   }
 }
 
@@ -79,13 +80,15 @@ void PrintEnvironment(const nlohmann::json& env) {
 
 void SetupEnv(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<EnvOptions>();
-  CLI::App* sub = app.add_subcommand("env", "Show this host, the backends that can run here (or why not) and their algorithms");
+  CLI::App* sub =
+      app.add_subcommand("env", "Show this host, the backends that can run here (or why not) and their algorithms");
   sub->add_flag("--json", options->json, "Print the environment fingerprint as JSON");
   sub->callback([options, exit_code] {
     nlohmann::json env = EnvironmentFingerprint();
     if (options->json) {
       auto peaks = GetHostPeaks();
-      if (peaks.ok()) env["peaks"] = {{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}};
+      if (peaks.ok())
+        env["peaks"] = {{"memcpy_gbps", peaks->memcpy_gbps}, {"tcp_loopback_gbps", peaks->tcp_loopback_gbps}};
       std::printf("%s\n", env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
       PrintEnvironment(env);

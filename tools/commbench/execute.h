@@ -7,9 +7,6 @@
 #include <vector>
 
 #include "lib/launch/driver.h"
-
-#include <string>
-
 #include "lib/model/spec.h"
 #include "tools/commbench/sweep_flags.h"
 

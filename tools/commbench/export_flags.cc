@@ -1,5 +1,6 @@
 #include "tools/commbench/export_flags.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 

@@ -4,12 +4,12 @@
 // rename, only over a regular file). docs/export.md describes the files.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "lib/core/status.h"
 #include "lib/result/result_file.h"
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 

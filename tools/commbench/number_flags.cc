@@ -1,5 +1,6 @@
 #include "tools/commbench/number_flags.h"
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdint>

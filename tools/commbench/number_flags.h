@@ -3,7 +3,7 @@
 // double range reads as inf. Each would run, silently, something other than what was typed.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "tools/commbench/number_flags.h"
 
 #include <cstdint>

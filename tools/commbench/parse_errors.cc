@@ -1,5 +1,6 @@
 #include "tools/commbench/parse_errors.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <vector>
 
@@ -74,7 +75,8 @@ std::string ExplainParseError(const CLI::App& app, const CLI::ParseError& error)
   const std::string help = " (see " + app.get_name() + (path.empty() ? "" : " " + path) + " --help)";
   const std::vector<std::string> extras = at->remaining();
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
-    const auto flag = std::find_if(extras.begin(), extras.end(), [](const std::string& a) { return a.rfind("-", 0) == 0; });
+    const auto flag =
+        std::find_if(extras.begin(), extras.end(), [](const std::string& a) { return a.rfind("-", 0) == 0; });
     if (flag != extras.end()) {
       const std::string near = NearestOption(*at, *flag);
       return where + "unknown option '" + *flag + "'" + (near.empty() ? help : " (did you mean " + near + "?)");

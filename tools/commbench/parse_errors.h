@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "tools/commbench/cli_fwd.h"
 
 namespace commbench::cli {
 

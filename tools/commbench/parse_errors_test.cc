@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "tools/commbench/parse_errors.h"
 
 #include <string>

@@ -1,7 +1,8 @@
+#include <CLI/CLI.hpp>
 #include <memory>
 
-#include "tools/commbench/commands.h"
 #include "tools/commbench/command_line.h"
+#include "tools/commbench/commands.h"
 #include "tools/commbench/execute.h"
 #include "tools/commbench/sweep_flags.h"
 

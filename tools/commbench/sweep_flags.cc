@@ -1,6 +1,7 @@
 // The flags of sweep_flags.h added to a command; their values become a SweepSpec in to_spec.cc.
 #include "tools/commbench/sweep_flags.h"
 
+#include <CLI/CLI.hpp>
 #include <limits>
 
 namespace commbench::cli {
@@ -71,7 +72,10 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
                   "How groups form across hosts (SPMD): consecutive (ranks g*k..), host (a host's ranks together), "
                   "spread (consecutive members on different hosts)")
       ->capture_default_str();
-  app->add_option("--launcher", f->launcher, "How ranks start: local (fork/exec), mpirun, srun (inside a Slurm allocation; the temporary directory must be on a filesystem its nodes share)")->capture_default_str();
+  app->add_option("--launcher", f->launcher,
+                  "How ranks start: local (fork/exec), mpirun, srun (inside a Slurm allocation; the temporary "
+                  "directory must be on a filesystem its nodes share)")
+      ->capture_default_str();
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault injection, off by default: RANK:MICROSECONDS adds a sleep to every iteration "
                   "of that rank");

@@ -2,13 +2,13 @@
 // parses them with the error messages of lib/core/ranges.h and lib/core/axes.h (exit code 2).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "lib/core/output_paths.h"
 #include "lib/core/status.h"
 #include "lib/model/spec.h"
+#include "tools/commbench/cli_fwd.h"
 #include "tools/commbench/export_flags.h"
 
 namespace commbench::cli {

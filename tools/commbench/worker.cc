@@ -1,8 +1,10 @@
+#include "lib/launch/worker.h"
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
-#include "lib/launch/worker.h"
 #include "tools/commbench/commands.h"
 
 namespace commbench::cli {
@@ -39,7 +41,8 @@ void SetupWorker(CLI::App& app, int* exit_code) {
       if (l) local_index = std::atoi(l);
     }
     if (index < 0) {
-      std::fprintf(stderr, "commbench worker: error: no process index (--process N or --process-from-env under mpirun)\n");
+      std::fprintf(stderr,
+                   "commbench worker: error: no process index (--process N or --process-from-env under mpirun)\n");
       *exit_code = 2;
       return;
     }
