@@ -1,5 +1,5 @@
 #!/bin/bash
-# The native shm collectives against their roofline (bench/README.md, "Native collectives against the memory
+# The native shm collectives against their roofline (bench/archive.md, "Native collectives against the memory
 # roofline"): in one run, the host's copy peak (glibc memcpy and native::Copy of 64 MiB, one core and every core at once,
 # //bench:reduce_bench) and `commbench sweep --backends native` of allreduce, allgather and reduce-scatter at
 # 16-64 MiB on 2, 4 and 8 ranks; prints per point the bus bandwidth, the bound the roofline allows from the

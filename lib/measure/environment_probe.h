@@ -13,7 +13,7 @@ nlohmann::json EnvironmentFingerprint();
 
 // How the CPUs idle and clock, read from `sys` (/sys): the cpuidle driver and governor, the cpufreq governor (""
 // where the host has none, as in most VMs), a guest haltpoll driver's polling time, and the idle states switched
-// off. Each shapes how fast a rank that waited for its peer runs again (bench/README, "Noise at the source").
+// off. Each shapes how fast a rank that waited for its peer runs again (bench/archive.md, "The gate's noise at the source").
 nlohmann::json CpuPowerFacts(const std::string& sys);
 
 // True for the variable names the fingerprint may record.

@@ -104,7 +104,7 @@ std::vector<std::vector<bool>> FinalPulls(const Schedule& schedule, int rank);
 // there the FinalPulls: nothing reads those lines again before they would be evicted, so the read-for-ownership
 // of an ordinary store is wasted traffic. From kStreamEveryPullFrom also the pulls that at most kStreamReadByAtMost
 // ranks read later in the op (twoshot's reduced blocks at up to 4 ranks): those reads miss the cache either way.
-// A block that more ranks read is left to the cache, which serves the later readers (bench/README, "Native
+// A block that more ranks read is left to the cache, which serves the later readers (bench/archive.md, "Native
 // collectives against the memory roofline", has the A/Bs: 2 and 4 ranks faster streamed, 8 slower).
 constexpr size_t kStreamFinalPullsFrom = size_t{32} << 20;
 constexpr size_t kStreamEveryPullFrom = 2 * kStreamFinalPullsFrom;
