@@ -77,7 +77,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for c in $(printf '%s\n' $CANDIDATES | shuf); do
     flags=$(apply "$c")
     # shellcheck disable=SC2086
-    "$bin" sweep --config "$config" --repeats 1 $flags --quiet --out "$work/$c-$round.json" >"$work/$c-$round.log" 2>&1 ||
+    "$bin" sweep --no-explain --no-html --config "$config" --repeats 1 $flags --quiet --out "$work/$c-$round.json" >"$work/$c-$round.log" 2>&1 ||
       echo "gate_noise: $c round $round failed: $(tail -1 "$work/$c-$round.log")" >&2
     restore
   done

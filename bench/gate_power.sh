@@ -138,7 +138,7 @@ fi
 if [[ ",$MODES," == *,history,* && ! -d "$work/hist" ]]; then
   echo "gate_power.sh: filing $HISTORY runs of main in the history $work/hist" >&2
   for ((i = 0; i < HISTORY; ++i)); do
-    "$bin" sweep --config "$config" ${REPEATS:+--repeats "$REPEATS"} -q --out "$work/main$i.json" \
+    "$bin" sweep --no-explain --no-html --config "$config" ${REPEATS:+--repeats "$REPEATS"} -q --out "$work/main$i.json" \
       >"$work/main$i.txt" 2>"$work/main$i.err" &&
       "$bin" history add "$work/hist" "$work/main$i.json" --commit "main$i" >/dev/null 2>>"$work/main$i.err" ||
       { echo "gate_power.sh: run $i of main failed: $(tail -1 "$work/main$i.err")" >&2; exit 2; }

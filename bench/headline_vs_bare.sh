@@ -136,7 +136,7 @@ run_bare() {  # G REPEAT; one retry: about 1 run in 40 at G=8 on a loaded host s
 }
 run_commbench() {  # G REPEAT
   # shellcheck disable=SC2086  # COMMBENCH_FLAGS is a list of flags
-  "$commbench" sweep --groups "$1" --sizes 400 --iters "$iters" --backends gloo ${COMMBENCH_FLAGS:-} \
+  "$commbench" sweep --no-explain --no-html --groups "$1" --sizes 400 --iters "$iters" --backends gloo ${COMMBENCH_FLAGS:-} \
     --out "$work/cb_g$1_r$2.json" \
     >/dev/null 2>"$work/cb_g$1_r$2.err" || { cat "$work/cb_g$1_r$2.err" >&2; exit 1; }
 }

@@ -163,7 +163,7 @@ for ((r = 1; r <= rounds; r++)); do
   for side in "${sides[@]}"; do
     bin=$commbench
     [[ $side == vs ]] && bin=$VS
-    "$bin" sweep --backends native --ops "${OPS:-allreduce,allgather,reduce_scatter}" \
+    "$bin" sweep --no-explain --no-html --backends native --ops "${OPS:-allreduce,allgather,reduce_scatter}" \
       --sizes "${SIZES:-16M,32M,64M}" --group-size "${RANKS:-2,4,8}" --groups 1 --iters "${ITERS:-10}" --warmup 3 \
       --quiet --out "$work/${side}_$r.json" >/dev/null 2>"$work/${side}_$r.err" || { cat "$work/${side}_$r.err" >&2; exit 1; }
   done

@@ -16,7 +16,7 @@ one() {  # BACKEND ALGO RANKS: prints "BACKEND ALGO RANKS lo_bytes lo_packets"
     ip link set lo up
     tx() { ip -s -j link show lo | python3 -c "import json,sys; s=json.load(sys.stdin)[0][\"stats64\"][\"tx\"]; print(s[\"bytes\"], s[\"packets\"])"; }
     read b0 p0 < <(tx)
-    "$0" sweep --backends "$1" --algos "$2" --groups 1 --group-size "$3" --sizes 4M --iters 50 --warmup 1 -q \
+    "$0" sweep --no-explain --no-html --backends "$1" --algos "$2" --groups 1 --group-size "$3" --sizes 4M --iters 50 --warmup 1 -q \
       -o "r_$1_$2_$3.json" >/dev/null 2>&1
     read b1 p1 < <(tx)
     echo "$1 $2 $3 $((b1 - b0)) $((p1 - p0))"' "$BIN" "$1" "$2" "$3"

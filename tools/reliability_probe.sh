@@ -172,7 +172,7 @@ echo "reliability probe of $CB_GIVEN ($("$CB" --version 2>/dev/null | head -n 1)
 # ---------------------------------------------------------------------------------------------------------------
 # Inputs: real result files from fast sweeps, and their broken variants.
 cd "$ROOT/f" || exit 1
-"$CB" sweep --groups 1 --sizes 400 --iters 20 --warmup 0 --repeats 5 --timeout 30 -q -o "$IN/base.json" >/dev/null \
+"$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 20 --warmup 0 --repeats 5 --timeout 30 -q -o "$IN/base.json" >/dev/null \
   2>"$ROOT/f/setup.err" || { echo "setup: a fast sweep failed: $(tail -n 3 "$ROOT/f/setup.err")"; exit 1; }
 cp "$IN/base.json" "$IN/new.json"
 rm -f "$IN"/*.samples.jsonl
@@ -419,7 +419,7 @@ F="$ROOT/f"
 case_timeout_healthy() {
   local name="--timeout measures progress (a healthy 8-10 s point at --timeout 5 runs)" d="$F/healthy" iters wall t0
   mkdir -p "$d"
-  if ! (cd "$d" && timeout 120 "$CB" sweep --groups 2 --sizes 400 --iters 2000 --warmup 0 --timeout 60 -q -o cal.json \
+  if ! (cd "$d" && timeout 120 "$CB" sweep --no-explain --no-html --groups 2 --sizes 400 --iters 2000 --warmup 0 --timeout 60 -q -o cal.json \
     >/dev/null 2>cal.err); then
     fail "$name" "the calibration sweep failed: $(tail -n 1 "$d/cal.err")"
     return
@@ -428,7 +428,7 @@ case_timeout_healthy() {
 print(max(2000, min(4000000, int(9 * p["iters"] / p["wall_s"]))))')
   for attempt in 1 2; do
     t0=$(now)
-    (cd "$d" && timeout 120 "$CB" sweep --groups 2 --sizes 400 --iters "$iters" --warmup 0 --timeout 5 -q -o r.json \
+    (cd "$d" && timeout 120 "$CB" sweep --no-explain --no-html --groups 2 --sizes 400 --iters "$iters" --warmup 0 --timeout 5 -q -o r.json \
       >/dev/null 2>err)
     RC=$?
     if [[ $RC != 0 ]]; then fail "$name" "exit $RC after $(since "$t0") s (--iters $iters): $(grep -m 1 error "$d/err")"; return; fi
@@ -445,7 +445,7 @@ start_four_ranks() {
   local name=$1 d=$2 index=$3
   shift 3
   mkdir -p "$d"
-  bg "$d" "$d/out" "$d/err" sweep --groups 2 --sizes 400 --iters 2000000 --warmup 0 -q -o r.json "$@"
+  bg "$d" "$d/out" "$d/err" sweep --no-explain --no-html --groups 2 --sizes 400 --iters 2000000 --warmup 0 -q -o r.json "$@"
   DRV=$BG
   if ! wait_ranks "$DRV" 4 60; then fail "$name" "the ranks did not start"; wait_bounded "$DRV" 1; return 1; fi
   sleep 1
@@ -514,7 +514,7 @@ case_mpirun_kill() {
   local name="mpirun: SIGKILLed rank named as itself" d="$F/mpi" victim="" vrank="" p err i
   if ! command -v mpirun >/dev/null; then skip "$name" "mpirun is not installed"; return; fi
   mkdir -p "$d"
-  bg "$d" "$d/out" "$d/err" sweep --launcher mpirun --groups 2 --sizes 400 --iters 2000000 --warmup 0 --timeout 10 \
+  bg "$d" "$d/out" "$d/err" sweep --no-explain --no-html --launcher mpirun --groups 2 --sizes 400 --iters 2000000 --warmup 0 --timeout 10 \
     -q -o r.json
   local drv=$BG
   for ((i = 0; i < 600; i++)); do  # a process of the job with OMPI_COMM_WORLD_RANK=2
@@ -744,7 +744,7 @@ case_output_mode() {
   echo '{}' >"$d/c.json"
   chmod 0600 "$d/r.json" "$d/s.md" "$d/c.json"
   chown "$owner" "$d/r.json" "$d/s.md" "$d/c.json" 2>/dev/null
-  (cd "$d" && timeout 60 "$CB" sweep --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r.json >/dev/null 2>err)
+  (cd "$d" && timeout 60 "$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r.json >/dev/null 2>err)
   local rc=$? got
   got=$(stat -c '%a %U' "$d/r.json")
   if [[ $rc != 0 ]]; then fail "rewritten result keeps 0600 and owner" "the sweep failed: $(tail -n 1 "$d/err")"
@@ -765,7 +765,7 @@ case_output_mode() {
 case_killed_driver() {
   local name="killed driver's temporary directory removed by the next run" d="$F/kdrv" i left
   mkdir -p "$d/tmp"
-  (cd "$d" && TMPDIR="$d/tmp" exec "$CB" sweep --groups 1 --sizes 400 --iters 2000000 --warmup 0 -q -o r.json \
+  (cd "$d" && TMPDIR="$d/tmp" exec "$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 2000000 --warmup 0 -q -o r.json \
     </dev/null >/dev/null 2>"$d/err") &
   local drv=$!
   STARTED+=("$drv")
@@ -780,7 +780,7 @@ case_killed_driver() {
     fail "ranks die with a SIGKILLed driver" "still running 10 s later"
   else ok "ranks die with a SIGKILLed driver"; fi
   left=$(ls -A "$d/tmp")
-  (cd "$d" && TMPDIR="$d/tmp" timeout 60 "$CB" sweep --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r2.json \
+  (cd "$d" && TMPDIR="$d/tmp" timeout 60 "$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r2.json \
     >/dev/null 2>"$d/err2")
   if [[ -z $left ]]; then ok "$name (nothing was left)"
   elif [[ -n $(ls -A "$d/tmp") ]]; then fail "$name" "still there: $(ls -A "$d/tmp" | tr '\n' ' ')"
@@ -793,13 +793,13 @@ case_killed_driver() {
   for w in 1 2 3 4 5 6; do  # the first renames may be other files' (the host-peak cache): up to the output's
     { (cd "$d/out" && TMPDIR="$d/tmp2" XDG_CACHE_HOME="$d/cache" timeout 60 strace -qq -o /dev/null \
       -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:signal=SIGKILL:when=$w \
-      "$CB" sweep --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r.json >/dev/null 2>&1); } 2>/dev/null
+      "$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 20 --warmup 0 -q -o r.json >/dev/null 2>&1); } 2>/dev/null
     [[ -n $(find "$d/out" -name '*.tmp-*') ]] && break
   done
   sleep 1
   left=$(find "$d/out" -name '*.tmp-*' -printf '%f ')
   if [[ -z $left ]]; then fail "$name" "could not leave a *.tmp-* file (strace injection): the case proves nothing"; return; fi
-  (cd "$d/out" && TMPDIR="$d/tmp2" XDG_CACHE_HOME="$d/cache" timeout 60 "$CB" sweep --groups 1 --sizes 400 --iters 20 \
+  (cd "$d/out" && TMPDIR="$d/tmp2" XDG_CACHE_HOME="$d/cache" timeout 60 "$CB" sweep --no-explain --no-html --groups 1 --sizes 400 --iters 20 \
     --warmup 0 -q -o r.json >/dev/null 2>"$d/err3")
   local still
   still=$(find "$d/out" -name '*.tmp-*' -printf '%f ')

@@ -105,16 +105,14 @@ void SetupAccept(CLI::App& app, int* exit_code) {
   AddExportFlags(sub, &options->output.exports);
   sub->add_option("--junit", options->junit, "JUnit XML: a testcase per check and per host");
   sub->add_option("--hosts-out", options->hosts_out,
-                  "One line per host: HOST pass|fail KINDS (threshold, missing, error, outlier, link, straggler, "
-                  "drift; - when none), for a scheduler that drains nodes");
+                  "One line per host, HOST pass|fail KINDS, for a scheduler that drains nodes (docs/accept.md)");
   sub->add_option("--summary", options->summary, "Append the markdown summary here (and to $GITHUB_STEP_SUMMARY)");
   sub->add_flag("--quiet", options->output.quiet, "No progress lines");
   sub->add_option("--iface", options->settings.iface, "Interface the transports use on every host");
   sub->add_option("--timeout", options->settings.timeout_s, "Seconds a point may go without progress")
       ->capture_default_str();
   sub->add_option("--test-only-slow-rank", options->settings.test_only_slow_rank,
-                  "TEST ONLY fault injection, off by default: RANK:US makes that launcher rank sleep US us every "
-                  "iteration of every phase");
+                  "TEST ONLY fault: RANK:US makes that launcher rank sleep US us every iteration of every phase");
   AddSpmdFlags(sub, &options->spmd);
   sub->callback([options, exit_code] { *exit_code = ExecuteAccept(*options); });
 }

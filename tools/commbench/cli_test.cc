@@ -81,7 +81,7 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--iters", "0x10"}, "--iters: invalid value '0x10'"},
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
-      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history, traffic)"},
+      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history, traffic, help)"},
       // Every subcommand's errors start alike (they once started `commbench report:`, `commbench compare: error:`).
       {{"report", "/nonexistent/r.json"}, "/nonexistent/r.json"},
       {{"compare", "/nonexistent/a.json", "/nonexistent/b.json"}, "/nonexistent/a.json"},
@@ -126,7 +126,8 @@ TEST(CliTest, HelpHasExamples) {
 
 // Starts a long sweep and waits until its rank processes run.
 pid_t StartLongSweep(CliRunner* cli, std::vector<std::string> extra, std::vector<pid_t>* ranks) {
-  std::vector<std::string> args = {"sweep", "--groups", "2", "--sizes", "64K", "--iters", "2000000", "--timeout", "60"};
+  std::vector<std::string> args = {"sweep", "--no-explain", "--no-html", "--groups",  "2", "--sizes",
+                                   "64K",   "--iters",      "2000000",   "--timeout", "60"};
   args.insert(args.end(), extra.begin(), extra.end());
   pid_t driver = cli->Start(args);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -146,8 +147,8 @@ TEST(CliTest, CheckRateDecidesHowManyIterationsAreChecked) {
   for (const auto& [rate, checked] : std::vector<std::pair<std::string, int>>{{"1", 30}, {"0", 2}}) {
     CliRunner cli;
     const std::string out = cli.dir() + "/r.json";
-    CliResult r = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "30", "--warmup", "0",
-                           "--check-rate", rate, "--quiet", "-o", out});
+    CliResult r = cli.Run({"sweep", "--no-explain", "--no-html", "--groups", "1", "--sizes", "400", "--iters", "30",
+                           "--warmup", "0", "--check-rate", rate, "--quiet", "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
     EXPECT_EQ(result["spec"]["check_rate"], std::stod(rate));
@@ -157,11 +158,43 @@ TEST(CliTest, CheckRateDecidesHowManyIterationsAreChecked) {
   }
 }
 
+// The first run gives the answer: a plain sweep runs the targeted A/Bs (the result's explain block) and writes the
+// HTML report beside its JSON, printed last; --no-explain and --no-html skip them.
+TEST(CliTest, DefaultSweepRunsTheAbsAndWritesTheReportBesideTheJson) {
+  const std::vector<std::string> tiny = {"sweep",   "--backends", "native",  "--groups", "1..2",
+                                         "--sizes", "4K",         "--iters", "20"};
+  CliRunner cli;
+  const std::string dir = cli.dir() + "/out";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::vector<std::string> args = tiny;
+  args.insert(args.end(), {"-o", dir + "/r.json"});
+  CliResult r = cli.Run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = dir + "/commbench-report.html";
+  EXPECT_TRUE(std::ifstream(html).good()) << r.err;
+  const std::string last = "commbench: wrote " + html + "\n";
+  ASSERT_GE(r.err.size(), last.size());
+  EXPECT_EQ(r.err.substr(r.err.size() - last.size()), last) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(dir + "/r.json")).contains("explain"));
+
+  args = tiny;
+  args.insert(args.end(), {"--no-explain", "--no-html", "-o", dir + "/plain.json"});
+  ASSERT_EQ(::unlink(html.c_str()), 0);
+  r = cli.Run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::ifstream(html).good()) << r.err;
+  EXPECT_EQ(r.err.find(".html"), std::string::npos) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(std::ifstream(dir + "/plain.json")).contains("explain"));
+  // A flag and its --no- form together are refused.
+  EXPECT_EQ(cli.Run({"sweep", "--explain", "--no-explain"}).exit_code, 2);
+  EXPECT_EQ(cli.Run({"sweep", "--html", html, "--no-html"}).exit_code, 2);
+}
+
 TEST(CliTest, ExplainWithNothingSuspectedRunsNothingMore) {
   CliRunner cli;
   const std::string out = cli.dir() + "/r.json";
-  CliResult r = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "--explain",
-                         "--quiet", "-o", out});
+  CliResult r = cli.Run(
+      {"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "--explain", "--quiet", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("commbench: --explain: nothing suspected: no A/B to run"), std::string::npos) << r.err;
   const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
@@ -195,8 +228,8 @@ TEST(CliTest, TimeoutNamesTheSlowRankNotItsGroup) {
   CliRunner cli;
   // Rank 1 sleeps 3 s inside its first timed iteration; rank 0 completed it and waits in the barrier after it.
   // Group 1 finishes the point.
-  CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "4", "--warmup", "0", "--timeout",
-                         "1", "--test-only-slow-rank", "1:3000000"});
+  CliResult r = cli.Run({"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400", "--iters", "4",
+                         "--warmup", "0", "--timeout", "1", "--test-only-slow-rank", "1:3000000"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("--timeout 1 s expired in point gloo/allreduce/auto/f32/sum/g2/k2/400B/in/sync=none: rank 1 "
                        "(pid "),
@@ -211,8 +244,8 @@ TEST(CliTest, TimeoutNamesTheSlowRankNotItsGroup) {
 // iteration) from its progress page, not the whole group.
 TEST(CliTest, TimeoutNamesTheHungRankWithItsPidAndIteration) {
   CliRunner cli;
-  pid_t driver = cli.Start({"sweep", "--groups", "2", "--sizes", "400", "--iters", "50", "--warmup", "2", "--timeout",
-                            "2", "--test-only-hang-rank", "1:5"});
+  pid_t driver = cli.Start({"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400", "--iters", "50",
+                            "--warmup", "2", "--timeout", "2", "--test-only-hang-rank", "1:5"});
   std::vector<pid_t> ranks;
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
        ranks.size() < 4 && std::chrono::steady_clock::now() < deadline;
@@ -254,7 +287,8 @@ TEST(CliTest, InterruptStopsRanksAndWritesPartialResults) {
 TEST(CliTest, AClosedOutputPipeStopsTheRunCleanly) {
   CliRunner cli;
   int out = -1;
-  pid_t driver = cli.StartPiped({"sweep", "--groups", "2", "--sizes", "400,1M", "--iters", "3000", "--timeout", "60"},
+  pid_t driver = cli.StartPiped({"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400,1M", "--iters",
+                                 "3000", "--timeout", "60"},
                                 &out);
   ASSERT_GT(driver, 0);
   std::string seen;
@@ -274,8 +308,8 @@ TEST(CliTest, AClosedOutputPipeStopsTheRunCleanly) {
 TEST(CliTest, KilledMpiRankLeavesNoSharedMemory) {
   if (!fs::exists("/usr/bin/mpirun")) GTEST_SKIP() << "OpenMPI is not installed";
   CliRunner cli;
-  pid_t driver = cli.Start({"sweep", "--backends", "mpi", "--launcher", "mpirun", "--groups", "2", "--sizes", "64K",
-                            "--iters", "2000000", "--timeout", "60"});
+  pid_t driver = cli.Start({"sweep", "--no-explain", "--no-html", "--backends", "mpi", "--launcher", "mpirun",
+                            "--groups", "2", "--sizes", "64K", "--iters", "2000000", "--timeout", "60"});
   // Wait for the ranks (mpirun's children) and for their shared-memory files. The directory is the one this
   // driver gave its mpirun (its --mca btl_vader_backing_directory argument): another run of this test may hold
   // a commbench-* directory of its own at the same time.
@@ -316,7 +350,8 @@ TEST(CliTest, KilledMpiRankLeavesNoSharedMemory) {
 // A small result file of a real sweep, for the commands that read one.
 std::string TinyResult(CliRunner* cli, const std::string& name) {
   const std::string out = cli->dir() + "/" + name;
-  CliResult r = cli->Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "-q", "-o", out});
+  CliResult r = cli->Run({"sweep", "--no-explain", "--no-html", "--groups", "1", "--sizes", "400", "--iters", "4",
+                          "--warmup", "0", "-q", "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return out;
 }
@@ -411,7 +446,8 @@ TEST(CliTest, TheNextRunRemovesWhatAKilledDriverLeft) {
   ASSERT_GE(left_by_killed().size(), 2u) << "expected its temporary directory and its result's temporary file";
   ASSERT_EQ(live_dirs(), 1);
 
-  CliResult next = cli.Run({"sweep", "--groups", "1", "--sizes", "400", "--iters", "4", "--warmup", "0", "-q", "-o", out});
+  CliResult next = cli.Run({"sweep", "--no-explain", "--no-html", "--groups", "1", "--sizes", "400", "--iters", "4",
+                            "--warmup", "0", "-q", "-o", out});
   EXPECT_EQ(next.exit_code, 0) << next.err;
   EXPECT_TRUE(left_by_killed().empty()) << left_by_killed().front();
   EXPECT_EQ(live_dirs(), 1) << "a live run's temporary directory was removed";
@@ -425,8 +461,8 @@ TEST(CliTest, TheNextRunRemovesWhatAKilledDriverLeft) {
 // the temporary directory goes, exit 1, well within a few seconds (it once went on forking for over a minute).
 TEST(CliTest, SigtermWhileStartingALargeWorldStopsPromptly) {
   CliRunner cli;
-  pid_t driver = cli.Start({"sweep", "--groups", "300", "--sizes", "400", "--iters", "10", "--max-world", "1000",
-                            "--timeout", "60"});
+  pid_t driver = cli.Start({"sweep", "--no-explain", "--no-html", "--groups", "300", "--sizes", "400", "--iters", "10",
+                            "--max-world", "1000", "--timeout", "60"});
   for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
        CliRunner::Children(driver).size() < 20 && std::chrono::steady_clock::now() < deadline;
        std::this_thread::sleep_for(std::chrono::milliseconds(10))) {

@@ -100,7 +100,7 @@ check_result "$T/srun.json" 4 1 "srun -n 8 commbench sweep"
 [[ -z "$(ls -A "$T/rendezvous")" ]] || fail "rendezvous files left: $(ls -A "$T/rendezvous")"
 
 # 3. The driver inside an allocation runs srun for each launch.
-timeout 180 salloc -N 4 -n 8 --overcommit "$CB" sweep --launcher srun --groups 1,2,4 --sizes 400 \
+timeout 180 salloc -N 4 -n 8 --overcommit "$CB" sweep --no-explain --no-html --launcher srun --groups 1,2,4 --sizes 400 \
   --time-budget 0.05 --timeout 30 --quiet -o "$T/driver.json" >"$T/driver.log" 2>&1 ||
   fail "salloc ... commbench sweep --launcher srun: $(tail -n 3 "$T/driver.log")"
 # srun spreads each launch's tasks over the allocation's nodes: a pair at G=1 lands on two hosts.

@@ -18,5 +18,7 @@ void SetupAccept(CLI::App& app, int* exit_code);
 void SetupExport(CLI::App& app, int* exit_code);
 void SetupHistory(CLI::App& app, int* exit_code);
 void SetupTraffic(CLI::App& app, int* exit_code);
+// Last: it walks the others.
+void SetupHelp(CLI::App& app, int* exit_code);
 
 }  // namespace commbench::cli

@@ -63,7 +63,7 @@ void AddComparisonFlags(CLI::App* cmd, ComparisonFlags* flags) {
   cmd->add_option("--json", flags->outputs.json, "write the comparison as JSON");
   cmd->add_option("--junit", flags->outputs.junit, "write JUnit XML (one testcase per point)");
   cmd->add_option("--html", flags->outputs.html,
-                  "write one self-contained HTML page: the outcome, each ratio with its interval, before/after");
+                  "write one self-contained HTML page: the outcome and each ratio with its interval");
   cmd->add_option("--summary", flags->outputs.summary,
                   "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
   cmd->add_option("--min-effect", flags->min_effect, "smallest relative change that counts as slower or faster")

@@ -39,8 +39,9 @@ void RunAndCheck(const OpCase& c, const DtypeCase& dtype, const std::vector<long
   std::string sizes;
   for (long count : counts) sizes += (sizes.empty() ? "" : ",") + std::to_string(count * dtype.size * per_rank_factor);
   CliRunner cli;
-  CliResult r = cli.Run({"sweep", "--quiet", "--ops", c.op, "--algos", c.algos, "--dtypes", dtype.name, "--reduce",
-                         reduces, "--groups", "1..3", "--sizes", sizes, "--iters", "3", "--warmup", "1"});
+  CliResult r = cli.Run({"sweep",   "--no-explain", "--no-html", "--quiet",  "--ops",    c.op,       "--algos",
+                         c.algos,   "--dtypes",     dtype.name,  "--reduce", reduces,    "--groups", "1..3",
+                         "--sizes", sizes,          "--iters",   "3",        "--warmup", "1"});
   ASSERT_EQ(r.exit_code, 0) << c.op << " " << dtype.name << "\n" << r.err;
   std::string path = cli.dir() + "/commbench-results.json";
   nlohmann::json result = nlohmann::json::parse(std::ifstream(path));

@@ -39,7 +39,7 @@ if [[ "$(cat /proc/self/cgroup | grep -E '^[0-9]+:cpu[,:]' | cut -d: -f3)" == "/
 fi
 
 # 2. The sweep under the quota, with --explain.
-in_cgroup "$COMMBENCH" sweep --backends native --groups 1,4 --sizes 64K --explain --out r.json >out.txt 2>&1
+in_cgroup "$COMMBENCH" sweep --backends native --groups 1,4 --sizes 64K --explain --no-html --out r.json >out.txt 2>&1
 rc=$?
 [[ $rc == 0 ]] && ok || { bad "sweep: exit $rc: $(tail -3 out.txt)"; exit 1; }
 /usr/bin/python3 "$VALIDATE" "$RESULT_SCHEMA" r.json >/dev/null && ok || bad "r.json by the result schema"

@@ -51,13 +51,14 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
       return Internal(what + ": " + CurrentExceptionText() + " (the result " + outputs.out + " is kept)");
     }
   };
+  Status exported = guarded("exports", [&] { return WriteExports(outcome.result, outputs.out, outputs.exports); });
+  if (!exported.ok()) return Fail(exported, 1);
+  // The report last: its path is the line a first run ends on, the one to open.
   if (!outputs.html.empty()) {
     Status html = guarded(outputs.html, [&] { return report::WriteHtmlReport(outcome.result, outputs.html); });
     if (!html.ok()) return Fail(html, 1);
     std::fprintf(stderr, "commbench: wrote %s\n", outputs.html.c_str());
   }
-  Status exported = guarded("exports", [&] { return WriteExports(outcome.result, outputs.out, outputs.exports); });
-  if (!exported.ok()) return Fail(exported, 1);
   if (!outcome.failure.empty()) {
     return ErrorExit(outcome.failure, 1);
   }

@@ -27,7 +27,7 @@ ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 sweep() {  # a small real sweep: Gloo pairs, 1-3 groups, two sizes
-  "$BIN" sweep --groups 1..3 --sizes 400,64K --time-budget 0.05 -q "$@"
+  "$BIN" sweep --no-explain --no-html --groups 1..3 --sizes 400,64K --time-budget 0.05 -q "$@"
 }
 
 # One line `commbench: error:`, exit 2, and none of the files named after it.
@@ -52,7 +52,7 @@ run_cli() {
   ls r.*.tmp-* 2>/dev/null && fail "temporary files left"
   "$PY" "$CHECK" trace r.trace.json r.json || fail "the sweep's trace"
   # a straggler: rank 2 (group 1) sleeps 5 ms every iteration; its group's lanes must stand out
-  "$BIN" sweep --groups 2 --sizes 400 --time-budget 0.1 --test-only-slow-rank 2:5000 -q --out slow.json \
+  "$BIN" sweep --no-explain --no-html --groups 2 --sizes 400 --time-budget 0.1 --test-only-slow-rank 2:5000 -q --out slow.json \
     --trace slow.trace.json >/dev/null 2>err.txt || fail "the straggler sweep: $(cat err.txt)"
   "$PY" "$CHECK" straggler slow.trace.json 1 || fail "the straggler's lane"
   "$BIN" export r.json --prom e.prom --csv e.csv --trace e.trace.json 2>err.txt || fail "export: $(cat err.txt)"

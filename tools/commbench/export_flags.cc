@@ -57,13 +57,12 @@ Status WriteTraceFile(const result::ResultFile& source, const std::string& resul
 
 void AddExportFlags(CLI::App* app, ExportFlags* f) {
   app->add_option("--prom", f->prom,
-                  "Also write Prometheus textfile metrics here (a name ending in .prom, for node_exporter's "
-                  "textfile collector; docs/export.md)");
+                  "Also write Prometheus textfile metrics here, a name ending in .prom (docs/export.md)");
   app->add_option("--csv", f->csv, "Also write a tidy CSV table here: one row per point (docs/export.md)");
   app->add_flag("--csv-repeats", f->csv_repeats, "--csv: one row per independent repeat of each point");
   app->add_flag("--csv-samples", f->csv_samples, "--csv: one row per kept per-iteration sample of each rank");
   app->add_option("--trace", f->trace,
-                  "Also write per-rank timelines here (Trace Event Format JSON: Perfetto, chrome://tracing)");
+                  "Also write per-rank timelines here: Trace Event Format JSON for Perfetto (docs/export.md)");
 }
 
 Status CheckExportFlags(const ExportFlags& f, const std::vector<std::string>& others) {

@@ -77,11 +77,9 @@ void SetupGate(CLI::App& app, int* exit_code) {
   cmd->add_option("--baseline", o->baseline,
                   "the baseline result JSON (from sweep --repeats, or gate --update-baseline)");
   cmd->add_option("--history", o->history,
-                  "judge against the runs since each point's last change point in this history directory "
-                  "(`commbench history add`; this runner's runs only; docs/history.md)");
+                  "judge against this history directory's runs since each point's last change (docs/history.md)");
   cmd->add_flag("--update-baseline", o->update_baseline,
-                "write the new result over the baseline (atomically; only a regular file) when it ran completely "
-                "and correctly; without a baseline file, measure the flags' sweep and make it the baseline");
+                "write a complete, correct result over the baseline, or make one if absent (docs/gate.md)");
   cmd->add_flag("--ab", o->ab, "run variants A and B alternately in this job (A B A B ...) and compare B against A");
   cmd->add_option("--a", o->a, "variant A: NAME=VALUE[,NAME=VALUE...] for the rank processes");
   cmd->add_option("--b", o->b, "variant B: NAME=VALUE[,NAME=VALUE...] for the rank processes");
@@ -91,19 +89,15 @@ void SetupGate(CLI::App& app, int* exit_code) {
   AddExportFlags(cmd, &o->exports);
   cmd->add_flag("--quiet,-q", o->quiet, "No progress lines");
   cmd->add_option("--budget", o->budget_s,
-                  "wall-clock seconds for the rounds of repeats (0: none): undecided points get another repeat a "
-                  "side each round until decided, --repeats a side ran, or another round would pass the budget");
+                  "wall-clock seconds for rounds of repeats until each point is decided (0: none; docs/gate.md)");
   cmd->add_option("--first-look", o->first_look, "the first look at the repeats, in repeats a side")
       ->capture_default_str();
   cmd->add_option("--look-every", o->look_every, "then a look every so many repeats a side")->capture_default_str();
   cmd->add_option("--rerun-disturbed", o->rerun_disturbed,
-                  "re-run a repeat measured while something else held the ranks' CPUs, at most this often per "
-                  "point and side (then it is judged, and named)")
+                  "re-run a repeat disturbed by other work on the ranks' CPUs, at most this often (docs/gate.md)")
       ->capture_default_str();
   cmd->add_flag("--calibrate", o->calibrate,
-                "measure this runner's noise first: A/A rounds within --budget, then per point the spread of a "
-                "repeat, the change the budget can detect and the false alarms to expect, kept in the --baseline "
-                "file (its gate_calibration block); exit 3 when a point is ungateable here");
+                "measure this runner's noise first (A/A rounds) and keep it in the --baseline (docs/gate.md)");
   AddSweepFlags(cmd, &o->sweep);
   cmd->add_option("--config", o->config,
                   "YAML or JSON file of these flags (keys are flag names without dashes); the command line wins");

@@ -23,9 +23,9 @@ one_error_line() {  # name: stderr holds exactly one line, an error with the pre
 TINY=(--groups 1 --time-budget 0.03 --warmup 5 --pin compact -q)
 
 # 1. sweep --repeats 5: every point records 5 per-repeat medians and means; the file is schema 3 and valid.
-"$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1.json >/dev/null 2>"$T/err"
+"$COMMBENCH" sweep --no-explain --no-html "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1.json >/dev/null 2>"$T/err"
 check sweep-repeats 0 $?
-"$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r2.json >/dev/null 2>"$T/err"
+"$COMMBENCH" sweep --no-explain --no-html "${TINY[@]}" --sizes 400,1M --repeats 5 --out r2.json >/dev/null 2>"$T/err"
 check sweep-repeats-2 0 $?
 python3 - <<'PY' || bad "repeats in the file"
 import json
@@ -48,8 +48,8 @@ PY
 rc=$?
 if [[ $rc == 1 ]]; then
   echo "same build: exit 1 (drift?), measuring both sides again: $(grep '^slower' out)"
-  "$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1b.json >/dev/null 2>"$T/err"
-  "$COMMBENCH" sweep "${TINY[@]}" --sizes 400,1M --repeats 5 --out r2b.json >/dev/null 2>"$T/err"
+  "$COMMBENCH" sweep --no-explain --no-html "${TINY[@]}" --sizes 400,1M --repeats 5 --out r1b.json >/dev/null 2>"$T/err"
+  "$COMMBENCH" sweep --no-explain --no-html "${TINY[@]}" --sizes 400,1M --repeats 5 --out r2b.json >/dev/null 2>"$T/err"
   "$COMMBENCH" compare r1b.json r2b.json >out 2>"$T/err"
   rc=$?
 fi
@@ -61,7 +61,7 @@ grep -q "^slower" out && bad "self: slower: $(cat out)" || ok
 
 # 3. sweep --config: values from the file (a list flag as a YAML list), the command line wins.
 printf 'groups: 2\nsizes: [400, 64K]\nrepeats: 2\ntime-budget: 0.02\ngate:\n  min-effect: 0.1\n' >c.yaml
-"$COMMBENCH" sweep --config c.yaml --groups 1 -q --out c.json >/dev/null 2>"$T/err"
+"$COMMBENCH" sweep --no-explain --no-html --config c.yaml --groups 1 -q --out c.json >/dev/null 2>"$T/err"
 check config 0 $?
 python3 -c "
 import json; s = json.load(open('c.json'))['spec']

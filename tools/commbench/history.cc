@@ -111,11 +111,10 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
   cmd->add_option("--min-runs", f->check.min_runs, "a shorter series is too short to say (exit 3)")
       ->capture_default_str();
   cmd->add_option("--window", f->check.window,
-                  "read only the last N runs of each runner (0: all; the work grows with N, not with the history)")
+                  "read only the last N runs of each runner (0: all); the work grows with N (docs/history.md)")
       ->capture_default_str();
   cmd->add_option("--config", f->config,
-                  "YAML or JSON file of these flags (recent-runs: K, floor: F, ...; configs/history/ci.yaml); the "
-                  "command line wins");
+                  "YAML or JSON file of these flags (configs/history/ci.yaml); the command line wins");
   cmd->callback([f, exit_code, cmd] {
     const std::vector<std::string> problems =
         f->config.empty() ? std::vector<std::string>{} : ApplyConfigFile(f->config, cmd);

@@ -74,7 +74,7 @@ one_error_line "missing config"
 # 2. gate --history on a small real history.
 SWEEP=(--groups 1 --sizes 400 --iters 200 --warmup 5 --repeats 5 --pin compact -q)
 for i in 0 1 2 3 4 5; do
-  "$B" sweep "${SWEEP[@]}" --out "r$i.json" >/dev/null 2>"$T/err" || bad "sweep $i: $(cat "$T/err")"
+  "$B" sweep --no-explain --no-html "${SWEEP[@]}" --out "r$i.json" >/dev/null 2>"$T/err" || bad "sweep $i: $(cat "$T/err")"
   "$B" history add real "r$i.json" --commit "c$i" >/dev/null || bad "add real $i"
   [[ $i -lt 3 ]] && { "$B" history add short "r$i.json" --commit "c$i" >/dev/null || bad "add short $i"; }
 done

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   commbench::cli::SetupExport(app, &exit_code);
   commbench::cli::SetupHistory(app, &exit_code);
   commbench::cli::SetupTraffic(app, &exit_code);
+  commbench::cli::SetupHelp(app, &exit_code);
   commbench::cli::RequireWellFormedNumbers(&app);
   if (argc > 1 && argv[1][0] != '-') {
     std::string accepted = UnknownSubcommand(app, argv[1]);

@@ -140,7 +140,7 @@ bool WaitForProgress(const CliRunner& cli, pid_t sweep, const std::string& text,
 TEST(PlantedOutsideLoad, ABusyProcessOnTheRanksCoreIsNamedFirst) {
   CliRunner cli;
   const std::string out = cli.dir() + "/planted.json";
-  std::vector<std::string> args = {"sweep", "-o", out};
+  std::vector<std::string> args = {"sweep", "--no-explain", "--no-html", "-o", out};
   args.insert(args.end(), kSweep.begin(), kSweep.end());
   const pid_t sweep = cli.Start(args);
   std::optional<Spinner> spinner;

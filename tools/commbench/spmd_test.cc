@@ -77,6 +77,9 @@ TEST(Spmd, FourRanksOverAFileStoreRunOneSweepAndRankZeroWritesIt) {
   }
   // Only rank 0 writes: one result (and its samples sidecar) in the directory, nothing from the others.
   EXPECT_TRUE(fs::exists(cli.dir() + "/out.samples.jsonl"));
+  // A plain sweep's first-run defaults stay off for ranks a launcher started: no A/Bs, no report.
+  EXPECT_FALSE(j.contains("explain"));
+  EXPECT_FALSE(fs::exists(cli.dir() + "/commbench-report.html"));
   ExpectNothingLeft(cli, store);
 }
 

@@ -77,8 +77,8 @@ pid_t StartAndFind(CliRunner* cli, const std::vector<std::string>& args, size_t 
 TEST(SuperviseTest, APointLongerThanTheTimeoutThatKeepsIteratingCompletes) {
   CliRunner cli;
   const std::string out = cli.dir() + "/r.json";
-  CliResult r = cli.Run({"sweep", "--groups", "2", "--sizes", "400", "--iters", "2500", "--warmup", "0", "--timeout",
-                         "2", "--test-only-slow-rank", "0:2000", "--quiet", "-o", out});
+  CliResult r = cli.Run({"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400", "--iters", "2500",
+                         "--warmup", "0", "--timeout", "2", "--test-only-slow-rank", "0:2000", "--quiet", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
   EXPECT_GT(result["points"][0]["per_rank"][0]["wall_s"].get<double>(), 4.0) << "the point must outlast --timeout to show anything";
@@ -92,8 +92,8 @@ TEST(SuperviseTest, AStoppedRankIsNamedAloneWithHostAndIteration) {
   CliRunner cli;
   std::vector<pid_t> ranks;
   pid_t driver = StartAndFind(&cli,
-                              {"sweep", "--groups", "2", "--sizes", "400", "--iters", "2000000", "--warmup", "0",
-                               "--timeout", "2"},
+                              {"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400", "--iters",
+                               "2000000", "--warmup", "0", "--timeout", "2"},
                               4, &ranks, 4);
   ASSERT_EQ(ranks.size(), 4u);
   kill(ranks[1], SIGSTOP);
@@ -117,9 +117,10 @@ TEST(SuperviseTest, AStoppedRankIsNamedAloneWithHostAndIteration) {
 TEST(SuperviseTest, AKilledRankIsNamedWithHostAndIteration) {
   CliRunner cli;
   std::vector<pid_t> ranks;
-  pid_t driver = StartAndFind(&cli,
-                              {"sweep", "--groups", "2", "--sizes", "400", "--iters", "2000000", "--warmup", "0"}, 4,
-                              &ranks, 4);
+  pid_t driver = StartAndFind(
+      &cli,
+      {"sweep", "--no-explain", "--no-html", "--groups", "2", "--sizes", "400", "--iters", "2000000", "--warmup", "0"},
+      4, &ranks, 4);
   ASSERT_EQ(ranks.size(), 4u);
   kill(ranks[2], SIGKILL);
   CliResult r = cli.Wait(driver);
@@ -138,8 +139,8 @@ TEST(SuperviseTest, AKilledRankUnderMpirunIsNamedNotTheWholeJob) {
   CliRunner cli;
   std::vector<pid_t> children;
   pid_t driver = StartAndFind(&cli,
-                              {"sweep", "--launcher", "mpirun", "--groups", "2", "--sizes", "400", "--iters",
-                               "2000000", "--warmup", "0"},
+                              {"sweep", "--no-explain", "--no-html", "--launcher", "mpirun", "--groups", "2", "--sizes",
+                               "400", "--iters", "2000000", "--warmup", "0"},
                               1, &children, 0);
   ASSERT_EQ(children.size(), 1u);
   std::vector<pid_t> ranks;

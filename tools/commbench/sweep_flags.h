@@ -42,6 +42,9 @@ struct OutputFlags {
   std::string html;
   bool quiet = false;
   bool explain = false;
+  // `sweep` only (AddOutputFlags with first_run): skip the A/Bs and the HTML report it runs and writes by default.
+  bool no_explain = false;
+  bool no_html = false;
   ExportFlags exports;  // --prom, --csv, --trace where the command adds them (AddExportFlags)
 };
 
@@ -55,7 +58,12 @@ struct SpmdFlags {
 
 void AddSweepFlags(CLI::App* app, SweepFlags* flags);
 void AddSpmdFlags(CLI::App* app, SpmdFlags* flags);
-void AddOutputFlags(CLI::App* app, OutputFlags* flags);
+// `first_run` (sweep): --explain and the HTML report on by default, --no-explain and --no-html to skip them.
+void AddOutputFlags(CLI::App* app, OutputFlags* flags, bool first_run = false);
+// What a plain sweep does unless told not to, so that its first run gives the answer: the A/Bs (--explain) and
+// the HTML report beside --out (kDefaultHtmlName). SPMD ranks and the other commands keep only what was asked.
+inline constexpr const char* kDefaultHtmlName = "commbench-report.html";
+void ApplyFirstRunDefaults(OutputFlags* flags);
 StatusOr<SweepSpec> ToSpec(const SweepFlags& flags);
 // Fails early, before any rank runs, when an output cannot be written.
 // Every output writable and none of them naming another or one of `inputs` (a config, a profile).

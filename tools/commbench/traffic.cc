@@ -111,8 +111,9 @@ int RunTraffic(const TrafficFlags& f) {
 void SetupTraffic(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<TrafficFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "traffic", "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
-                 "backend's algorithm, from the traffic models.");
+      "traffic",
+      "Bytes each rank sends and receives in one data-parallel step: gradient buckets allreduced with the "
+      "backend's algorithm, from the traffic models.");
   cmd->add_option("--params", f->params, "parameter count: 1300000000, 1.3B, 350M")->required();
   cmd->add_option("--dtype", f->dtype, "gradient type: f32, f16, bf16, f64, i32")->capture_default_str();
   cmd->add_option("--bucket", f->bucket, "DDP bucket size (bucket_cap_mb): 25M, 4MiB")->capture_default_str();
@@ -124,8 +125,7 @@ void SetupTraffic(CLI::App& app, int* exit_code) {
   cmd->add_option("--transport", f->transport, "native only: what auto assumes, tcp (across hosts) or shm")
       ->capture_default_str();
   cmd->add_flag("--measure", f->measure,
-                "also run the bucket sizes as a sweep (one allreduce point each, --world ranks) and print the "
-                "measured bytes and time per step per rank beside the model");
+                "also run the bucket sizes as a sweep and print measured bytes and time beside the model");
   CLI::Option* options[] = {
       cmd->add_option("--launcher", f->run.launcher, "--measure: how ranks start: local, mpirun, srun")
           ->capture_default_str(),
@@ -134,8 +134,7 @@ void SetupTraffic(CLI::App& app, int* exit_code) {
       cmd->add_option("--host", f->run.host, "--measure: address the ranks bind (TCP transports)"),
       cmd->add_option("--out,-o", f->run.out, "--measure: keep the sweep's result file here"),
       cmd->add_option("--rendezvous", f->spmd.rendezvous,
-                      "--measure under a launcher that starts every rank (srun, mpirun, torchrun): where the ranks "
-                      "meet, file:/shared/dir or redis://HOST:PORT; rank 0 prints"),
+                      "--measure under srun, mpirun or torchrun: where the ranks meet (file:DIR or redis://HOST:PORT)"),
       cmd->add_option("--run-id", f->spmd.run_id,
                       "--measure with --rendezvous: names the run's keys (default: the launcher's job id)"),
       cmd->add_option("--rank", f->spmd.rank,

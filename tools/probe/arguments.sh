@@ -9,7 +9,7 @@ run_sweep() {  # NAME OUT [VAR=VALUE]: a tiny sweep that must end with a valid r
   local name=$1 out=$2 w="$ROOT/w/arg"
   shift 2
   rm -rf "$w" && mkdir -p "$w"
-  (cd "$w" && env "$@" timeout 60 "$CB" sweep --backends native --groups 1 --sizes 400 --iters 5 --warmup 0 -q \
+  (cd "$w" && env "$@" timeout 60 "$CB" sweep --no-explain --no-html --backends native --groups 1 --sizes 400 --iters 5 --warmup 0 -q \
     --out "$out" >"$ROOT/out" 2>"$ROOT/err")
   local rc=$? why=""
   if [[ $rc != 0 ]]; then why="exit $rc: $(tail -n 2 "$ROOT/err")"

@@ -22,7 +22,7 @@ h_files() { (cd "$1" && find . -printf '%p %y %s\n' | sort && find . -type f -ex
 
 h_setup() {
   tiny repeats
-  if ! "$CB" sweep "${TINY[@]}" --repeats 2 --out "$H_RESULT" >/dev/null 2>"$ROOT/err"; then
+  if ! "$CB" sweep --no-explain --no-html "${TINY[@]}" --repeats 2 --out "$H_RESULT" >/dev/null 2>"$ROOT/err"; then
     fail "history: setup sweep" "$(head -n 2 "$ROOT/err")"
     return 1
   fi
