@@ -1,6 +1,6 @@
 """Relative links in README.md, docs/*.md, bench/*.md must point at existing files (and #anchors at headings)."""
 import glob, os, re, sys
-EXPECTED_MISSING = {"docs/cli.md"}  # generated from the binary by another change
+EXPECTED_MISSING = set()  # every linked file exists (docs/cli.md is generated: cli_reference_test)
 def slug(h):
     h = re.sub(r'[`*_]', '', h.strip().lower())
     h = re.sub(r'[^\w\- ]', '', h)

@@ -17,6 +17,12 @@ if (($(du -sk "$cache" | cut -f1) > 10 * 1024 * 1024)); then
   (($(du -sk "$cache" | cut -f1) > 20 * 1024 * 1024)) && find "$cache" -mindepth 1 -delete
 fi
 
+# The C++ tree follows .clang-format and the docs' links hold: counted as one test, so that CI fails otherwise.
+tools/check_format.sh
+format_status=$?
+# Every relative link of README.md, docs/ and bench/ reaches a file; README stays short (counted with the format).
+python3 tools/check_doc_links.py || format_status=1
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 bazel test //... --disk_cache="$cache" --nocache_test_results --test_summary=short --test_output=errors "$@" 2>&1 |
@@ -36,5 +42,6 @@ fi
 if [[ $status -ne 0 && $failed -eq 0 ]]; then
   failed=1  # the build itself failed: count it so that CI cannot read green
 fi
+if [[ $format_status -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 echo "${passed} passed, ${failed} failed"
-[[ $status -eq 0 && $failed -eq 0 ]]
+[[ $status -eq 0 && $failed -eq 0 && $format_status -eq 0 ]]
