@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <string>
 
-#define FUZZ_CHECK(cond, what)                                                           \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
+#define FUZZ_CHECK(cond, what)                                                              \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
       std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: %s\n", __FILE__, __LINE__, #cond, \
-                   std::string(what).c_str());                                           \
-      std::abort();                                                                      \
-    }                                                                                    \
+                   std::string(what).c_str());                                              \
+      std::abort();                                                                         \
+    }                                                                                       \
   } while (0)

@@ -1,14 +1,13 @@
 // The numeric flags' strict reading (tools/commbench/number_flags.h), through CLI11 as commbench parses them.
 // The input is one flag value. Each kind of numeric flag either refuses it with a CLI11 parse error or holds
 // exactly the number the text spells: decimal, in range, finite.
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "fuzz/fuzz_check.h"
 #include "tools/commbench/number_flags.h"

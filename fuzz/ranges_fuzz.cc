@@ -38,15 +38,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: {  // the integer axes; --groups' bounds, and bounds that let negative and huge values through
       const IntBounds bounds = data[0] & 8 ? IntBounds{1, 4096} : IntBounds{INT64_MIN, INT64_MAX};
       auto v = ParseIntList(text, "--flag", bounds);
-      if (v.ok()) CheckSortedUniqueWithin<int64_t>(*v, bounds.min, bounds.max);
-      else CheckStatus(v.status());
+      if (v.ok())
+        CheckSortedUniqueWithin<int64_t>(*v, bounds.min, bounds.max);
+      else
+        CheckStatus(v.status());
       break;
     }
     case 1: {
       const uint64_t max = data[0] & 8 ? uint64_t{16} << 30 : UINT64_MAX;
       auto v = ParseSizeList(text, "--flag", max);
-      if (v.ok()) CheckSortedUniqueWithin<uint64_t>(*v, 0, max);
-      else CheckStatus(v.status());
+      if (v.ok())
+        CheckSortedUniqueWithin<uint64_t>(*v, 0, max);
+      else
+        CheckStatus(v.status());
       break;
     }
     case 2: {
@@ -58,8 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const std::string written = FormatBytes(*v);
       if (written.find('.') == std::string::npos) {  // exact forms only: "1.5M" is rounded for display
         auto again = ParseByteSize(written, "--flag");
-        FUZZ_CHECK(again.ok() && *again == *v, "FormatBytes(" + std::to_string(*v) + ") = " + written +
-                                                   " reads back as the same size");
+        FUZZ_CHECK(again.ok() && *again == *v,
+                   "FormatBytes(" + std::to_string(*v) + ") = " + written + " reads back as the same size");
       }
       break;
     }

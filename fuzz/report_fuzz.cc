@@ -5,9 +5,8 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fuzz/fuzz_check.h"
 #include "lib/report/html.h"

@@ -3,9 +3,8 @@
 // serialisation reads again to the same file: writing it back, as text too, is stable. The JSON is parsed as
 // LoadResultFile parses it (depth-limited).
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fuzz/fuzz_check.h"
 #include "lib/result/json_reader.h"

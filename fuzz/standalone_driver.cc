@@ -61,10 +61,13 @@ Input ReadFile(const std::filesystem::path& path) {
 // Byte strings that readers of our formats branch on: JSON syntax, our keys' shapes, range syntax, numbers at
 // the edges of the types.
 const std::vector<std::string>& Tokens() {
+  // Hand-aligned: clang-format would break these short lines apart.
+  // clang-format off
   static const std::vector<std::string> tokens = {
       "{", "}", "[", "]", ",", ":", "\"", "null", "true", "false", "0", "-1", "1e308", "-1e308", "1e-320",
       "18446744073709551615", "9223372036854775807", "-9223372036854775808", "4294967296", "2147483648",
       "..", ":x", ":+", "x2", "+1", "K", "M", "G", "T", "iB", "-", ";", "\\u0000", "\\ud800", "\xff", " ", "\n"};
+  // clang-format on
   return tokens;
 }
 
@@ -83,7 +86,8 @@ Input Mutate(const Input& base, const std::vector<Input>& corpus, std::mt19937_6
         out.insert(out.begin() + at, static_cast<uint8_t>(rng()));
         break;
       case 2:
-        if (at < out.size()) out.erase(out.begin() + at, out.begin() + at + 1 + below(std::min<size_t>(16, out.size() - at)));
+        if (at < out.size())
+          out.erase(out.begin() + at, out.begin() + at + 1 + below(std::min<size_t>(16, out.size() - at)));
         break;
       case 3:
         if (at < out.size()) {

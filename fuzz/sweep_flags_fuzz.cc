@@ -3,13 +3,12 @@
 // of kFlags. A spec ToSpec accepts passes ValidateSpec, and the form the result file records (SpecToJson) reads
 // back (ReadSpec) to the same record.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "fuzz/fuzz_check.h"
-#include "lib/result/spec_reader.h"
 #include "lib/model/point_json.h"
+#include "lib/result/spec_reader.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace {
@@ -17,10 +16,10 @@ namespace {
 using commbench::cli::SweepFlags;
 
 constexpr std::string SweepFlags::*kFlags[] = {
-    &SweepFlags::backends, &SweepFlags::ops,         &SweepFlags::algos,          &SweepFlags::dtypes,
-    &SweepFlags::reduces,  &SweepFlags::sizes,       &SweepFlags::groups,         &SweepFlags::group_sizes,
-    &SweepFlags::in_place, &SweepFlags::syncs,       &SweepFlags::concurrencies,  &SweepFlags::ranks_per_process,
-    &SweepFlags::pins,     &SweepFlags::streams,     &SweepFlags::h2ds,           &SweepFlags::h2d_bytes,
+    &SweepFlags::backends, &SweepFlags::ops,      &SweepFlags::algos,         &SweepFlags::dtypes,
+    &SweepFlags::reduces,  &SweepFlags::sizes,    &SweepFlags::groups,        &SweepFlags::group_sizes,
+    &SweepFlags::in_place, &SweepFlags::syncs,    &SweepFlags::concurrencies, &SweepFlags::ranks_per_process,
+    &SweepFlags::pins,     &SweepFlags::streams,  &SweepFlags::h2ds,          &SweepFlags::h2d_bytes,
     &SweepFlags::graphs,   &SweepFlags::launcher,
 };
 

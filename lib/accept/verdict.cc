@@ -135,8 +135,7 @@ void MarkDisturbed(judge::Judging& j, Phase ph, const judge::Ran& ran, size_t fi
     ++marked;
   }
   if (marked > 0) {
-    j.report.notes.push_back(std::string(Name(ph)) + " phase: " + who + " while it ran; its " +
-                             std::to_string(marked) +
+    j.report.notes.push_back(std::string(Name(ph)) + " phase: " + who + " while it ran; its " + std::to_string(marked) +
                              " failed timing check(s) say as much about that load as about the cluster (exit 3 "
                              "where nothing else failed)");
   }

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/core/temp_dir.h"

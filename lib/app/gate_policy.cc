@@ -2,9 +2,8 @@
 
 #include <cstdlib>
 #include <map>
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "lib/model/point_json.h"
 

@@ -1,6 +1,7 @@
 #include "lib/app/gate_policy.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace commbench::app {
@@ -9,8 +10,8 @@ namespace {
 TEST(GatePolicyTest, AVariantSetsVariablesForTheRanksAndMayPlantASlowdown) {
   auto v = ParseVariant("NCCL_ALGO=Ring,LD_LIBRARY_PATH=old/,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=0.1", "--b");
   ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_EQ(v->rank_env, (std::vector<std::pair<std::string, std::string>>{{"NCCL_ALGO", "Ring"},
-                                                                          {"LD_LIBRARY_PATH", "old/"}}));
+  EXPECT_EQ(v->rank_env,
+            (std::vector<std::pair<std::string, std::string>>{{"NCCL_ALGO", "Ring"}, {"LD_LIBRARY_PATH", "old/"}}));
   ASSERT_TRUE(v->uniform_slowdown.has_value());
   EXPECT_DOUBLE_EQ(*v->uniform_slowdown, 0.1);
   EXPECT_EQ(v->Names(), (std::vector<std::string>{"NCCL_ALGO", "LD_LIBRARY_PATH", kSlowdownVariable}));

@@ -5,11 +5,10 @@
 // again.
 #pragma once
 
-#include "lib/launch/driver.h"
-
 #include <functional>
 #include <string>
 
+#include "lib/launch/driver.h"
 #include "lib/result/result_file.h"
 #include "lib/sweep/planner.h"
 
@@ -27,10 +26,10 @@ using PlanFollowUp = std::function<FollowUp(const result::ResultFile& first_phas
 struct PipelineRequest {
   result::ToolInfo tool;  // the binary's name, version and commit, recorded in the result
   const Plan* plan = nullptr;
-  SweepSpec spec;       // as requested
-  std::string command;  // as typed, for the result file and the confirming commands
-  std::string out;      // the result file
-  bool quiet = false;   // no progress lines
+  SweepSpec spec;          // as requested
+  std::string command;     // as typed, for the result file and the confirming commands
+  std::string out;         // the result file
+  bool quiet = false;      // no progress lines
   PlanFollowUp follow_up;  // empty: one phase
   // Called with the whole result just before the trailer is written (acceptance adds its verdict).
   std::function<void(result::ResultFile*)> before_finish;

@@ -33,14 +33,15 @@ Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
   if (plan.launches.empty()) return OkStatus();
   int world = 0;
   for (const Launch& l : plan.launches) world = std::max(world, l.world);
-  for (const auto& [flag, value] : {std::pair<std::string, std::string>{"--test-only-slow-rank", spec.test_only_slow_rank},
-                                    {"--test-only-hang-rank", spec.test_only_hang_rank}}) {
+  for (const auto& [flag, value] :
+       {std::pair<std::string, std::string>{"--test-only-slow-rank", spec.test_only_slow_rank},
+        {"--test-only-hang-rank", spec.test_only_hang_rank}}) {
     if (value.empty()) continue;
     const long long rank = std::strtoll(value.c_str(), nullptr, 10);  // the planner checked RANK:NUMBER
     if (rank >= world) {
       return InvalidArgument(flag + ": rank " + value.substr(0, value.find(':')) + " in '" + value +
-                             "' is in no world of this sweep (accepted: a rank from 0 to " +
-                             std::to_string(world - 1) + ")");
+                             "' is in no world of this sweep (accepted: a rank from 0 to " + std::to_string(world - 1) +
+                             ")");
     }
   }
   return OkStatus();

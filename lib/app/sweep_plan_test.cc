@@ -79,8 +79,9 @@ TEST(SweepPlanTest, ACauseWithoutAnAbStaysSuspected) {
   first.trailer.diagnosis.findings = {Suspected("straggler", first)};
   const ExplainFollowUp second = PlanExplainAbs(first, *plan, Spec(), Gloo(), "0-1");
   EXPECT_TRUE(second.follow_up.plan.launches.empty());
-  EXPECT_EQ(second.notes, (std::vector<std::string>{
-                              "--explain: straggler suspected: no A/B varies its factor alone; it stays suspected"}));
+  EXPECT_EQ(
+      second.notes,
+      (std::vector<std::string>{"--explain: straggler suspected: no A/B varies its factor alone; it stays suspected"}));
 }
 
 TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {

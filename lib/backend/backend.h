@@ -93,7 +93,7 @@ class Communicator {
 
 struct ConnectRequest {
   RankPlace place;
-  Store* store = nullptr;  // already prefixed per group: keys are private to this group
+  Store* store = nullptr;          // already prefixed per group: keys are private to this group
   std::string host = "127.0.0.1";  // address to bind and advertise (TCP-based transports)
   std::string iface;               // interface name; wins over host when set
   std::chrono::milliseconds timeout{30000};
@@ -110,12 +110,12 @@ struct AlgorithmInfo {
 // What a backend can run, declared once: the planner, the --explain expansion and the shared check below read
 // it, so that nothing tests a backend's name to learn what it can do.
 struct BackendCapabilities {
-  DeviceKind device = DeviceKind::kCpu;  // kGpu: the GPU axes (stream, h2d, graph, GPU syncs) apply
+  DeviceKind device = DeviceKind::kCpu;            // kGpu: the GPU axes (stream, h2d, graph, GPU syncs) apply
   Transport transport = Transport::kSharedMemory;  // within one host
   std::vector<DataType> dtypes = AllDataTypes();
   std::vector<Collective> in_place_ops = AllCollectives();      // collectives it runs in place
   std::vector<Collective> out_of_place_ops = AllCollectives();  // and out of place
-  std::optional<Launcher> launcher;   // the launcher its ranks must be started by; none: any
+  std::optional<Launcher> launcher;                             // the launcher its ranks must be started by; none: any
   bool one_rank_per_process = false;  // each rank a process of its own (an MPI rank): no --ranks-per-process > 1
 };
 

@@ -114,8 +114,9 @@ Status ToJson(const YAML::Node& node, const std::string& path, int depth, Budget
 }
 
 Status TooLarge(const std::string& path, uint64_t bytes) {
-  return InvalidArgument(path + ": " + std::to_string(bytes) + " bytes, larger than a config may be (accepted: at most " +
-                         std::to_string(kMaxConfigBytes) + " bytes, 1 MiB)");
+  return InvalidArgument(path + ": " + std::to_string(bytes) +
+                         " bytes, larger than a config may be (accepted: at most " + std::to_string(kMaxConfigBytes) +
+                         " bytes, 1 MiB)");
 }
 
 bool HasType(const json& v, ValueType t) {

@@ -1,9 +1,8 @@
 #include "lib/config/config_file.h"
 
-#include <cstdint>
-
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 
@@ -101,8 +100,9 @@ TEST(ConfigFileTest, SyntaxAndShapeErrorsNameFileAndLine) {
 TEST(ConfigFileTest, NumeralsPastTheirRangeAreRefusedAsTyped) {
   auto big = ParseConfigText("groups: 1..8\niters: 99999999999999999999\n", "n.yaml");
   ASSERT_FALSE(big.ok());
-  EXPECT_EQ(big.status().message(), "n.yaml:2: iters: whole number '99999999999999999999' is out of range (accepted: "
-                                    "-9223372036854775808 to 9223372036854775807)");
+  EXPECT_EQ(big.status().message(),
+            "n.yaml:2: iters: whole number '99999999999999999999' is out of range (accepted: "
+            "-9223372036854775808 to 9223372036854775807)");
   auto inf = ParseConfigText("gate:\n  min-effect: 1e999\n", "f.json");
   ASSERT_FALSE(inf.ok());
   EXPECT_EQ(inf.status().message(),
@@ -149,8 +149,9 @@ TEST(ConfigFileTest, AliasesWithinTheBudgetStillRead) {
 TEST(ConfigFileTest, AnAliasInsideItsOwnAnchorIsRefusedByDepth) {
   auto cycle = ParseConfigText("a: &x [*x]\n", "cycle.yaml");
   ASSERT_FALSE(cycle.ok());
-  EXPECT_EQ(cycle.status().message(), "cycle.yaml:1: nested deeper than 64 levels (accepted: at most 64; an alias "
-                                      "inside its own anchor nests without end)");
+  EXPECT_EQ(cycle.status().message(),
+            "cycle.yaml:1: nested deeper than 64 levels (accepted: at most 64; an alias "
+            "inside its own anchor nests without end)");
   auto map = ParseConfigText("a: &x {b: *x}\n", "cycle.yaml");
   EXPECT_NE(map.status().message().find("nested deeper than 64 levels"), std::string::npos) << map.status().message();
 }
@@ -177,8 +178,7 @@ TEST(ConfigFileTest, AFileOverOneMebibyteIsRefusedBeforeParsing) {
   std::ofstream(name) << big;
   auto f = ReadConfigFile(name);
   std::remove(name);
-  EXPECT_NE(f.status().message().find("bytes, larger than a config may be"), std::string::npos)
-      << f.status().message();
+  EXPECT_NE(f.status().message().find("bytes, larger than a config may be"), std::string::npos) << f.status().message();
 }
 
 TEST(ConfigFileTest, ReadsFilesAndRefusesWhatIsNotOne) {

@@ -47,8 +47,11 @@ StatusOr<std::string> ResolveTarget(const std::string& path) {
     }
     if (S_ISREG(st.st_mode)) return target;
     if (!S_ISLNK(st.st_mode)) {
-      const char* kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                         : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+      const char* kind = S_ISDIR(st.st_mode)                          ? "a directory"
+                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                         : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                         : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                      : "not a regular file";
       return InvalidArgument("cannot write " + path + ": it is " + std::string(kind) +
                              " (accepted: a regular file, or a path that does not exist yet)");
     }
@@ -142,7 +145,8 @@ Status CheckAppendableOutput(const std::string& path) {
   ASSIGN_OR_RETURN(std::string target, ResolveTarget(path));
   if (access(target.c_str(), F_OK) != 0) return CheckWritableOutput(target);  // created on the first append
   if (access(target.c_str(), W_OK) != 0) {
-    return InvalidArgument("cannot append to " + path + ": " + Why() + " (accepted: a regular file this user may "
+    return InvalidArgument("cannot append to " + path + ": " + Why() +
+                           " (accepted: a regular file this user may "
                            "write, or a path that does not exist yet)");
   }
   return OkStatus();
@@ -162,8 +166,10 @@ Status AppendToFile(const std::string& path, std::string_view text) {
   while (written < text.size() && error.empty()) {
     const ssize_t n = write(fd, text.data() + written, text.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) error = n == 0 ? "no space written" : Why();
-    else written += static_cast<size_t>(n);
+    if (n <= 0)
+      error = n == 0 ? "no space written" : Why();
+    else
+      written += static_cast<size_t>(n);
   }
   // A full disk may only show at fsync or close.
   if (error.empty() && fsync(fd) != 0) error = Why();

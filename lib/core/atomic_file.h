@@ -15,8 +15,8 @@ namespace commbench {
 class AtomicFile {
  public:
   // Creates the temporary file (first removing those killed processes left in that directory), with the mode and
-  // owner of the file it will replace, else 0666 less the umask. InvalidArgument when `path` names something other than a regular file (or a
-  // symlink to one); Unavailable when its directory cannot be written.
+  // owner of the file it will replace, else 0666 less the umask. InvalidArgument when `path` names something other than
+  // a regular file (or a symlink to one); Unavailable when its directory cannot be written.
   static StatusOr<AtomicFile> Create(const std::string& path);
 
   AtomicFile(AtomicFile&& other) noexcept;

@@ -1,6 +1,7 @@
 #include "lib/core/atomic_file.h"
 
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "lib/core/temp_dir.h"
 
@@ -43,7 +42,7 @@ TEST(AtomicFileTest, ReplacesARegularFileOnlyOnCommit) {
     ASSERT_TRUE(file.ok()) << file.status().message();
     ASSERT_TRUE(file->Write("new").ok());
     EXPECT_EQ(Read(path), "old");  // not yet
-  }  // dropped without Commit: the previous file stays and the temporary file goes
+  }                                // dropped without Commit: the previous file stays and the temporary file goes
   EXPECT_EQ(Read(path), "old");
   EXPECT_EQ(EntriesIn(dir.path()), 1);
   ASSERT_TRUE(WriteFileAtomically(path, "new").ok());

@@ -46,8 +46,7 @@ TEST(AxesTest, ErrorsNameTheFlagTheValueAndTheAcceptedValues) {
             "--concurrency: unknown value 'serial' (accepted: concurrent, sequential)");
   EXPECT_EQ(ParsePin("tight").status().message(), "--pin: unknown value 'tight' (accepted: none, compact, spread)");
   EXPECT_EQ(ParseInPlace("maybe").status().message(), "--in-place: unknown value 'maybe' (accepted: auto, yes, no)");
-  EXPECT_EQ(ParseLauncher("pbs").status().message(),
-            "--launcher: unknown value 'pbs' (accepted: local, mpirun, srun)");
+  EXPECT_EQ(ParseLauncher("pbs").status().message(), "--launcher: unknown value 'pbs' (accepted: local, mpirun, srun)");
   EXPECT_EQ(ParseGroupBy("node").status().message(),
             "--group-by: unknown value 'node' (accepted: consecutive, host, spread)");
   EXPECT_EQ(ParseGraph("1").status().message(), "--graph: unknown value '1' (accepted: off, on)");

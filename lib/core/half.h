@@ -46,13 +46,13 @@ inline uint16_t FloatToHalf(float f) {
   uint32_t u = FloatBits(f);
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return sign | 0x7e00u;      // NaN
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;     // rounds to >= 65520: infinity
-  if (abs < 0x38800000u) {                            // below the smallest normal half: subnormal or zero
-    if (abs < 0x33000000u) return sign;               // < 2^-25 rounds to zero
+  if (abs > 0x7f800000u) return sign | 0x7e00u;   // NaN
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: infinity
+  if (abs < 0x38800000u) {                        // below the smallest normal half: subnormal or zero
+    if (abs < 0x33000000u) return sign;           // < 2^-25 rounds to zero
     uint32_t exp = abs >> 23;
     uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126 - exp;                        // bring to units of 2^-24
+    uint32_t shift = 126 - exp;  // bring to units of 2^-24
     uint32_t half_mant = mant >> shift;
     uint32_t rem = mant & ((1u << shift) - 1);
     uint32_t halfway = 1u << (shift - 1);

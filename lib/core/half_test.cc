@@ -1,9 +1,9 @@
 #include "lib/core/half.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {

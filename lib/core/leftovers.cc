@@ -63,8 +63,8 @@ int ForEachLeftover(const std::string& dir, PidOf pid_of, F f) {
 }  // namespace
 
 std::optional<pid_t> LeftoverPid(std::string_view name, std::string_view prefix, bool at_start) {
-  const size_t head = at_start ? (name.substr(0, prefix.size()) == prefix ? 0 : std::string_view::npos)
-                               : name.rfind(prefix);
+  const size_t head =
+      at_start ? (name.substr(0, prefix.size()) == prefix ? 0 : std::string_view::npos) : name.rfind(prefix);
   if (head == std::string_view::npos || prefix.empty()) return std::nullopt;
   std::string_view rest = name.substr(head + prefix.size());
   size_t digits = 0;

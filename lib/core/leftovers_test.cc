@@ -2,6 +2,7 @@
 // and one whose pid "was reused" (the entry older than the running process).
 #include "lib/core/leftovers.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -10,8 +11,6 @@
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "lib/core/atomic_file.h"
 #include "lib/core/temp_dir.h"
@@ -59,9 +58,9 @@ TEST(LeftoversTest, RecognisesOnlyItsOwnNames) {
   EXPECT_EQ(LeftoverPid("commbench-123-aB3xYz", "commbench-", true), 123);
   EXPECT_EQ(LeftoverPid("r.json.tmp-77-aB3xYz", ".tmp-", false), 77);
   EXPECT_EQ(LeftoverPid("a.tmp-1.tmp-77-aB3xYz", ".tmp-", false), 77);
-  for (const char* name : {"commbench-aB3xYz", "commbench-123-aB3xY", "commbench-123-aB3xYz1", "commbench--aB3xYz",
-                           "commbench-gate-123-aB3xYz", "commbench-0-aB3xYz", "xcommbench-123-aB3xYz",
-                           "commbench-123-aB3x.z"}) {
+  for (const char* name :
+       {"commbench-aB3xYz", "commbench-123-aB3xY", "commbench-123-aB3xYz1", "commbench--aB3xYz",
+        "commbench-gate-123-aB3xYz", "commbench-0-aB3xYz", "xcommbench-123-aB3xYz", "commbench-123-aB3x.z"}) {
     EXPECT_FALSE(LeftoverPid(name, "commbench-", true)) << name;
   }
   EXPECT_FALSE(LeftoverPid("r.json.tmp-XXXXXX", ".tmp-", false));

@@ -29,8 +29,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 }
 
 Status Bad(std::string_view flag, std::string_view value, std::string_view accepted) {
-  return InvalidArgument(std::string(flag) + ": invalid value '" + std::string(value) + "' (" +
-                         std::string(accepted) + ")");
+  return InvalidArgument(std::string(flag) + ": invalid value '" + std::string(value) + "' (" + std::string(accepted) +
+                         ")");
 }
 
 // Parses a non-negative decimal integer that must use the whole string.
@@ -45,8 +45,7 @@ bool ParseUnsigned(std::string_view s, uint64_t* out) {
   return true;
 }
 
-constexpr std::string_view kIntAccepted =
-    "accepted: N, A..B, A..B:xK, A..B:+K, or a comma list of these";
+constexpr std::string_view kIntAccepted = "accepted: N, A..B, A..B:xK, A..B:+K, or a comma list of these";
 constexpr std::string_view kSizeAccepted =
     "accepted: bytes with optional suffix K, M, G, T (powers of 1024), e.g. 400, 4K, 1M; "
     "ranges A..B[:xK|:+S]; comma lists";
@@ -93,9 +92,9 @@ StatusOr<std::vector<T>> ExpandList(std::string_view text, std::string_view flag
     }
     for (T v : {lo, hi}) {
       if (v < min || v > max) {
-        return InvalidArgument(std::string(flag) + ": value " + std::to_string(v) + std::string(unit) +
-                               " in '" + std::string(item) + "' is out of range (accepted: " +
-                               std::to_string(min) + ".." + std::to_string(max) + std::string(unit) + ")");
+        return InvalidArgument(std::string(flag) + ": value " + std::to_string(v) + std::string(unit) + " in '" +
+                               std::string(item) + "' is out of range (accepted: " + std::to_string(min) + ".." +
+                               std::to_string(max) + std::string(unit) + ")");
       }
     }
     if (hi < lo) {
@@ -151,8 +150,8 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text, std::string_view flag) {
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   uint64_t mult = 0;
   if (suffix.empty() || suffix == "B") mult = 1;
-  for (auto [letter, m] : {std::pair<char, uint64_t>{'K', 1ull << 10}, {'M', 1ull << 20}, {'G', 1ull << 30},
-                           {'T', 1ull << 40}}) {
+  for (auto [letter, m] :
+       {std::pair<char, uint64_t>{'K', 1ull << 10}, {'M', 1ull << 20}, {'G', 1ull << 30}, {'T', 1ull << 40}}) {
     std::string l(1, letter);
     if (suffix == l || suffix == l + "B" || suffix == l + "IB") mult = m;
   }

@@ -31,8 +31,7 @@ StatusOr<std::vector<int64_t>> ParseIntList(std::string_view text, std::string_v
 StatusOr<uint64_t> ParseByteSize(std::string_view text, std::string_view flag);
 
 // A list of byte counts; ranges step geometrically (":x2", the default) or arithmetically (":+4K").
-StatusOr<std::vector<uint64_t>> ParseSizeList(std::string_view text, std::string_view flag,
-                                              uint64_t max_bytes);
+StatusOr<std::vector<uint64_t>> ParseSizeList(std::string_view text, std::string_view flag, uint64_t max_bytes);
 
 // Comma-separated names, trimmed; empty items are an error.
 StatusOr<std::vector<std::string>> ParseNameList(std::string_view text, std::string_view flag);

@@ -33,8 +33,8 @@ TEST(ParseIntListTest, DescendingRangeIsEmpty) {
 }
 
 TEST(ParseIntListTest, Malformed) {
-  for (const char* bad : {"", "a", "1..", "..3", "1,,2", "1..4:y2", "1..4:x1", "1..4:+0", "1.5", "1:x2",
-                          "99999999999999999999"}) {
+  for (const char* bad :
+       {"", "a", "1..", "..3", "1,,2", "1..4:y2", "1..4:x1", "1..4:+0", "1.5", "1:x2", "99999999999999999999"}) {
     auto r = ParseIntList(bad, "--groups", kGroups);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {

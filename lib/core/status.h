@@ -68,14 +68,13 @@ class [[nodiscard]] StatusOr {
 #define COMMBENCH_CONCAT_INNER(a, b) a##b
 #define COMMBENCH_CONCAT(a, b) COMMBENCH_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                            \
-  do {                                                   \
-    ::commbench::Status _status = (expr);                \
-    if (!_status.ok()) return _status;                   \
+#define RETURN_IF_ERROR(expr)             \
+  do {                                    \
+    ::commbench::Status _status = (expr); \
+    if (!_status.ok()) return _status;    \
   } while (0)
 
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL(COMMBENCH_CONCAT(_status_or_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(COMMBENCH_CONCAT(_status_or_, __LINE__), lhs, expr)
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                          \
   if (!tmp.ok()) return tmp.status();         \

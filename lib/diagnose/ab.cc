@@ -16,9 +16,7 @@ using result::AbRecord;
 using result::CutInterval;
 using result::FindingStatus;
 
-bool AbFactor::Varies(const std::string& axis) const {
-  return std::find(axes.begin(), axes.end(), axis) != axes.end();
-}
+bool AbFactor::Varies(const std::string& axis) const { return std::find(axes.begin(), axes.end(), axis) != axes.end(); }
 
 namespace {
 
@@ -248,8 +246,7 @@ std::map<std::pair<int, int>, AbCredit> CreditSharedAbs(
   std::map<std::pair<int, int>, std::vector<size_t>> claims;
   for (size_t f = 0; f < findings.size(); ++f) {
     for (const AbRecord& r : findings[f].ab) {
-      if (r.outcome != AbOutcome::kSupports || !r.supports_cause.empty() || r.a_series < 0 || r.b_series < 0)
-        continue;
+      if (r.outcome != AbOutcome::kSupports || !r.supports_cause.empty() || r.a_series < 0 || r.b_series < 0) continue;
       std::vector<size_t>& c = claims[{r.a_series, r.b_series}];
       if (std::find(c.begin(), c.end(), f) == c.end()) c.push_back(f);
     }

@@ -37,9 +37,9 @@ inline constexpr uint64_t kBootstrapSeed = 0x5eed11;
 
 // 95% percentile interval of the cut of B on A, by bootstrap over iterations (each point's value redrawn from
 // its own standard error, at least the fits' noise floor) and over the series' points (each side's residuals from
-// its least-squares line resampled with replacement at the same group counts, the same draws for A and B). Each resample's cut is 1 - slope_B / slope_A from
-// least-squares slopes (0 where A does not grow in the resample). Fixed seed: the same input gives the same
-// interval. {0, 0} with fewer than two shared group counts.
+// its least-squares line resampled with replacement at the same group counts, the same draws for A and B). Each
+// resample's cut is 1 - slope_B / slope_A from least-squares slopes (0 where A does not grow in the resample). Fixed
+// seed: the same input gives the same interval. {0, 0} with fewer than two shared group counts.
 result::CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples = kBootstrapResamples,
                                  uint64_t seed = kBootstrapSeed);
 
@@ -72,9 +72,9 @@ AbJudgement JudgeAbs(const std::vector<result::AbRecord>& abs);
 // One A/B confirms at most one cause. Given the findings of one pass, the pairs that more than one finding
 // claims as supporting: each goes to the rule whose factor it varies, the strongest signature among them when
 // several rules share that factor. Returns the pairs to hand to the losers (AnalysisInput::ab_credit).
-std::map<std::pair<int, int>, AbCredit> CreditSharedAbs(const AnalysisInput& in,
-                                                        const std::vector<result::Finding>& findings,
-                                                        const std::function<const AbFactor*(const std::string&)>& factor_of);
+std::map<std::pair<int, int>, AbCredit> CreditSharedAbs(
+    const AnalysisInput& in, const std::vector<result::Finding>& findings,
+    const std::function<const AbFactor*(const std::string&)>& factor_of);
 
 }  // namespace diagnose
 }  // namespace commbench

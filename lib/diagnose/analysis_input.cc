@@ -13,7 +13,6 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
-
 std::string KeyOf(const std::map<std::string, std::string>& axes, const std::string& skip = "") {
   std::string k;
   for (const std::string& a : SeriesAxes()) {
@@ -120,10 +119,9 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 }  // namespace
 
 const std::vector<std::string>& SeriesAxes() {
-  static const std::vector<std::string> kAxes = {"backend",  "op",   "algo",       "dtype", "reduce",
-                                                 "group_size", "bytes", "in_place", "sync", "ranks_per_process",
-                                                 "pin",      "cpus", "stream",     "h2d",   "h2d_bytes",
-                                                 "graph",    "concurrency", "transport"};
+  static const std::vector<std::string> kAxes = {
+      "backend",           "op",  "algo", "dtype",  "reduce", "group_size", "bytes", "in_place",    "sync",
+      "ranks_per_process", "pin", "cpus", "stream", "h2d",    "h2d_bytes",  "graph", "concurrency", "transport"};
   return kAxes;
 }
 
@@ -422,7 +420,8 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
     for (size_t i = 0; i < sibs.size() && i < f.sizes.size(); ++i) {
       SeriesData& s = in.series[static_cast<size_t>(sibs[i])];
       s.bytes_share = f.sizes[i].bytes_share;
-      s.slope_vs_bytes = f.sizes[i].bandwidth_bound ? result::SlopeKind::kBandwidthBound : result::SlopeKind::kPerOperation;
+      s.slope_vs_bytes =
+          f.sizes[i].bandwidth_bound ? result::SlopeKind::kBandwidthBound : result::SlopeKind::kPerOperation;
     }
   }
   return in;

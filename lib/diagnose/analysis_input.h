@@ -37,7 +37,7 @@ struct PointData {
   double iters = 0;
   // p50_us holds time_us.mean, the loop's cost per op (the fits' statistic), se_us its standard error.
   double p50_us = 0, p99_us = 0, se_us = 0;
-  double median_us = 0;  // time_us.p50: the typical op, for tail ratios
+  double median_us = 0;         // time_us.p50: the typical op, for tail ratios
   double world_max_p50_us = 0;  // time_us_world_max.p50 (world-barrier points only; 0 otherwise)
   double wall_s = 0;
   bool has_cpu = false;

@@ -117,8 +117,9 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   for (size_t r = 0; r < rules.size(); ++r) {
     std::optional<Finding> f = again[r] ? second[r] : first[r];
     // A finding whose A/B went to another cause stays, saying so, even when that cause explains its series.
-    if (!f && first[r] && std::any_of(first[r]->ab.begin(), first[r]->ab.end(),
-                                      [](const result::AbRecord& ab) { return !ab.supports_cause.empty(); })) {
+    if (!f && first[r] && std::any_of(first[r]->ab.begin(), first[r]->ab.end(), [](const result::AbRecord& ab) {
+          return !ab.supports_cause.empty();
+        })) {
       f = first[r];
     }
     if (!f) continue;

@@ -15,13 +15,13 @@ namespace diagnose {
 namespace {
 
 using nlohmann::json;
-using testing::MakePoint;
 using testing::BuildAnalysisInput;
 using testing::Diagnose;
+using testing::MakePoint;
 using testing::MakeResult;
-using testing::PlantedBarrierOnTwoCores;
 using testing::MakeSeries;
 using testing::OneToEight;
+using testing::PlantedBarrierOnTwoCores;
 using testing::PointSpec;
 
 TEST(Diagnose, NoisyFlatSweepSaysNoGrowthAndNothingElse) {
@@ -202,8 +202,8 @@ TEST(Diagnose, OneAbConfirmsOneCause) {
     EXPECT_EQ(f->status, FindingStatus::kConfirmed) << r->name();
   }
   // Together, in either order: the pair confirms the stronger signature only; the other says whose it is.
-  for (const std::vector<const Rule*>& rules : {std::vector<const Rule*>{&weak, &strong},
-                                                std::vector<const Rule*>{&strong, &weak}}) {
+  for (const std::vector<const Rule*>& rules :
+       {std::vector<const Rule*>{&weak, &strong}, std::vector<const Rule*>{&strong, &weak}}) {
     result::Diagnosis d = diagnose::Run(in, rules);
     ASSERT_EQ(d.findings.size(), 2u);
     EXPECT_EQ(d.findings[0].rule, "wakeup");
@@ -270,7 +270,7 @@ TEST(Diagnose, RepeatsThatDisagreeWidenAPointsNoise) {
   ASSERT_EQ(in.points.size(), 2u);
   EXPECT_NEAR(in.points[0].se_us, 1.15, 1e-9);  // sd 1.41 / sqrt(2) = 1: below the iterations' own
   EXPECT_NEAR(in.points[1].se_us, 10, 1e-9);    // sd 14.1 / sqrt(2)
-  EXPECT_EQ(in.noise_floor.all.pairs, 1);        // one configuration measured twice
+  EXPECT_EQ(in.noise_floor.all.pairs, 1);       // one configuration measured twice
 }
 
 // Control (d) of the planted-cause suite on the 2-core VM (run 9 of 30, means and standard errors as measured):
@@ -287,14 +287,22 @@ TEST(Diagnose, AConcurrencyAbWithinTheRunsOwnReplicateNoiseConfirmsNothing) {
     double mean_us, se_us, saturation;
   };
   const Measured run[] = {
-      {1, 65536, "compact", "concurrent", 1.60, 0.009, 0.50},   {1, 65536, "compact", "sequential", 1.59, 0.009, 0.50},
-      {1, 1048576, "compact", "concurrent", 48.83, 0.442, 0.50}, {1, 1048576, "compact", "sequential", 54.58, 0.620, 0.50},
-      {1, 65536, "none", "concurrent", 1.49, 0.010, 0.50},      {1, 65536, "none", "sequential", 1.46, 0.004, 0.50},
-      {1, 1048576, "none", "concurrent", 43.75, 0.258, 0.50},    {1, 1048576, "none", "sequential", 45.85, 0.312, 0.50},
-      {2, 65536, "compact", "concurrent", 1.62, 0.012, 0.95},   {2, 65536, "compact", "sequential", 1.53, 0.103, 0.48},
-      {2, 1048576, "compact", "concurrent", 51.70, 0.696, 0.94}, {2, 1048576, "compact", "sequential", 48.55, 0.432, 0.48},
-      {2, 65536, "none", "concurrent", 1.56, 0.009, 0.99},      {2, 65536, "none", "sequential", 1.40, 0.007, 0.49},
-      {2, 1048576, "none", "concurrent", 54.08, 0.641, 0.88},    {2, 1048576, "none", "sequential", 47.24, 0.378, 0.49},
+      {1, 65536, "compact", "concurrent", 1.60, 0.009, 0.50},
+      {1, 65536, "compact", "sequential", 1.59, 0.009, 0.50},
+      {1, 1048576, "compact", "concurrent", 48.83, 0.442, 0.50},
+      {1, 1048576, "compact", "sequential", 54.58, 0.620, 0.50},
+      {1, 65536, "none", "concurrent", 1.49, 0.010, 0.50},
+      {1, 65536, "none", "sequential", 1.46, 0.004, 0.50},
+      {1, 1048576, "none", "concurrent", 43.75, 0.258, 0.50},
+      {1, 1048576, "none", "sequential", 45.85, 0.312, 0.50},
+      {2, 65536, "compact", "concurrent", 1.62, 0.012, 0.95},
+      {2, 65536, "compact", "sequential", 1.53, 0.103, 0.48},
+      {2, 1048576, "compact", "concurrent", 51.70, 0.696, 0.94},
+      {2, 1048576, "compact", "sequential", 48.55, 0.432, 0.48},
+      {2, 65536, "none", "concurrent", 1.56, 0.009, 0.99},
+      {2, 65536, "none", "sequential", 1.40, 0.007, 0.49},
+      {2, 1048576, "none", "concurrent", 54.08, 0.641, 0.88},
+      {2, 1048576, "none", "sequential", 47.24, 0.378, 0.49},
   };
   std::vector<std::vector<json>> points;
   for (const Measured& m : run) {
@@ -337,11 +345,12 @@ TEST(Diagnose, TheUsersOwnLoopRanksBeforeALoopExplainAdded) {
   };
   std::vector<int> g13 = {1, 2, 3};
   auto more_preemptions = [](int g, PointSpec* p) { p->invol_ctx_per_iter = 0.2 * g; };
-  json r = MakeResult({MakeSeries(barrier_loop("world-barrier", ""), g13, [](int g) { return 1.0 + 50 * (g - 1); }),
-                       MakeSeries(barrier_loop("none", ""), g13, [](int) { return 1.0; }),
-                       MakeSeries(barrier_loop("world-barrier", "0"), g13,
-                                  [](int g) { return 1.0 + 105 * (g - 1); }, more_preemptions)},
-                      "commbench sweep --groups 1..3 --group-size 1 --sync world-barrier --explain");
+  json r = MakeResult(
+      {MakeSeries(barrier_loop("world-barrier", ""), g13, [](int g) { return 1.0 + 50 * (g - 1); }),
+       MakeSeries(barrier_loop("none", ""), g13, [](int) { return 1.0; }),
+       MakeSeries(
+           barrier_loop("world-barrier", "0"), g13, [](int g) { return 1.0 + 105 * (g - 1); }, more_preemptions)},
+      "commbench sweep --groups 1..3 --group-size 1 --sync world-barrier --explain");
   r["explain"] = {{"first_phase_points", 3}, {"abs", json::array()}};
   json d = Diagnose(r);
   ASSERT_GE(d["findings"].size(), 2u) << d.dump(1);

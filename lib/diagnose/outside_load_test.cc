@@ -259,13 +259,14 @@ json PreemptedPinnedRanks(int group_size, bool with_wait) {
   PointSpec in_turn = base;
   in_turn.axes["concurrency"] = "sequential";
   auto wait = [with_wait](double us) { return with_wait ? us : -1.0; };
-  return MakeResult(
-      {MakeSeries(base, {1, 2}, [](int g) { return g == 1 ? 43.4 : 80.2; },
-                  [&](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(g == 1 ? 0.3 : 36.7); }),
-       MakeSeries(in_turn, {1, 2}, [](int g) { return g == 1 ? 44.9 : 48.1; },
-                  [&](int, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(0.3); })},
-      "commbench sweep --groups 1,2 --group-size " + std::to_string(group_size) +
-          " --sizes 1M --pin compact --concurrency concurrent,sequential");
+  return MakeResult({MakeSeries(
+                         base, {1, 2}, [](int g) { return g == 1 ? 43.4 : 80.2; },
+                         [&](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(g == 1 ? 0.3 : 36.7); }),
+                     MakeSeries(
+                         in_turn, {1, 2}, [](int g) { return g == 1 ? 44.9 : 48.1; },
+                         [&](int, PointSpec* s) { s->runqueue_wait_us_per_iter = wait(0.3); })},
+                    "commbench sweep --groups 1,2 --group-size " + std::to_string(group_size) +
+                        " --sizes 1M --pin compact --concurrency concurrent,sequential");
 }
 
 TEST(OutsideLoad, RanksThatWaitedForCoresTheyDoNotOutnumberNameTheLoadAndConfirmNothing) {
@@ -309,9 +310,9 @@ TEST(OutsideLoad, CrowdSlowdownCountsOnlyWhatTheOutsideLoadAdds) {
   EXPECT_NEAR(CrowdSlowdown(2, 2, 0.5, false), 2, 1e-9);
   EXPECT_NEAR(CrowdSlowdown(2, 2, 0.25, false), 1 / 0.75, 1e-9);
   EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, false), (16 / 1.1) / 8, 1e-9);  // many: spread over both cores
-  EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, true), 1);          // pinned: the spinner takes the CPU without a rank
-  EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0.5, true), 2);          // it shares one rank's CPU: that rank gets half
-  EXPECT_DOUBLE_EQ(CrowdSlowdown(3, 2, 0.5, true), 1);          // 2 ranks on CPU 0 already; CPU 1's rank gets half
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(1, 2, 0.9, true), 1);     // pinned: the spinner takes the CPU without a rank
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0.5, true), 2);     // it shares one rank's CPU: that rank gets half
+  EXPECT_DOUBLE_EQ(CrowdSlowdown(3, 2, 0.5, true), 1);     // 2 ranks on CPU 0 already; CPU 1's rank gets half
   EXPECT_NEAR(CrowdSlowdown(16, 2, 0.9, true), 10, 1e-9);  // 8 ranks share a tenth of a CPU: as 1 rank would
   EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, true), 1);
   EXPECT_DOUBLE_EQ(CrowdSlowdown(2, 2, 0, false), 1);
@@ -340,10 +341,12 @@ json OneCoreAgainstTwoWithASpinnerOnTheSecond(bool spinner) {
   one.cores = 1;
   two.axes["cpus"] = "0-1";
   json r = MakeResult(
-      {MakeSeries(one, {1, 2}, [](int g) { return g == 1 ? 24.3 : 46.0; },
-                  [](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 1 ? 0.4 : 22.0; }),
-       MakeSeries(two, {1, 2}, [spinner](int g) { return g == 1 || !spinner ? 22.4 : 43.8; },
-                  [spinner](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 2 && spinner ? 27.8 : 0.5; })},
+      {MakeSeries(
+           one, {1, 2}, [](int g) { return g == 1 ? 24.3 : 46.0; },
+           [](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 1 ? 0.4 : 22.0; }),
+       MakeSeries(
+           two, {1, 2}, [spinner](int g) { return g == 1 || !spinner ? 22.4 : 43.8; },
+           [spinner](int g, PointSpec* s) { s->runqueue_wait_us_per_iter = g == 2 && spinner ? 27.8 : 0.5; })},
       "commbench sweep --backends native --groups 1,2 --group-size 1 --sizes 1M --cpus '0;0-1'");
   if (!spinner) return r;
   return WithLoad(r, [](int) { return SpinnerLoad(0.97, 1); });

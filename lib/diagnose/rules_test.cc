@@ -461,8 +461,7 @@ TEST(SharedBandwidthRule, ConfirmedBySequentialGroupsAndNamesBandwidth) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kConfirmed);
   EXPECT_EQ(f->cause, "groups contend for memory or link bandwidth");
-  EXPECT_NE(f->summary.find("The shared resource is memory or link bandwidth (bytes term"),
-            std::string::npos)
+  EXPECT_NE(f->summary.find("The shared resource is memory or link bandwidth (bytes term"), std::string::npos)
       << f->summary;
   ASSERT_EQ(f->ab.size(), 1u);
   EXPECT_EQ(f->ab[0].partner, "groups one after another (--concurrency sequential)");
@@ -519,8 +518,9 @@ TEST(SharedBandwidthRule, NearTheLoopbackPeakOnOversubscribedCoresIsCpu) {
     s.axes["concurrency"] = concurrency;
     s.bytes = 65536;
     const bool seq = concurrency == "sequential";
-    return MakeSeries(s, OneToEight(), [seq](int g) { return seq ? 120.0 : 120.0 + 20 * (g - 1); },
-                      [](int g, PointSpec* p) { p->busbw_gbps = 1.4 / g; });  // together 1.4 GB/s at every G
+    return MakeSeries(
+        s, OneToEight(), [seq](int g) { return seq ? 120.0 : 120.0 + 20 * (g - 1); },
+        [](int g, PointSpec* p) { p->busbw_gbps = 1.4 / g; });  // together 1.4 GB/s at every G
   };
   const double tcp_peak = 2.0;  // GB/s: the aggregate is at 70 % of it
   EXPECT_FALSE(Eval("shared_bandwidth", MakeResult({cpu_limited("concurrent")}, "commbench sweep", 10, tcp_peak)));
@@ -528,9 +528,8 @@ TEST(SharedBandwidthRule, NearTheLoopbackPeakOnOversubscribedCoresIsCpu) {
   // (a): saturation 0.68-0.81 at 6 ranks per core).
   EXPECT_FALSE(
       Eval("shared_bandwidth", MakeResult({cpu_limited("concurrent", 0.68)}, "commbench sweep", 10, tcp_peak)));
-  std::optional<Finding> f = Eval(
-      "shared_bandwidth",
-      MakeResult({cpu_limited("concurrent"), cpu_limited("sequential")}, "commbench sweep", 10, tcp_peak));
+  std::optional<Finding> f = Eval("shared_bandwidth", MakeResult({cpu_limited("concurrent"), cpu_limited("sequential")},
+                                                                 "commbench sweep", 10, tcp_peak));
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kConfirmed) << f->summary;
   EXPECT_EQ(f->cause, "groups contend for CPU") << f->summary;
@@ -541,10 +540,10 @@ TEST(SharedBandwidthRule, NearTheLoopbackPeakOnOversubscribedCoresIsCpu) {
   };
   PointSpec s = Oversubscribed("", 64);
   s.bytes = 65536;
-  std::optional<Finding> bw = Eval(
-      "shared_bandwidth",
-      MakeResult({MakeSeries(s, OneToEight(), [](int g) { return 120.0 + 20 * (g - 1); }, roomy)}, "commbench sweep",
-                 10, tcp_peak));
+  std::optional<Finding> bw =
+      Eval("shared_bandwidth", MakeResult({MakeSeries(
+                                              s, OneToEight(), [](int g) { return 120.0 + 20 * (g - 1); }, roomy)},
+                                          "commbench sweep", 10, tcp_peak));
   ASSERT_TRUE(bw);
   EXPECT_EQ(bw->cause, "groups contend for memory or link bandwidth") << bw->summary;
 }
@@ -838,8 +837,10 @@ TEST(SetupGrowthRule, RanksBelowALoopThatGrowsInAnotherSeries) {
   small.bytes = 400;
   large.bytes = 65536;
   auto setup = [](int g, PointSpec* s) { s->setup_s = 0.02 + 0.06 * g; };
-  json r = MakeResult({MakeSeries(small, OneToEight(), [](int) { return 50.0; }, setup),
-                       MakeSeries(large, OneToEight(), [](int g) { return 100.0 * g; }, setup)},
+  json r = MakeResult({MakeSeries(
+                           small, OneToEight(), [](int) { return 50.0; }, setup),
+                       MakeSeries(
+                           large, OneToEight(), [](int g) { return 100.0 * g; }, setup)},
                       "commbench sweep");
   json d = Diagnose(r);
   CheckInvariants(d);
@@ -986,10 +987,10 @@ TEST(PageableH2dRule, RuledOutWhenPinnedCopiesGrowAlike) {
 
 // A partner that also moved the copy to another stream varies two factors: not the copy's A/B.
 TEST(PageableH2dRule, SuspectedAloneOrBesideAPartnerOnAnotherStream) {
-  json r = MakeResult(
-      {MakeSeries(Copy("pageable", "legacy-default"), OneToEight(), [](int g) { return 30.0 + 89 * g; }),
-       MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 36.0 + 9 * g; })},
-      "commbench sweep --backends nccl");
+  json r =
+      MakeResult({MakeSeries(Copy("pageable", "legacy-default"), OneToEight(), [](int g) { return 30.0 + 89 * g; }),
+                  MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 36.0 + 9 * g; })},
+                 "commbench sweep --backends nccl");
   std::optional<Finding> f = Eval("pageable_h2d", r);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::kSuspected);
@@ -998,12 +999,12 @@ TEST(PageableH2dRule, SuspectedAloneOrBesideAPartnerOnAnotherStream) {
 }
 
 TEST(PageableH2dRule, QuietOnPinnedCopiesAndCpuBackends) {
-  EXPECT_FALSE(Eval("pageable_h2d", MakeResult({MakeSeries(Copy("pinned"), OneToEight(),
-                                                          [](int g) { return 30.0 + 89 * g; })},
-                                               "commbench sweep --backends nccl")));
-  EXPECT_FALSE(Eval("pageable_h2d", MakeResult({MakeSeries(Barrier("none"), OneToEight(),
-                                                          [](int g) { return 30.0 + 89 * g; })},
-                                               "commbench sweep")));
+  EXPECT_FALSE(
+      Eval("pageable_h2d", MakeResult({MakeSeries(Copy("pinned"), OneToEight(), [](int g) { return 30.0 + 89 * g; })},
+                                      "commbench sweep --backends nccl")));
+  EXPECT_FALSE(Eval(
+      "pageable_h2d",
+      MakeResult({MakeSeries(Barrier("none"), OneToEight(), [](int g) { return 30.0 + 89 * g; })}, "commbench sweep")));
 }
 
 // ---------- host sync ----------
@@ -1037,8 +1038,8 @@ TEST(HostSyncRule, QuietOnCpuBackendsAndEventSync) {
 // A finding names its series as the user would tell them apart: groups taking turns are not the concurrent loop.
 TEST(Describe, NamesTheAxesThatSetASeriesApart) {
   SeriesData s;
-  s.axes = {{"backend", "gloo"}, {"op", "allreduce"}, {"algo", "ring"}, {"bytes", "400"}, {"cpus", "0"},
-            {"sync", "none"}, {"concurrency", "concurrent"}};
+  s.axes = {{"backend", "gloo"}, {"op", "allreduce"},          {"algo", "ring"}, {"bytes", "400"}, {"cpus", "0"},
+            {"sync", "none"},    {"concurrency", "concurrent"}};
   EXPECT_EQ(Describe(s), "gloo allreduce/ring 400 B cpus=0");
   s.axes["concurrency"] = "sequential";
   s.point.concurrency = Concurrency::kSequential;  // rules read the typed axes

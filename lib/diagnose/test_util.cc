@@ -1,9 +1,9 @@
 #include "lib/diagnose/test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 
 #include "lib/diagnose/diagnose.h"
 #include "lib/model/point_json.h"
@@ -15,10 +15,10 @@ namespace testing {
 using nlohmann::json;
 
 json MakePoint(const PointSpec& s) {
-  json p = {{"backend", "gloo"}, {"op", "allreduce"},      {"algo", "ring"}, {"dtype", "f32"},  {"reduce", "sum"},
-            {"sync", "none"},    {"ranks_per_process", 1}, {"pin", "none"},  {"cpus", ""},      {"stream", nullptr},
-            {"h2d", nullptr},    {"h2d_bytes", 0},         {"graph", false}, {"in_place", true},
-            {"transport", "tcp"}};  // Gloo's
+  json p = {{"backend", "gloo"}, {"op", "allreduce"}, {"algo", "ring"},         {"dtype", "f32"},
+            {"reduce", "sum"},   {"sync", "none"},    {"ranks_per_process", 1}, {"pin", "none"},
+            {"cpus", ""},        {"stream", nullptr}, {"h2d", nullptr},         {"h2d_bytes", 0},
+            {"graph", false},    {"in_place", true},  {"transport", "tcp"}};  // Gloo's
   for (const auto& [k, v] : s.axes) p[k] = v;
   int world = s.groups * s.group_size;
   p["groups"] = s.groups;
@@ -140,9 +140,7 @@ result::ResultFile ReadSynthetic(const json& result) {
   return file.ok() ? *file : result::ResultFile{};
 }
 
-result::Diagnosis DiagnoseTyped(const json& result) {
-  return diagnose::Diagnose(ReadSynthetic(result));
-}
+result::Diagnosis DiagnoseTyped(const json& result) { return diagnose::Diagnose(ReadSynthetic(result)); }
 
 json Diagnose(const json& result) {
   result::ResultTrailer trailer;

@@ -26,8 +26,8 @@ struct PointSpec {
   double p99_factor = 1.2;
   double cores = 2;
   double saturation = 0.5;
-  double vol_ctx_per_iter = 0;    // per rank per iteration
-  double invol_ctx_per_iter = 0;  // per rank per iteration
+  double vol_ctx_per_iter = 0;            // per rank per iteration
+  double invol_ctx_per_iter = 0;          // per rank per iteration
   double runqueue_wait_us_per_iter = -1;  // the most any rank waited for a CPU, per iteration; -1: not recorded
   double cpu_quota = 0;                   // the ranks' cgroup CPU limit in CPUs; 0: none
   double throttled_share = -1;            // periods their cgroup ran out of quota; -1: not recorded

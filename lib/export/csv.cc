@@ -44,6 +44,8 @@ Row KeyNames() {
 void Append(Row* row, const Row& more) { row->insert(row->end(), more.begin(), more.end()); }
 
 const Row& StatNames() {
+  // Hand-aligned: clang-format would break these short lines apart.
+  // clang-format off
   static const Row names = {
       "iters", "warmup", "repeats", "correct", "checked_iters",
       "loop_us", "p50_us", "p95_us", "p99_us", "min_us", "max_us", "mean_us", "stddev_us", "cv", "ci95_lo_us",
@@ -56,18 +58,39 @@ const Row& StatNames() {
       // The ranks' wait for a CPU and their cgroup's CPU limit (CpuCells); empty where not measured or not set.
       "runqueue_wait_us", "cpu_quota", "cpu_throttled_share",
   };
+  // clang-format on
   return names;
 }
 
 Row Stats(const result::PointResult& p) {
   const Summary& t = p.time_us;
-  return {std::to_string(p.iters), std::to_string(p.warmup),
-          std::to_string(std::max<size_t>(1, p.repeat_p50_us.size())), p.correct ? "true" : "false",
-          std::to_string(p.checked_iters), Num(t.mean), Num(t.p50), Num(t.p95), Num(t.p99), Num(t.min), Num(t.max),
-          Num(t.mean), Num(t.stddev), Num(t.cv), Num(t.ci95_lo), Num(t.ci95_hi), Num(p.time_us_rank_mean.p50),
-          p.loop_us_per_op ? Num(*p.loop_us_per_op) : "", Num(p.algbw_gbps), Num(p.busbw_gbps),
-          Num(p.aggregate_algbw_gbps), Num(p.aggregate_busbw_gbps), Num(p.wall_s), Num(p.cpu.saturation),
-          Num(p.cpu.threads_per_core), Num(p.skew.start_skew_us), std::to_string(p.skew.slowest_group),
+  return {std::to_string(p.iters),
+          std::to_string(p.warmup),
+          std::to_string(std::max<size_t>(1, p.repeat_p50_us.size())),
+          p.correct ? "true" : "false",
+          std::to_string(p.checked_iters),
+          Num(t.mean),
+          Num(t.p50),
+          Num(t.p95),
+          Num(t.p99),
+          Num(t.min),
+          Num(t.max),
+          Num(t.mean),
+          Num(t.stddev),
+          Num(t.cv),
+          Num(t.ci95_lo),
+          Num(t.ci95_hi),
+          Num(p.time_us_rank_mean.p50),
+          p.loop_us_per_op ? Num(*p.loop_us_per_op) : "",
+          Num(p.algbw_gbps),
+          Num(p.busbw_gbps),
+          Num(p.aggregate_algbw_gbps),
+          Num(p.aggregate_busbw_gbps),
+          Num(p.wall_s),
+          Num(p.cpu.saturation),
+          Num(p.cpu.threads_per_core),
+          Num(p.skew.start_skew_us),
+          std::to_string(p.skew.slowest_group),
           std::to_string(p.skew.slowest_rank)};
 }
 
@@ -145,11 +168,14 @@ void SampleRows(const result::ResultFile& file, std::string* out) {
 
 std::string ToCsv(const result::ResultFile& file, CsvRows rows) {
   std::string out;
+  // Hand-aligned: clang-format would break these short lines apart.
+  // clang-format off
   switch (rows) {
     case CsvRows::kPoints: PointRows(file, &out); break;
     case CsvRows::kRepeats: RepeatRows(file, &out); break;
     case CsvRows::kSamples: SampleRows(file, &out); break;
   }
+  // clang-format on
   return out;
 }
 

@@ -1,9 +1,9 @@
 #include "lib/export/point_axes.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <set>
-
-#include <gtest/gtest.h>
 
 namespace commbench::exporting {
 namespace {

@@ -10,7 +10,7 @@
 namespace commbench::exporting {
 
 struct PointTraffic {
-  std::string source;          // tcp_info, shm_copies
+  std::string source;             // tcp_info, shm_copies
   double sent_bytes_per_op = -1;  // -1: not measured (shm counts received bytes only)
   double recv_bytes_per_op = -1;
   double model_sent_bytes_per_op = -1, model_recv_bytes_per_op = -1;

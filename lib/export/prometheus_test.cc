@@ -1,11 +1,11 @@
 #include "lib/export/prometheus.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 namespace commbench::exporting {
 namespace {
@@ -44,7 +44,8 @@ Parsed ParseExposition(const std::string& text) {
       out.type[m[1]] = m[2];
     } else if (std::regex_match(line, m, sample)) {
       const std::string name = m[1];
-      const std::string family = out.type[current] == "summary" ? std::regex_replace(name, std::regex("_(sum|count)$"), "") : name;
+      const std::string family =
+          out.type[current] == "summary" ? std::regex_replace(name, std::regex("_(sum|count)$"), "") : name;
       EXPECT_EQ(family, current) << "sample outside its family: " << line;
       const std::string labels = m[3];
       for (std::sregex_iterator it(labels.begin(), labels.end(), label), end; it != end; ++it) {
@@ -62,18 +63,19 @@ TEST(PrometheusTest, FollowsTheExpositionFormatAndNamingConventions) {
   const Parsed p = ParseExposition(ToPrometheusText(Load("reports/testdata/real_sweep_g1-4.json")));
   ASSERT_FALSE(p.type.empty());
   const std::regex base_unit(
-      "commbench(_[a-z_]*)?(_seconds|_bytes_per_second|_info|_passed|_correct|_complete|_points|_iterations|_repeats|_score|_bytes|_ratio)");
+      "commbench(_[a-z_]*)?(_seconds|_bytes_per_second|_info|_passed|_correct|_complete|_points|_iterations|_repeats|_"
+      "score|_bytes|_ratio)");
   for (const auto& [name, type] : p.type) {
     EXPECT_TRUE(std::regex_match(name, base_unit)) << name << ": not in a base unit";
     EXPECT_EQ(name.find("_us"), std::string::npos) << name;
     EXPECT_EQ(name.find("gbps"), std::string::npos) << name;
   }
   // Bounded labels only: no point id, pid, rank of a sample, run id or timestamp.
-  const std::set<std::string> bounded = {"backend", "op", "algo", "dtype", "groups", "group_size", "size", "sync",
-                                         "phase", "reduce", "concurrency", "ranks_per_process", "pin", "cpus",
-                                         "stream", "h2d", "graph", "host", "quantile", "tool", "version", "commit",
-                                         "cpu_model", "cores_online", "profile", "check", "kind", "peer", "rank",
-                                         "source"};
+  const std::set<std::string> bounded = {"backend",  "op",    "algo",    "dtype",  "groups",      "group_size",
+                                         "size",     "sync",  "phase",   "reduce", "concurrency", "ranks_per_process",
+                                         "pin",      "cpus",  "stream",  "h2d",    "graph",       "host",
+                                         "quantile", "tool",  "version", "commit", "cpu_model",   "cores_online",
+                                         "profile",  "check", "kind",    "peer",   "rank",        "source"};
   for (const std::string& l : p.label_names) EXPECT_TRUE(bounded.count(l)) << "unbounded label " << l;
 }
 
@@ -86,8 +88,10 @@ TEST(PrometheusTest, CarriesThePointsFiguresInBaseUnits) {
                              "\",group_size=\"2\",size=\"" + std::to_string(first.point.bytes) + "\",sync=\"none\"";
   ASSERT_TRUE(p.series.count("commbench_busbw_bytes_per_second{" + labels + "}")) << labels;
   EXPECT_DOUBLE_EQ(p.series.at("commbench_busbw_bytes_per_second{" + labels + "}"), first.busbw_gbps * 1e9);
-  EXPECT_NEAR(p.series.at("commbench_op_duration_seconds{" + labels + ",quantile=\"0.5\"}"), first.time_us.p50 * 1e-6, 0.5e-9);  // to the ns
-  EXPECT_DOUBLE_EQ(p.series.at("commbench_op_duration_seconds_count{" + labels + "}"), static_cast<double>(first.time_us.n));
+  EXPECT_NEAR(p.series.at("commbench_op_duration_seconds{" + labels + ",quantile=\"0.5\"}"), first.time_us.p50 * 1e-6,
+              0.5e-9);  // to the ns
+  EXPECT_DOUBLE_EQ(p.series.at("commbench_op_duration_seconds_count{" + labels + "}"),
+                   static_cast<double>(first.time_us.n));
   EXPECT_NEAR(p.series.at("commbench_op_loop_cost_seconds{" + labels + "}"), first.time_us.mean * 1e-6, 0.5e-9);
   EXPECT_DOUBLE_EQ(p.series.at("commbench_run_timestamp_seconds{}"), 1795251986);  // started_at 2026-11-21T09:06:26Z
   EXPECT_EQ(p.type.at("commbench_op_duration_seconds"), "summary");

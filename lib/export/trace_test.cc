@@ -1,12 +1,12 @@
 #include "lib/export/trace.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace commbench::exporting {
 namespace {
@@ -46,7 +46,8 @@ std::map<std::pair<int, int>, double> Validate(const json& trace) {
     spans[{e["pid"], e["tid"]}].push_back({e["ts"], e["ts"].get<double>() + e["dur"].get<double>()});
   }
   for (auto& [lane, s] : spans) {
-    std::sort(s.begin(), s.end(), [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::sort(s.begin(), s.end(),
+              [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
     std::vector<double> open;  // ends of the enclosing events
     for (const auto& [begin, end] : s) {
       // Exactly, in doubles, as a viewer adding ts and dur reads it (speedscope unnests what overlaps by an ulp).
@@ -104,7 +105,8 @@ TEST(TraceTest, IterationsAreTheKeptSamplesInMicroseconds) {
   const result::PointResult& p = file.points.front();
   std::vector<double> durations;
   for (const json& e : trace["traceEvents"]) {
-    if (e["ph"] == "X" && e["cat"] == "iteration" && e["pid"] == 1 && durations.size() < p.samples_us.per_rank[0].size()) {
+    if (e["ph"] == "X" && e["cat"] == "iteration" && e["pid"] == 1 &&
+        durations.size() < p.samples_us.per_rank[0].size()) {
       durations.push_back(e["dur"]);
     }
   }

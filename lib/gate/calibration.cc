@@ -277,8 +277,8 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
       // Absent in files before jobs were kept: none.
       pc.job_medians_us = p.value("job_medians_us", std::vector<double>{});
       pc.jobs_left_out = p.value("jobs_left_out", size_t{0});
-      pc.job_spread = p.contains("job_spread") && !p.at("job_spread").is_null() ? p.at("job_spread").get<double>()
-                                                                                 : std::nan("");
+      pc.job_spread =
+          p.contains("job_spread") && !p.at("job_spread").is_null() ? p.at("job_spread").get<double>() : std::nan("");
       pc.job_detectable = p.contains("job_detectable") ? number(p.at("job_detectable")) : INFINITY;
       c.points.push_back(pc);
     }
@@ -290,8 +290,8 @@ StatusOr<Calibration> CalibrationFromJson(const nlohmann::json& j, const std::st
 
 std::string CalibrationPath(const std::string& baseline) {
   const std::string suffix = ".json";
-  const bool json = baseline.size() > suffix.size() &&
-                    baseline.compare(baseline.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool json =
+      baseline.size() > suffix.size() && baseline.compare(baseline.size() - suffix.size(), suffix.size(), suffix) == 0;
   return (json ? baseline.substr(0, baseline.size() - suffix.size()) : baseline) + ".calibration.json";
 }
 

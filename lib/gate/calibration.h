@@ -7,16 +7,15 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/gate/compare.h"
-#include "lib/gate/host_shift.h"  // kHostTolerance
+#include "lib/gate/host_shift.h"       // kHostTolerance
 #include "lib/gate/sequential_gate.h"  // LookSchedule
 
 namespace commbench::gate {
@@ -76,8 +75,9 @@ Calibration CalibrateOneSide(const result::ResultFile& runs, double elapsed_s, i
 
 // A later A/A job (`now`, from Calibrate, its job_host_s its own host speed, 0 if not measured) of the baseline
 // `baseline`'s build (its host speed `base_host_s`, HostSpeed of its reference; NaN: none): keeps `before`'s jobs
-// ahead of its own (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs' spread, what they
-// detect and whether each point is gateable against the stored baseline (`options`: the floors and alpha).
+// ahead of its own (at most kMostCalibrationJobs, the latest), and tells, with the baseline's own job, the jobs'
+// spread, what they detect and whether each point is gateable against the stored baseline (`options`: the floors and
+// alpha).
 void AddJobs(const Calibration* before, const result::ResultFile& baseline, double base_host_s,
              const CompareOptions& options, Calibration* now);
 

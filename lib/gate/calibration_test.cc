@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <optional>
-#include <tuple>
 #include <random>
+#include <tuple>
 
 #include "lib/gate/outputs.h"
 
@@ -192,8 +192,8 @@ TEST(CalibrationTest, JobsOfTheBaselinesBuildAccumulateAndTellTheirDrift) {
 // a spell. Jobs whose host ran as the others' did, and jobs that measured none, count.
 TEST(CalibrationTest, AJobInASpellOfTheHostIsLeftOut) {
   const result::ResultFile base = JobSide(100, 100, 1);
-  const std::vector<std::tuple<double, double>> jobs = {{118, 0.00479}, {101, 0.00363}, {99, 0.00364},
-                                                        {100.5, 0.00357}, {100, 0}};
+  const std::vector<std::tuple<double, double>> jobs = {
+      {118, 0.00479}, {101, 0.00363}, {99, 0.00364}, {100.5, 0.00357}, {100, 0}};
   std::optional<Calibration> c;
   for (size_t j = 0; j < jobs.size(); ++j) {
     const double level = std::get<0>(jobs[j]);

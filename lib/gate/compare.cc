@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "lib/core/ranges.h"
 #include "lib/core/printable.h"
+#include "lib/core/ranges.h"
 #include "lib/gate/one_more_run.h"
 #include "lib/stats/summary.h"
 
@@ -171,8 +171,9 @@ std::string SharedSteadyLoad(const SequentialPoint& s) {
   const double share_a = static_cast<double>(a->second.second) / a->second.first;
   const double share_b = static_cast<double>(b->second.second) / b->second.first;
   if (std::min(share_a, share_b) < kSteadyLoadShare || std::abs(share_a - share_b) > kAlikeLoadShares) return "";
-  return "A: " + std::to_string(a->second.second) + " of " + std::to_string(a->second.first) + ", B: " +
-         std::to_string(b->second.second) + " of " + std::to_string(b->second.first) + " judged repeats disturbed";
+  return "A: " + std::to_string(a->second.second) + " of " + std::to_string(a->second.first) +
+         ", B: " + std::to_string(b->second.second) + " of " + std::to_string(b->second.first) +
+         " judged repeats disturbed";
 }
 
 std::string JudgedOnDisturbed(const SequentialPoint& s) {
@@ -253,8 +254,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     } else if (decided && !busy.empty()) {
       pc.decision.change = Change::kInconclusive;
       pc.decision.reason = "not judged, the runner was busy (" + busy + ", more than " +
-                           std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) +
-                           " %): " + pc.decision.reason;
+                           std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) + " %): " + pc.decision.reason;
     }
     if (options.host && pc.problem.empty()) AllowForHost(*options.host, &pc.decision);
     if (pc.wrong_result) {
@@ -308,8 +308,7 @@ Status CheckComparable(const result::ResultFile& file, const std::string& path) 
     const std::vector<double> medians = result::RepeatMedians(p);
     for (size_t r = 0; r < medians.size(); ++r) {
       if (std::isfinite(medians[r]) && medians[r] > 0) continue;
-      const std::string field =
-          p.repeat_p50_us.empty() ? "time_us.p50" : "repeats.p50_us[" + std::to_string(r) + "]";
+      const std::string field = p.repeat_p50_us.empty() ? "time_us.p50" : "repeats.p50_us[" + std::to_string(r) + "]";
       return InvalidArgument(path + ": point " + Printable(p.id) + ": " + field + " is " + Shown(medians[r]) +
                              " (accepted: a finite time > 0 us)");
     }

@@ -36,15 +36,15 @@ struct RepeatRecord {
 // One point of a sequential gate (gate's repeats added round by round until decided, docs/gate.md): where its last
 // look stood, and what its repeats went through. Compare judges the point at that look's boundary.
 struct SequentialPoint {
-  int looks = 0;            // looks taken at this point
-  double boundary_p = -1;   // the p its rank test had to reach at the last look (DecisionOptions::boundary_p)
-  double spent_alpha = 0;   // the error rate spent up to that look
+  int looks = 0;           // looks taken at this point
+  double boundary_p = -1;  // the p its rank test had to reach at the last look (DecisionOptions::boundary_p)
+  double spent_alpha = 0;  // the error rate spent up to that look
   double information = 0;  // that look's information fraction (1: the planned repeats)
-  bool stopped = false;     // decided before the budget or the planned repeats ran out
-  int disturbed = 0;        // repeats measured while something else held the ranks' CPUs (lib/gate/disturbance.h)
-  int replaced = 0;         // of those, re-run (the rest were judged, the bound reached)
+  bool stopped = false;    // decided before the budget or the planned repeats ran out
+  int disturbed = 0;       // repeats measured while something else held the ranks' CPUs (lib/gate/disturbance.h)
+  int replaced = 0;        // of those, re-run (the rest were judged, the bound reached)
   std::vector<std::string> disturbances;  // "B repeat 3: outside processes took ...", the first few
-  std::vector<RepeatRecord> repeats;       // every repeat measured, in order, re-runs included
+  std::vector<RepeatRecord> repeats;      // every repeat measured, in order, re-runs included
 };
 
 // Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
@@ -73,7 +73,7 @@ struct SequentialRun {
   int64_t rounds = 0;
   int64_t planned_repeats = 0;  // a side, the most (--repeats)
   int64_t first_look = 0, look_every = 0;
-  int max_reruns = 0;  // disturbed repeats re-run per point, at most
+  int max_reruns = 0;           // disturbed repeats re-run per point, at most
   std::string stopped_because;  // "every point decided", "the budget of 240 s was spent", ...
 };
 

@@ -149,11 +149,11 @@ TEST(CompareTest, ASteadyLoadBothAbSidesSharedIsJudged) {
             std::string::npos)
       << c.points[1].decision.reason;
 
-  for (const auto& [what, s] : std::vector<std::pair<std::string, SequentialPoint>>{
-           {"one side", AbRepeats(20, 0, 20)},
-           {"came and went", AbRepeats(20, 9, 8)},
-           {"unlike shares", AbRepeats(20, 11, 20)},
-           {"stored baseline", Repeats(20, 20, 0)}}) {
+  for (const auto& [what, s] :
+       std::vector<std::pair<std::string, SequentialPoint>>{{"one side", AbRepeats(20, 0, 20)},
+                                                            {"came and went", AbRepeats(20, 9, 8)},
+                                                            {"unlike shares", AbRepeats(20, 11, 20)},
+                                                            {"stored baseline", Repeats(20, 20, 0)}}) {
     CompareOptions busy;
     busy.sequential["b"] = s;
     c = Compare(base, now, busy);
@@ -219,8 +219,10 @@ TEST(CompareTest, EnvironmentDriftIsIncomparableUnlessAllowed) {
 // recorded is compared as before.
 TEST(CompareTest, HowTheCpusIdleIsTimingRelevantWhenBothSidesRecordIt) {
   json base = Env(), now = Env();
-  base["cpu_power"] = {{"idle_driver", "haltpoll"}, {"guest_halt_poll_ns", 0},
-                       {"idle_states_disabled", json::array()}, {"frequency_governor", ""}};
+  base["cpu_power"] = {{"idle_driver", "haltpoll"},
+                       {"guest_halt_poll_ns", 0},
+                       {"idle_states_disabled", json::array()},
+                       {"frequency_governor", ""}};
   now["cpu_power"] = base["cpu_power"];
   EXPECT_TRUE(TimingRelevantDifferences(base, now).empty());
   now["cpu_power"]["guest_halt_poll_ns"] = 200000;
@@ -370,17 +372,18 @@ TEST(CheckComparableTest, LoadComparableRefusesFilesThatCannotBeJudged) {
   ASSERT_NE(at, std::string::npos);
   text.insert(at, "\"p50\":-5,");
   EXPECT_EQ(load(text).status().message(),
-            dir.path() + "/r.json: points[1].time_us.p50: the key is given twice in one object (accepted: each key "
-                         "once)");
+            dir.path() +
+                "/r.json: points[1].time_us.p50: the key is given twice in one object (accepted: each key "
+                "once)");
   // A median past double's range, and one below zero.
   text = real.dump();
   text.replace(text.find(p50, text.find(real["points"][1]["id"].get<std::string>())), p50.size(), "\"p50\":1e400");
   EXPECT_NE(load(text).status().message().find("number overflow parsing '1e400'"), std::string::npos);
   json negative = real;
   negative["points"][1]["time_us"]["p50"] = -33.5;
-  EXPECT_EQ(load(negative.dump()).status().message(),
-            dir.path() + "/r.json: point " + real["points"][1]["id"].get<std::string>() +
-                ": time_us.p50 is -33.5 (accepted: a finite time > 0 us)");
+  EXPECT_EQ(load(negative.dump()).status().message(), dir.path() + "/r.json: point " +
+                                                          real["points"][1]["id"].get<std::string>() +
+                                                          ": time_us.p50 is -33.5 (accepted: a finite time > 0 us)");
 }
 
 }  // namespace

@@ -46,10 +46,13 @@ std::string DisturbedTable(const gate::Comparison& c) {
     }
   }
   std::string h = "<h3>Disturbed repeats</h3><p>" + std::to_string(disturbed) + " of " + std::to_string(measured) +
-                  " repeats measured were disturbed; " + std::to_string(replaced) + " of them were replaced by a re-run.</p>\n";
+                  " repeats measured were disturbed; " + std::to_string(replaced) +
+                  " of them were replaced by a re-run.</p>\n";
   if (rows.empty()) return h;
-  return h + "<table id=\"disturbed\"><thead><tr><th>point</th><th>side</th><th>round</th><th>disturbed repeat</th>"
-             "<th>migrations</th><th>why</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n";
+  return h +
+         "<table id=\"disturbed\"><thead><tr><th>point</th><th>side</th><th>round</th><th>disturbed repeat</th>"
+         "<th>migrations</th><th>why</th></tr></thead><tbody>\n" +
+         rows + "</tbody></table>\n";
 }
 
 // A sequential gate's rounds, and per point the repeats it used, the change it could detect, its looks and its
@@ -88,25 +91,26 @@ std::string CalibrationSection(const gate::Comparison& c) {
   for (const gate::PointCalibration& p : k.points) {
     if (!p.gateable) ungateable += "<li>" + HtmlEscape(p.id) + ": " + HtmlEscape(gate::UngateableText(p)) + "</li>";
   }
-  std::string h = "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (the "
-                  "baseline's calibration, " + std::string(k.source == gate::CalibrationSource::kAa
-                                                              ? "A/A rounds: gate --calibrate"
-                                                              : "the first baseline's own repeats") +
-                  ")</h2>" + (ungateable.empty() ? "<p>Every point is gateable here.</p>"
-                                                 : "<p><strong>Ungateable here</strong>, before any verdict below:</p><ul>" +
-                                                       ungateable + "</ul>") +
-                  "<p>A round of every point took " + Figure(k.round_s, "%.2f") + " s; budget " +
-                  Figure(k.budget_s, "%.0f") + " s.</p>\n<table><thead><tr><th>point</th>"
-                  "<th>spread of a repeat</th><th>repeats in the budget</th><th>detectable</th><th>floor</th>"
-                  "<th>false alarms expected</th><th>jobs of the build: spread, detectable</th><th>gateable here</th>"
-                  "</tr></thead><tbody>\n";
+  std::string h =
+      "<section id=\"calibration\" aria-label=\"Calibration\"><h2>This runner's noise (the "
+      "baseline's calibration, " +
+      std::string(k.source == gate::CalibrationSource::kAa ? "A/A rounds: gate --calibrate"
+                                                           : "the first baseline's own repeats") +
+      ")</h2>" +
+      (ungateable.empty()
+           ? "<p>Every point is gateable here.</p>"
+           : "<p><strong>Ungateable here</strong>, before any verdict below:</p><ul>" + ungateable + "</ul>") +
+      "<p>A round of every point took " + Figure(k.round_s, "%.2f") + " s; budget " + Figure(k.budget_s, "%.0f") +
+      " s.</p>\n<table><thead><tr><th>point</th>"
+      "<th>spread of a repeat</th><th>repeats in the budget</th><th>detectable</th><th>floor</th>"
+      "<th>false alarms expected</th><th>jobs of the build: spread, detectable</th><th>gateable here</th>"
+      "</tr></thead><tbody>\n";
   for (const gate::PointCalibration& p : k.points) {
     const size_t jobs = p.job_medians_us.size() + 1;  // the baseline's own among them
     const std::string jobs_cell =
-        std::to_string(jobs) + (jobs < gate::kLeastOtherJobs + 1
-                                    ? std::string(": too few to tell")
-                                    : ": " + Figure(100 * p.job_spread, "%.1f%%") + ", " +
-                                          Figure(100 * p.job_detectable, "%.1f%%"));
+        std::to_string(jobs) + (jobs < gate::kLeastOtherJobs + 1 ? std::string(": too few to tell")
+                                                                 : ": " + Figure(100 * p.job_spread, "%.1f%%") + ", " +
+                                                                       Figure(100 * p.job_detectable, "%.1f%%"));
     std::string gateable = "yes";
     if (!p.gateable && p.detectable <= p.min_effect) {
       gateable = "no: its jobs cannot tell the floor (more jobs, or --ab)";

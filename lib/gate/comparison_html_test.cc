@@ -1,21 +1,18 @@
 #include "lib/gate/comparison_html.h"
 
-#include <memory>
-
-#include "lib/gate/calibration.h"
-
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
+#include "lib/gate/calibration.h"
 #include "lib/gate/outputs.h"
 
 namespace commbench::gate {
@@ -132,9 +129,10 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   s.disturbed = 4;
   s.replaced = 3;
   s.disturbances = {"B repeat 2: outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"};
-  s.repeats = {{"A", 2, false, false, 0, 0, ""},
-               {"B", 2, true, true, 0.4, 0, "outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"},
-               {"B", 2, true, false, 0, 0.3, "the ranks waited for a CPU 30% of an operation's time", 6}};
+  s.repeats = {
+      {"A", 2, false, false, 0, 0, ""},
+      {"B", 2, true, true, 0.4, 0, "outside processes took 40% of the ranks' CPUs (the largest: <cc1plus>, pid 7)"},
+      {"B", 2, true, false, 0, 0.3, "the ranks waited for a CPU 30% of an operation's time", 6}};
   c.points[0].sequential = s;
   gate::SequentialRun run;
   run.rounds = 12;
@@ -148,7 +146,7 @@ TEST(ComparisonHtmlTest, ASequentialGateShowsItsRoundsAndDisturbedRepeats) {
   EXPECT_LT(section, html->find("</main>"));
   EXPECT_NE(html->find("12 rounds in 0 s (budget 240 s"), std::string::npos);
   EXPECT_NE(html->find("<td>4</td><td>3</td>"), std::string::npos);  // disturbed, re-run
-  EXPECT_NE(html->find("&lt;cc1plus&gt;"), std::string::npos);        // named, as text
+  EXPECT_NE(html->find("&lt;cc1plus&gt;"), std::string::npos);       // named, as text
   EXPECT_EQ(html->find("<cc1plus>"), std::string::npos);
   EXPECT_EQ(html->find(kHostileId), std::string::npos);  // the hostile id stays text here too
   // Every disturbed repeat, replaced or judged, from the repeat records.

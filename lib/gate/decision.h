@@ -33,8 +33,8 @@ struct DecisionOptions {
   // The p the rank test must reach at this look of a sequential gate (lib/gate/sequential.h: the alpha-spending
   // boundary, at most alpha; 0 at a look that cannot stop); negative: alpha (one look, the fixed-sample test).
   double boundary_p = -1;
-  double power = 0.8;        // for the smallest detectable change
-  int resamples = 2000;      // bootstrap of the ratio of medians
+  double power = 0.8;    // for the smallest detectable change
+  int resamples = 2000;  // bootstrap of the ratio of medians
   uint64_t seed = 1;
 };
 

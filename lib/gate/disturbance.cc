@@ -61,7 +61,8 @@ Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& af
   Disturbance d;
   d.outside_share = OutsideShare(repeat, affinity);
   const double p50 = repeat.time_us.p50;
-  if (repeat.cpu.runqueue_wait_us_per_iter >= 0 && p50 > 0) d.runqueue_share = repeat.cpu.runqueue_wait_us_per_iter / p50;
+  if (repeat.cpu.runqueue_wait_us_per_iter >= 0 && p50 > 0)
+    d.runqueue_share = repeat.cpu.runqueue_wait_us_per_iter / p50;
   char buf[200];
   if (d.outside_share >= rule.outside_share) {
     std::string who;

@@ -1,6 +1,6 @@
 // The disturbed-repeat rule on repeats as the result file records them: a repeat beside a process that held a
-// rank's CPU, or whose ranks waited for a CPU while one was there, is disturbed and says why; a quiet one, or load on a CPU the ranks
-// could not use, is not; a repeat without host evidence (older files) is judged quiet.
+// rank's CPU, or whose ranks waited for a CPU while one was there, is disturbed and says why; a quiet one, or load on a
+// CPU the ranks could not use, is not; a repeat without host evidence (older files) is judged quiet.
 #include "lib/gate/disturbance.h"
 
 #include <gtest/gtest.h>
@@ -109,8 +109,7 @@ TEST(DisturbanceTest, APinnedRankThatMovedDisturbsTheRepeat) {
   both.cpu.runqueue_wait_us_per_iter = 30;
   both.host_load = Repeat(0.024, 0, 30).host_load;  // with an outside process there
   const Disturbance two = JudgeRepeat(both, "0-1");
-  EXPECT_NE(two.why.find("operation's time; rank 1, pinned to CPU 1, moved between CPUs 1 time ("),
-            std::string::npos)
+  EXPECT_NE(two.why.find("operation's time; rank 1, pinned to CPU 1, moved between CPUs 1 time ("), std::string::npos)
       << two.why;
 }
 

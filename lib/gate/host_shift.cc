@@ -44,20 +44,18 @@ std::string HostShift::Describe() const {
     head = "the host is " + Format("%.1f", change) + (ratio > 1 ? " % slower" : " % faster") + than +
            ", more than the " + tolerance + " a quiet host moves (not significant)";
   } else if (could_be_slower() || could_be_faster()) {
-    head = "the host's speed is not known closely enough: its reference moved by " +
-           Format("%+.1f", (lo - 1) * 100) + " % to " + Format("%+.1f", (hi - 1) * 100) +
-           " %, more than the " + tolerance + " a quiet host moves";
+    head = "the host's speed is not known closely enough: its reference moved by " + Format("%+.1f", (lo - 1) * 100) +
+           " % to " + Format("%+.1f", (hi - 1) * 100) + " %, more than the " + tolerance + " a quiet host moves";
   } else {
     head = jobs > 0 ? "the host's speed is within what it was across the " + std::to_string(jobs) +
                           " jobs of the baseline's build"
                     : "the host's speed is as when the baseline was stored";
   }
-  return head + " (reference ratio " + Format("%.3f", ratio) + (jobs > 0 ? " to the jobs', 95 % prediction interval "
-                                                                          : ", 95 % interval ") +
-         Format("%.3f", lo) + "-" +
-         Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" +
-         Format("%.3f", loopback_ratio) + ", copies x" + Format("%.3f", copy_ratio) + "; " + std::to_string(base_n) +
-         " and " + std::to_string(now_n) + " samples)";
+  return head + " (reference ratio " + Format("%.3f", ratio) +
+         (jobs > 0 ? " to the jobs', 95 % prediction interval " : ", 95 % interval ") + Format("%.3f", lo) + "-" +
+         Format("%.3f", hi) + ", p " + Format("%.2g", p) + "; loopback round trips x" + Format("%.3f", loopback_ratio) +
+         ", copies x" + Format("%.3f", copy_ratio) + "; " + std::to_string(base_n) + " and " + std::to_string(now_n) +
+         " samples)";
 }
 
 namespace {

@@ -27,7 +27,7 @@ inline constexpr double kHostQuantile = 0.25;
 inline constexpr size_t kLeastHostSamples = 5;
 
 struct HostShift {
-  bool judged = false;  // both sides had comparable samples
+  bool judged = false;     // both sides had comparable samples
   std::string not_judged;  // why not: "the baseline has no host reference", ...
   size_t base_n = 0, now_n = 0;
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -178,7 +178,8 @@ TEST(HostShiftTest, AgainstTheJobsOfTheBuildAHostThatDriftsAsTheyDidHasNotMoved)
   EXPECT_FALSE(h.moved) << h.Describe();
   EXPECT_FALSE(h.could_be_slower() || h.could_be_faster()) << h.Describe();  // 0.93 is within the jobs' own
   EXPECT_EQ(h.Describe().rfind("the host's speed is within what it was across the 5 jobs of the baseline's build "
-                               "(reference ratio ", 0),
+                               "(reference ratio ",
+                               0),
             0u)
       << h.Describe();
   Decision slower = Point(Change::kSlower, 1.20, 1.12, 1.30);

@@ -71,17 +71,15 @@ RunSpread SpreadOf(const std::vector<double>& runs) {
 }
 
 double Detectable(const RunSpread& r, const DecisionOptions& options) {
-  return std::exp((StudentQuantileTwoSided(options.alpha, r.df) +
-                   StudentQuantileTwoSided(2 * (1 - options.power), r.df)) *
-                  r.se) -
+  return std::exp(
+             (StudentQuantileTwoSided(options.alpha, r.df) + StudentQuantileTwoSided(2 * (1 - options.power), r.df)) *
+             r.se) -
          1;
 }
 
 }  // namespace
 
-double LogSpread(const std::vector<double>& runs) {
-  return SpreadOf(runs).sd;
-}
+double LogSpread(const std::vector<double>& runs) { return SpreadOf(runs).sd; }
 
 double DetectableAgainstRuns(const std::vector<double>& runs, const DecisionOptions& options) {
   if (runs.size() < 3) return std::numeric_limits<double>::infinity();
@@ -93,8 +91,8 @@ Decision DecideAgainstRuns(const std::vector<double>& runs, const std::vector<do
   Decision d;
   const size_t k = runs.size();
   if (k < 3 || now.empty()) {
-    d.reason = now.empty() ? "no repeats on the new side"
-                           : std::to_string(k) + " runs: a run-to-run spread needs at least 3";
+    d.reason =
+        now.empty() ? "no repeats on the new side" : std::to_string(k) + " runs: a run-to-run spread needs at least 3";
     d.detectable = std::numeric_limits<double>::infinity();
     return d;
   }

@@ -48,12 +48,8 @@ std::string VerdictOf(const PointComparison& p) {
 std::string ReasonOf(const PointComparison& p) { return p.problem.empty() ? p.decision.reason : p.problem; }
 
 json HostShiftToJson(const HostShift& h) {
-  json j = {{"judged", h.judged},
-            {"moved", h.moved},
-            {"tolerance", kHostTolerance},
-            {"base_samples", h.base_n},
-            {"new_samples", h.now_n},
-            {"summary", h.Describe()}};
+  json j = {{"judged", h.judged},       {"moved", h.moved},       {"tolerance", kHostTolerance},
+            {"base_samples", h.base_n}, {"new_samples", h.now_n}, {"summary", h.Describe()}};
   if (!h.judged) {
     j["not_judged"] = h.not_judged;
     return j;
@@ -79,14 +75,10 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
   }
   if (c.options.sequential_run) {
     const SequentialRun& r = *c.options.sequential_run;
-    j["options"]["sequential"] = {{"budget_s", r.budget_s},
-                                  {"elapsed_s", r.elapsed_s},
-                                  {"rounds", r.rounds},
-                                  {"planned_repeats", r.planned_repeats},
-                                  {"first_look", r.first_look},
-                                  {"look_every", r.look_every},
-                                  {"max_reruns", r.max_reruns},
-                                  {"stopped_because", r.stopped_because}};
+    j["options"]["sequential"] = {{"budget_s", r.budget_s},     {"elapsed_s", r.elapsed_s},
+                                  {"rounds", r.rounds},         {"planned_repeats", r.planned_repeats},
+                                  {"first_look", r.first_look}, {"look_every", r.look_every},
+                                  {"max_reruns", r.max_reruns}, {"stopped_because", r.stopped_because}};
   }
   if (c.options.calibration) j["options"]["calibration"] = CalibrationToJson(*c.options.calibration);
   if (c.options.host) j["options"]["host_shift"] = HostShiftToJson(*c.options.host);

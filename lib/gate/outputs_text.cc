@@ -95,7 +95,8 @@ std::string ComparisonToJunit(const Comparison& c) {
   for (const PointComparison& p : c.points) {
     x += "<testcase classname=\"commbench.compare\" name=\"" + XmlEscape(p.id) + "\">";
     if (Fails(p)) {
-      x += "<failure message=\"" + XmlEscape(VerdictOf(p) + ": " + Figures(p)) + "\">" + XmlEscape(ReasonOf(p)) + "</failure>";
+      x += "<failure message=\"" + XmlEscape(VerdictOf(p) + ": " + Figures(p)) + "\">" + XmlEscape(ReasonOf(p)) +
+           "</failure>";
     } else if (Undecided(p)) {
       // Inconclusive is not a pass: a skip names it so that a green check never hides it.
       x += "<skipped message=\"" + XmlEscape("inconclusive: " + ReasonOf(p)) + "\"/>";

@@ -87,9 +87,7 @@ std::vector<Boundary> SpendingBoundaries(double alpha, const std::vector<double>
     }
     const double sd = std::sqrt(tk - last_t), scale = std::sqrt(tk);
     const double budget = SpentAlpha(alpha, tk) - spent;
-    auto crossing = [&](double z) {
-      return g.s.empty() ? 2 * Phi(-z) : Crossing(g, z * scale, sd);
-    };
+    auto crossing = [&](double z) { return g.s.empty() ? 2 * Phi(-z) : Crossing(g, z * scale, sd); };
     if (budget > 1e-12 && crossing(12) < budget) {
       double lo = 0, hi = 12;  // crossing() falls as z grows
       for (int i = 0; i < 60; ++i) {

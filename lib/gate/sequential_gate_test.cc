@@ -21,7 +21,8 @@ ResultFile File(const std::map<std::string, double>& medians, int repeats, doubl
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0, cv);
   ResultFile f;
-  f.header.environment.fingerprint = {{"host", "runner-1"}, {"cores_online", 2}, {"variables", nlohmann::json::object()}};
+  f.header.environment.fingerprint = {
+      {"host", "runner-1"}, {"cores_online", 2}, {"variables", nlohmann::json::object()}};
   for (int r = 0; r < repeats; ++r) {
     for (const auto& [id, m] : medians) {
       PointResult p;

@@ -81,7 +81,8 @@ Rates SimulateAA(int series, double cv, int first, int every, int planned, int f
   std::vector<double> p_boundary;
   for (size_t k = 0; k < looks.size(); ++k) {
     p_boundary.push_back(LastLookBoundary(alpha, std::vector<Look>(looks.begin(), looks.begin() + k + 1),
-                                          {fixed_base > 0 ? fixed_base : planned, planned}).p);
+                                          {fixed_base > 0 ? fixed_base : planned, planned})
+                             .p);
   }
   std::mt19937_64 rng(20261126);
   std::normal_distribution<double> noise(0, cv);

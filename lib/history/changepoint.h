@@ -21,14 +21,14 @@ struct ChangePointOptions {
   int permutations = 999;  // p = (1 + #{permuted statistic >= observed}) / (1 + permutations)
   int min_segment = 3;     // runs on each side of a change, at least
   Locate locate = Locate::kValues;
-  int location_resamples = 400;     // bootstrap series behind each change's location set
+  int location_resamples = 400;       // bootstrap series behind each change's location set
   double location_confidence = 0.99;  // of that set: a bisection that starts outside it is wasted
   uint64_t seed = 1;
 };
 
 struct ChangePoint {
-  int index = 0;       // the first run of the new level (0-based position in the series)
-  double p = 1;        // the permutation test's p-value
+  int index = 0;         // the first run of the new level (0-based position in the series)
+  double p = 1;          // the permutation test's p-value
   double statistic = 0;  // the E-divisive divergence at the split (on ranks)
   // Where the new level may start, 99 %: the runs [first_lo, first_hi] (first_lo <= index <= first_hi). A step
   // small beside the run-to-run noise cannot be placed to one run; these are the commits to bisect.

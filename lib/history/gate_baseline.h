@@ -5,10 +5,9 @@
 // used, which the gate writes into its result file and its comparison JSON.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/status.h"
 #include "lib/history/changepoint.h"

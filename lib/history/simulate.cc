@@ -3,13 +3,13 @@
 // medians of each point, divided by that point's median over all files (a repeat's relative deviation), kept
 // together per run: repeats of one launch batch share its neighbours, so a simulated run is one real run's
 // repeats drawn whole (a block bootstrap), which keeps the run-to-run spread and the correlation inside a run.
-// Each simulated series has `--runs` such runs; with a step, runs from `--at` on are (1 + step) slower. A detection is a change point within one run of `--at`; a false
-// alarm is any other change point (in a series without a step: any change point).
-// A second table asks what lib/history:real_series_test asks of one real series: exactly one change point, within
-// one run of `--at`, by how far the step as measured (the runs' medians after `--at` over those before) stands out
-// of one run's spread before it (the larger of 1.4826 MAD and the standard deviation of the run medians). Beside it,
-// what a test that knows where the step is finds at the same alpha (one-sided Mann-Whitney on the run medians
-// before and after `--at`): what knowing where is worth (it sees one value per run, the search every repeat).
+// Each simulated series has `--runs` such runs; with a step, runs from `--at` on are (1 + step) slower. A detection is
+// a change point within one run of `--at`; a false alarm is any other change point (in a series without a step: any
+// change point). A second table asks what lib/history:real_series_test asks of one real series: exactly one change
+// point, within one run of `--at`, by how far the step as measured (the runs' medians after `--at` over those before)
+// stands out of one run's spread before it (the larger of 1.4826 MAD and the standard deviation of the run medians).
+// Beside it, what a test that knows where the step is finds at the same alpha (one-sided Mann-Whitney on the run
+// medians before and after `--at`): what knowing where is worth (it sees one value per run, the search every repeat).
 //
 // usage: simulate [--series N] [--runs 30] [--at 20] [--alpha A] [--unit repeat|run] RESULT.json...
 //        simulate --cv F ...   (a quiet runner's spread instead: 30 runs of 5 normal repeats, drawn whole as above)
@@ -103,17 +103,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--series" && i + 1 < argc) series = std::atoi(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (a == "--at" && i + 1 < argc) at = std::atoi(argv[++i]);
-    else if (a == "--alpha" && i + 1 < argc) options.alpha = std::atof(argv[++i]);
-    else if (a == "--cv" && i + 1 < argc) cv = std::atof(argv[++i]);
-    else if (a == "--unit" && i + 1 < argc) per_repeat = std::string(argv[++i]) == "repeat";
+    if (a == "--series" && i + 1 < argc)
+      series = std::atoi(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (a == "--at" && i + 1 < argc)
+      at = std::atoi(argv[++i]);
+    else if (a == "--alpha" && i + 1 < argc)
+      options.alpha = std::atof(argv[++i]);
+    else if (a == "--cv" && i + 1 < argc)
+      cv = std::atof(argv[++i]);
+    else if (a == "--unit" && i + 1 < argc)
+      per_repeat = std::string(argv[++i]) == "repeat";
     else if (a == "--locate" && i + 1 < argc) {
-      options.locate = std::string(argv[++i]) == "ranks" ? commbench::history::Locate::kRanks
-                                                         : commbench::history::Locate::kValues;
-    }
-    else files.push_back(a);
+      options.locate =
+          std::string(argv[++i]) == "ranks" ? commbench::history::Locate::kRanks : commbench::history::Locate::kValues;
+    } else
+      files.push_back(a);
   }
   std::vector<std::vector<double>> dev;
   if (cv > 0) {
@@ -137,11 +143,15 @@ int main(int argc, char** argv) {
   }
   std::sort(sorted.begin(), sorted.end());
   std::sort(medians.begin(), medians.end());
-  std::printf("spreads: %zu runs (%zu repeat medians) from %zu files; a repeat's relative deviation p5 %.3f, p95 %.3f; "
-              "a run's median p5 %.3f, p95 %.3f\n", dev.size(), sorted.size(), files.size(), sorted[sorted.size() / 20],
-              sorted[sorted.size() * 19 / 20], medians[medians.size() / 20], medians[medians.size() * 19 / 20]);
-  std::printf("series: %d per step, %d runs (each a real run's repeats, drawn whole), step from run %d, alpha %g, "
-              "%d permutations\n\n", series, runs, at, options.alpha, options.permutations);
+  std::printf(
+      "spreads: %zu runs (%zu repeat medians) from %zu files; a repeat's relative deviation p5 %.3f, p95 %.3f; "
+      "a run's median p5 %.3f, p95 %.3f\n",
+      dev.size(), sorted.size(), files.size(), sorted[sorted.size() / 20], sorted[sorted.size() * 19 / 20],
+      medians[medians.size() / 20], medians[medians.size() * 19 / 20]);
+  std::printf(
+      "series: %d per step, %d runs (each a real run's repeats, drawn whole), step from run %d, alpha %g, "
+      "%d permutations\n\n",
+      series, runs, at, options.alpha, options.permutations);
   std::printf("| step | detected at run %d +- 1 | series with a false alarm |\n|---|---|---|\n", at);
   std::mt19937_64 rng(20261126);
   std::uniform_int_distribution<size_t> pick(0, dev.size() - 1);
@@ -167,8 +177,10 @@ int main(int argc, char** argv) {
       bool hit = false, other = false;
       const auto found = FindChangePoints(v, options);
       for (const auto& cp : found) {
-        if (step > 0 && std::abs(cp.index - at) <= 1) hit = true;
-        else other = true;
+        if (step > 0 && std::abs(cp.index - at) <= 1)
+          hit = true;
+        else
+          other = true;
         ++placement.found;
         placement.placed += std::abs(cp.index - at) <= 1;
         placement.covered += cp.first_lo <= at && at <= cp.first_hi;
@@ -194,19 +206,23 @@ int main(int argc, char** argv) {
                 100.0 * false_alarm / series);
     std::fflush(stdout);
   }
-  std::printf("\nexactly one change point, at run %d +- 1 (what real_series_test asks), by the step as measured over one run's "
-              "spread: passing / series; and a test told the step is at run %d (one-sided, alpha %g)\n\n"
-              "| step | known split | >= 3x | 2-3x | < 2x |\n|---|---|---|---|---|\n", at, at, options.alpha);
+  std::printf(
+      "\nexactly one change point, at run %d +- 1 (what real_series_test asks), by the step as measured over one run's "
+      "spread: passing / series; and a test told the step is at run %d (one-sided, alpha %g)\n\n"
+      "| step | known split | >= 3x | 2-3x | < 2x |\n|---|---|---|---|---|\n",
+      at, at, options.alpha);
   for (size_t i = 0; i < by_evidence.size(); ++i) {
     const auto& [step, e] = by_evidence[i];
     std::printf("| %d %% | %.1f %% |", static_cast<int>(step * 100 + 0.5), 100.0 * known_split[i] / series);
     for (const auto& [pass, n] : e) std::printf(" %d / %d |", pass, n);
     std::printf("\n");
   }
-  std::printf("\nwhere the change points found start (--locate %s): at run %d +- 1, and their starts_in set of runs "
-              "holding run %d, with its mean width\n\n| step | change points | at run %d +- 1 | set holds run %d | mean width |\n"
-              "|---|---|---|---|---|\n", options.locate == commbench::history::Locate::kRanks ? "ranks" : "values",
-              at, at, at, at);
+  std::printf(
+      "\nwhere the change points found start (--locate %s): at run %d +- 1, and their starts_in set of runs "
+      "holding run %d, with its mean width\n\n| step | change points | at run %d +- 1 | set holds run %d | mean width "
+      "|\n"
+      "|---|---|---|---|---|\n",
+      options.locate == commbench::history::Locate::kRanks ? "ranks" : "values", at, at, at, at);
   for (const Placement& p : placements) {
     const double n = std::max(1, p.found);
     std::printf("| %d %% | %d | %.1f %% | %.1f %% | %.2f runs |\n", static_cast<int>(p.step * 100 + 0.5), p.found,

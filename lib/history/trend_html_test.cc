@@ -18,8 +18,8 @@ TEST(TrendHtml, OneSelfContainedPageWithTheDataEmbedded) {
   EXPECT_NE(html->find("id=\"commbench-history\""), std::string::npos);
   EXPECT_EQ(html->find("hist</script>"), std::string::npos);  // escaped inside the JSON script element
   EXPECT_NE(html->find("hist\\u003c/script\\u003e"), std::string::npos);
-  EXPECT_EQ(html->find("http://"), html->find("http://www.w3.org") == std::string::npos ? std::string::npos
-                                                                                          : html->find("http://"));
+  EXPECT_EQ(html->find("http://"),
+            html->find("http://www.w3.org") == std::string::npos ? std::string::npos : html->find("http://"));
   EXPECT_EQ(html->find("@@"), std::string::npos);
 }
 

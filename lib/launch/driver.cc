@@ -11,12 +11,11 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
@@ -178,8 +177,9 @@ class LaunchRunner {
       mpi_shm_ = std::make_unique<TempDir>("commbench-", fs::is_directory("/dev/shm") ? "/dev/shm" : dir_);
       if (mpi_shm_->path().empty()) return "cannot create a private directory for MPI's shared memory";
       ProcessSpec spec;
-      spec.argv = {"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                   "--mca", "btl_vader_backing_directory", mpi_shm_->path(), "-np", std::to_string(processes)};
+      spec.argv = {
+          "/usr/bin/mpirun", "--allow-run-as-root",         "--oversubscribe", "--bind-to", "none",
+          "--mca",           "btl_vader_backing_directory", mpi_shm_->path(),  "-np",       std::to_string(processes)};
       for (const auto& [name, value] : options_.rank_env) spec.argv.insert(spec.argv.end(), {"-x", name});
       spec.argv.insert(spec.argv.end(), {options_.binary, "worker", "--plan", plan_path, "--process-from-env"});
       spec.cpus = launch_.cpus.empty() ? std::vector<int>{} : allowed;
@@ -189,16 +189,24 @@ class LaunchRunner {
       // Inside an allocation srun places the tasks on its nodes; each finds its own address (the plan names
       // none) and reads and writes this launch's directory, which must be on a filesystem the nodes share.
       ProcessSpec spec;
-      spec.argv = {SrunPath(), "--kill-on-bad-exit=1", "--ntasks", std::to_string(processes), options_.binary,
-                   "worker", "--plan", plan_path, "--process-from-env"};
+      spec.argv = {SrunPath(),
+                   "--kill-on-bad-exit=1",
+                   "--ntasks",
+                   std::to_string(processes),
+                   options_.binary,
+                   "worker",
+                   "--plan",
+                   plan_path,
+                   "--process-from-env"};
       spec.output_path = LauncherLog();
       specs.push_back(spec);
     } else {
       for (int p = 0; p < processes; ++p) {
         ProcessSpec spec;
         spec.argv = {options_.binary, "worker", "--plan", plan_path, "--process", std::to_string(p)};
-        spec.cpus = ProcessCpus(launch_.pin, launch_.cpus.empty() && launch_.pin == Pin::kNone ? std::vector<int>{} : allowed,
-                                p, processes);
+        spec.cpus =
+            ProcessCpus(launch_.pin, launch_.cpus.empty() && launch_.pin == Pin::kNone ? std::vector<int>{} : allowed,
+                        p, processes);
         spec.output_path = LogPath(p);
         specs.push_back(spec);
       }
@@ -218,14 +226,16 @@ class LaunchRunner {
     }
     int first = static_cast<int>(process_index) * launch_.ranks_per_process;
     int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
-    return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+    return first == last ? "rank " + std::to_string(first)
+                         : "ranks " + std::to_string(first) + "-" + std::to_string(last);
   }
 
   // The ranks process `process_index` runs (under a launcher too: its rank p is the driver's process p).
   std::string RankRange(size_t process_index) const {
     int first = static_cast<int>(process_index) * launch_.ranks_per_process;
     int last = std::min(first + launch_.ranks_per_process, launch_.world) - 1;
-    return first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+    return first == last ? "rank " + std::to_string(first)
+                         : "ranks " + std::to_string(first) + "-" + std::to_string(last);
   }
 
   std::string PointName(size_t index) const {
@@ -271,7 +281,8 @@ class LaunchRunner {
       }
       if (group_.AllExited()) {
         for (auto& tail : tails_) tail.Poll();
-        if (MinDone() < launch_.points.size()) return "rank processes exited before finishing point " + PointName(MinDone());
+        if (MinDone() < launch_.points.size())
+          return "rank processes exited before finishing point " + PointName(MinDone());
         return "";
       }
       if (Interrupted()) {
@@ -324,8 +335,8 @@ class LaunchRunner {
     std::string launcher_note;
     std::optional<LauncherFailure> named;
     if (by_launcher) {
-      launcher_note = " (" + std::string(Name(options_.spec.launcher)) + ", pid " + std::to_string(e.pid) + ", " +
-                      what + ")";
+      launcher_note =
+          " (" + std::string(Name(options_.spec.launcher)) + ", pid " + std::to_string(e.pid) + ", " + what + ")";
       named = ParseLauncherFailure(Tail(log, 64 * 1024));
       watch->NoteGone();
       const int silent = watch->FirstGoneWithoutAWord();
@@ -337,15 +348,17 @@ class LaunchRunner {
         process = static_cast<size_t>(silent / launch_.ranks_per_process);
         what = "vanished without reporting an error (killed or crashed)";
       } else {
-        if (watch->gone().empty()) return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() +
-                                          " during point " + PointName(MinDone()) + (why.empty() ? "" : ": " + why);
+        if (watch->gone().empty())
+          return RanksOf(e.index) + " (pid " + std::to_string(e.pid) + ") " + e.Describe() + " during point " +
+                 PointName(MinDone()) + (why.empty() ? "" : ": " + why);
         process = static_cast<size_t>(watch->gone().front()) / static_cast<size_t>(launch_.ranks_per_process);
         what = "exited (first rank seen gone)";
       }
     }
     const int first_rank = static_cast<int>(process) * launch_.ranks_per_process;
     const RankView view = first_rank < launch_.world ? watch->View(first_rank, now) : RankView{};
-    const size_t at = first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
+    const size_t at =
+        first_rank < static_cast<int>(tails_.size()) ? tails_[static_cast<size_t>(first_rank)].finished() : 0;
     const pid_t pid = by_launcher ? view.progress.pid : e.pid;
     std::string where = DescribeWhere(view);
     if (where.empty() && named && !named->host.empty()) where = ", host " + named->host;
@@ -429,7 +442,7 @@ class LaunchRunner {
   std::string dir_;
   ProcessGroup group_;
   std::vector<ResultTail> tails_;
-  std::vector<int> allowed_;  // the CPUs this launch's ranks may use
+  std::vector<int> allowed_;          // the CPUs this launch's ranks may use
   std::unique_ptr<TempDir> mpi_shm_;  // MPI's shared-memory files (mpirun launches only)
   size_t delivered_ = 0;              // points of this launch handed to on_point
   int64_t start_ns_ = 0;              // CLOCK_MONOTONIC when Start began (the first point's spawn phase)

@@ -23,8 +23,8 @@ Status CheckCpus(const std::vector<std::string>& cpu_lists, const std::vector<in
     for (int cpu : cpus) {
       if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
         return InvalidArgument("--cpus " + list + ": CPU " + std::to_string(cpu) +
-                               " is not available to this process (accepted: CPUs within " +
-                               FormatCpuList(allowed) + ")");
+                               " is not available to this process (accepted: CPUs within " + FormatCpuList(allowed) +
+                               ")");
       }
     }
   }

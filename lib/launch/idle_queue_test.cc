@@ -1,11 +1,10 @@
 #include "lib/launch/idle_queue.h"
 
+#include <gtest/gtest.h>
 #include <sched.h>
 
 #include <atomic>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {

@@ -48,8 +48,8 @@ TEST(LauncherFailureTest, SrunNamesTheTaskAndItsHost) {
 TEST(LauncherFailureTest, TextThatNamesNoProcessGivesNothing) {
   EXPECT_FALSE(ParseLauncherFailure("").has_value());
   EXPECT_FALSE(ParseLauncherFailure("srun: error: Unable to allocate resources: Invalid partition\n").has_value());
-  EXPECT_FALSE(ParseLauncherFailure("process rank 99999999999999999999 with PID 1 on node x exited on signal 9")
-                   .has_value());
+  EXPECT_FALSE(
+      ParseLauncherFailure("process rank 99999999999999999999 with PID 1 on node x exited on signal 9").has_value());
 }
 
 }  // namespace

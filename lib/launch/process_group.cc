@@ -35,7 +35,8 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::pair<std::strin
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
-    const bool replaced = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) { return o.first == name; });
+    const bool replaced =
+        std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) { return o.first == name; });
     if (!replaced) out.push_back(entry);
   }
   for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);
@@ -52,9 +53,10 @@ Status ProcessGroup::Spawn(const std::vector<ProcessSpec>& specs) {
     // Starting thousands of ranks takes seconds on a busy host: a Ctrl-C or SIGTERM meanwhile stops the start
     // at once (the caller then stops what already runs) rather than after the last fork.
     if (Interrupted()) {
-      return Unavailable("interrupted by signal " + std::to_string(InterruptSignal()) + " while starting rank "
-                       "processes (" + std::to_string(pids_.size()) + " of " + std::to_string(specs.size()) +
-                       " started)");
+      return Unavailable("interrupted by signal " + std::to_string(InterruptSignal()) +
+                         " while starting rank "
+                         "processes (" +
+                         std::to_string(pids_.size()) + " of " + std::to_string(specs.size()) + " started)");
     }
     // Everything the child needs is prepared before fork: after it only async-signal-safe calls are allowed.
     std::vector<char*> argv;

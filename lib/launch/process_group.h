@@ -27,7 +27,7 @@ struct ProcessExit {
   size_t index = 0;
   pid_t pid = 0;
   bool signaled = false;
-  int code = 0;  // exit code, or the signal number when signaled
+  int code = 0;                  // exit code, or the signal number when signaled
   std::string Describe() const;  // "exited with code 1", "was killed by SIGKILL"
 };
 

@@ -1,13 +1,12 @@
 #include "lib/launch/process_group.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {
@@ -37,9 +36,8 @@ TEST(ProcessGroupTest, AChildGetsItsOwnVariablesAndTheDriversStayAsTheyWere) {
   setenv("COMMBENCH_PG_TEST_KEPT", "driver", 1);
   setenv("COMMBENCH_PG_TEST_REPLACED", "driver", 1);
   std::string out = ::testing::TempDir() + "/pg_env.txt";
-  ProcessSpec spec{{"/bin/sh", "-c", "echo $COMMBENCH_PG_TEST_KEPT $COMMBENCH_PG_TEST_REPLACED $COMMBENCH_PG_TEST_NEW"},
-                   {},
-                   out};
+  ProcessSpec spec{
+      {"/bin/sh", "-c", "echo $COMMBENCH_PG_TEST_KEPT $COMMBENCH_PG_TEST_REPLACED $COMMBENCH_PG_TEST_NEW"}, {}, out};
   spec.env = {{"COMMBENCH_PG_TEST_REPLACED", "child"}, {"COMMBENCH_PG_TEST_NEW", "new"}};
   ProcessGroup group;
   ASSERT_TRUE(group.Spawn({spec}).ok());
@@ -76,7 +74,8 @@ TEST(ProcessGroupTest, ReportsExitCodesSignalsAndOutput) {
 
 TEST(ProcessGroupTest, TerminateStopsEvenStubbornChildren) {
   ProcessGroup group;
-  ASSERT_TRUE(group.Spawn({{{"/bin/sh", "-c", "trap '' TERM; sleep 30"}, {}, ""}, {{"/bin/sleep", "30"}, {}, ""}}).ok());
+  ASSERT_TRUE(
+      group.Spawn({{{"/bin/sh", "-c", "trap '' TERM; sleep 30"}, {}, ""}, {{"/bin/sleep", "30"}, {}, ""}}).ok());
   pid_t stubborn = group.pid(0);
   auto t0 = std::chrono::steady_clock::now();
   group.Terminate(std::chrono::milliseconds(200));

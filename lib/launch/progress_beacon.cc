@@ -1,6 +1,5 @@
 #include "lib/launch/progress_beacon.h"
 
-
 #include <nlohmann/json.hpp>
 
 namespace commbench {

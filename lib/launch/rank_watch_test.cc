@@ -1,10 +1,9 @@
 #include "lib/launch/rank_watch.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "lib/core/temp_dir.h"
 
@@ -51,16 +50,19 @@ TEST(RankWatchTest, AGoneRankComesBeforeOneThatIsLessFarIn) {
 
 TEST(RankWatchTest, EveryHaltedRankIsNamedLeastFarInFirst) {
   // Rank 3 was killed (its group further in); rank 1 left on the same fault before its word arrived.
-  const std::vector<RankView> late = {At(1, 4263, 4264, RankProcessState::kGone), At(2, 5000, 5001, RankProcessState::kRunning),
+  const std::vector<RankView> late = {At(1, 4263, 4264, RankProcessState::kGone),
+                                      At(2, 5000, 5001, RankProcessState::kRunning),
                                       At(3, 5500, 5501, RankProcessState::kGone)};
   EXPECT_EQ(Ranks(StoppedFirstViews(late)), (std::vector<int>{1, 3}));
 }
 
 TEST(RankWatchTest, WithoutAHaltedProcessTheLeastFarInIsNamedAndTiesAreAllNamed) {
-  EXPECT_EQ(Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 4, RankProcessState::kUnknown)})),
-            std::vector<int>{1});
-  EXPECT_EQ(Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 5, RankProcessState::kRunning)})),
-            (std::vector<int>{0, 1}));
+  EXPECT_EQ(
+      Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 4, RankProcessState::kUnknown)})),
+      std::vector<int>{1});
+  EXPECT_EQ(
+      Ranks(StoppedFirstViews({At(0, 4, 5, RankProcessState::kRunning), At(1, 4, 5, RankProcessState::kRunning)})),
+      (std::vector<int>{0, 1}));
 }
 
 TEST(RankWatchTest, DescribeWhereSaysHostAndIteration) {
@@ -114,7 +116,7 @@ TEST(RankWatchTest, APageThatKeepsChangingIsNeverIdleAndAGoneRankIsNoted) {
   EXPECT_TRUE(watch.Poll(t0 + std::chrono::seconds(3)));
   EXPECT_DOUBLE_EQ(watch.View(0, t0 + std::chrono::seconds(4)).idle_s, 1.0);
   EXPECT_DOUBLE_EQ(watch.View(1, t0 + std::chrono::seconds(4)).idle_s, 4.0);  // never published: since the start
-  EXPECT_EQ(watch.View(0, t0).state, RankProcessState::kRunning);  // this process
+  EXPECT_EQ(watch.View(0, t0).state, RankProcessState::kRunning);             // this process
   // Rank 0 has begun operation 1 and not completed it: stuck once that lasts longer than the limit.
   EXPECT_FALSE(watch.AnyStuckInsideAnOp(t0 + std::chrono::seconds(4), std::chrono::seconds(2)));
   EXPECT_TRUE(watch.AnyStuckInsideAnOp(t0 + std::chrono::seconds(6), std::chrono::seconds(2)));
@@ -158,7 +160,7 @@ TEST(RankWatchTest, TheCauseIsTheRankGoneWithoutAWordNotThePeerThatFailedFirst) 
   ASSERT_TRUE(watch.AnySaidItFailed(0, 0));
   EXPECT_FALSE(watch.AnySaidItFailed(1, 2));
   EXPECT_EQ(watch.FirstGoneWithoutAWord(), -1);  // nobody gone yet
-  for (pid_t p : {peer, victim}) {  // the peer that said it failed is seen gone first
+  for (pid_t p : {peer, victim}) {               // the peer that said it failed is seen gone first
     kill(p, SIGKILL);
     waitpid(p, nullptr, 0);
     watch.NoteGone();

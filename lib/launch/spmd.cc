@@ -7,10 +7,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/core/affinity.h"
 #include "lib/core/ranges.h"
@@ -141,8 +140,8 @@ Status SpmdSession::PostArrival() {
 }
 
 Status SpmdSession::Arrive() {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options_.timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
   RETURN_IF_ERROR(Claim(deadline));
   RETURN_IF_ERROR(PostArrival());
   Store* store = control_->store();
@@ -158,8 +157,8 @@ Status SpmdSession::Arrive() {
         members_[static_cast<size_t>(q)] = {q, j.at("host").get<std::string>(), j.at("address").get<std::string>(),
                                             j.at("pid").get<int>(), j.value("problem", "")};
       } catch (const json::exception& e) {
-        return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() + " is unreadable: " +
-                        e.what());
+        return Internal("rank " + std::to_string(q) + "'s arrival in " + control_->Describe() +
+                        " is unreadable: " + e.what());
       }
       ++q;
       continue;
@@ -227,8 +226,7 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
 // ": R (host H, last completed timed iteration N (...), no progress for X s) stopped without a word (killed, or
 // hung); ranks ... waited": of the ranks that delivered nothing, those whose progress stopped first by their last
 // beats, with how far they got, then the others.
-std::string NameSilent(const std::vector<int>& silent, BeatWatch* beats,
-                       const std::function<std::string(int)>& where) {
+std::string NameSilent(const std::vector<int>& silent, BeatWatch* beats, const std::function<std::string(int)>& where) {
   const auto now = Clock::now();
   beats->Poll(now);
   std::vector<RankView> views;
@@ -252,7 +250,8 @@ std::string NameSilent(const std::vector<int>& silent, BeatWatch* beats,
       out += " (" + DescribeWhere(first[i]).substr(2) + ", no progress for " + idle + " s)";
     }
   }
-  if (!first.empty()) out += first.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
+  if (!first.empty())
+    out += first.size() == 1 ? " stopped without a word (killed, or hung)" : " stopped without a word";
   std::vector<int> waited;
   for (int r : silent) {
     auto named = [r](const RankView& v) { return v.progress.rank == r; };
@@ -335,7 +334,8 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
         auto v = store->Get(key, milliseconds(50));
         if (v.ok()) {
           auto samples = result::ParseRankSamplesLine(Text(*v));
-          if (!samples.ok()) return where(r) + " sent a bad result in point " + point.point.Id() + ": " + samples.status().message();
+          if (!samples.ok())
+            return where(r) + " sent a bad result in point " + point.point.Id() + ": " + samples.status().message();
           point.ranks.push_back(std::move(*samples));
           last_progress = Clock::now();
           break;
@@ -356,7 +356,8 @@ std::string SpmdSession::RunLaunch(const Launch& launch, const DriverOptions& op
           next_look = now + BeatPeriod();
         }
         if (now - last_progress > timeout || beats.AnyStuckInsideAnOp(now, timeout)) {
-          return stopped(j, "made no progress within --timeout " + std::to_string(static_cast<int>(options.spec.timeout_s)) + " s");
+          return stopped(j, "made no progress within --timeout " +
+                                std::to_string(static_cast<int>(options.spec.timeout_s)) + " s");
         }
       }
     }
@@ -396,9 +397,9 @@ bool SpmdSession::Finish(const std::string& failure) {
                                               -1, ' ', false, nlohmann::json::error_handler_t::replace)));
   // After a failure the ranks blocked in a collective leave only when their own timeout fires: do not wait.
   const auto deadline =
-      Clock::now() + (failure.empty() ? std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(options_.timeout_s))
-                                      : std::chrono::duration_cast<Clock::duration>(milliseconds(2000)));
+      Clock::now() +
+      (failure.empty() ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s))
+                       : std::chrono::duration_cast<Clock::duration>(milliseconds(2000)));
   for (int r = 1; r < world(); ++r) (void)store->Get("bye/" + std::to_string(r), Left(deadline));
   (void)control_->Remove();
   if (rank_store_ != control_) (void)rank_store_->Remove();  // and from here its own rank writes nothing
@@ -426,8 +427,8 @@ Status SpmdSession::RunFollowed(const WorkerPlan& plan, int n, int launch_rank) 
   // The rank may be blocked in a collective whose peer is gone, for up to --timeout from whenever it entered
   // it: this thread leaves as soon as rank 0 ends the run, or when nothing moved for --timeout plus the grace
   // (rank 0 gone too). The process then exits without waiting for the rank thread.
-  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s)) +
-                     kSpmdGrace;
+  const auto limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s)) + kSpmdGrace;
   auto last = Clock::now();
   size_t collected = 0;
   for (int tick = 0;; ++tick) {
@@ -515,7 +516,8 @@ Status SpmdSession::FollowLaunches() {
         if (Clock::now() - last > timeout) {
           (void)store->Set("bye/" + std::to_string(rank()), Bytes("1"));
           return DeadlineExceeded("point " + plan->points[p].Id() + " made no progress within --timeout " +
-                                  std::to_string(static_cast<int>(options_.timeout_s)) + " s (this rank is idle in it)");
+                                  std::to_string(static_cast<int>(options_.timeout_s)) +
+                                  " s (this rank is idle in it)");
         }
         std::this_thread::sleep_for(milliseconds(50));
       }
@@ -557,8 +559,9 @@ Status FitPlanToWorld(int world, Plan* plan, std::vector<std::string>* notes) {
                              ": under a launcher every rank is its own process (accepted: 1)");
     }
     if (!launch.cpus.empty() || launch.pin != Pin::kNone) {
-      return InvalidArgument("--cpus/--pin: under a launcher the launcher places ranks on CPUs (srun --cpu-bind, "
-                             "mpirun --bind-to) (accepted: the defaults)");
+      return InvalidArgument(
+          "--cpus/--pin: under a launcher the launcher places ranks on CPUs (srun --cpu-bind, "
+          "mpirun --bind-to) (accepted: the defaults)");
     }
     needed_min = needed_min == 0 ? launch.world : std::min(needed_min, launch.world);
     if (launch.world > world) {
@@ -575,8 +578,8 @@ Status FitPlanToWorld(int world, Plan* plan, std::vector<std::string>* notes) {
   plan->launches = std::move(kept);
   if (!dropped_groups.empty()) {  // one line for all of them, in the result's skipped list and on the console
     std::vector<int> g(dropped_groups.begin(), dropped_groups.end());
-    plan->skipped.push_back({"--groups " + FormatCpuList(g), "need more ranks than the " + std::to_string(world) +
-                                                                 " the launcher started"});
+    plan->skipped.push_back({"--groups " + FormatCpuList(g),
+                             "need more ranks than the " + std::to_string(world) + " the launcher started"});
   }
   if (largest < world) {
     notes->push_back("ranks " + std::to_string(largest) + "-" + std::to_string(world - 1) +

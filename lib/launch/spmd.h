@@ -18,10 +18,9 @@
 #include <memory>
 #include <string>
 #include <thread>
-
-#include "lib/core/temp_dir.h"
 #include <vector>
 
+#include "lib/core/temp_dir.h"
 #include "lib/launch/driver.h"
 #include "lib/launch/launcher_env.h"
 #include "lib/launch/worker_plan.h"
@@ -112,8 +111,8 @@ class SpmdSession {
 std::vector<int> GroupOrder(GroupBy by, const std::vector<std::string>& hosts);
 
 // Fits a plan to a world of `world` ranks: launches that need more ranks are dropped, with one entry in the plan's
-// skipped list naming their group counts, and a note says when the largest launch leaves ranks idle. InvalidArgument when nothing fits or a point
-// asks for what a launcher decides (several ranks per process, --cpus, --pin).
+// skipped list naming their group counts, and a note says when the largest launch leaves ranks idle. InvalidArgument
+// when nothing fits or a point asks for what a launcher decides (several ranks per process, --cpus, --pin).
 Status FitPlanToWorld(int world, Plan* plan, std::vector<std::string>* notes);
 
 }  // namespace commbench

@@ -1,8 +1,7 @@
 #include "lib/launch/worker_plan.h"
 
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "lib/model/point_json.h"
 

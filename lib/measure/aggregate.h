@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/model/point.h"
 #include "lib/result/point_result.h"
 #include "lib/result/rank_samples.h"
-#include "lib/model/point.h"
 
 namespace commbench {
 

@@ -125,7 +125,7 @@ TEST(AggregateTest, SequentialGroupsPoolTheirOwnIterations) {
   p.count = 250;
   p.concurrency = Concurrency::kSequential;
   std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10, 90}, 0.1, 1.0, 2.0), Rank(1, 0, {10, 12, 10}, 0.1, 1.0, 2.0),
-                             Rank(2, 1, {90, 10, 10}, 0.1, 2.0, 3.0), Rank(3, 1, {10, 10, 14}, 0.1, 2.0, 3.0)};
+                                    Rank(2, 1, {90, 10, 10}, 0.1, 2.0, 3.0), Rank(3, 1, {10, 10, 14}, 0.1, 2.0, 3.0)};
   PointResult out = AggregatePoint(p, ranks, AggregateOptions());
   // Each group's slowest rank by mean: rank 0 {10, 10, 90} and rank 2 {90, 10, 10}; pooled {10, 10, 10, 10, 90,
   // 90}: median 10, six samples. (Paired across groups per index it would be {90, 12, 90}: median 90, from two

@@ -13,7 +13,7 @@ namespace commbench {
 struct HostPeaks {
   double memcpy_gbps = 0;        // decimal GB/s of bytes copied (each byte is read once and written once)
   double tcp_loopback_gbps = 0;  // decimal GB/s of payload received
-  double load_per_core = -1;  // the host's load when measured (1-minute load average per online CPU); -1 unknown
+  double load_per_core = -1;     // the host's load when measured (1-minute load average per online CPU); -1 unknown
   bool from_cache = false;
   std::string cache_key;   // hostname + CPU model
   std::string cache_file;  // where it was read from or written to ("" when not cached)

@@ -1,8 +1,7 @@
 #include "lib/measure/host_peak.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>

@@ -414,10 +414,10 @@ class PointRunner {
   const std::chrono::duration<double, std::micro> injected_delay_;
   std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
-  int64_t next_check_ = kNever;  // timed index of the next sampled check
-  const bool keeps_input_;         // Work::KeepsInput, asked once: not per iteration
-  bool middle_input_set_ = false;  // the last input set was middle_input_ (Unit)
-  int64_t planned_ = 0;            // the iterations the warm-up's pace fits in the budget (PlanIterations)
+  int64_t next_check_ = kNever;      // timed index of the next sampled check
+  const bool keeps_input_;           // Work::KeepsInput, asked once: not per iteration
+  bool middle_input_set_ = false;    // the last input set was middle_input_ (Unit)
+  int64_t planned_ = 0;              // the iterations the warm-up's pace fits in the budget (PlanIterations)
   double in_window_barriers_s_ = 0;  // barriers inside the timed window (AccountWindow)
   ProgressPhase phase_ = ProgressPhase::kSetup;
   int64_t done_ = 0;  // iterations of the current phase completed

@@ -62,7 +62,7 @@ struct RankResult {
   bool correct = true;
   std::string error;          // the first check failure, naming the timed iteration
   int64_t checked_iters = 0;  // timed iterations whose output was compared with the pattern
-  std::string algo;   // what actually ran
+  std::string algo;           // what actually ran
   int64_t warmup = 0;
   // Host clock, one per timed iteration; a batch (GPU, --sync none/event) gives each of its iterations the batch's
   // time divided over it.

@@ -2,6 +2,8 @@
 // timed loop or stand in for a GPU's enqueue-then-wait.
 #include "lib/measure/loop.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -9,8 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "lib/backend/testing/thread_group.h"
 
@@ -227,8 +227,8 @@ TEST(LoopTest, SampledChecksHoldTheGroupOnlyWhereAPeerCouldOverwriteTheOutput) {
       CountedBarriers group(comm);
       ASSIGN_OR_RETURN(auto work, comm->Prepare(SmallAllreduce()));
       DeclaredOutput declared(std::move(work), held);
-      ASSIGN_OR_RETURN(results[rank], RunPointLoop(SmallAllreduce(), PlaceOf(rank, kRanks), &declared, &group,
-                                                   &world, Fixed(50, 1.0)));
+      ASSIGN_OR_RETURN(results[rank], RunPointLoop(SmallAllreduce(), PlaceOf(rank, kRanks), &declared, &group, &world,
+                                                   Fixed(50, 1.0)));
       barriers[rank] = group.barriers;
       return OkStatus();
     });

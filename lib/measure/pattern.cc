@@ -82,8 +82,7 @@ constexpr int kWindow = 8;
 int ExponentOffset(DataType dtype) { return dtype == DataType::kI32 ? 1 : -9; }
 
 uint64_t Code(uint64_t rank_term, size_t index, uint64_t iter) {
-  return (kRankStep * rank_term + kIndexStep * (index % kCodes) + kIterStep * (iter % kCodes) + kCodeOffset) %
-         kCodes;
+  return (kRankStep * rank_term + kIndexStep * (index % kCodes) + kIterStep * (iter % kCodes) + kCodeOffset) % kCodes;
 }
 
 // Decodes a code: value = sign * mantissa * 2^exponent.
@@ -248,7 +247,7 @@ double PatternValue(const OpRequest& request, int rank, int group_size, size_t i
   if (request.reduce == ReduceOp::kMax || request.reduce == ReduceOp::kMin) {
     // The leader holds the result; everyone else holds a value beyond every result (below for max, above for min).
     if (pos == 0) return want.sign * std::ldexp(want.mantissa, want.exponent);
-    const int top = ExponentOffset(dtype) + 15 + 8;  // 2^top > 255 * 2^(largest exponent)
+    const int top = ExponentOffset(dtype) + 15 + 8;                         // 2^top > 255 * 2^(largest exponent)
     double beyond = std::ldexp(8 + static_cast<double>(mix % 8), top - 3);  // in [2^top, 2^(top+1))
     return request.reduce == ReduceOp::kMax ? -beyond : beyond;
   }
@@ -293,8 +292,8 @@ double ExpectedValue(const OpRequest& request, int rank, int /*group_size*/, siz
     return Encode(Code(owner, index % request.count, iter), request.dtype);
   }
   // Computed from the code alone, not by reducing the inputs again; pattern_test proves the inputs reduce to it.
-  size_t source_index = request.op == Collective::kReduceScatter ? static_cast<size_t>(rank) * request.count + index
-                                                                 : index;
+  size_t source_index =
+      request.op == Collective::kReduceScatter ? static_cast<size_t>(rank) * request.count + index : index;
   return Encode(ReductionCode(request, source_index, iter), request.dtype);
 }
 
@@ -307,8 +306,7 @@ void FillInput(const OpRequest& request, int rank, int group_size, uint64_t iter
   }
 }
 
-Status CheckOutput(const OpRequest& request, int rank, int group_size, uint64_t iter,
-                   const std::vector<char>& buffer) {
+Status CheckOutput(const OpRequest& request, int rank, int group_size, uint64_t iter, const std::vector<char>& buffer) {
   const size_t n = RecvCount(request, group_size);
   if (buffer.size() < n * SizeOf(request.dtype)) {
     return Internal("receive buffer holds " + std::to_string(buffer.size()) + " bytes, expected " +

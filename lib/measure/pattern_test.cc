@@ -33,8 +33,10 @@ TEST(PatternTest, HandReducedAllreducePasses) {
         double acc = LoadElement(dtype, inputs[0].data(), i);
         for (int r = 1; r < n; ++r) {
           double v = LoadElement(dtype, inputs[r].data(), i);
-          acc = reduce == ReduceOp::kSum ? acc + v : reduce == ReduceOp::kProd ? acc * v
-                : reduce == ReduceOp::kMax ? std::max(acc, v) : std::min(acc, v);
+          acc = reduce == ReduceOp::kSum    ? acc + v
+                : reduce == ReduceOp::kProd ? acc * v
+                : reduce == ReduceOp::kMax  ? std::max(acc, v)
+                                            : std::min(acc, v);
         }
         StoreElement(dtype, out.data(), i, acc);
       }
@@ -137,8 +139,7 @@ TEST(PatternTest, CheckOutputFlagsExactlyTheElementsThatDifferFromExpectedValue)
           ASSERT_FALSE(s.ok());
           EXPECT_NE(s.message().find("1 of " + std::to_string(recv) + " elements wrong"), std::string::npos)
               << s.message();
-          EXPECT_NE(s.message().find("first at index " + std::to_string(bad) + ":"), std::string::npos)
-              << s.message();
+          EXPECT_NE(s.message().find("first at index " + std::to_string(bad) + ":"), std::string::npos) << s.message();
         }
       }
     }
@@ -176,8 +177,8 @@ double Combine(ReduceOp reduce, double a, double b) {
 double TreeReduce(DataType dtype, ReduceOp reduce, const std::vector<double>& values, size_t lo, size_t hi) {
   if (hi - lo == 1) return values[lo];
   size_t mid = lo + (hi - lo) / 2;
-  return Round(dtype, Combine(reduce, TreeReduce(dtype, reduce, values, lo, mid),
-                              TreeReduce(dtype, reduce, values, mid, hi)));
+  return Round(dtype,
+               Combine(reduce, TreeReduce(dtype, reduce, values, lo, mid), TreeReduce(dtype, reduce, values, mid, hi)));
 }
 
 using Values = std::vector<double>;
@@ -265,9 +266,8 @@ void ExpectCaught(const OpRequest& req, int rank, int n, uint64_t iter, const Va
     return;
   }
   Status st = CheckOutput(req, rank, n, iter, ToBuffer(req.dtype, sized));
-  EXPECT_FALSE(st.ok()) << what << " not caught: " << Name(req.op) << " " << Name(req.reduce) << " "
-                        << Name(req.dtype) << " n=" << n << " count=" << req.count << " rank=" << rank
-                        << " iter=" << iter;
+  EXPECT_FALSE(st.ok()) << what << " not caught: " << Name(req.op) << " " << Name(req.reduce) << " " << Name(req.dtype)
+                        << " n=" << n << " count=" << req.count << " rank=" << rank << " iter=" << iter;
   if (!st.ok()) {
     EXPECT_EQ(st.code(), StatusCode::kDataLoss);
     ++tally->detected;
@@ -289,8 +289,8 @@ void EnumerateCorruptions(const OpRequest& req, int n, Tally* tally) {
   for (uint64_t t : iters) refs.push_back(Compute(req, n, t));
   const size_t c = req.count;
   const bool single = n == 1;  // one rank: the input is the result, another rank and a shift do not exist
-  const bool picks = req.op != Collective::kAllgather &&
-                     (req.reduce == ReduceOp::kMax || req.reduce == ReduceOp::kMin) && c == 1;
+  const bool picks =
+      req.op != Collective::kAllgather && (req.reduce == ReduceOp::kMax || req.reduce == ReduceOp::kMin) && c == 1;
   for (size_t ti = 0; ti < 3; ++ti) {
     const uint64_t t = iters[ti];
     const Reference& ref = refs[ti];
@@ -300,8 +300,8 @@ void EnumerateCorruptions(const OpRequest& req, int n, Tally* tally) {
       for (int r = 0; r < n; ++r) {
         blocks.insert(req.op == Collective::kAllgather ? ref.inputs[r] : ref.Output(r));
       }
-      EXPECT_EQ(blocks.size(), static_cast<size_t>(n)) << Name(req.op) << " blocks of two ranks are equal, n=" << n
-                                                       << " count=" << c << " " << Name(req.dtype);
+      EXPECT_EQ(blocks.size(), static_cast<size_t>(n))
+          << Name(req.op) << " blocks of two ranks are equal, n=" << n << " count=" << c << " " << Name(req.dtype);
     }
     for (int k : CheckedRanks(n)) {
       const Values& want = ref.Output(k);

@@ -65,8 +65,8 @@ std::vector<ProgressSnapshot> StoppedFirst(const std::vector<ProgressSnapshot>& 
 // StoppedFirst names by.
 bool LessFarIn(const ProgressSnapshot& a, const ProgressSnapshot& b);
 
-// The same progress (process, point, phase, iterations begun and completed, the failure mark): a copy that changed none of these
-// shows no progress, whenever it was taken.
+// The same progress (process, point, phase, iterations begun and completed, the failure mark): a copy that changed none
+// of these shows no progress, whenever it was taken.
 bool SameProgress(const ProgressSnapshot& a, const ProgressSnapshot& b);
 // Inside one operation of its warm-up or timed loop (begun, not completed). A rank between operations may be
 // waiting for its turn or for other groups at the world barrier; one stuck inside an operation stalls its group.

@@ -1,8 +1,7 @@
 #include "lib/measure/progress.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "lib/core/temp_dir.h"
 
@@ -40,7 +39,7 @@ TEST(ProgressTest, TheReaderSeesWhatTheRankPublished) {
   auto failed = ReadProgress(path);
   ASSERT_TRUE(failed.ok());
   EXPECT_TRUE(failed->failed);
-  EXPECT_EQ(failed->completed, 6);  // the rest stays as it was
+  EXPECT_EQ(failed->completed, 6);            // the rest stays as it was
   EXPECT_FALSE(SameProgress(*now, *failed));  // the mark is news to the driver
 }
 

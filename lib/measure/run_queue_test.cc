@@ -1,5 +1,6 @@
 #include "lib/measure/run_queue.h"
 
+#include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -7,8 +8,6 @@
 #include <chrono>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace commbench {
 namespace {

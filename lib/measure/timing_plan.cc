@@ -30,7 +30,7 @@ std::string Describe(const TimingPlan& plan) {
   const char* wait = plan.wait_each_run ? "each" : plan.wait_for_batch ? "batch" : "none";
   const char* barrier = plan.barrier == BarrierScope::kGroup   ? "group"
                         : plan.barrier == BarrierScope::kWorld ? "world"
-                                                                   : "none";
+                                                               : "none";
   return "batch=" + std::to_string(plan.batch) + " wait=" + wait + " barrier=" + barrier;
 }
 

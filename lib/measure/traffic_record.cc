@@ -37,9 +37,9 @@ void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* t)
   t->model_recv_bytes_per_op = static_cast<double>(model->ranks[static_cast<size_t>(group_rank)].recv_bytes);
   t->model_exact = model->exact;
   const traffic::RankTraffic& mine = model->ranks[static_cast<size_t>(group_rank)];
-  t->model_framing_bytes_per_op = static_cast<double>((mine.sent_messages + mine.control_messages) *
-                                                          model->framing_per_message +
-                                                      mine.control_messages * model->control_message_bytes);
+  t->model_framing_bytes_per_op =
+      static_cast<double>((mine.sent_messages + mine.control_messages) * model->framing_per_message +
+                          mine.control_messages * model->control_message_bytes);
 }
 
 }  // namespace commbench

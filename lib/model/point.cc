@@ -4,8 +4,8 @@ namespace commbench {
 
 std::string Point::Id() const {
   std::string id = backend + "/" + std::string(Name(op)) + "/" + algo + "/" + std::string(Name(dtype)) + "/" +
-                   std::string(Name(reduce)) + "/g" + std::to_string(groups) + "/k" + std::to_string(group_size) +
-                   "/" + std::to_string(bytes) + "B";
+                   std::string(Name(reduce)) + "/g" + std::to_string(groups) + "/k" + std::to_string(group_size) + "/" +
+                   std::to_string(bytes) + "B";
   id += in_place ? "/in" : "/out";
   id += "/sync=" + std::string(Name(sync));
   if (concurrency != Concurrency::kConcurrent) id += "/" + std::string(Name(concurrency));

@@ -38,8 +38,8 @@ struct SweepSpec {
   int64_t iters = 0;  // 0: adaptive (time budget and target CI width)
   int64_t warmup = loop_defaults::kWarmup;
   double time_budget_s = loop_defaults::kTimeBudgetS;  // per point, timed loop
-  double target_ci = loop_defaults::kTargetCi;  // stop early once the 95% CI of the median is within +-5% of it
-  double check_rate = loop_defaults::kCheckRate;  // share of the middle timed iterations checked (LoopOptions)
+  double target_ci = loop_defaults::kTargetCi;         // stop early once the 95% CI of the median is within +-5% of it
+  double check_rate = loop_defaults::kCheckRate;       // share of the middle timed iterations checked (LoopOptions)
   int64_t min_iters = loop_defaults::kMinIters;
   int64_t max_iters = loop_defaults::kMaxIters;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
@@ -73,8 +73,7 @@ struct SweepSpec {
     std::vector<H2dKind> h2ds;        // GPU points only
     std::vector<Concurrency> concurrencies;
     bool empty() const {
-      return syncs.empty() && pins.empty() && cpus.empty() && streams.empty() && h2ds.empty() &&
-             concurrencies.empty();
+      return syncs.empty() && pins.empty() && cpus.empty() && streams.empty() && h2ds.empty() && concurrencies.empty();
     }
   };
   std::vector<ExplainFactor> explain_factors;

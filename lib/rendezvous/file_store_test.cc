@@ -1,3 +1,6 @@
+#include "lib/rendezvous/file_store.h"
+
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -6,9 +9,6 @@
 #include <fstream>
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "lib/rendezvous/file_store.h"
 #include "lib/rendezvous/run_store.h"
 #include "lib/rendezvous/store.h"
 

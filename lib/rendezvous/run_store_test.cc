@@ -2,16 +2,16 @@
 // run behind, in a real directory and on a real redis-server.
 #include "lib/rendezvous/run_store.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
-#include <thread>
 #include <fstream>
+#include <thread>
 
 #include "lib/core/temp_dir.h"
 #include "lib/rendezvous/file_store.h"
@@ -35,7 +35,7 @@ void ExpectRunsDoNotMix(const std::string& url) {
   EXPECT_EQ(*got, std::vector<char>{'A'});
   ASSERT_TRUE((*a)->Remove().ok());
   EXPECT_FALSE((*a)->store()->Get("plan", milliseconds(50)).ok());  // gone
-  got = (*b)->store()->Get("plan", milliseconds(500));                // the other run's key stays
+  got = (*b)->store()->Get("plan", milliseconds(500));              // the other run's key stays
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, std::vector<char>{'B'});
   EXPECT_TRUE((*b)->Remove().ok());

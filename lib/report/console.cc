@@ -24,8 +24,8 @@ std::string Printf(const char* fmt, ...) {
 // The axes that are not columns: one table per distinct combination.
 std::string TableTitle(const Point& p) {
   std::string title = p.backend + " " + std::string(Name(p.op)) + " " + p.algo + ", " + std::to_string(p.groups) +
-                      " group" + (p.groups == 1 ? "" : "s") + " x " + std::to_string(p.group_size) +
-                      " ranks, sync " + std::string(Name(p.sync));
+                      " group" + (p.groups == 1 ? "" : "s") + " x " + std::to_string(p.group_size) + " ranks, sync " +
+                      std::string(Name(p.sync));
   if (p.concurrency != Concurrency::kConcurrent) title += ", groups one at a time";
   if (p.ranks_per_process != 1) title += ", " + std::to_string(p.ranks_per_process) + " ranks/process";
   if (p.pin != Pin::kNone) title += ", pin " + std::string(Name(p.pin));
@@ -65,9 +65,9 @@ std::string FormatTables(const std::vector<result::PointResult>& points) {
   std::ostringstream out;
   for (const auto& title : order) {
     out << "# " << title << "\n";
-    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %11s %9s %9s %8s %6s %9s %7s\n", "size", "count", "type",
-                  "redop", "loop(us)", "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong",
-                  "B/op/rk", "x-model");
+    out << Printf("#%11s %12s %6s %6s %11s %11s %11s %11s %9s %9s %8s %6s %9s %7s\n", "size", "count", "type", "redop",
+                  "loop(us)", "p50(us)", "p99(us)", "mean-rk(us)", "algbw", "busbw", "iters", "#wrong", "B/op/rk",
+                  "x-model");
     for (const result::PointResult* r : tables[title]) {
       const Point& p = r->point;
       const auto [traffic, vs_model] = TrafficCells(*r);

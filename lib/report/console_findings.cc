@@ -37,9 +37,8 @@ std::string Percent(double v) { return std::isfinite(v) ? Number(std::round(100 
 void WriteAbs(const Finding& f, std::ostringstream& out) {
   for (const result::AbRecord& a : f.ab) {
     out << "   A/B " << (a.a_side.empty() ? "" : a.a_side + " to ") << a.partner << " (G=" << Number(a.g_lo) << ".."
-        << Number(a.g_hi) << "): growth "
-        << Number(a.growth_a_us) << " -> " << Number(a.growth_b_us) << " us, cut " << Percent(a.cut)
-        << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << "): "
+        << Number(a.g_hi) << "): growth " << Number(a.growth_a_us) << " -> " << Number(a.growth_b_us) << " us, cut "
+        << Percent(a.cut) << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << "): "
         << (a.supports_cause.empty() ? NameOf(result::kAbOutcomeNames, a.outcome)
                                      : "confirms " + a.supports_cause + " instead")
         << "\n";
@@ -73,7 +72,8 @@ std::string NoiseSentence(const result::NoiseFloor& n) {
     sizes += one;
   }
   char tail[96];
-  std::snprintf(tail, sizeof tail, " (one point, rms); each point's noise was taken as at least its size's, and %.0f%%.\n",
+  std::snprintf(tail, sizeof tail,
+                " (one point, rms); each point's noise was taken as at least its size's, and %.0f%%.\n",
                 100 * n.default_relative);
   return "Point noise: points that measured one configuration twice differed by " + sizes + tail;
 }

@@ -1,9 +1,8 @@
 #include "lib/report/console_findings.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "lib/diagnose/diagnose.h"
@@ -85,8 +84,8 @@ TEST(ConsoleFindings, RuledOutCausesAreListed) {
   n.axes["sync"] = "none";
   std::string text =
       FormatFindings(DiagnoseTyped(MakeResult({MakeSeries(b, OneToEight(), [](int g) { return 50.0 + 25 * g; }),
-                                                    MakeSeries(n, OneToEight(), [](int g) { return 49.0 + 25 * g; })},
-                                                   "commbench sweep")));
+                                               MakeSeries(n, OneToEight(), [](int g) { return 49.0 + 25 * g; })},
+                                              "commbench sweep")));
   EXPECT_TRUE(Has(text, "Ruled out by an A/B in this sweep:")) << text;
   EXPECT_TRUE(Has(text, "world-wide barrier per iteration: ")) << text;
 }

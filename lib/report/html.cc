@@ -3,9 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "lib/core/atomic_file.h"
 #include "lib/report/page.h"
@@ -98,7 +97,9 @@ Status WriteHtmlReport(const json& result, const std::string& path) {
   return WriteFileAtomically(path, html);
 }
 
-StatusOr<std::string> RenderHtml(const result::ResultFile& result) { return RenderHtml(result::ResultFileToJson(result)); }
+StatusOr<std::string> RenderHtml(const result::ResultFile& result) {
+  return RenderHtml(result::ResultFileToJson(result));
+}
 
 Status WriteHtmlReport(const result::ResultFile& result, const std::string& path) {
   return WriteHtmlReport(result::ResultFileToJson(result), path);

@@ -1,15 +1,14 @@
 #include "lib/report/html.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace commbench::report {
 namespace {
@@ -62,8 +61,16 @@ TEST(EmbeddedResultTest, DropsOnlySamples) {
 
 TEST(EmbeddedResultTest, SlimsLargeSweepsUnderTheBudget) {
   json result = Minimal();
-  const json rank = {{"rank", 0}, {"time_us", {{"min", 1.0 / 3}, {"p50", 2.0 / 3}, {"p95", 1.0}, {"p99", 4.0 / 3},
-                                                {"max", 5.0 / 3}, {"mean", 0.7}, {"stddev", 0.1}, {"n", 1024}}}};
+  const json rank = {{"rank", 0},
+                     {"time_us",
+                      {{"min", 1.0 / 3},
+                       {"p50", 2.0 / 3},
+                       {"p95", 1.0},
+                       {"p99", 4.0 / 3},
+                       {"max", 5.0 / 3},
+                       {"mean", 0.7},
+                       {"stddev", 0.1},
+                       {"n", 1024}}}};
   json point = {{"id", "p"}, {"time_us", {{"p50", 100.0 / 3}}}, {"per_rank", json::array()}};
   for (int r = 0; r < 16; ++r) point["per_rank"].push_back(rank);
   while (result.dump().size() <= kEmbedBudgetBytes) result["points"].push_back(point);
@@ -74,8 +81,7 @@ TEST(EmbeddedResultTest, SlimsLargeSweepsUnderTheBudget) {
   EXPECT_EQ(first["per_rank"][0]["time_us"], json({{"p50", 0.666667}, {"p99", 1.33333}, {"mean", 0.7}}));
   EXPECT_EQ(first["time_us"]["p50"], 33.3333);
   EXPECT_EQ((*embedded)["points"].size(), result["points"].size());  // no point is ever dropped
-  EXPECT_NE((*embedded)["report"]["note"].get<std::string>().find("results file has them in full"),
-            std::string::npos);
+  EXPECT_NE((*embedded)["report"]["note"].get<std::string>().find("results file has them in full"), std::string::npos);
 }
 
 TEST(EmbeddedResultTest, RejectsWhatThePageCannotDraw) {

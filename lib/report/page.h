@@ -3,9 +3,8 @@
 #pragma once
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "lib/core/status.h"
 

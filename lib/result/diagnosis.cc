@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/result/json_reader.h"
@@ -99,7 +98,8 @@ StatusOr<Fit> ReadFit(const json& j, const std::string& path) {
   f.r2 = in.Number("r2");
   // The schema requires the line; the model and what the rules read came later and are optional.
   if (in.Has("model")) f.model = in.Enum("model", kGrowthModelNames);
-  if (f.model == GrowthModel::kStep || f.model == GrowthModel::kSaturation) f.change_point = in.NumberOr("change_point", 0);
+  if (f.model == GrowthModel::kStep || f.model == GrowthModel::kSaturation)
+    f.change_point = in.NumberOr("change_point", 0);
   f.level_before_us = in.NumberOr("level_before_us", 0);
   f.level_after_us = in.NumberOr("level_after_us", 0);
   f.growth_us = in.NumberOr("growth_us", 0);

@@ -4,17 +4,16 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
+#include "lib/model/point.h"
 #include "lib/result/finding.h"
 #include "lib/stats/scaling.h"
-#include "lib/model/point.h"
 
 namespace commbench::result {
 
@@ -78,8 +77,8 @@ struct NoiseFloor {
 struct Diagnosis {
   std::vector<Fit> fits;
   std::optional<NoiseFloor> noise_floor;  // absent in files written before it was recorded
-  std::vector<Finding> findings;   // confirmed and suspected, highest score first
-  std::vector<Finding> ruled_out;  // causes whose A/B ran in this result and did not cut the growth
+  std::vector<Finding> findings;          // confirmed and suspected, highest score first
+  std::vector<Finding> ruled_out;         // causes whose A/B ran in this result and did not cut the growth
   Verdict verdict = Verdict::kInsufficientData;
   std::vector<std::string> excluded;  // ids of points left out because their result was wrong
   // With verdict "no growth" only: what it cannot rule out, a sentence each, with the measurement that raises it

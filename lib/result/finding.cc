@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "lib/result/json_reader.h"
@@ -114,8 +113,8 @@ StatusOr<Finding> ReadFinding(const json& j, const std::string& path) {
   for (size_t i = 0; i < evidence.size(); ++i) {
     ObjectReader e(*evidence[i], ObjectReader::PathOf(in.PathOf("evidence"), i), &errors);
     const auto value = e.NullableNumber("value");
-    f.evidence.push_back({e.String("label"), value ? *value : std::numeric_limits<double>::quiet_NaN(),
-                          e.String("unit")});
+    f.evidence.push_back(
+        {e.String("label"), value ? *value : std::numeric_limits<double>::quiet_NaN(), e.String("unit")});
   }
   f.fix = in.String("fix");
   if (in.Has("points")) f.points = in.Strings("points");
@@ -126,7 +125,8 @@ StatusOr<Finding> ReadFinding(const json& j, const std::string& path) {
   if (in.Has("cut_ci95")) f.cut_ci95 = ReadInterval(in, "cut_ci95");
   if (in.Has("ab")) {
     const auto ab = in.Array("ab");
-    for (size_t i = 0; i < ab.size(); ++i) f.ab.push_back(ReadAb(*ab[i], ObjectReader::PathOf(in.PathOf("ab"), i), &errors));
+    for (size_t i = 0; i < ab.size(); ++i)
+      f.ab.push_back(ReadAb(*ab[i], ObjectReader::PathOf(in.PathOf("ab"), i), &errors));
   }
   RETURN_IF_ERROR(errors.status());
   return f;

@@ -2,11 +2,10 @@
 // findings[] and ruled_out[]).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
@@ -52,17 +51,17 @@ struct CutInterval {
 
 // One A/B pair measured for a finding: A is the finding's series, B the same points with the factor changed.
 struct AbRecord {
-  std::string factor;               // the axis the pair varies, e.g. "cpus"
-  std::string partner;              // the B side as the user's flag, e.g. "--cpus 0-1"
-  std::string a_side;  // the A side as the user's flag when it is not the finding's own series ("" when it is)
+  std::string factor;   // the axis the pair varies, e.g. "cpus"
+  std::string partner;  // the B side as the user's flag, e.g. "--cpus 0-1"
+  std::string a_side;   // the A side as the user's flag when it is not the finding's own series ("" when it is)
   std::vector<std::string> points;  // B's point ids
   double g_lo = 0, g_hi = 0;        // the group counts both sides share
   double growth_a_us = 0, growth_b_us = 0;
   double cut = 0;
   CutInterval cut_ci95;
   AbOutcome outcome = AbOutcome::kInconclusive;
-  std::string note;            // why it is inconclusive, when that is not the figures alone
-  std::string supports_cause;  // set when this A/B confirms another cause (one A/B confirms one cause)
+  std::string note;                  // why it is inconclusive, when that is not the figures alone
+  std::string supports_cause;        // set when this A/B confirms another cause (one A/B confirms one cause)
   int a_series = -1, b_series = -1;  // the diagnosis's series indices; not written to JSON
 };
 
@@ -77,10 +76,10 @@ struct Finding {
   std::string confirm_command;  // for suspected
   std::vector<std::string> points;
   std::vector<std::string> ab_points;
-  double cut = 0;   // the decisive A/B's share of the growth the B side removed (0 without an A/B)
+  double cut = 0;                       // the decisive A/B's share of the growth the B side removed (0 without an A/B)
   std::optional<CutInterval> cut_ci95;  // its 95% interval; absent without an A/B (and in older files)
   std::vector<AbRecord> ab;             // every A/B pair measured for this finding, decisive or not
-  int series = -1;  // the diagnosis's series index the finding is about; not written to JSON
+  int series = -1;                      // the diagnosis's series index the finding is about; not written to JSON
   // The same rule's findings on other series that their A/Bs ruled out, while this one was not: the diagnosis
   // lists them in ruled_out[] beside this finding. Not written to JSON.
   std::vector<Finding> ruled_out_elsewhere;

@@ -36,8 +36,8 @@ StatusOr<HostReference> HostReferenceFromJson(const nlohmann::json& j, const std
   ObjectReader top(j, at, &errors);
   const int64_t version = top.Int("schema_version", 1);
   if (errors.ok() && version != kHostReferenceSchemaVersion) {
-    return InvalidArgument(at + ".schema_version is " + std::to_string(version) + " (accepted: " +
-                           std::to_string(kHostReferenceSchemaVersion) + ")");
+    return InvalidArgument(at + ".schema_version is " + std::to_string(version) +
+                           " (accepted: " + std::to_string(kHostReferenceSchemaVersion) + ")");
   }
   HostReference r;
   if (top.Has("workload")) {

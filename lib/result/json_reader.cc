@@ -254,7 +254,8 @@ struct Level {
 std::string PathTo(const std::vector<Level>& levels, const std::string& key) {
   std::string path;
   for (size_t i = 0; i + 1 < levels.size(); ++i) {
-    path += levels[i].object ? (path.empty() ? "" : ".") + levels[i].key : "[" + std::to_string(levels[i].elements) + "]";
+    path +=
+        levels[i].object ? (path.empty() ? "" : ".") + levels[i].key : "[" + std::to_string(levels[i].elements) + "]";
   }
   return path + (path.empty() ? "" : ".") + key;
 }

@@ -6,11 +6,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
@@ -42,7 +41,9 @@ class ObjectReader {
   std::optional<double> NullableNumber(const char* key);
   // Optional fields: absent gives `fallback`; present with the wrong type is still an error.
   double NumberOr(const char* key, double fallback) { return Has(key) ? Number(key) : fallback; }
-  bool BoolOr(const char* key, bool fallback) { return Has(key) ? Bool(key) : fallback; }    // null for a non-finite value the writer could not write
+  bool BoolOr(const char* key, bool fallback) {
+    return Has(key) ? Bool(key) : fallback;
+  }  // null for a non-finite value the writer could not write
   int64_t Int(const char* key, int64_t min = INT64_MIN);
   // An integer the record keeps as int (ranks, groups, pids): a larger one is an error, never truncated.
   int SmallInt(const char* key, int min = INT_MIN);

@@ -15,21 +15,21 @@
 namespace commbench::result {
 
 enum class Phase {
-  kStart,       // run: the environment fingerprint, the host peaks, the file's header
-  kSpawn,       // starting a launch's rank processes and their control plane (a point reusing them: 0)
-  kConnect,     // the point's communicator (first use in the launch) and buffers
-  kWarmup,      // warm-up and the probes that choose the iteration count
-  kTimed,       // the clocked operations: the sum of the timed samples
-  kBetweenOps,  // between clocked operations: input copies (where the op overwrites its input) and bookkeeping
-  kChecks,      // comparing checked outputs, making sampled inputs, the barriers after checks
-  kBarriers,    // the barrier that starts the timed loop (and the turns of groups one at a time), the adaptive
-                // loop's agreements
-  kStats,       // the adaptive loop's interval between batches
-  kWriting,     // a rank writing its results line
-  kAggregation, // the driver's CPU time parsing the ranks' lines and aggregating the point (off the ranks' path)
-  kLaunchEnd,   // run: ranks leaving, the launch torn down, the driver finishing what its ranks outran
-  kFinish,      // run: the diagnosis and the trailer
-  kOther,       // the rest of the span: result assembly, rusage, scheduling
+  kStart,        // run: the environment fingerprint, the host peaks, the file's header
+  kSpawn,        // starting a launch's rank processes and their control plane (a point reusing them: 0)
+  kConnect,      // the point's communicator (first use in the launch) and buffers
+  kWarmup,       // warm-up and the probes that choose the iteration count
+  kTimed,        // the clocked operations: the sum of the timed samples
+  kBetweenOps,   // between clocked operations: input copies (where the op overwrites its input) and bookkeeping
+  kChecks,       // comparing checked outputs, making sampled inputs, the barriers after checks
+  kBarriers,     // the barrier that starts the timed loop (and the turns of groups one at a time), the adaptive
+                 // loop's agreements
+  kStats,        // the adaptive loop's interval between batches
+  kWriting,      // a rank writing its results line
+  kAggregation,  // the driver's CPU time parsing the ranks' lines and aggregating the point (off the ranks' path)
+  kLaunchEnd,    // run: ranks leaving, the launch torn down, the driver finishing what its ranks outran
+  kFinish,       // run: the diagnosis and the trailer
+  kOther,        // the rest of the span: result assembly, rusage, scheduling
 };
 inline constexpr size_t kPhaseCount = 14;
 inline constexpr NameTable<Phase, kPhaseCount> kPhaseNames = {{

@@ -10,11 +10,11 @@
 
 #include "lib/core/axes.h"
 #include "lib/core/status.h"
-#include "lib/result/host_load.h"
-#include "lib/result/rank_traffic.h"
-#include "lib/result/phases.h"
-#include "lib/stats/summary.h"
 #include "lib/model/point.h"
+#include "lib/result/host_load.h"
+#include "lib/result/phases.h"
+#include "lib/result/rank_traffic.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::result {
 
@@ -51,8 +51,8 @@ struct GroupTime {
 
 struct RankTime {
   int rank = 0, group = 0, group_rank = 0, pid = 0;
-  int process_rank = -1;  // the launcher's rank of its process (RankSamples::process_rank); -1: not recorded
-  std::string host, address;                  // machine name and transport address ("" in older files)
+  int process_rank = -1;      // the launcher's rank of its process (RankSamples::process_rank); -1: not recorded
+  std::string host, address;  // machine name and transport address ("" in older files)
   Transport transport = Transport::kUnknown;  // what its communicator ran over (RankSamples); kUnknown: not reported
   Summary time_us;
   double cpu_user_s = 0, cpu_sys_s = 0, vol_ctx = 0, invol_ctx = 0;
@@ -60,7 +60,7 @@ struct RankTime {
   int64_t migrations = -1;      // RankSamples::migrations
   std::string affinity;
   double setup_s = 0, wall_s = 0;
-  int64_t checked_iters = 0;  // timed iterations this rank checked (0 in files written before it was recorded)
+  int64_t checked_iters = 0;           // timed iterations this rank checked (0 in files written before it was recorded)
   std::optional<RankTraffic> traffic;  // measured and modelled bytes (rank_traffic.h); absent: not measured
 };
 

@@ -10,8 +10,8 @@
 
 #include "lib/core/axes.h"
 #include "lib/core/status.h"
-#include "lib/result/rank_traffic.h"
 #include "lib/result/phases.h"
+#include "lib/result/rank_traffic.h"
 
 namespace commbench::result {
 
@@ -48,10 +48,10 @@ struct RankSamples {
   // timed loop in which it ran out of quota (-1: no limit to read, or a line written before it was recorded).
   double cpu_quota = 0;
   double throttled_share = -1;
-  std::string affinity;  // CPU list the rank could run on
-  double setup_s = 0;    // communicator set-up, the first time this rank used it
+  std::string affinity;                // CPU list the rank could run on
+  double setup_s = 0;                  // communicator set-up, the first time this rank used it
   std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)
-  RankPhases phases;     // where the point's time went on this rank (zeros in lines written before)
+  RankPhases phases;                   // where the point's time went on this rank (zeros in lines written before)
 };
 
 std::string RankSamplesToJsonLine(const RankSamples& r);  // one line, no newline

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace commbench::result {
 
 using nlohmann::json;

@@ -15,8 +15,8 @@ struct RankTraffic {
   // How it was measured: "tcp_info" (the kernel's counters of the process's TCP sockets, this rank's share of them),
   // "shm_copies" (bytes this rank's code copied out of its peers' shared memory: received only), "" none.
   std::string source;
-  int64_t ops = 0;          // collective operations in the window (the timed iterations)
-  double sent_bytes = -1;   // over the window; -1: not measured
+  int64_t ops = 0;         // collective operations in the window (the timed iterations)
+  double sent_bytes = -1;  // over the window; -1: not measured
   double recv_bytes = -1;
   // The algorithm's model per operation (lib/traffic), filled in when the point is aggregated; -1: none.
   double model_sent_bytes_per_op = -1, model_recv_bytes_per_op = -1;

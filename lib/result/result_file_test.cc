@@ -1,15 +1,15 @@
 #include "lib/result/result_file.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "lib/core/temp_dir.h"
+#include "lib/model/point_json.h"
 #include "lib/result/result_writer.h"
 #include "lib/result/spec_reader.h"
-#include "lib/model/point_json.h"
 
 namespace commbench::result {
 namespace {

@@ -105,16 +105,25 @@ StatusOr<SweepSpec::ExplainFactor> ReadExplainFactor(const json& j) {
     const std::string axis = pair[0].get<std::string>(), value = pair[1].get<std::string>();
     Status ok;
     auto add = [&](auto parsed, auto* list) {
-      if (parsed.ok()) list->push_back(*parsed);
-      else ok = parsed.status();
+      if (parsed.ok())
+        list->push_back(*parsed);
+      else
+        ok = parsed.status();
     };
-    if (axis == "sync") add(ParseSync(value, "unknown sync"), &f.syncs);
-    else if (axis == "pin") add(ParsePin(value, "unknown pin"), &f.pins);
-    else if (axis == "cpus") f.cpus.push_back(value);
-    else if (axis == "stream") add(ParseStreamKind(value, "unknown stream"), &f.streams);
-    else if (axis == "h2d") add(ParseH2dKind(value, "unknown h2d"), &f.h2ds);
-    else if (axis == "concurrency") add(ParseConcurrency(value, "unknown concurrency"), &f.concurrencies);
-    else ok = InvalidArgument("unknown axis '" + axis + "'");
+    if (axis == "sync")
+      add(ParseSync(value, "unknown sync"), &f.syncs);
+    else if (axis == "pin")
+      add(ParsePin(value, "unknown pin"), &f.pins);
+    else if (axis == "cpus")
+      f.cpus.push_back(value);
+    else if (axis == "stream")
+      add(ParseStreamKind(value, "unknown stream"), &f.streams);
+    else if (axis == "h2d")
+      add(ParseH2dKind(value, "unknown h2d"), &f.h2ds);
+    else if (axis == "concurrency")
+      add(ParseConcurrency(value, "unknown concurrency"), &f.concurrencies);
+    else
+      ok = InvalidArgument("unknown axis '" + axis + "'");
     if (!ok.ok()) return ok;
   }
   return f;

@@ -2,9 +2,8 @@
 // SweepSpec, so that a later run can repeat the same sweep (the CI gate) or a reader can see what was asked.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "lib/core/status.h"
 #include "lib/model/spec.h"

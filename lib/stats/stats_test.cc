@@ -1,10 +1,10 @@
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/fit.h"
@@ -93,11 +93,10 @@ struct CoverageCase {
 TEST(SummaryTest, MedianCICoversTheTrueMedian) {
   // The skewed case skips n = 5000 to keep the run time at about a second.
   const CoverageCase cases[] = {
-      {"normal(10, 2)", 10.0, Normal10And2, 20},    {"lognormal(0, 1)", 1.0, LogNormal01, 20},
-      {"normal(10, 2)", 10.0, Normal10And2, 1500},
-      {"normal(10, 2)", 10.0, Normal10And2, 200},   {"normal(10, 2)", 10.0, Normal10And2, 5000},
-      {"normal(10, 2)", 10.0, Normal10And2, 20000}, {"lognormal(0, 1)", 1.0, LogNormal01, 200},
-      {"lognormal(0, 1)", 1.0, LogNormal01, 20000},
+      {"normal(10, 2)", 10.0, Normal10And2, 20},   {"lognormal(0, 1)", 1.0, LogNormal01, 20},
+      {"normal(10, 2)", 10.0, Normal10And2, 1500}, {"normal(10, 2)", 10.0, Normal10And2, 200},
+      {"normal(10, 2)", 10.0, Normal10And2, 5000}, {"normal(10, 2)", 10.0, Normal10And2, 20000},
+      {"lognormal(0, 1)", 1.0, LogNormal01, 200},  {"lognormal(0, 1)", 1.0, LogNormal01, 20000},
   };
   const int kTrials = 200;
   std::mt19937_64 rng(20261123);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "lib/backend/backend.h"
-#include "lib/sweep/planner.h"
 #include "lib/model/spec.h"
+#include "lib/sweep/planner.h"
 
 namespace commbench {
 

@@ -23,7 +23,6 @@ OpRequest RequestOf(const Point& p) {
   return r;
 }
 
-
 Status ValidateSpec(const SweepSpec& spec) {
   for (const auto& op : spec.ops) RETURN_IF_ERROR(ParseCollective(op).status());
   for (const auto& t : spec.dtypes) RETURN_IF_ERROR(ParseDataType(t).status());
@@ -31,24 +30,32 @@ Status ValidateSpec(const SweepSpec& spec) {
   for (const auto& c : spec.cpus) {
     if (!c.empty()) RETURN_IF_ERROR(ParseCpuList(c, "--cpus").status());
   }
-  if (spec.iters < 0) return InvalidArgument("--iters: invalid value " + std::to_string(spec.iters) + " (accepted: 0 for adaptive, or >= 2)");
-  if (spec.iters == 1) return InvalidArgument("--iters: invalid value 1 (accepted: 0 for adaptive, or >= 2: the first and last are both checked)");
+  if (spec.iters < 0)
+    return InvalidArgument("--iters: invalid value " + std::to_string(spec.iters) +
+                           " (accepted: 0 for adaptive, or >= 2)");
+  if (spec.iters == 1)
+    return InvalidArgument(
+        "--iters: invalid value 1 (accepted: 0 for adaptive, or >= 2: the first and last are both checked)");
   // A warm-up longer than the longest timed loop would only look like a hang (the timeout names no progress).
   if (spec.warmup < 0 || spec.warmup > spec.max_iters) {
     return InvalidArgument("--warmup: invalid value " + std::to_string(spec.warmup) + " (accepted: 0 to --max-iters, " +
                            std::to_string(spec.max_iters) + ")");
   }
   if (!(spec.time_budget_s > 0 && spec.time_budget_s <= 3600)) {
-    return InvalidArgument("--time-budget: invalid value " + std::to_string(spec.time_budget_s) + " (accepted: 0 < seconds <= 3600)");
+    return InvalidArgument("--time-budget: invalid value " + std::to_string(spec.time_budget_s) +
+                           " (accepted: 0 < seconds <= 3600)");
   }
   if (!(spec.check_rate >= 0 && spec.check_rate <= 1)) {
-    return InvalidArgument("--check-rate: invalid value " + std::to_string(spec.check_rate) +
-                           " (accepted: 0 to 1, the share of the middle timed iterations checked; e.g. 0.004, or 1 for all)");
+    return InvalidArgument(
+        "--check-rate: invalid value " + std::to_string(spec.check_rate) +
+        " (accepted: 0 to 1, the share of the middle timed iterations checked; e.g. 0.004, or 1 for all)");
   }
   if (!(spec.target_ci > 0 && spec.target_ci < 1)) {
-    return InvalidArgument("--target-ci: invalid value " + std::to_string(spec.target_ci) + " (accepted: a fraction between 0 and 1, e.g. 0.05)");
+    return InvalidArgument("--target-ci: invalid value " + std::to_string(spec.target_ci) +
+                           " (accepted: a fraction between 0 and 1, e.g. 0.05)");
   }
-  if (!(spec.timeout_s > 0)) return InvalidArgument("--timeout: invalid value " + std::to_string(spec.timeout_s) + " (accepted: seconds > 0)");
+  if (!(spec.timeout_s > 0))
+    return InvalidArgument("--timeout: invalid value " + std::to_string(spec.timeout_s) + " (accepted: seconds > 0)");
   if (spec.min_iters < 2 || spec.max_iters < spec.min_iters) {
     return InvalidArgument("--min-iters/--max-iters: invalid pair " + std::to_string(spec.min_iters) + "/" +
                            std::to_string(spec.max_iters) + " (accepted: 2 <= min <= max)");
@@ -56,9 +63,9 @@ Status ValidateSpec(const SweepSpec& spec) {
   for (int64_t g : spec.groups) {
     for (int64_t k : spec.group_sizes) {
       if (g * k > spec.max_world) {
-        return InvalidArgument("--groups " + std::to_string(g) + " x --group-size " + std::to_string(k) + " = world of " +
-                               std::to_string(g * k) + " ranks exceeds the limit of " + std::to_string(spec.max_world) +
-                               " (accepted: world <= --max-world)");
+        return InvalidArgument("--groups " + std::to_string(g) + " x --group-size " + std::to_string(k) +
+                               " = world of " + std::to_string(g * k) + " ranks exceeds the limit of " +
+                               std::to_string(spec.max_world) + " (accepted: world <= --max-world)");
       }
     }
   }
@@ -254,9 +261,9 @@ class Planner {
     }
     uint64_t asked = p->bytes;
     if (!RoundToElements(p)) {
-      Skip(name + " " + op + " " + std::to_string(asked) + " B",
-           "holds less than one " + std::string(Name(p->dtype)) + " element per rank for group size " +
-               std::to_string(p->group_size));
+      Skip(name + " " + op + " " + std::to_string(asked) + " B", "holds less than one " + std::string(Name(p->dtype)) +
+                                                                     " element per rank for group size " +
+                                                                     std::to_string(p->group_size));
       return false;
     }
     Status why = ChoosePlacement(backend, spec_.in_place, p);
@@ -293,8 +300,8 @@ StatusOr<Plan> PlanSweep(const SweepSpec& spec, const std::vector<BackendDescrip
   RETURN_IF_ERROR(ValidateSpec(spec));
   Planner planner(spec);
   for (const auto& name : spec.backends) {
-    auto it = std::find_if(backends.begin(), backends.end(),
-                           [&](const BackendDescription& b) { return b.name == name; });
+    auto it =
+        std::find_if(backends.begin(), backends.end(), [&](const BackendDescription& b) { return b.name == name; });
     if (it == backends.end()) return InvalidArgument("--backends: unknown backend '" + name + "'");
     planner.AddBackend(*it);
   }

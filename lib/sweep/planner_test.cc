@@ -1,10 +1,9 @@
 #include "lib/sweep/planner.h"
 
-#include <nlohmann/json.hpp>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "lib/model/point_json.h"
 
@@ -83,8 +82,8 @@ TEST(PlannerTest, CountsFollowNcclTests) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   ASSERT_EQ(plan->point_count(), 2u);
   for (const Point& p : plan->launches[0].points) {
-    EXPECT_EQ(p.count, 341u);            // 1024 floats / 3 ranks, rounded down
-    EXPECT_EQ(p.bytes, 341u * 3 * 4);    // the size actually moved
+    EXPECT_EQ(p.count, 341u);          // 1024 floats / 3 ranks, rounded down
+    EXPECT_EQ(p.bytes, 341u * 3 * 4);  // the size actually moved
   }
 }
 
@@ -171,8 +170,8 @@ TEST(PlannerTest, BadInputNamesTheValue) {
     repeats.repeats = bad;
     auto refused = PlanSweep(repeats);
     ASSERT_FALSE(refused.ok()) << bad;
-    EXPECT_EQ(refused.status().message(), "--repeats: invalid value " + std::to_string(bad) +
-                                              " (accepted: 1 to 1000 fresh launches per point)");
+    EXPECT_EQ(refused.status().message(),
+              "--repeats: invalid value " + std::to_string(bad) + " (accepted: 1 to 1000 fresh launches per point)");
   }
   repeats.repeats = 5;
   EXPECT_TRUE(PlanSweep(repeats).ok());

@@ -28,7 +28,7 @@ struct GlooProblem {
 
 struct GlooModel {
   std::vector<Transfer> transfers;
-  bool exact = true;   // false: the textbook figure stands in (the note says why)
+  bool exact = true;  // false: the textbook figure stands in (the note says why)
   std::string note;
 };
 

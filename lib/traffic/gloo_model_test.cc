@@ -83,7 +83,7 @@ TEST(GlooModel, HalvingDoublingReduceScatterDistributes) {
   EXPECT_EQ(m->ranks[0].sent_bytes, (200u + 100) * 4);
   EXPECT_EQ(m->ranks[1].sent_bytes, (200u + 100 + 100) * 4);  // rank 1 holds chunk 2
   EXPECT_EQ(m->ranks[1].recv_bytes, (200u + 100 + 100) * 4);
-  EXPECT_EQ(m->ranks[1].control_messages, 2u + 1);            // two halvings, one acknowledgement
+  EXPECT_EQ(m->ranks[1].control_messages, 2u + 1);  // two halvings, one acknowledgement
   // Three ranks: rank 2 hands its 300 up (150 + 150); rank 0 holds [0,150) and sends rank 1 its 50, rank 1 holds
   // [150,300) and sends rank 2 its 100.
   auto odd = ModelOp(Request{"gloo", "halving_doubling", Collective::kReduceScatter, 100, 3, 4});

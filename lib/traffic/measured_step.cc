@@ -83,22 +83,22 @@ std::string MeasuredStepToText(const StepRequest& r, const StepTraffic& step,
     const BucketMeasure& m = measured[g];
     double model = 0;
     for (const RankTraffic& t : group.model.ranks) model = std::max(model, static_cast<double>(t.sent_bytes));
-    const std::string bucket = std::to_string(group.buckets) + " x " + Short(static_cast<double>(group.count) *
-                                                                            static_cast<double>(r.element_size));
+    const std::string bucket = std::to_string(group.buckets) + " x " +
+                               Short(static_cast<double>(group.count) * static_cast<double>(r.element_size));
     const double sent = Max(m.sent_per_op);
     out += Format("  %-26s %-16s %14s %14s %8s %14s\n", bucket.c_str(), m.algo.c_str(), Short(sent).c_str(),
                   Short(model).c_str(), Ratio(sent, model).c_str(), Seconds(Max(m.time_us_per_op) * 1e-6).c_str());
     if (m.algo != group.algo) out += "    note: the model is " + group.algo + "'s, " + m.algo + " ran\n";
   }
   out += "per step, each rank (the buckets one after another, as isolated operations: no overlap with compute):\n";
-  out += Format("  %4s %14s %14s %8s %14s %14s %8s %11s\n", "rank", "sends", "model", "x-model", "receives",
-                "model", "x-model", "time");
+  out += Format("  %4s %14s %14s %8s %14s %14s %8s %11s\n", "rank", "sends", "model", "x-model", "receives", "model",
+                "x-model", "time");
   for (size_t k = 0; k < ranks.size(); ++k) {
     const double ms = static_cast<double>(step.ranks[k].sent_bytes);
     const double mr = static_cast<double>(step.ranks[k].recv_bytes);
-    out += Format("  %4zu %14s %14s %8s %14s %14s %8s %11s\n", k, Short(ranks[k].sent_bytes).c_str(),
-                  Short(ms).c_str(), Ratio(ranks[k].sent_bytes, ms).c_str(), Short(ranks[k].recv_bytes).c_str(),
-                  Short(mr).c_str(), Ratio(ranks[k].recv_bytes, mr).c_str(), Seconds(ranks[k].time_s).c_str());
+    out += Format("  %4zu %14s %14s %8s %14s %14s %8s %11s\n", k, Short(ranks[k].sent_bytes).c_str(), Short(ms).c_str(),
+                  Ratio(ranks[k].sent_bytes, ms).c_str(), Short(ranks[k].recv_bytes).c_str(), Short(mr).c_str(),
+                  Ratio(ranks[k].recv_bytes, mr).c_str(), Seconds(ranks[k].time_s).c_str());
   }
   bool unmeasured = false;
   for (const MeasuredRankStep& k : ranks) unmeasured = unmeasured || k.sent_bytes < 0 || k.recv_bytes < 0;

@@ -31,7 +31,7 @@ TEST(MeasuredStep, SumsEachSizeTimesItsBuckets) {
   EXPECT_DOUBLE_EQ((*ranks)[0].recv_bytes, 3 * 4000.0 + 40);
   EXPECT_NEAR((*ranks)[1].time_s, (3 * 110.0 + 6) * 1e-6, 1e-12);
   const std::string text = MeasuredStepToText(StepRequest{"native", 3010, 4, 4000, 2, nullptr}, step, m, *ranks,
-                                               {"native-tcp", "f32", "local ranks"});
+                                              {"native-tcp", "f32", "local ranks"});
   EXPECT_NE(text.find("3 x 4.000 kB"), std::string::npos) << text;
   EXPECT_NE(text.find("1.0025"), std::string::npos) << text;  // rank 1's sent over the model (12,040 B)
 }

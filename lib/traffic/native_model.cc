@@ -12,7 +12,9 @@ size_t BlockStart(size_t count, int parts, int i) {
   unit = (unit + 15) / 16 * 16;
   return std::min(count, unit * static_cast<size_t>(i));
 }
-size_t BlockLen(size_t count, int parts, int i) { return BlockStart(count, parts, i + 1) - BlockStart(count, parts, i); }
+size_t BlockLen(size_t count, int parts, int i) {
+  return BlockStart(count, parts, i + 1) - BlockStart(count, parts, i);
+}
 
 int Mod(int a, int n) { return ((a % n) + n) % n; }
 
@@ -77,7 +79,10 @@ std::vector<Transfer> HalvingDoubling(const NativeProblem& p) {
     int lo = 0, hi = p2;
     for (int k = 0; rs && k < log2; ++k) {  // halving: keep the half holding nr, reduce the partner's copy of it
       const int d = p2 >> (k + 1);
-      if ((nr & d) == 0) hi = lo + d; else lo += d;
+      if ((nr & d) == 0)
+        hi = lo + d;
+      else
+        lo += d;
       Add(&t, real_rank(nr ^ d), r, region(hi) - region(lo));
     }
     for (int i = 0; ag && i < log2; ++i) {  // doubling: the partner's regions, largest distance first

@@ -26,11 +26,11 @@ struct Case {
 };
 
 TEST(NativeModel, EveryRankMatchesTheScheduleForEveryAlgorithm) {
-  const std::vector<Case> cases = {
-      {"direct", Collective::kAllreduce},   {"direct", Collective::kAllgather}, {"direct", Collective::kReduceScatter},
-      {"twoshot", Collective::kAllreduce},  {"ring", Collective::kAllreduce},   {"ring", Collective::kAllgather},
-      {"ring", Collective::kReduceScatter}, {"hd", Collective::kAllreduce},     {"hd", Collective::kAllgather},
-      {"hd", Collective::kReduceScatter}};
+  const std::vector<Case> cases = {{"direct", Collective::kAllreduce},     {"direct", Collective::kAllgather},
+                                   {"direct", Collective::kReduceScatter}, {"twoshot", Collective::kAllreduce},
+                                   {"ring", Collective::kAllreduce},       {"ring", Collective::kAllgather},
+                                   {"ring", Collective::kReduceScatter},   {"hd", Collective::kAllreduce},
+                                   {"hd", Collective::kAllgather},         {"hd", Collective::kReduceScatter}};
   for (const Case& c : cases) {
     for (int n = 1; n <= 9; ++n) {
       for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{100}, size_t{1000}, size_t{4099}}) {

@@ -32,8 +32,8 @@ struct BucketGroup {
 
 struct StepTraffic {
   uint64_t gradient_bytes = 0;
-  std::vector<BucketGroup> groups;  // full buckets, then the remainder
-  std::vector<RankTraffic> ranks;   // per rank, the whole step
+  std::vector<BucketGroup> groups;      // full buckets, then the remainder
+  std::vector<RankTraffic> ranks;       // per rank, the whole step
   uint64_t messages_framing_bytes = 0;  // the largest rank's framing (Gloo preambles and notifications)
   bool exact = true;
 };

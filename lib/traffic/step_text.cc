@@ -33,6 +33,8 @@ StatusOr<uint64_t> ParseParamCount(std::string_view text, std::string_view flag)
   if (text.empty()) return bad();
   double scale = 1;
   std::string_view number = text;
+  // Hand-aligned: clang-format would break these short lines apart.
+  // clang-format off
   switch (text.back()) {
     case 'K': case 'k': scale = 1e3; break;
     case 'M': case 'm': scale = 1e6; break;
@@ -40,6 +42,7 @@ StatusOr<uint64_t> ParseParamCount(std::string_view text, std::string_view flag)
     case 'T': case 't': scale = 1e12; break;
     default: break;
   }
+  // clang-format on
   if (scale != 1) number.remove_suffix(1);
   if (number.empty() || std::count(number.begin(), number.end(), '.') > 1) return bad();
   for (char c : number) {
@@ -52,14 +55,16 @@ StatusOr<uint64_t> ParseParamCount(std::string_view text, std::string_view flag)
 
 std::string DecimalBytes(uint64_t bytes) {
   const double b = static_cast<double>(bytes);
-  std::string unit = b >= 1e9 ? Fixed(b / 1e9, 2) + " GB" : b >= 1e6 ? Fixed(b / 1e6, 2) + " MB"
-                                                               : b >= 1e3 ? Fixed(b / 1e3, 2) + " kB" : "";
+  std::string unit = b >= 1e9   ? Fixed(b / 1e9, 2) + " GB"
+                     : b >= 1e6 ? Fixed(b / 1e6, 2) + " MB"
+                     : b >= 1e3 ? Fixed(b / 1e3, 2) + " kB"
+                                : "";
   return unit.empty() ? Grouped(bytes) + " B" : unit + " (" + Grouped(bytes) + " B)";
 }
 
 std::string StepToText(const StepRequest& r, const StepTraffic& step, const StepLabel& label) {
-  std::string out = "gradients: " + Grouped(r.params) + " " + label.dtype + " params = " +
-                    DecimalBytes(step.gradient_bytes) + ", allreduced over " + std::to_string(r.world) +
+  std::string out = "gradients: " + Grouped(r.params) + " " + label.dtype +
+                    " params = " + DecimalBytes(step.gradient_bytes) + ", allreduced over " + std::to_string(r.world) +
                     " ranks with " + r.backend + (label.transport.empty() ? "" : " (" + label.transport + ")") + "\n";
   out += "buckets: ";
   for (size_t i = 0; i < step.groups.size(); ++i) {
@@ -80,8 +85,8 @@ std::string StepToText(const StepRequest& r, const StepTraffic& step, const Step
   out += "each rank receives " + DecimalBytes(rhi) + " per step" +
          (rlo != rhi ? " (the least: " + DecimalBytes(rlo) + ")" : "") + "\n";
   const double textbook = r.world > 1 ? 2.0 * (r.world - 1) / r.world : 0;
-  out += "textbook ring allreduce: 2(n-1)/n = " + Fixed(textbook, 3) + " x the gradients; messages per rank: " +
-         Grouped(messages);
+  out += "textbook ring allreduce: 2(n-1)/n = " + Fixed(textbook, 3) +
+         " x the gradients; messages per rank: " + Grouped(messages);
   if (step.messages_framing_bytes > 0) out += ", framing " + DecimalBytes(step.messages_framing_bytes);
   out += "\n";
   for (const BucketGroup& g : step.groups) {

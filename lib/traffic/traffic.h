@@ -23,10 +23,10 @@ struct Request {
 };
 
 struct Model {
-  std::vector<RankTraffic> ranks;  // [group rank]
-  bool exact = true;               // false: the textbook figure stands in
-  std::string note;                // why not exact
-  size_t framing_per_message = 0;  // bytes a transport adds to each message (Gloo's preamble), not in ranks[]
+  std::vector<RankTraffic> ranks;    // [group rank]
+  bool exact = true;                 // false: the textbook figure stands in
+  std::string note;                  // why not exact
+  size_t framing_per_message = 0;    // bytes a transport adds to each message (Gloo's preamble), not in ranks[]
   size_t control_message_bytes = 0;  // payload of a notification (Gloo), not in ranks[]
 };
 

@@ -28,7 +28,7 @@ inline void Notify(std::vector<Transfer>* t, int from, int to) { t->push_back(Tr
 struct RankTraffic {
   uint64_t sent_bytes = 0;
   uint64_t recv_bytes = 0;
-  uint64_t sent_messages = 0;   // payload messages
+  uint64_t sent_messages = 0;     // payload messages
   uint64_t control_messages = 0;  // notifications the rank sends (payload-free)
 };
 

@@ -1,5 +1,6 @@
 // The CLI end to end with real rank processes: bad input, a killed rank, a timeout, Ctrl-C. After each, no rank
 // process and no temporary directory may remain.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -7,16 +8,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "tools/commbench/testing/cli_runner.h"
 
@@ -66,7 +65,8 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},
       {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
       {{"sweep", "--check-rate", "1.5"}, "--check-rate: invalid value 1.5"},
-      {{"sweep", "--out", "/nonexistent/dir/r.json"}, "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
+      {{"sweep", "--out", "/nonexistent/dir/r.json"},
+       "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
       {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
       // Outputs and host resources are checked before any rank starts.
       {{"sweep", "--out", "/dev/full"}, "cannot write /dev/full: it is a device"},
@@ -81,7 +81,9 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--iters", "0x10"}, "--iters: invalid value '0x10'"},
       {{"run", "--host", "999.1.1.1"}, "--host '999.1.1.1': "},
       {{"run", "--iface", "nosuch0"}, "--iface 'nosuch0': no such interface (accepted: "},
-      {{"frobnicate"}, "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history, traffic, help)"},
+      {{"frobnicate"},
+       "unknown subcommand 'frobnicate' (accepted: sweep, run, env, report, compare, gate, accept, export, history, "
+       "traffic, help)"},
       // Every subcommand's errors start alike (they once started `commbench report:`, `commbench compare: error:`).
       {{"report", "/nonexistent/r.json"}, "/nonexistent/r.json"},
       {{"compare", "/nonexistent/a.json", "/nonexistent/b.json"}, "/nonexistent/a.json"},
@@ -153,7 +155,8 @@ TEST(CliTest, CheckRateDecidesHowManyIterationsAreChecked) {
     const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
     EXPECT_EQ(result["spec"]["check_rate"], std::stod(rate));
     EXPECT_EQ(result["points"][0]["checked_iters"], checked) << rate;
-    for (const nlohmann::json& rank : result["points"][0]["per_rank"]) EXPECT_EQ(rank["checked_iters"], checked) << rate;
+    for (const nlohmann::json& rank : result["points"][0]["per_rank"])
+      EXPECT_EQ(rank["checked_iters"], checked) << rate;
     ExpectNothingLeft(cli);
   }
 }
@@ -212,7 +215,8 @@ TEST(CliTest, KilledRankIsNamedAndNothingIsLeftBehind) {
   kill(victim, SIGKILL);
   CliResult r = cli.Wait(driver);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("rank 2 (pid " + std::to_string(victim) + ") was killed by SIGKILL during point "
+  EXPECT_NE(r.err.find("rank 2 (pid " + std::to_string(victim) +
+                       ") was killed by SIGKILL during point "
                        "gloo/allreduce/auto/f32/sum/g2/k2/65536B"),
             std::string::npos)
       << r.err;
@@ -369,7 +373,7 @@ TEST(CliTest, SummariesAreCheckedFirstAndAFailedAppendIsAnError) {
                        ": it is a FIFO (accepted: a regular file, or a path that does not exist yet)\n");
   const std::string profile = cli.dir() + "/p.yaml";
   std::ofstream(profile) << "name: p\nbackend: gloo\nops: allreduce\nsizes: [4K]\nrepeats: 1\ntime_budget_s: 30\n"
-                         "phases: [cluster]\n";
+                            "phases: [cluster]\n";
   r = cli.Run({"accept", "--profile", profile, "--summary", fifo, "-o", cli.dir() + "/a.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.rfind("commbench: error: --summary: cannot write " + fifo + ": it is a FIFO", 0), 0u) << r.err;
@@ -379,7 +383,8 @@ TEST(CliTest, SummariesAreCheckedFirstAndAFailedAppendIsAnError) {
   r = cli.Run({"compare", result, result});
   unsetenv("GITHUB_STEP_SUMMARY");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err.rfind("commbench: error: $GITHUB_STEP_SUMMARY: cannot write " + cli.dir() + ": it is a directory", 0), 0u)
+  EXPECT_EQ(r.err.rfind("commbench: error: $GITHUB_STEP_SUMMARY: cannot write " + cli.dir() + ": it is a directory", 0),
+            0u)
       << r.err;
   // A step summary that does not exist yet is created.
   const std::string step = cli.dir() + "/step.md";
@@ -437,7 +442,8 @@ TEST(CliTest, TheNextRunRemovesWhatAKilledDriverLeft) {
   };
   auto live_dirs = [&] {
     int n = 0;
-    for (const std::string& e : cli.TempEntries()) n += e.find("commbench-" + std::to_string(live) + "-") != std::string::npos;
+    for (const std::string& e : cli.TempEntries())
+      n += e.find("commbench-" + std::to_string(live) + "-") != std::string::npos;
     return n;
   };
   kill(killed, SIGKILL);

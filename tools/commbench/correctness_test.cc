@@ -1,10 +1,10 @@
 // Every op x algorithm x dtype through the real CLI and real rank processes over Gloo, at 1, 7, 4K and 1M
 // elements per rank, groups 1..3. Each point's first and last timed iterations are checked by the ranks; here
 // we check that every point ran, was correct, has the counts asked for, and that the file matches the schema.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "tools/commbench/testing/cli_runner.h"
@@ -81,8 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Gloo, CorrectnessTest,
                                            // Gloo's halving_doubling reduce-scatter overwrites data it is
                                            // still sending, so 1M-element chunks can arrive wrong (seen in 1
                                            // of 4 runs): it is checked below that race's size only.
-                                           OpCase{"reduce_scatter", "ring_slice,halving_doubling", 2, "ring_slice",
-                                                  1}),
+                                           OpCase{"reduce_scatter", "ring_slice,halving_doubling", 2, "ring_slice", 1}),
                          [](const auto& info) { return info.param.op; });
 
 }  // namespace

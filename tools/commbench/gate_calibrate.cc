@@ -1,10 +1,11 @@
 // `commbench gate --calibrate` (gate.h): A/A rounds on this runner, the calibration (lib/app/gate_calibrate.h)
 // written with the baseline, one line per point on stdout, exit 3 when a point is ungateable here.
+#include "lib/app/gate_calibrate.h"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "lib/app/gate_calibrate.h"
 #include "lib/app/gate_run.h"
 #include "lib/core/atomic_file.h"
 #include "lib/gate/calibration.h"
@@ -15,8 +16,9 @@
 namespace commbench::cli {
 int RunCalibration(const GateOptions& o, const SweepSpec& given) {
   if (!PathExists(o.baseline)) {
-    return ErrorExit("--calibrate: " + o.baseline + ": no such baseline (accepted: an existing baseline file, which keeps "
-                "the calibration; measure the first with --update-baseline, which calibrates from its repeats)");
+    return ErrorExit("--calibrate: " + o.baseline +
+                     ": no such baseline (accepted: an existing baseline file, which keeps "
+                     "the calibration; measure the first with --update-baseline, which calibrates from its repeats)");
   }
   Status s = CheckWritableOutput(o.baseline);
   if (!s.ok()) return ErrorExit(s.message());

@@ -138,9 +138,9 @@ int RunAbGate(GateOptions o, const SweepSpec& given) {
   for (const std::string& name : app::VariedVariables(*a, *b)) o.compare.varied_variables.insert(name);
   auto sequential = SequentialFrom(o, given.repeats, true);
   if (!sequential.ok()) return ErrorExit(sequential.status().message());
-  auto run = RunRounds(o, given, "--ab: ",
-                       "up to " + std::to_string(given.repeats) + " repeats a side, A and B alternating", nullptr, *a,
-                       *b, o.compare, *sequential);
+  auto run =
+      RunRounds(o, given, "--ab: ", "up to " + std::to_string(given.repeats) + " repeats a side, A and B alternating",
+                nullptr, *a, *b, o.compare, *sequential);
   if (!run.ok()) return ErrorExit(run.status().message());
   run->base.header.spec.repeats = run->now.header.spec.repeats = given.repeats;
   if (const int written = WriteSides(*run, o, true); written != 0) return written;

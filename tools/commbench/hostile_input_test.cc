@@ -1,13 +1,12 @@
 // Hostile input files through the real binary (issue 32): a config that would expand without end, and result files
 // whose numbers cannot be judged. Each is one error line and exit 2, at once, whatever command reads it.
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "tools/commbench/testing/cli_runner.h"
 
@@ -93,7 +92,8 @@ TEST_F(HostileInputTest, AHugeOrDeepJsonConfigIsRefused) {
     with_deep.push_back(deep);
     ExpectRefused(with_deep, deep + ":");
     with_big.push_back(big);
-    ExpectRefused(with_big, big + ": " + std::to_string(big_text.size()) + " bytes, larger than a config may be (accepted: at most 1048576 bytes");
+    ExpectRefused(with_big, big + ": " + std::to_string(big_text.size()) +
+                                " bytes, larger than a config may be (accepted: at most 1048576 bytes");
   }
 }
 

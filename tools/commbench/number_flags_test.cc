@@ -1,7 +1,6 @@
-#include <CLI/CLI.hpp>
-
 #include "tools/commbench/number_flags.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>

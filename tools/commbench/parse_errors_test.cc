@@ -1,7 +1,6 @@
-#include <CLI/CLI.hpp>
-
 #include "tools/commbench/parse_errors.h"
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -45,7 +44,8 @@ TEST(ParseErrors, AMistypedOptionNamesTheOneMeant) {
 }
 
 TEST(ParseErrors, AnOptionNearNothingPointsAtTheSubcommandsHelp) {
-  EXPECT_EQ(App().Parse({"sweep", "--bogus-flag"}), "sweep: unknown option '--bogus-flag' (see commbench sweep --help)");
+  EXPECT_EQ(App().Parse({"sweep", "--bogus-flag"}),
+            "sweep: unknown option '--bogus-flag' (see commbench sweep --help)");
 }
 
 TEST(ParseErrors, AStrayArgumentIsNamed) {

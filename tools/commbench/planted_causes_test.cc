@@ -36,8 +36,7 @@ std::string Digest(const json& r) {
   for (const json& p : r["points"]) {
     o << "  G=" << p["groups"] << " " << p["bytes"] << " B sync=" << p["sync"].dump()
       << " concurrency=" << p.value("concurrency", json()).dump() << " pin=" << p["pin"].dump()
-      << " cpus=" << p["cpus"].dump()
-      << " p50=" << p["time_us"]["p50"] << " us n=" << p["iters"] << "\n";
+      << " cpus=" << p["cpus"].dump() << " p50=" << p["time_us"]["p50"] << " us n=" << p["iters"] << "\n";
   }
   for (const char* list : {"findings", "ruled_out"}) {
     if (!r.contains(list)) continue;
@@ -57,7 +56,6 @@ json Sweep(std::vector<std::string> args) {
   std::printf("sweep took %.1f s\n%s", s, Digest(result).c_str());
   return result;
 }
-
 
 // The evidence entry whose label is `label` (NaN when absent).
 double Evidence(const json& finding, const std::string& label) {
@@ -202,8 +200,8 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 // oversubscribed ranks also add a per-operation cost to each group, and with 1M,2M,4M a CI run grew 2.6 ms per
 // added group at 1 MiB (an op took 1.0 ms at G=1) and about as much at 2 MiB as at 4 MiB, so no size was
 // bandwidth-bound and the rule stayed quiet. With 1M,4M,16M the bytes were 96-100 % of the 16 MiB slope in six
-// quiet runs and 89-92 % in three beside a busy loop. The A/B runs the same points with the groups taking turns (--concurrency sequential): what the
-// groups share is then no longer shared.
+// quiet runs and 89-92 % in three beside a busy loop. The A/B runs the same points with the groups taking turns
+// (--concurrency sequential): what the groups share is then no longer shared.
 //
 // On a 2-core host 3 pairs are also 6 ranks on 2 cores, and loopback "bandwidth" is CPU time (kernel copies), so
 // CPU oversubscription is found too; but only the turn-taking A/B removes the growth, and it is the one confirmed.
@@ -212,8 +210,8 @@ TEST(PlantedCauses, WorldBarrierIsConfirmedBySyncNone) {
 // confirmed in all nine. (Before the pooling, a sequential point paired iterations that ran at different times
 // and the cut was 47-75 %.)
 TEST(PlantedCauses, LargeConcurrentMessagesAreSharedBandwidth) {
-  json r = Sweep({"--groups", "1..3", "--sizes", "1M,4M,16M", "--concurrency", "concurrent,sequential",
-                  "--time-budget", "0.05"});
+  json r = Sweep(
+      {"--groups", "1..3", "--sizes", "1M,4M,16M", "--concurrency", "concurrent,sequential", "--time-budget", "0.05"});
   const json* confirmed = ExpectConfirmedFirstUnlessDisturbed(r, "shared_bandwidth");
   if (confirmed == nullptr) return;
   const json& f = *confirmed;

@@ -178,8 +178,10 @@ TEST(PlantedOutsideLoad, ASteadyBusyProcessThatOnlyTheLargerGroupCountsShareIsNa
     if (p["groups"] != 1 || p["concurrency"] != "concurrent" || !p.contains("host_load")) continue;
     const double others = OutsideCpuSExcept(p["host_load"], spinner.pid());
     if (others > 0.25 * p["host_load"]["window_s"].get<double>()) {
-      std::printf("G=1 was loaded beyond the plant (%.2f CPU-s of other processes in %.2f s): the growth is not "
-                  "judged\n", others, p["host_load"]["window_s"].get<double>());
+      std::printf(
+          "G=1 was loaded beyond the plant (%.2f CPU-s of other processes in %.2f s): the growth is not "
+          "judged\n",
+          others, p["host_load"]["window_s"].get<double>());
       for (const json& f : r.value("findings", json::array())) EXPECT_NE(f["status"], "confirmed") << Digest(r);
       ExpectRanksNeverOutside(r);
       return;

@@ -60,8 +60,8 @@ StatusOr<std::optional<LaunchPlace>> SpmdPlace(const SpmdFlags& flags, const Swe
     // --rendezvous says the ranks were started by a launcher: without a place, running the driver's own local
     // sweep instead would pass for the cluster run that was asked for.
     if (!flags.rendezvous.empty()) {
-      return InvalidArgument("--rendezvous " + RedactStoreUrl(flags.rendezvous) + " needs this process's place: " +
-                             place.status().message() +
+      return InvalidArgument("--rendezvous " + RedactStoreUrl(flags.rendezvous) +
+                             " needs this process's place: " + place.status().message() +
                              " (accepted: run under srun, mpirun or torchrun, or give --rank and --world)");
     }
     return std::optional<LaunchPlace>();
@@ -75,18 +75,20 @@ void RunAsSpmdRank(const SweepSpec& spec, const SpmdFlags& flags, const LaunchPl
   const std::string me = "rank " + std::to_string(place.rank) + ": ";
   if (flags.rendezvous.empty()) {
     const std::string note = TorchStoreNote(ProcessEnv(), false);
-    ExitNow(Fail(me, InvalidArgument(!note.empty() ? note
-                                                   : "started by " + place.source + " as one of " +
-                                                         std::to_string(place.world) +
-                                                         " ranks, with no --rendezvous (accepted: file:/shared/dir, "
-                                                         "redis://HOST:PORT)"),
-                 2));
+    ExitNow(Fail(
+        me,
+        InvalidArgument(!note.empty() ? note
+                                      : "started by " + place.source + " as one of " + std::to_string(place.world) +
+                                            " ranks, with no --rendezvous (accepted: file:/shared/dir, "
+                                            "redis://HOST:PORT)"),
+        2));
   }
   const std::string run_id = flags.run_id.empty() ? RunIdFromEnv(ProcessEnv()) : flags.run_id;
   if (run_id.empty()) {
-    ExitNow(Fail(me, InvalidArgument("no --run-id, and the launcher sets no job id (SLURM_JOB_ID, TORCHELASTIC_RUN_ID, "
-                                     "OMPI_MCA_ess_base_jobid, PMIX_NAMESPACE, MASTER_ADDR/PORT): give every rank the "
-                                     "same --run-id so that runs sharing a store never mix"),
+    ExitNow(Fail(me,
+                 InvalidArgument("no --run-id, and the launcher sets no job id (SLURM_JOB_ID, TORCHELASTIC_RUN_ID, "
+                                 "OMPI_MCA_ess_base_jobid, PMIX_NAMESPACE, MASTER_ADDR/PORT): give every rank the "
+                                 "same --run-id so that runs sharing a store never mix"),
                  2));
   }
   auto address = TransportAddress(spec, flags.rendezvous);
@@ -139,7 +141,9 @@ int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const Sp
     hooks.fit_plan = [&place](Plan* plan, std::vector<std::string>* notes) {
       return FitPlanToWorld(place.world, plan, notes);
     };
-    hooks.run_plan = [&session](const Plan& plan, const DriverOptions& driver) { return session.RunPlan(plan, driver); };
+    hooks.run_plan = [&session](const Plan& plan, const DriverOptions& driver) {
+      return session.RunPlan(plan, driver);
+    };
     hooks.failure = failure;
     return ExecuteSweep(spec, outputs, command, hooks);
   });

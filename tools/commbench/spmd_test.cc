@@ -27,8 +27,9 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> RankArgs(int rank, int world, const std::string& rendezvous, const std::string& out,
                                   const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"sweep", "--rank", std::to_string(rank), "--world", std::to_string(world),
-                                   "--rendezvous", rendezvous, "--run-id", "spmd-test", "--quiet", "-o", out};
+  std::vector<std::string> args = {"sweep",        "--rank",   std::to_string(rank), "--world",   std::to_string(world),
+                                   "--rendezvous", rendezvous, "--run-id",           "spmd-test", "--quiet",
+                                   "-o",           out};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -89,9 +90,9 @@ TEST(Spmd, RedisWithAPasswordNeverRecordsItAndLeavesNoKey) {
   CliRunner cli;
   const std::string out = cli.dir() + "/out.json";
   const std::string html = cli.dir() + "/out.html";
-  auto results = RunRanks(cli, 4, 4, redis.Url(":hunter2-secret@"), out,
-                          {"--groups", "1,2", "--sizes", "400", "--time-budget", "0.05", "--timeout", "20",
-                           "--html", html});
+  auto results =
+      RunRanks(cli, 4, 4, redis.Url(":hunter2-secret@"), out,
+               {"--groups", "1,2", "--sizes", "400", "--time-budget", "0.05", "--timeout", "20", "--html", html});
   for (size_t r = 0; r < results.size(); ++r) {
     EXPECT_EQ(results[r].exit_code, 0) << r << ": " << results[r].err;
     EXPECT_EQ(results[r].err.find("hunter2"), std::string::npos) << results[r].err;
@@ -138,8 +139,8 @@ TEST(Spmd, AKilledRankStopsTheOthersAndRankZeroWritesThePartialResult) {
   fs::create_directories(store);
   const std::string out = cli.dir() + "/out.json";
   std::vector<pid_t> pids;
-  const std::vector<std::string> extra = {"--groups", "2", "--sizes", "400,64K,1M,4M", "--time-budget", "1",
-                                          "--timeout", "4"};
+  const std::vector<std::string> extra = {"--groups",      "2", "--sizes",   "400,64K,1M,4M",
+                                          "--time-budget", "1", "--timeout", "4"};
   for (int r = 0; r < 4; ++r) pids.push_back(cli.Start(RankArgs(r, 4, "file:" + store, out, extra)));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // inside the first or second point
   ASSERT_EQ(kill(pids[3], SIGKILL), 0);
@@ -213,16 +214,16 @@ TEST(Spmd, UnderMpirunTheRanksFindTheirPlaceAndRunId) {
 void CrashARun(CliRunner& cli, const std::string& rendezvous, const std::string& out) {
   std::vector<pid_t> pids;
   for (int r = 0; r < 4; ++r) {
-    pids.push_back(cli.Start(RankArgs(r, 4, rendezvous, out, {"--groups", "2", "--sizes", "400,64K,1M",
-                                                              "--time-budget", "2", "--timeout", "20"})));
+    pids.push_back(cli.Start(RankArgs(
+        r, 4, rendezvous, out, {"--groups", "2", "--sizes", "400,64K,1M", "--time-budget", "2", "--timeout", "20"})));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // arrived, inside a point
   for (pid_t p : pids) kill(p, SIGKILL);
   for (pid_t p : pids) cli.Wait(p);
 }
 
-const std::vector<std::string> kShort = {"--groups", "1,2", "--sizes", "400", "--time-budget", "0.05",
-                                         "--timeout", "20"};
+const std::vector<std::string> kShort = {"--groups",      "1,2",  "--sizes",   "400",
+                                         "--time-budget", "0.05", "--timeout", "20"};
 
 TEST(Spmd, ARerunWithTheRunIdOfACrashedRunOnTheFileStoreRuns) {
   CliRunner cli;
@@ -269,8 +270,8 @@ TEST(Spmd, ASecondRunWithALiveRunsIdIsRefusedAsInUseAndTheFirstRunsOn) {
   const std::string out = cli.dir() + "/out.json";
   std::vector<pid_t> first;
   for (int r = 0; r < 4; ++r) {
-    first.push_back(cli.Start(RankArgs(r, 4, "file:" + store, out, {"--groups", "2", "--sizes", "400,64K",
-                                                                      "--time-budget", "1", "--timeout", "20"})));
+    first.push_back(cli.Start(RankArgs(
+        r, 4, "file:" + store, out, {"--groups", "2", "--sizes", "400,64K", "--time-budget", "1", "--timeout", "20"})));
   }
   const std::string run_dir = store + "/commbench-spmd-test";
   for (int i = 0; i < 200 && !(fs::exists(run_dir) && !fs::is_empty(run_dir)); ++i) {
@@ -329,9 +330,9 @@ TEST(Spmd, WithAHungRankTheOthersLeaveWithinTheTimeoutPlusTheGrace) {
   std::vector<pid_t> pids;
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < 4; ++r) {
-    pids.push_back(cli.Start(RankArgs(r, 4, "file:" + store, cli.dir() + "/out.json",
-                                      {"--groups", "2", "--sizes", "400", "--iters", "2000000",
-                                       "--test-only-hang-rank", "3:2", "--timeout", "4"})));
+    pids.push_back(cli.Start(RankArgs(
+        r, 4, "file:" + store, cli.dir() + "/out.json",
+        {"--groups", "2", "--sizes", "400", "--iters", "2000000", "--test-only-hang-rank", "3:2", "--timeout", "4"})));
   }
   // Whatever is still there long after the bound is stopped, so that a failure here never hangs the suite.
   std::thread reaper([&pids, t0] {

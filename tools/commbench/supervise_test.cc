@@ -1,18 +1,17 @@
 // The driver's watch over running ranks, end to end with real rank processes and real signals: --timeout counts
 // time without progress (a long healthy point is never cut short), and a failure names the rank that caused it
 // (pid, host, last completed iteration), not its peers, under the local launcher and under mpirun.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "lib/core/status.h"
 #include "lib/measure/progress.h"
@@ -39,8 +38,7 @@ void ExpectNothingLeft(const CliRunner& cli) {
 // Rank `rank`'s progress page under the runner's TMPDIR (the driver's launch directory), once it is up.
 StatusOr<ProgressSnapshot> RankProgress(const CliRunner& cli, int rank) {
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(cli.dir() + "/tmp", ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(cli.dir() + "/tmp", ec); !ec && it != fs::end(it); it.increment(ec)) {
     if (it->is_directory() && it->path().filename() == "progress") {
       return ReadProgress(ProgressPath(it->path().string(), rank));
     }
@@ -81,7 +79,8 @@ TEST(SuperviseTest, APointLongerThanTheTimeoutThatKeepsIteratingCompletes) {
                          "--warmup", "0", "--timeout", "2", "--test-only-slow-rank", "0:2000", "--quiet", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
-  EXPECT_GT(result["points"][0]["per_rank"][0]["wall_s"].get<double>(), 4.0) << "the point must outlast --timeout to show anything";
+  EXPECT_GT(result["points"][0]["per_rank"][0]["wall_s"].get<double>(), 4.0)
+      << "the point must outlast --timeout to show anything";
   ExpectNothingLeft(cli);
 }
 
@@ -101,11 +100,11 @@ TEST(SuperviseTest, AStoppedRankIsNamedAloneWithHostAndIteration) {
   CliResult r = cli.Wait(driver);
   EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(20)) << "group 1's loop was waited for";
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("--timeout 2 s expired in point " + std::string(kPoint) + ": rank 1 (pid " +
-                       std::to_string(ranks[1]) + ", host " + Host() +
-                       ") was stopped (SIGSTOP or a debugger) and stopped first: point " + kPoint +
-                       ", last completed timed iteration "),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("--timeout 2 s expired in point " + std::string(kPoint) + ": rank 1 (pid " + std::to_string(ranks[1]) +
+                 ", host " + Host() + ") was stopped (SIGSTOP or a debugger) and stopped first: point " + kPoint +
+                 ", last completed timed iteration "),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("rank 0 (pid"), std::string::npos) << "its peer is named as stopped too: " << r.err;
   EXPECT_NE(r.err.find("; rank 0 waited"), std::string::npos) << r.err;

@@ -98,7 +98,8 @@ bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pa
   if (!(typical > 0) || !std::isfinite(wait) || wait < 0.5 * typical) return false;
   j.report.notes.push_back("pairs phase latency (" + std::string(Name(op)) + " " + FormatBytes(bytes) +
                            "): not judged: a typical pair took " + Us(typical) + " per op, and its ranks waited " +
-                           Us(wait) + " per op for a CPU (runnable, on a run queue): at this size the pairs' times "
+                           Us(wait) +
+                           " per op for a CPU (runnable, on a run queue): at this size the pairs' times "
                            "are the scheduler's, not their links' or hosts'");
   return true;
 }

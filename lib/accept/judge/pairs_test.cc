@@ -95,9 +95,9 @@ TEST(PairsJudgeTest, APairSlowedByWaitingForACpuIsANoteNotALink) {
   for (const AcceptanceSuspect& s : r.suspects) EXPECT_NE(s.what, SuspectWhat::kLink) << Failed(r);
   bool noted = false;
   for (const std::string& n : r.notes) {
-    noted |= n.rfind("pairs phase (allreduce 4M): the pair " + Address(slow.first) + "-" + Address(slow.second), 0) ==
-                 0 &&
-             n.find("not the link") != std::string::npos;
+    noted |=
+        n.rfind("pairs phase (allreduce 4M): the pair " + Address(slow.first) + "-" + Address(slow.second), 0) == 0 &&
+        n.find("not the link") != std::string::npos;
   }
   EXPECT_TRUE(noted) << Failed(r);
   Cluster d;

@@ -133,17 +133,18 @@ class GlooWorldControl : public WorldControl {
   std::unique_ptr<ControlPlane> plane_;
 };
 
-const bool kRegistered = RegisterWorldControl([](const WorldConnectRequest& r) -> StatusOr<std::unique_ptr<WorldControl>> {
-  GlooConnectOptions options;
-  options.rank = r.rank;
-  options.size = r.size;
-  options.store = r.store;
-  options.host = r.host;
-  options.iface = r.iface;
-  options.timeout = r.timeout;
-  ASSIGN_OR_RETURN(auto plane, ControlPlane::Connect(options));
-  return std::unique_ptr<WorldControl>(std::make_unique<GlooWorldControl>(std::move(plane)));
-});
+const bool kRegistered =
+    RegisterWorldControl([](const WorldConnectRequest& r) -> StatusOr<std::unique_ptr<WorldControl>> {
+      GlooConnectOptions options;
+      options.rank = r.rank;
+      options.size = r.size;
+      options.store = r.store;
+      options.host = r.host;
+      options.iface = r.iface;
+      options.timeout = r.timeout;
+      ASSIGN_OR_RETURN(auto plane, ControlPlane::Connect(options));
+      return std::unique_ptr<WorldControl>(std::make_unique<GlooWorldControl>(std::move(plane)));
+    });
 
 }  // namespace
 

@@ -48,8 +48,8 @@ class ControlPlane {
   // keep Gloo's level-triggered event loop polling without pause until the rank got there: a late rank's peers
   // would share their cores with its spinning loop thread.
   std::shared_ptr<gloo::Context> context_;
-  Block up_{};                  // this rank's block, sent to rank 0 (rank 0: the reduced block, sent to all)
-  Block down_{};                // the reduced block from rank 0
+  Block up_{};                   // this rank's block, sent to rank 0 (rank 0: the reduced block, sent to all)
+  Block down_{};                 // the reduced block from rank 0
   std::vector<Block> gathered_;  // rank 0: one block per other rank
   std::unique_ptr<gloo::transport::UnboundBuffer> up_buffer_, down_buffer_, gathered_buffer_;
   std::unique_ptr<gloo::BarrierAllToAll> iteration_barrier_;

@@ -33,8 +33,7 @@ const gloo::ReductionFunction<T>* ReductionFor(ReduceOp op) {
 
 std::string Describe(const OpRequest& r, const RankPlace& p) {
   return "gloo " + std::string(Name(r.op)) + " (" + r.algo + ", " + std::string(Name(r.dtype)) + ", count " +
-         std::to_string(r.count) + ") on rank " + std::to_string(p.rank) + " (group " + std::to_string(p.group) +
-         ")";
+         std::to_string(r.count) + ") on rank " + std::to_string(p.rank) + " (group " + std::to_string(p.group) + ")";
 }
 
 // Owns the buffers and the Gloo algorithm object for one point. Gloo's allreduce and reduce-scatter work in
@@ -62,8 +61,8 @@ class GlooWork : public Work {
       case Collective::kAllgather:
         out_.resize(RecvCount(request, n));
         if (n == 1) break;  // AllgatherRing needs a peer
-        algorithm_ = std::make_unique<gloo::AllgatherRing<T>>(context, std::vector<const T*>{data_.data()},
-                                                               out_.data(), count);
+        algorithm_ =
+            std::make_unique<gloo::AllgatherRing<T>>(context, std::vector<const T*>{data_.data()}, out_.data(), count);
         break;
       case Collective::kReduceScatter:
         if (request.algo == "halving_doubling") {

@@ -1,12 +1,11 @@
 // The gloo backend with real Gloo contexts over loopback TCP; ranks are threads of this test process.
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "lib/backend/backend.h"
 #include "lib/backend/gloo/control_plane.h"
@@ -19,9 +18,7 @@ namespace {
 double ProcessCpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
-  };
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -30,9 +27,8 @@ std::vector<Status> RunGroup(int n, const OpRequest& request) {
   auto backend = CreateBackend("gloo");
   Status supported = backend.ok() ? (*backend)->Supports(request, n) : backend.status();
   if (!supported.ok()) return std::vector<Status>(static_cast<size_t>(n), supported);
-  return testing::RunThreads("gloo", n, [&](int rank, Communicator* comm) {
-    return testing::RunAndCheck(comm, request, rank, n, 2);
-  });
+  return testing::RunThreads(
+      "gloo", n, [&](int rank, Communicator* comm) { return testing::RunAndCheck(comm, request, rank, n, 2); });
 }
 
 struct Case {

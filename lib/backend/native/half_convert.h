@@ -61,8 +61,8 @@ CB_INLINE void F16ToF32Portable(float* __restrict out, const uint16_t* __restric
     const uint32_t exp = shifted & 0x0f800000u;
     const uint32_t subnormal = FloatBits(BitsToFloat(shifted + (113u << 23)) - BitsToFloat(113u << 23));
     const uint32_t special = Mask(exp == 0x0f800000u), tiny = Mask(exp == 0);
-    const uint32_t magnitude = (special & (shifted + (224u << 23))) | (tiny & subnormal) |
-                               (~(special | tiny) & (shifted + (112u << 23)));
+    const uint32_t magnitude =
+        (special & (shifted + (224u << 23))) | (tiny & subnormal) | (~(special | tiny) & (shifted + (112u << 23)));
     o[i] = ((h & 0x8000u) << 16) | magnitude;
   }
 }
@@ -118,8 +118,8 @@ __attribute__((target("avx2"))) CB_INLINE __m256i Bf16NarrowHigh(__m256 v) {
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     return _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb);  // round to nearest even
   } else {
-    const __m256 quiet = _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q),
-                                       _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+    const __m256 quiet =
+        _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
     return _mm256_castps_si256(_mm256_or_ps(v, quiet));
   }
 }
@@ -147,8 +147,7 @@ __attribute__((target("avx2,f16c"))) CB_INLINE __m256i Narrow16(__m256 lo, __m25
     return _mm256_blend_epi16(_mm256_srli_epi32(Bf16NarrowHigh<Op>(lo), 16), Bf16NarrowHigh<Op>(hi), 0xaa);
   } else {
     constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(lo, kRound)), _mm256_cvtps_ph(hi, kRound),
-                                   1);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(lo, kRound)), _mm256_cvtps_ph(hi, kRound), 1);
   }
 }
 

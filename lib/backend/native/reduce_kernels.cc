@@ -65,8 +65,8 @@ __attribute__((target("avx2,f16c"))) CB_INLINE __m256 ApplyPs(__m256 a, __m256 b
 // Called at most three times per call (not inlined: a function of another target cannot be inlined into generic
 // code).
 template <bool kBf16, typename Op, int kInputs, bool kNt = false>
-__attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const void* const* srcs, int n,
-                                                              size_t begin, size_t end) {
+__attribute__((target("avx2,f16c"), noinline)) void FusedHalf(uint16_t* d, const void* const* srcs, int n, size_t begin,
+                                                              size_t end) {
   const int inputs = kInputs != 0 ? kInputs : n;
   auto src = [srcs](int k) { return static_cast<const uint16_t*>(srcs[k]); };
   size_t i = begin;
@@ -138,21 +138,21 @@ CB_INLINE void ApplyVec(V& r, const V& a, const V& b) {
 // d[i] = srcs[0][i] op ... op srcs[n-1][i] for i in [begin, end) with streaming stores; kInputs as in FusedHalf.
 // The loop of both targets is a macro: the streaming store's intrinsic needs the enclosing function's target.
 // end - begin a multiple of the lanes, d + begin aligned to the vector size; the inputs need no alignment.
-#define CB_FUSED_STREAM_LOOP(kBytes, STORE)                                                        \
-  using V = typename VecOf<T, kBytes>::type;                                                       \
-  const int inputs = kInputs != 0 ? kInputs : n;                                                   \
-  auto src = [srcs](int k) { return static_cast<const T*>(srcs[k]); };                             \
-  for (size_t i = begin; i < end; i += kBytes / sizeof(T)) {                                       \
-    V r;                                                                                           \
-    std::memcpy(&r, src(0) + i, kBytes);                                                           \
-    PrefetchAhead(src(0) + i);                                                                     \
-    for (int k = 1; k < inputs; ++k) {                                                             \
-      V next;                                                                                      \
-      std::memcpy(&next, src(k) + i, kBytes);                                                      \
-      PrefetchAhead(src(k) + i);                                                                   \
-      ApplyVec<Op>(r, r, next);                                                                    \
-    }                                                                                              \
-    STORE;                                                                                         \
+#define CB_FUSED_STREAM_LOOP(kBytes, STORE)                            \
+  using V = typename VecOf<T, kBytes>::type;                           \
+  const int inputs = kInputs != 0 ? kInputs : n;                       \
+  auto src = [srcs](int k) { return static_cast<const T*>(srcs[k]); }; \
+  for (size_t i = begin; i < end; i += kBytes / sizeof(T)) {           \
+    V r;                                                               \
+    std::memcpy(&r, src(0) + i, kBytes);                               \
+    PrefetchAhead(src(0) + i);                                         \
+    for (int k = 1; k < inputs; ++k) {                                 \
+      V next;                                                          \
+      std::memcpy(&next, src(k) + i, kBytes);                          \
+      PrefetchAhead(src(k) + i);                                       \
+      ApplyVec<Op>(r, r, next);                                        \
+    }                                                                  \
+    STORE;                                                             \
   }
 
 // Called at most once per call (not inlined: a function of another target cannot be inlined into generic code).

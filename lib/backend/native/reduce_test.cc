@@ -292,9 +292,9 @@ TEST_P(ReduceTest, CopyMatchesMemcpyAtEveryAlignment) {
         for (size_t src_offset : {size_t{0}, size_t{5}, size_t{32}}) {
           std::vector<char> dst(bytes + 128, '\x5a');
           Copy(dst.data() + 64 + dst_offset, src.data() + src_offset, bytes);
-          const std::string what = "bytes=" + std::to_string(bytes) + " dst+" + std::to_string(dst_offset) +
-                                   " src+" + std::to_string(src_offset) + " threshold=" + std::to_string(threshold) +
-                                   " " + KernelIsa();
+          const std::string what = "bytes=" + std::to_string(bytes) + " dst+" + std::to_string(dst_offset) + " src+" +
+                                   std::to_string(src_offset) + " threshold=" + std::to_string(threshold) + " " +
+                                   KernelIsa();
           ASSERT_EQ(std::memcmp(dst.data() + 64 + dst_offset, src.data() + src_offset, bytes), 0) << what;
           for (size_t i = 0; i < 64 + dst_offset; ++i) ASSERT_EQ(dst[i], '\x5a') << what << " guard before " << i;
           for (size_t i = 64 + dst_offset + bytes; i < dst.size(); ++i) {
@@ -310,8 +310,7 @@ TEST_P(ReduceTest, CopyMatchesMemcpyAtEveryAlignment) {
 // keeps the payload, the scalar conversion does not; which NaN operand a sum returns is the compiler's choice),
 // though a bf16 NaN must be quiet as FloatToBF16 makes it. Signed zeros must match: max/min pick b on ties in
 // the kernels and in the reference.
-void ExpectSameHalfBits(DataType dtype, const uint16_t* got, const uint16_t* want, size_t n,
-                        const std::string& what) {
+void ExpectSameHalfBits(DataType dtype, const uint16_t* got, const uint16_t* want, size_t n, const std::string& what) {
   const bool bf16 = dtype == DataType::kBF16;
   auto is_nan = [&](uint16_t h) { return bf16 ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u; };
   size_t bad = 0;
@@ -349,8 +348,8 @@ TEST_P(ReduceTest, HalfTwoInputsBitPatternsTailsAndOffsets) {
             const std::vector<uint16_t> got_before = got;
             Reduce(dtype, op, got.data() + offset + 2, pa, pb, n);
             std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/n=" + std::to_string(n) +
-                               "/offset=" + std::to_string(offset) + "/threshold=" + std::to_string(threshold) +
-                               "/" + KernelIsa();
+                               "/offset=" + std::to_string(offset) + "/threshold=" + std::to_string(threshold) + "/" +
+                               KernelIsa();
             ExpectSameHalfBits(dtype, got.data() + offset + 2, want.data(), n, what + " out-of-place");
             // Nothing written outside dst.
             for (size_t i = 0; i < got.size(); ++i) {
@@ -415,9 +414,9 @@ TEST_P(ReduceTest, HalfManyInputsBitPatternsRoundOnce) {
               srcs.push_back(in[static_cast<size_t>(i)].data() + 1 + i);  // each input at its own offset
             }
             const std::vector<uint16_t> want = HalfChainRoundedOnce(dtype, op, srcs.data(), k, n);
-            const std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) + "/k=" +
-                                     std::to_string(k) + "/n=" + std::to_string(n) + "/threshold=" +
-                                     std::to_string(threshold) + "/" + KernelIsa();
+            const std::string what = std::string(Name(dtype)) + "/" + std::string(Name(op)) +
+                                     "/k=" + std::to_string(k) + "/n=" + std::to_string(n) +
+                                     "/threshold=" + std::to_string(threshold) + "/" + KernelIsa();
             std::vector<uint16_t> got(n + 8);
             ReduceMany(dtype, op, got.data() + 3, srcs.data(), k, n);
             ExpectSameHalfBits(dtype, got.data() + 3, want.data(), n, what + " out-of-place");

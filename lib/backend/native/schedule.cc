@@ -112,8 +112,8 @@ Schedule BuildDirect(const Problem& p) {
 // Chunks and blocks start on 16-element boundaries (BlockStart), so ranks never write the same cache line.
 Schedule BuildTwoShot(const Problem& p) {
   const int n = p.n;
-  const int k = static_cast<int>(std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(p.chunks, 1)),
-                                                                      p.count / 16 / static_cast<size_t>(n))));
+  const int k = static_cast<int>(std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(p.chunks, 1)), p.count / 16 / static_cast<size_t>(n))));
   Schedule s = Empty(p, static_cast<size_t>(k) + 1);
   for (int c = 0; c < k; ++c) {
     const size_t clo = BlockStart(p.count, k, c), len = BlockStart(p.count, k, c + 1) - clo;

@@ -28,16 +28,16 @@ Status Simulate(const Schedule& s, const OpRequest& request, int runs = 1) {
   }
   auto addr = [&](const Loc& l) { return bufs[l.rank][static_cast<int>(l.buf)].data() + l.offset * es; };
   for (int run = 0; run < runs; ++run) {
-  for (size_t t = 0; t < s.num_steps(); ++t) {
-    for (int r = 0; r < n; ++r) {
-      for (const Pull& pull : s.steps[r][t].pulls) {
-        char* dst = addr(Loc{r, pull.dst_buf, pull.dst_offset});
-        std::vector<const void*> srcs;
-        for (const Loc& l : pull.srcs) srcs.push_back(addr(l));
-        ReduceMany(request.dtype, request.reduce, dst, srcs.data(), static_cast<int>(srcs.size()), pull.count);
+    for (size_t t = 0; t < s.num_steps(); ++t) {
+      for (int r = 0; r < n; ++r) {
+        for (const Pull& pull : s.steps[r][t].pulls) {
+          char* dst = addr(Loc{r, pull.dst_buf, pull.dst_offset});
+          std::vector<const void*> srcs;
+          for (const Loc& l : pull.srcs) srcs.push_back(addr(l));
+          ReduceMany(request.dtype, request.reduce, dst, srcs.data(), static_cast<int>(srcs.size()), pull.count);
+        }
       }
     }
-  }
   }
   for (int r = 0; r < n; ++r) {
     std::vector<char> out(RecvCount(request, n) * es);
@@ -105,8 +105,8 @@ TEST(ScheduleTest, PipelinedTwoShotIsValidAndCorrect) {
           Problem problem{Collective::kAllreduce, count, n, in_place};
           problem.chunks = chunks;
           auto schedule = BuildSchedule("twoshot", problem);
-          std::string what = "n=" + std::to_string(n) + (in_place ? "/in-place" : "") + "/count=" +
-                             std::to_string(count) + "/chunks=" + std::to_string(chunks);
+          std::string what = "n=" + std::to_string(n) + (in_place ? "/in-place" : "") +
+                             "/count=" + std::to_string(count) + "/chunks=" + std::to_string(chunks);
           ASSERT_TRUE(schedule.ok()) << what;
           Status valid = Validate(*schedule);
           EXPECT_TRUE(valid.ok()) << what << ": " << valid.message();

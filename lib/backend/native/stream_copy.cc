@@ -22,21 +22,21 @@ using internal::StreamedParts;
 // (reduce_kernels.cc): the vector copy's intrinsics need the enclosing function's target.
 constexpr size_t kPage = 4096, kPages = 4, kLine = 64;
 
-#define CB_STREAM_COPY_PAGES(kVec, COPY_VEC)                                           \
-  size_t i = 0;                                                                        \
-  for (; i + kPages * kPage <= bytes; i += kPages * kPage) {                           \
-    for (size_t off = 0; off < kPage; off += kLine) {                                  \
-      for (size_t p = 0; p < kPages; ++p) {                                            \
-        for (size_t v = 0; v < kLine; v += kVec) COPY_VEC(i + p * kPage + off + v);    \
-      }                                                                                \
-    }                                                                                  \
-  }                                                                                    \
+#define CB_STREAM_COPY_PAGES(kVec, COPY_VEC)                                        \
+  size_t i = 0;                                                                     \
+  for (; i + kPages * kPage <= bytes; i += kPages * kPage) {                        \
+    for (size_t off = 0; off < kPage; off += kLine) {                               \
+      for (size_t p = 0; p < kPages; ++p) {                                         \
+        for (size_t v = 0; v < kLine; v += kVec) COPY_VEC(i + p * kPage + off + v); \
+      }                                                                             \
+    }                                                                               \
+  }                                                                                 \
   for (; i < bytes; i += kVec) COPY_VEC(i);
 
 // bytes a multiple of 64, d 64-byte aligned; s needs no alignment.
 __attribute__((target("avx2"), noinline)) void StreamCopyAvx2(char* d, const char* s, size_t bytes) {
-#define CB_COPY32(at)                                            \
-  _mm256_stream_si256(reinterpret_cast<__m256i*>(d + (at)),      \
+#define CB_COPY32(at)                                       \
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(d + (at)), \
                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (at))))
   CB_STREAM_COPY_PAGES(32, CB_COPY32)
 #undef CB_COPY32

@@ -111,14 +111,13 @@ std::string Brief(const result::AbRecord& r) {
 // The summary's A/B sentences for the judged status.
 std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgement& j) {
   const result::AbRecord& d = abs[static_cast<size_t>(j.decisive)];
-  const std::string fell = "the growth over " + Range(d) + " went from " + Fmt(d.growth_a_us) + " us to " +
-                           Fmt(d.growth_b_us) + " us";
+  const std::string fell =
+      "the growth over " + Range(d) + " went from " + Fmt(d.growth_a_us) + " us to " + Fmt(d.growth_b_us) + " us";
   std::string s;
   if (j.status == FindingStatus::kConfirmed) {
     s = " A/B: " + With(d) + " " + fell + " (cut by " + Pct(d.cut) + ", " + Interval(d) + ").";
   } else if (j.status == FindingStatus::kRuledOut) {
-    s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) +
-        "), so this is not the cause.";
+    s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "), so this is not the cause.";
   } else if (j.conflicting) {
     s = " The A/Bs disagree, so it stays suspected:";
     for (const result::AbRecord& r : abs) s += " " + Brief(r) + ";";
@@ -128,8 +127,9 @@ std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgem
     s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + "), but " + d.note + ".";
   } else {
     s = " A/B inconclusive: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "); " +
-        (d.note.rfind("A does not grow", 0) == 0 ? d.note : "confirming needs a cut of at least 50% with the "
-                                                           "interval's lower end at least 30%") +
+        (d.note.rfind("A does not grow", 0) == 0 ? d.note
+                                                 : "confirming needs a cut of at least 50% with the "
+                                                   "interval's lower end at least 30%") +
         ". Repeat it with more iterations or group counts.";
   }
   if (abs.size() > 1) {
@@ -163,8 +163,7 @@ void Judge(const std::string& confirm_command, Finding* f) {
 
 }  // namespace
 
-void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command,
-              Finding* f) {
+void ApplyAbs(const AnalysisInput& in, int a, const AbFactor& factor, const std::string& confirm_command, Finding* f) {
   ApplyAbs(EvaluateAbs(in, a, factor, f->rule), confirm_command, f);
 }
 
@@ -224,8 +223,9 @@ std::optional<Finding> PickBest(const AnalysisInput& in, std::vector<Finding> ca
   Finding best = std::move(candidates.front());
   std::set<std::pair<int, int>> listed;
   auto shares_a_pair = [&listed](const Finding& f) {
-    return std::any_of(f.ab.begin(), f.ab.end(),
-                       [&listed](const result::AbRecord& r) { return listed.count({r.a_series, r.b_series}) > 0; });
+    return std::any_of(f.ab.begin(), f.ab.end(), [&listed](const result::AbRecord& r) {
+      return listed.count({r.a_series, r.b_series}) > 0;
+    });
   };
   auto list = [&listed](const Finding& f) {
     for (const result::AbRecord& r : f.ab) listed.insert({r.a_series, r.b_series});

@@ -24,7 +24,8 @@ class CpuOversubscriptionRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    return BestOverGrowingSeries(in, [&in](const SeriesData& s) { return Oversubscribed(in, s); }, Build);
+    return BestOverGrowingSeries(
+        in, [&in](const SeriesData& s) { return Oversubscribed(in, s); }, Build);
   }
 
   AbFactor ab_factor() const override { return Factor(); }
@@ -72,7 +73,8 @@ class CpuOversubscriptionRule : public Rule {
                      ? s.fit.change_point >= g_over
                      : g_over <= static_cast<int>(s.groups.size() > 1 ? s.groups[1] : s.groups[0]);
     if (onset) f.strength += 0.2;
-    if (s.slope_vs_bytes == result::SlopeKind::kBandwidthBound) f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
+    if (s.slope_vs_bytes == result::SlopeKind::kBandwidthBound)
+      f.strength -= 0.2;  // scales with bytes: bandwidth is as likely
     const double quota = BindingCpuQuota(in, s);
     if (quota > 0 && last.throttled_share >= kMostPeriodsThrottled) f.strength += 0.15;  // the quota ran out
     const std::string limit = quota > 0 ? "the " + FormatCpus(quota) + " their cgroup's CPU quota allows"

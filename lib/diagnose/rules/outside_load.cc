@@ -240,8 +240,8 @@ class OutsideLoadRule : public Rule {
     // Ranks first when the load is on every growing point: then nothing else can be told from it.
     f.strength = 0.5 + 0.5 * coincidence;
     if (!load.points.empty()) {
-      f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " +
-                  Percent(load.Share()) + " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " +
+      f.summary = Describe(s) + ": " + ProcessSentence(load) + " (outside processes took " + Percent(load.Share()) +
+                  " of a CPU on the ranks' CPUs during points " + load.Groups() + ", " +
                   std::to_string(loaded_growing) + " of the " + std::to_string(growing) +
                   " points where the series grew). The series grows " + GrowthSentence(in, s) +
                   "; the CPU time taken from the ranks can slow them up to " + Fmt(worst_slowdown, 1) +
@@ -268,7 +268,8 @@ class OutsideLoadRule : public Rule {
     f.evidence.push_back({"ranks' own CPU during those points", load.ranks_s, "s"});
     if (waited > 0) {
       const PointData& p = in.Point(s, static_cast<size_t>(waited));
-      f.evidence.push_back({"ranks' wait for a CPU per op at G=" + std::to_string(p.groups), p.runqueue_wait_us_per_op, "us"});
+      f.evidence.push_back(
+          {"ranks' wait for a CPU per op at G=" + std::to_string(p.groups), p.runqueue_wait_us_per_op, "us"});
       f.evidence.push_back({"ranks' wait for a CPU per op at G=" + std::to_string(in.First(s).groups),
                             in.First(s).runqueue_wait_us_per_op, "us"});
       f.evidence.push_back({"growth per op there", p.p50_us - in.First(s).p50_us, "us"});
@@ -277,7 +278,8 @@ class OutsideLoadRule : public Rule {
     f.fix = load.points.empty()
                 ? "Leave the system a core the ranks do not use (--cpus for the ranks, or fewer ranks per host), and "
                   "find what runs beside them (perf sched record, pidstat -t 1) to stop it or keep it off their cores."
-                : "Sweep again with " + (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
+                : "Sweep again with " +
+                      (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
                       " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
     ApplyAb(in, std::nullopt, "", in.ConfirmCommand({}), &f);  // no A/B can toggle another process
     return f;
@@ -363,10 +365,9 @@ void NoteOutsideLoad(const AnalysisInput& in, std::vector<Finding>* findings) {
     const bool ab_side_loaded = AbSideGrowthIsLoad(in, f);
     if (load.points.empty() && waited < 0) continue;
     const std::string what =
-        load.points.empty()
-            ? WaitSentence(in, in.series[static_cast<size_t>(f.series)], static_cast<size_t>(waited))
-            : ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
-                  std::to_string(ids.size()) + " points this rests on had outside load)";
+        load.points.empty() ? WaitSentence(in, in.series[static_cast<size_t>(f.series)], static_cast<size_t>(waited))
+                            : ProcessSentence(load) + " (" + std::to_string(load.points.size()) + " of the " +
+                                  std::to_string(ids.size()) + " points this rests on had outside load)";
     if (ab_side_loaded && f.status == FindingStatus::kRuledOut) {
       f.status = FindingStatus::kSuspected;
       f.summary += " Not ruled out: " + what + ", so the A/B may have measured that load (see outside_load).";

@@ -49,7 +49,8 @@ class PageableH2dRule : public Rule {
     f.strength = 0.6;
     f.summary = Describe(s) + ": each iteration copies " + FormatBytes(copy) +
                 " from pageable host memory, which the CUDA runtime stages through its own pinned buffer with the "
-                "host waiting; time per op grows " + GrowthSentence(in, s) + ".";
+                "host waiting; time per op grows " +
+                GrowthSentence(in, s) + ".";
     AddGrowthEvidence(in, s, &f);
     f.fix =
         "Copy from pinned host memory (cudaHostAlloc or cudaHostRegister; in PyTorch a DataLoader with "

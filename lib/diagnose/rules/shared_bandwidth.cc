@@ -19,7 +19,7 @@ constexpr double kNearPeak = 0.5;       // aggregate at or above half the measur
 constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
 constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 for "it stays put"
 
-constexpr double kSaturated = 0.85;     // CPU saturation at which the CPU is the likely shared resource
+constexpr double kSaturated = 0.85;  // CPU saturation at which the CPU is the likely shared resource
 
 bool Sequential(const SeriesData& s) { return s.point.concurrency == Concurrency::kSequential; }
 
@@ -39,7 +39,8 @@ class SharedBandwidthRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    return BestOverGrowingSeries(in, [](const SeriesData& s) { return !Sequential(s); }, Build);
+    return BestOverGrowingSeries(
+        in, [](const SeriesData& s) { return !Sequential(s); }, Build);
   }
 
   AbFactor ab_factor() const override { return Factor(); }
@@ -69,19 +70,19 @@ class SharedBandwidthRule : public Rule {
     const std::string bytes_text =
         s.slope_vs_bytes == result::SlopeKind::kUnknown
             ? "one size only, so whether the slope scales with bytes is not measured"
-            : by_size ? "the slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) + "% of it is the bytes term)"
-                      : "the slope does not scale with bytes (" + Fmt(100 * s.bytes_share, 0) + "% bytes term)";
-    const std::string peak_text = fraction > 0 ? "the groups together move " + Fmt(100 * fraction, 0) + "% of the " +
-                                                     peak_name + at
-                                               : in.First(s).point.gpu_backend() ? "no device peak is measured"
-                                                                                 : "no host peak was measured";
-    const std::string cpu_text =
-        Fmt(rpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + at;
+        : by_size ? "the slope scales with bytes (" + Fmt(100 * s.bytes_share, 0) + "% of it is the bytes term)"
+                  : "the slope does not scale with bytes (" + Fmt(100 * s.bytes_share, 0) + "% bytes term)";
+    const std::string peak_text =
+        fraction > 0 ? "the groups together move " + Fmt(100 * fraction, 0) + "% of the " + peak_name + at
+        : in.First(s).point.gpu_backend() ? "no device peak is measured"
+                                          : "no host peak was measured";
+    const std::string cpu_text = Fmt(rpc) + " ranks per core and CPU saturation " + Fmt(last.saturation, 2) + at;
     ResourceReading r;
     if ((by_size || near_peak) && (!cpu_bound || near_peak)) {
       r.kind = ResourceReading::kBandwidth;
       std::string why = by_size ? "bytes term " + Fmt(100 * s.bytes_share, 0) + "% of the slope" : "";
-      if (fraction > 0) why += (why.empty() ? "" : ", ") + ("aggregate " + Fmt(100 * fraction, 0) + "% of the " + peak_name);
+      if (fraction > 0)
+        why += (why.empty() ? "" : ", ") + ("aggregate " + Fmt(100 * fraction, 0) + "% of the " + peak_name);
       r.sentence = "The shared resource is memory or link bandwidth (" + why + ").";
     } else if (cpu_bound && !by_size) {
       r.kind = ResourceReading::kCpu;
@@ -90,8 +91,8 @@ class SharedBandwidthRule : public Rule {
       r.sentence = "Which resource they share cannot be told: " + bytes_text + ", but with " + cpu_text + " and " +
                    peak_text + " the bytes may as well cost CPU time (copies, the reduction).";
     } else {
-      r.sentence = "Which resource they share cannot be told: " + bytes_text + ", " + peak_text + ", and " +
-                   cpu_text + " (neither bandwidth nor CPU shows its signature).";
+      r.sentence = "Which resource they share cannot be told: " + bytes_text + ", " + peak_text + ", and " + cpu_text +
+                   " (neither bandwidth nor CPU shows its signature).";
     }
     return r;
   }
@@ -114,8 +115,8 @@ class SharedBandwidthRule : public Rule {
     // is what the cores can copy, the CPU's signature, not a link filling up. Saturated or not: ranks that wait
     // for the time slices their peers need leave the cores idle between copies (plant (a): 6 ranks per core at
     // saturation 0.68-0.81 read "52-53 % of the loopback peak" in 2 of 15 runs).
-    const bool peak_is_cpu = RanksPerCore(in, s, last) > 1.0 && in.First(s).point.transport == Transport::kTcp &&
-                             in.tcp_loopback_gbps > 0;
+    const bool peak_is_cpu =
+        RanksPerCore(in, s, last) > 1.0 && in.First(s).point.transport == Transport::kTcp && in.tcp_loopback_gbps > 0;
     bool near_peak = fraction >= kNearPeak && !peak_is_cpu;
     // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
     double agg_lo = 0, agg_hi = 0;
@@ -136,8 +137,9 @@ class SharedBandwidthRule : public Rule {
     f.rule = "shared_bandwidth";
     f.series = a;
     f.cause = resource.kind == ResourceReading::kBandwidth ? "groups contend for memory or link bandwidth"
-              : resource.kind == ResourceReading::kCpu     ? "groups contend for CPU"
-                                                           : "groups contend for a shared resource (which one: cannot tell)";
+              : resource.kind == ResourceReading::kCpu
+                  ? "groups contend for CPU"
+                  : "groups contend for a shared resource (which one: cannot tell)";
     // Far below a measured peak with the CPU busy, the bytes cost CPU time (copies through the kernel, the
     // reduction) rather than a saturated link.
     bool far_below = peak > 0 && fraction < kFarBelowPeak && last.saturation >= 0.85;

@@ -140,7 +140,8 @@ class StragglerRule : public Rule {
   }
 
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
-    return BestOverGrowingSeries(in, [](const SeriesData&) { return true; }, Build);
+    return BestOverGrowingSeries(
+        in, [](const SeriesData&) { return true; }, Build);
   }
 
  private:

@@ -23,8 +23,9 @@ class WakeupLatencyRule : public Rule {
   std::optional<Finding> Evaluate(const AnalysisInput& in) const override {
     auto blocked = [&in](const SeriesData& s) {
       const PointData& last = in.Last(s);
-      return s.slope_vs_bytes != result::SlopeKind::kBandwidthBound && last.has_cpu && last.saturation < kMaxSaturation &&
-             last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter && !PinnedBesideUnpinned(in, s);
+      return s.slope_vs_bytes != result::SlopeKind::kBandwidthBound && last.has_cpu &&
+             last.saturation < kMaxSaturation && last.VolCtxPerRankIter() >= kMinVolCtxPerRankIter &&
+             !PinnedBesideUnpinned(in, s);
     };
     return BestOverGrowingSeries(in, blocked, Build);
   }

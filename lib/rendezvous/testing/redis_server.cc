@@ -29,9 +29,8 @@ int FreeLoopbackPort() {
 }
 
 RedisServer::RedisServer(const std::string& password) : port_(FreeLoopbackPort()) {
-  std::vector<std::string> args = {"redis-server", "--port",       std::to_string(port_), "--bind",
-                                   "127.0.0.1",    "--save",       "",                    "--appendonly",
-                                   "no",           "--loglevel",   "warning"};
+  std::vector<std::string> args = {"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no",     "--loglevel",          "warning"};
   if (!password.empty()) args.insert(args.end(), {"--requirepass", password});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -42,7 +42,8 @@ CliRunner::~CliRunner() {
 std::string CliRunner::Binary() {
   const char* srcdir = getenv("TEST_SRCDIR");
   const char* workspace = getenv("TEST_WORKSPACE");
-  return std::string(srcdir ? srcdir : ".") + "/" + (workspace ? workspace : "commbench") + "/tools/commbench/commbench";
+  return std::string(srcdir ? srcdir : ".") + "/" + (workspace ? workspace : "commbench") +
+         "/tools/commbench/commbench";
 }
 
 pid_t CliRunner::Start(const std::vector<std::string>& args) { return StartWithOutput(args, -1); }

@@ -116,8 +116,8 @@ class ShmCommunicator : public Communicator {
     std::string algo = request.algo;
     if (algo == "auto") algo = ChooseAlgorithm(Transport::kShm, request, n_);
     Problem problem{request.op, request.count, n_, request.in_place};
-    problem.chunks = PipelineChunks(algo, request, request.concurrent_ranks > 0 ? request.concurrent_ranks
-                                                                               : ranks_on_host_, UsableCores());
+    problem.chunks = PipelineChunks(
+        algo, request, request.concurrent_ranks > 0 ? request.concurrent_ranks : ranks_on_host_, UsableCores());
     ASSIGN_OR_RETURN(Schedule schedule, BuildSchedule(algo, problem));
     auto work = std::make_unique<ShmWork>(this, request, algo, std::move(schedule));
     RETURN_IF_ERROR(work->Init());
