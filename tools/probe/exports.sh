@@ -12,7 +12,8 @@ for i, v in enumerate(values):
     doc = json.loads(json.dumps(base))
     doc["environment"]["host"] = v
     doc["environment"]["cpu_model"] = v
-    for p in doc["points"]:
+    for k, p in enumerate(doc["points"]):
+        p["id"] = f"{v}{k}"  # ids reach the CSV's first column
         p["samples_us"] = {"cap": 3, "per_rank": [[1.5, 2.5, 3.5] for _ in p["per_rank"]]}  # inline: no sidecar
         for r in p["per_rank"]:
             r["host"] = v
@@ -22,17 +23,20 @@ PY
 for f in "$IN"/exp*.json; do
   n=${f##*/}
   w="$ROOT/w/exp" && rm -rf "$w" && mkdir -p "$w"
-  (cd "$w" && timeout 20 "$CB" export "$f" --csv r.csv --prom r.prom --trace r.trace.json >"$ROOT/out" 2>"$ROOT/err")
+  # --csv-samples: the rows that carry each rank's host.
+  (cd "$w" && timeout 20 "$CB" export "$f" --csv r.csv --csv-samples --prom r.prom --trace r.trace.json \
+    >"$ROOT/out" 2>"$ROOT/err" && timeout 20 "$CB" export "$f" --csv points.csv >>"$ROOT/out" 2>>"$ROOT/err")
   rc=$? why=""
   if [[ $rc == 2 ]]; then  # a result commbench could never have written (the byte 0xff) may be refused, cleanly
-    [[ $(grep -c '' "$ROOT/err") == 1 && -z $(ls "$w") ]] || why="exit 2 but $(ls "$w") written: $(head -n 2 "$ROOT/err")"
+    [[ $(grep -c 'error' "$ROOT/err") == 1 && -z $(ls "$w") ]] || why="exit 2 but $(ls "$w") written: $(head -n 2 "$ROOT/err")"
   elif [[ $rc != 0 ]]; then why="exit $rc: $(head -n 2 "$ROOT/err")"
   else
     python3 - "$w" >"$ROOT/py" 2>&1 <<'PY' || why="$(tail -n 1 "$ROOT/py")"
 import csv, json, sys
 w = sys.argv[1]
 json.load(open(f"{w}/r.trace.json", "rb"))
-for row in csv.reader(open(f"{w}/r.csv", newline="", encoding="utf-8", errors="strict")):
+for row in [r for name in ("r.csv", "points.csv")
+            for r in csv.reader(open(f"{w}/{name}", newline="", encoding="utf-8", errors="strict"))]:
     for cell in row:
         if cell[:1] in ("=", "+", "@", "\t", "\r") or (cell[:1] == "-" and not cell.lstrip("-").replace(".", "", 1).replace("e", "", 1).replace("-", "").replace("+", "").isdigit()):
             sys.exit(f"a live formula cell: {cell[:40]!r}")
