@@ -141,9 +141,7 @@ int ExecuteSpmdSweep(const SweepSpec& spec, const OutputFlags& outputs, const Sp
     hooks.fit_plan = [&place](Plan* plan, std::vector<std::string>* notes) {
       return FitPlanToWorld(place.world, plan, notes);
     };
-    hooks.run_plan = [&session](const Plan& plan, const DriverOptions& driver) {
-      return session.RunPlan(plan, driver);
-    };
+    hooks.run_plan = [&session](const Plan& plan, const DriverOptions& d) { return session.RunPlan(plan, d); };
     hooks.failure = failure;
     return ExecuteSweep(spec, outputs, command, hooks);
   });
