@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "lib/core/store_dir.h"
 #include "lib/rendezvous/redis_store.h"
 
 namespace commbench {
@@ -79,29 +80,7 @@ class RefusedStore : public Store {
 }  // namespace
 
 std::string FileStoreName(const std::string& key) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (size_t i = 0; i < key.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(key[i]);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                       c == '-' || (c == '.' && i > 0);
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (out.empty()) out = "%";
-  if (out.size() > 200) {  // NAME_MAX is 255: keep a readable head and make it unique with a hash (FNV-1a)
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-    char tail[20];
-    std::snprintf(tail, sizeof(tail), "~%016llx", static_cast<unsigned long long>(h));
-    out = out.substr(0, 150) + tail;
-  }
-  return out;
+  return EncodeStoreName(key, 200);  // NAME_MAX is 255
 }
 
 namespace {

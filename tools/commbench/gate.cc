@@ -47,8 +47,6 @@ int RunGate(GateOptions o) {
   if (!o.ab && (!o.a.empty() || !o.b.empty())) return ErrorExit("--a and --b need --ab");
   if (o.ab && o.update_baseline) return ErrorExit("--update-baseline needs --baseline (--ab keeps no baseline)");
   if (!o.ab && !o.out_a.empty()) return ErrorExit("--out-a needs --ab (it is variant A's result)");
-  if (!o.out_a.empty() && o.out_a == o.out)
-    return ErrorExit("--out-a " + o.out_a + " is also --out (accepted: two paths)");
   Status writable = CheckGateOutputs(o);
   if (!writable.ok()) return ErrorExit(writable.message());
   auto given = ToSpec(o.sweep);
