@@ -11,6 +11,7 @@
 #include "lib/core/affinity.h"
 #include "lib/core/cpu_quota.h"
 #include "lib/core/current_exception.h"
+#include "lib/core/printable.h"
 #include "lib/core/ranges.h"
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
@@ -41,8 +42,8 @@ void PrintConsole(const result::ResultFile& result) {
 // Files first (a partial result is still written), then the failure or the wrong results.
 int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
   if (!outcome.written.ok()) return Fail(outcome.written, 1);
-  std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", outputs.out.c_str(), outcome.result.points.size(),
-               outcome.failure.empty() ? "" : ", partial");
+  std::fprintf(stderr, "commbench: wrote %s (%zu points%s)\n", Printable(outputs.out).c_str(),
+               outcome.result.points.size(), outcome.failure.empty() ? "" : ", partial");
   // The JSON result is on disk: a report or export that fails (or throws) says so and leaves it there.
   auto guarded = [&outputs](const std::string& what, const std::function<Status()>& write) {
     try {
@@ -57,7 +58,7 @@ int Report(const PipelineOutcome& outcome, const OutputFlags& outputs) {
   if (!outputs.html.empty()) {
     Status html = guarded(outputs.html, [&] { return report::WriteHtmlReport(outcome.result, outputs.html); });
     if (!html.ok()) return Fail(html, 1);
-    std::fprintf(stderr, "commbench: wrote %s\n", outputs.html.c_str());
+    std::fprintf(stderr, "commbench: wrote %s\n", Printable(outputs.html).c_str());
   }
   if (!outcome.failure.empty()) {
     return ErrorExit(outcome.failure, 1);

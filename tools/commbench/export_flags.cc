@@ -6,6 +6,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/core/output_paths.h"
+#include "lib/core/printable.h"
 #include "lib/export/csv.h"
 #include "lib/export/prometheus.h"
 #include "lib/export/trace.h"
@@ -29,7 +30,7 @@ StatusOr<result::ResultFile> Source(const result::ResultFile& file, const std::s
 
 Status Write(const std::string& path, const std::string& text) {
   RETURN_IF_ERROR(WriteFileAtomically(path, text));
-  std::fprintf(stderr, "commbench: wrote %s\n", path.c_str());
+  std::fprintf(stderr, "commbench: wrote %s\n", Printable(path).c_str());
   return OkStatus();
 }
 
@@ -49,7 +50,7 @@ Status WriteTraceFile(const result::ResultFile& source, const std::string& resul
       },
       [&out](std::string_view piece) { return out.Write(piece); }));
   RETURN_IF_ERROR(out.Commit());
-  std::fprintf(stderr, "commbench: wrote %s\n", path.c_str());
+  std::fprintf(stderr, "commbench: wrote %s\n", Printable(path).c_str());
   return OkStatus();
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lib/core/output_paths.h"
+#include "lib/core/printable.h"
 #include "lib/report/html.h"
 #include "lib/result/result_file.h"
 #include "lib/result/result_writer.h"
@@ -48,7 +49,7 @@ int RunReport(const ReportOptions& options) {
     std::fprintf(stderr, "commbench: error: %s\n", ScrubSecrets(status.message()).c_str());
     return 2;
   }
-  std::printf("wrote %s\n", out.c_str());
+  std::printf("wrote %s\n", Printable(out).c_str());
   return 0;
 }
 

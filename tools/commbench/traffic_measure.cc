@@ -6,6 +6,7 @@
 
 #include "lib/app/pipeline.h"
 #include "lib/backend/backend.h"
+#include "lib/core/printable.h"
 #include "lib/core/temp_dir.h"
 #include "lib/core/types.h"
 #include "lib/launch/host_settings.h"
@@ -119,7 +120,7 @@ int RunMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step, 
   if (!ranks.ok()) return ErrorExit("--measure: " + ranks.status().message(), 1);
   const std::string where = spmd ? spmd->where : m.launcher == "local" ? "local ranks" : "ranks under " + m.launcher;
   std::fputs(traffic::MeasuredStepToText(r, step, *measured, *ranks, {p.backend, p.dtype, where}).c_str(), stdout);
-  if (!m.out.empty()) std::fprintf(stderr, "commbench: wrote %s\n", m.out.c_str());
+  if (!m.out.empty()) std::fprintf(stderr, "commbench: wrote %s\n", Printable(m.out).c_str());
   return 0;
 }
 
