@@ -28,9 +28,9 @@ struct FollowUp {
   bool explain = true;  // record it as --explain's second phase (trailer.explain)
   bool again = false;   // ask for another follow-up once this plan ran (acceptance's phases)
   // An interleaved A/B (--explain): the plan runs `rounds` times instead of --repeats, forward and then backward
-  // (A B, B A, ...: launches and the points within each reversed), every launch fresh. Each launch of each pair goes to record.abs[pair.ab].rounds; a point the
-  // file does not hold yet is written once, with its rounds as its repeats. Empty: the plan's points are written
-  // as a sweep's.
+  // (A B, B A, ...: launches and the points within each reversed), every launch fresh. Each launch of each pair goes to
+  // record.abs[pair.ab].rounds; a point the file does not hold yet is written once, with its rounds as its repeats.
+  // Empty: the plan's points are written as a sweep's.
   std::vector<AbPair> pairs;
   int rounds = 1;
 };

@@ -77,7 +77,7 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
   for (const Launch& l : planned.launches) {
     for (const Point& p : l.points) by_id[p.Id()] = p;
   }
-  std::set<std::string> measured, queued;
+  std::set<std::string> measured, queued;  // measured: by the sweep, or added as a B side already
   for (const auto& p : first.points) measured.insert(p.id);
   TargetedAbOptions options;
   options.affinity = affinity;
@@ -112,8 +112,7 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
     for (size_t i = 0; i < ab->points.size(); ++i) {
       const Point& a = ab->a_points[i];
       const Point& b = ab->points[i];
-      if (!measured.count(b.Id()) && std::find(record.points.begin(), record.points.end(), b.Id()) == record.points.end())
-        record.points.push_back(b.Id());
+      if (measured.insert(b.Id()).second) record.points.push_back(b.Id());
       queue(a);
       queue(b);
       follow.pairs.push_back({follow.record.abs.size(), a.Id(), b.Id(), a.groups});

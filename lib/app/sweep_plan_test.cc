@@ -99,8 +99,8 @@ TEST(SweepPlanTest, ASuspectedCauseRunsBothSidesAlternatingOnce) {
   ASSERT_EQ(follow.record.abs.size(), 2u);
   const result::ExplainAb& ab = follow.record.abs[0];
   EXPECT_EQ(ab.rule, "shared_bandwidth");
-  ASSERT_EQ(ab.points.size(), 2u);                       // B at G=1 and G=4, which the sweep lacked
-  EXPECT_TRUE(follow.record.abs[1].points.empty());      // added already for the first
+  ASSERT_EQ(ab.points.size(), 2u);                   // B at G=1 and G=4, which the sweep lacked
+  EXPECT_TRUE(follow.record.abs[1].points.empty());  // added already for the first
   EXPECT_EQ(follow.rounds, kAbRounds);
   ASSERT_EQ(follow.pairs.size(), 4u);  // two group counts, for each of the two findings
   std::set<std::string> a_ids, b_ids;

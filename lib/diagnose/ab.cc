@@ -8,7 +8,6 @@
 #include <random>
 
 #include "lib/result/host_load.h"
-
 #include "lib/stats/fit.h"
 
 namespace commbench {
@@ -111,8 +110,8 @@ bool PairedCut::LoadDiffers() const {
          std::fabs(a_outside_cpus - b_outside_cpus) >= result::kBusyOutsideCpus;
 }
 
-std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor,
-                                       int resamples, uint64_t seed) {
+std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor, int resamples,
+                                       uint64_t seed) {
   // round -> group count -> that round's launches; only the group counts every round measured count.
   std::map<int, std::map<int, const result::AbRound*>> by_round;
   for (const result::AbRound& r : rounds) by_round[r.round][r.groups] = &r;
@@ -172,7 +171,8 @@ std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& round
   };
   const double noise = std::hypot(se_at(0), se_at(m - 1));
   out.a_grows = out.growth_a_us > 2 * noise && out.growth_a_us > relative_floor * std::fabs(ya[0]);
-  const bool confirms = std::any_of(out.round_cuts.begin(), out.round_cuts.end(), [](double c) { return c >= kConfirmCut; });
+  const bool confirms =
+      std::any_of(out.round_cuts.begin(), out.round_cuts.end(), [](double c) { return c >= kConfirmCut; });
   const bool rules_out =
       std::any_of(out.round_cuts.begin(), out.round_cuts.end(), [](double c) { return c < kRuleOutCutHigh; });
   out.disagree = confirms && rules_out;
@@ -258,8 +258,9 @@ AbRecord SweepOnlyPair(const AnalysisInput& in, const AbComparison& c, AbRecord 
   // The reported cut is the more conservative of model and line; the interval must contain it.
   r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
   r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
-  r.note = "the sides ran at different moments of the sweep, not alternated, so the pair neither confirms nor rules "
-           "out: --explain measures it as alternating launches (A B, B A, ...)";
+  r.note =
+      "the sides ran at different moments of the sweep, not alternated, so the pair neither confirms nor rules "
+      "out: --explain measures it as alternating launches (A B, B A, ...)";
   return r;
 }
 

@@ -102,7 +102,10 @@ std::vector<result::AbRound> Rounds(double b_slope, const std::vector<double>& d
   for (size_t r = 0; r < drift.size(); ++r) {
     for (int g : {1, 8}) {
       const double a = 60 + 40.0 * g + drift[r] * g, b = 60 + b_slope * g + drift[r] * g;
-      out.push_back({static_cast<int>(r), g, r % 2 == 0, {"a" + std::to_string(g), a, 0.01 * a, outside_a},
+      out.push_back({static_cast<int>(r),
+                     g,
+                     r % 2 == 0,
+                     {"a" + std::to_string(g), a, 0.01 * a, outside_a},
                      {"b" + std::to_string(g), b, 0.01 * b, outside_b}});
     }
   }
@@ -167,8 +170,10 @@ TEST(EvaluateAbs, ASweptPairWithoutRoundsNeitherConfirmsNorRulesOut) {
                                   MakeSeries(b, OneToEight(), [](int g) { return 60.0 + 2.0 * g; })},
                                  "commbench sweep --pin none,compact");
   AnalysisInput sweep_order = testing::InputOf(testing::ReadSynthetic(result));
-  AbFactor pin{"pinning", {"pin"}, [](const AnalysisInput&, const SeriesData& x, const SeriesData& y,
-                                      const std::string&) { return x.axes.at("pin") == "none" && y.axes.at("pin") != "none"; }};
+  AbFactor pin{
+      "pinning", {"pin"}, [](const AnalysisInput&, const SeriesData& x, const SeriesData& y, const std::string&) {
+        return x.axes.at("pin") == "none" && y.axes.at("pin") != "none";
+      }};
   auto abs = EvaluateAbs(sweep_order, 0, pin, "wakeup_latency");
   ASSERT_EQ(abs.size(), 1u);
   EXPECT_EQ(abs[0].outcome, result::AbOutcome::kInconclusive);

@@ -10,6 +10,8 @@ namespace commbench {
 namespace diagnose {
 namespace {
 
+constexpr double kSaturated = 0.7;  // CPU time / (wall x cores the ranks may use) at which they compete
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -50,13 +52,13 @@ SeriesShape ShapeOf(const AnalysisInput& in, const SeriesData& s) {
   if (off.empty()) return out;
   if (off.size() == 1 && n >= 4) {
     out.shape = Shape::kOneOff;
-    out.sentence = "one point lies far off the others: " + GroupsAt(s, off) + " at " + RangeAt(s, off) +
-                   " against " + RangeAt(s, rest) + " at the rest";
+    out.sentence = "one point lies far off the others: " + GroupsAt(s, off) + " at " + RangeAt(s, off) + " against " +
+                   RangeAt(s, rest) + " at the rest";
     return out;
   }
   // Two levels, taking turns: every point on the other side of the midpoint from its neighbour.
-  const double mid = 0.5 * (*std::min_element(s.p50_us.begin(), s.p50_us.end()) +
-                            *std::max_element(s.p50_us.begin(), s.p50_us.end()));
+  const double mid =
+      0.5 * (*std::min_element(s.p50_us.begin(), s.p50_us.end()) + *std::max_element(s.p50_us.begin(), s.p50_us.end()));
   std::vector<size_t> high, low;
   bool alternates = true;
   for (size_t i = 0; i < n; ++i) {
@@ -65,8 +67,8 @@ SeriesShape ShapeOf(const AnalysisInput& in, const SeriesData& s) {
   }
   if (alternates) {
     out.shape = Shape::kAlternating;
-    out.sentence = "its points alternate between two levels: " + RangeAt(s, low) + " at " + GroupsAt(s, low) +
-                   " and " + RangeAt(s, high) + " at " + GroupsAt(s, high);
+    out.sentence = "its points alternate between two levels: " + RangeAt(s, low) + " at " + GroupsAt(s, low) + " and " +
+                   RangeAt(s, high) + " at " + GroupsAt(s, high);
     return out;
   }
   out.shape = Shape::kScattered;
@@ -93,8 +95,14 @@ std::string SlowedBaselineCaveat(const AnalysisInput& in) {
   for (const SeriesData& s : in.series) {
     if (s.points.empty()) continue;
     const PointData& first = in.First(s);
+    // A binding cgroup quota has a caveat of its own (QuotaCaveat), with its throttled periods.
+    if (!first.has_cpu || BindingCpuQuota(in, s) > 0) continue;
     const double per_core = RanksPerCore(in, s, first);
-    if (per_core <= 1.0 || !first.has_cpu) continue;
+    // Ranks that outnumber the cores only slow the loop when they compete for them: busy CPUs, or ranks that
+    // waited for one for a material share of an op.
+    const bool competed = first.saturation >= kSaturated ||
+                          (first.runqueue_wait_us_per_op > 0 && first.runqueue_wait_us_per_op >= 0.25 * first.p50_us);
+    if (per_core <= 1.0 || !competed) continue;
     const double cores = CoresForRanks(in, s);
     return "Slowed from the start: at G=" + std::to_string(first.groups) + " " + Describe(s) + " already runs " +
            std::to_string(first.world) + " ranks on " + FormatCpus(cores) + " (" + Fmt(per_core, 1) +

@@ -154,9 +154,17 @@ void InterleaveSweepPairs(AnalysisInput* in) {
         const PointData& pa = in->Point(a, i);
         const PointData& pb = in->Point(b, static_cast<size_t>(j - b.groups.begin()));
         auto outside = [](const PointData& p) { return p.host_load ? p.host_load->OutsideCpus() : -1.0; };
+        // Each round's launch off its point by one standard error, up, down or not, in turns that differ between
+        // group counts and sides: rounds spread as independent launches of a point would.
+        static constexpr double kTurns[kSyntheticRounds] = {1, -1, 0};
         for (int round = 0; round < kSyntheticRounds; ++round) {
-          ab.rounds.push_back({round, pa.groups, round % 2 == 0, {pa.id, pa.p50_us, pa.se_us, outside(pa)},
-                               {pb.id, pb.p50_us, pb.se_us, outside(pb)}});
+          const double za = kTurns[(static_cast<size_t>(round) + i) % kSyntheticRounds];
+          const double zb = kTurns[(static_cast<size_t>(round) + i + 1) % kSyntheticRounds];
+          ab.rounds.push_back({round,
+                               pa.groups,
+                               round % 2 == 0,
+                               {pa.id, pa.p50_us + za * pa.se_us, pa.se_us, outside(pa)},
+                               {pb.id, pb.p50_us + zb * pb.se_us, pb.se_us, outside(pb)}});
         }
       }
       in->interleaved.push_back(std::move(ab));

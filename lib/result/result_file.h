@@ -64,10 +64,10 @@ inline constexpr NameTable<RunStatus, 2> kRunStatusNames = {{
 
 // One side of an interleaved A/B launch: what one fresh launch of one point measured.
 struct AbSide {
-  std::string point;           // its id
-  double mean_us = 0;          // time_us.mean: the loop's cost per op, the fits' statistic
-  double se_us = 0;            // its standard error
-  double outside_cpus = -1;    // CPUs that processes outside the run took meanwhile (HostLoad); -1 not measured
+  std::string point;         // its id
+  double mean_us = 0;        // time_us.mean: the loop's cost per op, the fits' statistic
+  double se_us = 0;          // its standard error
+  double outside_cpus = -1;  // CPUs that processes outside the run took meanwhile (HostLoad); -1 not measured
 };
 
 // One round of an interleaved A/B at one group count: A and B launched one after the other, in `a_first`'s
