@@ -17,6 +17,8 @@ namespace {
 
 constexpr double kNearPeak = 0.5;       // aggregate at or above half the measured peak
 constexpr double kFarBelowPeak = 0.25;  // aggregate below a quarter of it
+// Above one and a half times the peak the bytes stay in caches: no link or memory bus is what limits them.
+constexpr double kAbovePeak = 1.5;
 constexpr double kFlatAggregate = 1.5;  // max/min of the aggregate over G >= 2 for "it stays put"
 
 constexpr double kSaturated = 0.85;  // CPU saturation at which the CPU is the likely shared resource
@@ -117,7 +119,7 @@ class SharedBandwidthRule : public Rule {
     // saturation 0.68-0.81 read "52-53 % of the loopback peak" in 2 of 15 runs).
     const bool peak_is_cpu =
         RanksPerCore(in, s, last) > 1.0 && in.First(s).point.transport == Transport::kTcp && in.tcp_loopback_gbps > 0;
-    bool near_peak = fraction >= kNearPeak && !peak_is_cpu;
+    bool near_peak = fraction >= kNearPeak && fraction <= kAbovePeak && !peak_is_cpu;
     // A fixed capacity shared by the groups: from G=2 on the aggregate stays put while each group's share falls.
     double agg_lo = 0, agg_hi = 0;
     int shared_points = 0;
