@@ -36,8 +36,8 @@ std::string FormatArrivals(const std::vector<result::PointResult>& points) {
                   Cell("%.1f", p.arrival->transfer_us.p50).c_str(), Cell("%.1f", p.arrival->transfer_us.p99).c_str(),
                   Cell("%.1f", p.arrival->skew_us.p50).c_str(), Cell("%.1f", p.arrival->skew_us.p99).c_str(),
                   std::string(NameOf(result::kSkewMethodNames, p.arrival->method)).c_str(),
-                  Cell("%.3f", p.aggregate_busbw_gbps).c_str(),
-                  p.busy_time ? Cell("%.3f", p.busy_time->aggregate_busbw_gbps).c_str() : "-");
+                  Cell("%.4g", p.aggregate_busbw_gbps).c_str(),
+                  p.busy_time ? Cell("%.4g", p.busy_time->aggregate_busbw_gbps).c_str() : "-");
     out += line;
   }
   return out;

@@ -106,13 +106,16 @@ class LateArrivalRule : public Rule {
         break;
     }
     const double share = std::min(1.0, split->skew_growth_us / split->time_growth_us);
+    const double transfer_share = std::max(0.0, split->transfer_growth_us / split->time_growth_us);
     f.strength = 0.6 + 0.4 * share;
     const std::string g0 = "G=" + std::to_string(first.groups), g1 = "G=" + std::to_string(last.groups);
     std::string summary =
         Describe(s) + ": time per op grows " + GrowthSentence(in, s) + ", but the collective's own time stays flat (" +
-        Fmt(split->transfer_first_us) + " us at " + g0 + ", " + Fmt(split->transfer_last_us) + " us at " + g1 +
-        ": the least any rank spent inside it) while the ranks' arrival skew grows from " + Fmt(split->skew_first_us) +
-        " to " + Fmt(split->skew_last_us) + " us (" + Fmt(100 * share, 0) + "% of the growth" +
+        Fmt(split->transfer_first_us) + " us at " + g0 + ", " + Fmt(split->transfer_last_us) + " us at " + g1 + ", " +
+        Fmt(100 * transfer_share, 0) +
+        "% of the growth: the least any rank spent inside it) while the ranks' arrival skew grows from " +
+        Fmt(split->skew_first_us) + " to " + Fmt(split->skew_last_us) + " us (" + Fmt(100 * share, 0) +
+        "% of the growth" +
         (last.skew_method == result::SkewMethod::kDurations ? "; estimated from the ranks' times, without one clock"
                                                             : "") +
         "). The operation did not get slower: ranks arrive at it late and the others wait. ";
