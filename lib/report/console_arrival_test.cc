@@ -22,7 +22,7 @@ TEST(ConsoleArrivalTest, OneLinePerPointWithBothAggregates) {
   q.arrival->method = result::SkewMethod::kDurations;
   const std::string text = FormatArrivals({p, q});
   EXPECT_NE(text.find("# Transfer and arrival"), std::string::npos) << text;
-  EXPECT_NE(text.find(" gloo             400 B    3         31.0"), std::string::npos) << text;
+  EXPECT_NE(text.find(" gloo               400    3         31.0"), std::string::npos) << text;
   EXPECT_NE(text.find("2001.0"), std::string::npos) << text;
   EXPECT_NE(text.find("clock        0.25           -\n"), std::string::npos) << text;
   EXPECT_NE(text.find("durations        0.25       0.125\n"), std::string::npos) << text;
