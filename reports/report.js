@@ -89,7 +89,9 @@
       a.outcome === 'rules out' ? 'rules it out' : a.outcome === 'supports' ? 'supports it' : 'inconclusive';
     const pair = a.a_side ? a.a_side + ' to ' + (a.partner || a.factor) : (a.partner || a.factor || 'A/B');
     return pair + (isNum(a.g_lo) && isNum(a.g_hi) ? ' over G=' + a.g_lo + '..' + a.g_hi : '') +
-      ': growth ' + fmtTime(a.growth_a_us) + ' → ' + fmtTime(a.growth_b_us) + ', cut ' + pct(a.cut) + ci + ', ' + verdict;
+      ': growth ' + fmtTime(a.growth_a_us) + ' → ' + fmtTime(a.growth_b_us) + ', cut ' + pct(a.cut) + ci +
+      (isNum(a.pairs) ? (a.pairs > 0 ? ' from ' + a.pairs + ' interleaved rounds' : ' in the sweep\'s order') : '') +
+      ', ' + verdict + (a.note ? ' (' + a.note + ')' : '');
   }
   function abDetail(f, status) {
     if (Array.isArray(f.ab) && f.ab.length) {
@@ -194,6 +196,9 @@
       headline = 'Time per operation grows with the group count. Largest growth: ' + growthText + '.';
     } else if (R.verdict === 'no growth') {
       headline = 'No growth with the group count' + (g ? ': the largest change is ' + growthText : '') + '.' +
+        (Array.isArray(R.caveats) ? R.caveats.map((c) => ' ' + c).join('') : '');
+    } else if (R.verdict === 'not a line') {
+      headline = 'No steady growth with the group count, but not a flat line either.' +
         (Array.isArray(R.caveats) ? R.caveats.map((c) => ' ' + c).join('') : '');
     } else if (R.verdict === 'insufficient data') {
       headline = 'Insufficient data for a verdict on growth' + (g ? '; the largest change measured: ' + growthText : '') + '.';

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "lib/core/current_exception.h"
 #include "lib/diagnose/diagnose.h"
@@ -18,6 +19,7 @@
 #include "lib/measure/host_load_monitor.h"
 #include "lib/measure/host_peak.h"
 #include "lib/result/result_writer.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::app {
 namespace {
@@ -98,6 +100,30 @@ result::ResultHeader MakeHeader(const PipelineRequest& request) {
   return header;
 }
 
+using PointRuns = std::map<std::string, std::vector<result::PointResult>>;
+
+// An interleaved A/B's launches, pair by pair and round by round, into the explain record: round r ran the plan
+// forward when r is even and backward when odd, so A came first where the plan holds it before B.
+void RecordRounds(const FollowUp& next, const PointRuns& runs, result::ExplainRecord* record) {
+  std::map<std::string, size_t> position;
+  for (const Launch& l : next.plan.launches) {
+    for (const Point& p : l.points) position.emplace(p.Id(), position.size());
+  }
+  auto side = [](const result::PointResult& p) {
+    return result::AbSide{p.id, p.time_us.mean, StandardErrorOfMean(p.time_us),
+                          p.host_load ? p.host_load->OutsideCpus() : -1.0};
+  };
+  for (const AbPair& pair : next.pairs) {
+    auto a = runs.find(pair.a), b = runs.find(pair.b);
+    if (pair.ab >= record->abs.size() || a == runs.end() || b == runs.end()) continue;
+    const bool a_before = position[pair.a] < position[pair.b];
+    for (size_t r = 0; r < std::min(a->second.size(), b->second.size()); ++r) {
+      record->abs[pair.ab].rounds.push_back(
+          {static_cast<int>(r), pair.groups, (r % 2 == 0) == a_before, side(a->second[r]), side(b->second[r])});
+    }
+  }
+}
+
 }  // namespace
 
 // Over 80 lines: the one place the stages meet; its lambdas share the writer, the held repeats and the monitor.
@@ -144,6 +170,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     writing_s += ThreadCpuS() - t_write;
     return OkStatus();
   };
+  PointRuns* ab_runs = nullptr;  // set while an interleaved A/B runs: its launches, kept rather than written
   options.on_point = [&](FinishedPoint&& finished) {
     const double t_aggregate = ThreadCpuS();
     aggregate.cores_available = finished.cores_available;
@@ -155,6 +182,12 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     if (point.phases) {
       (*point.phases)[result::Phase::kAggregation] = point_aggregation_s;
       in_points.Add(*point.phases);
+    }
+    if (ab_runs) {
+      std::vector<result::PointResult>& runs = (*ab_runs)[point.id];
+      if (!runs.empty()) runs.back().samples_us.per_rank = {};  // the last round's samples are the ones written
+      runs.push_back(std::move(point));
+      return OkStatus();
     }
     if (repeat + 1 >= repeats) return write(std::move(point));
     point.samples_us.per_rank = {};
@@ -189,8 +222,43 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
     held_order.clear();
     return driven;
   };
-  DriverOutcome driven;
   result::ResultTrailer& trailer = file.trailer;
+  // An interleaved A/B (FollowUp::pairs): rounds forward and backward; the points the file lacks are written once.
+  auto run_interleaved = [&](const FollowUp& next) {
+    PointRuns runs;
+    ab_runs = &runs;
+    Plan backward = next.plan;
+    std::reverse(backward.launches.begin(), backward.launches.end());
+    for (Launch& l : backward.launches) std::reverse(l.points.begin(), l.points.end());
+    DriverOutcome driven;
+    for (int round = 0; round < next.rounds && driven.failure.empty(); ++round) {
+      if (options.progress) {
+        options.progress("A/B round " + std::to_string(round + 1) + "/" + std::to_string(next.rounds) +
+                         (round % 2 == 0 ? " (A B)" : " (B A)"));
+      }
+      const auto t_plan = std::chrono::steady_clock::now();
+      driven = run_plan(round % 2 == 0 ? next.plan : backward, options);
+      launches_s += SecondsSince(t_plan);
+    }
+    ab_runs = nullptr;
+    if (trailer.explain) RecordRounds(next, runs, &*trailer.explain);
+    std::set<std::string> in_file;
+    for (const result::PointResult& p : file.points) in_file.insert(p.id);
+    for (const Launch& l : next.plan.launches) {
+      for (const Point& p : l.points) {
+        auto it = runs.find(p.Id());
+        if (it == runs.end() || !in_file.insert(p.Id()).second) continue;
+        result::PointResult last = std::move(it->second.back());
+        it->second.pop_back();
+        held[p.Id()] = std::move(it->second);
+        Status s = write(std::move(last));
+        if (!s.ok() && driven.failure.empty()) driven.failure = s.message();
+      }
+    }
+    held.clear();
+    return driven;
+  };
+  DriverOutcome driven;
   trailer.skipped = request.plan->skipped;
   // An exception while measuring or diagnosing (out of memory, a library's) ends the run as a failure: what was
   // measured is still written, and the temporary files go with the writer, which std::terminate would skip.
@@ -204,7 +272,7 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
         trailer.explain = std::move(next.record);
       }
       if (next.plan.launches.empty()) break;
-      driven = run_repeated(next.plan);
+      driven = next.pairs.empty() ? run_repeated(next.plan) : run_interleaved(next);
       trailer.skipped.insert(trailer.skipped.end(), next.plan.skipped.begin(), next.plan.skipped.end());
       trailer.diagnosis = diagnose::Diagnose(file);
       if (!next.again) break;

@@ -14,12 +14,25 @@
 
 namespace commbench::app {
 
+// One pair of an interleaved A/B: the A and B points at one group count, for record.abs[ab].
+struct AbPair {
+  size_t ab = 0;
+  std::string a, b;  // point ids
+  int groups = 0;
+};
+
 // The second phase: from the first phase's result (points and diagnosis), the points to add and why.
 struct FollowUp {
   Plan plan;  // no launches: nothing to add
   result::ExplainRecord record;
   bool explain = true;  // record it as --explain's second phase (trailer.explain)
   bool again = false;   // ask for another follow-up once this plan ran (acceptance's phases)
+  // An interleaved A/B (--explain): the plan runs `rounds` times instead of --repeats, forward and then backward
+  // (A B, B A, ...: launches and the points within each reversed), every launch fresh. Each launch of each pair goes to
+  // record.abs[pair.ab].rounds; a point the file does not hold yet is written once, with its rounds as its repeats.
+  // Empty: the plan's points are written as a sweep's.
+  std::vector<AbPair> pairs;
+  int rounds = 1;
 };
 using PlanFollowUp = std::function<FollowUp(const result::ResultFile& first_phase)>;
 

@@ -78,12 +78,18 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
   for (const Launch& l : planned.launches) {
     for (const Point& p : l.points) by_id[p.Id()] = p;
   }
-  std::set<std::string> measured;
+  std::set<std::string> measured, queued;  // measured: by the sweep, or added as a B side already
   for (const auto& p : first.points) measured.insert(p.id);
   TargetedAbOptions options;
   options.affinity = affinity;
+  options.max_group_counts = kAbGroupCounts;
   ExplainFollowUp out;
-  std::vector<Point> to_run;
+  FollowUp& follow = out.follow_up;
+  follow.rounds = static_cast<int>(std::max<int64_t>(kAbRounds, spec.repeats));
+  std::vector<Point> to_run;  // A, B at each group count, in the order the first round runs them
+  auto queue = [&](const Point& p) {
+    if (queued.insert(p.Id()).second) to_run.push_back(p);
+  };
   bool any_suspected = false;
   for (const result::Finding& f : first.trailer.diagnosis.findings) {
     if (f.status != result::FindingStatus::kSuspected) continue;
@@ -99,29 +105,35 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
       continue;
     }
     std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
-    if (!ab) {
+    if (!ab || ab->points.size() < 2) {
       out.notes.push_back("--explain: " + f.rule + " suspected: no A/B varies its factor alone; it stays suspected");
       continue;
     }
-    result::ExplainAb record{ab->rule, ab->factor, ab->reason, f.points, {}};
-    for (const Point& p : ab->points) {
-      if (!measured.insert(p.Id()).second) continue;  // already measured (by the sweep or for another cause)
-      record.points.push_back(p.Id());
-      to_run.push_back(p);
+    result::ExplainAb record{ab->rule, ab->factor, ab->reason, f.points, {}, {}};
+    for (size_t i = 0; i < ab->points.size(); ++i) {
+      const Point& a = ab->a_points[i];
+      const Point& b = ab->points[i];
+      if (measured.insert(b.Id()).second) record.points.push_back(b.Id());
+      queue(a);
+      queue(b);
+      follow.pairs.push_back({follow.record.abs.size(), a.Id(), b.Id(), a.groups});
     }
     out.notes.push_back("--explain: " + f.rule + " suspected in " + SeriesName(suspect.series.front()) + ": runs " +
-                        ab->reason + ", at G=" + GroupList(ab->points) + " (" + std::to_string(record.points.size()) +
-                        " points)");
-    out.follow_up.record.abs.push_back(std::move(record));
+                        ab->reason + " against the series itself at G=" + GroupList(ab->points) + ", alternating (" +
+                        std::to_string(follow.rounds) + " rounds of A B / B A)");
+    follow.record.abs.push_back(std::move(record));
   }
   if (!any_suspected) out.notes.push_back("--explain: nothing suspected: no A/B to run");
   if (to_run.empty()) return out;
+  // Sides that can share a launch (the same ranks, pinning and cores) run in one, one after the other, so that
+  // a round costs no more launches than the B side alone did; those that cannot alternate as launches.
   auto plan = PlanPoints(spec, to_run, backends);
   if (!plan.ok()) {
     out.notes.push_back("warning: --explain: " + plan.status().message());
+    follow.pairs.clear();
     return out;
   }
-  out.follow_up.plan = std::move(*plan);
+  follow.plan = std::move(*plan);
   return out;
 }
 

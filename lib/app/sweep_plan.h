@@ -2,6 +2,7 @@
 // --explain's second phase (the A/B points of each cause the first phase suspects, for the series it names).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,16 @@ struct ExplainFollowUp {
   std::vector<std::string> notes;
 };
 
+// An interleaved A/B runs its two sides at the ends of the suspect's group counts (the cut compares growth, which
+// the ends carry), kAbRounds times each (or --repeats times, when more).
+inline constexpr size_t kAbGroupCounts = 2;
+inline constexpr int64_t kAbRounds = 3;
+
 // From the first phase's result and its plan: for each suspected finding, the A/B that varies its cause's
-// factor alone (lib/sweep/explain.h), over the cores `affinity` (e.g. "0-1") names; points measured already
-// (by the sweep or for another cause) are not run again.
+// factor alone (lib/sweep/explain.h), over the cores `affinity` (e.g. "0-1") names, as pairs of launches that
+// alternate (A B, B A, ...): the suspect's own points against the B side's at the same group counts, also where
+// the sweep measured the B side already (its own order compared two moments, not two settings). A point two
+// A/Bs share runs once a round.
 ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& planned, const SweepSpec& spec,
                                const std::vector<BackendDescription>& backends, const std::string& affinity);
 

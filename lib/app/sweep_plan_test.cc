@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lib/sweep/planner.h"
 
 namespace commbench::app {
@@ -84,31 +86,63 @@ TEST(SweepPlanTest, ACauseWithoutAnAbStaysSuspected) {
       (std::vector<std::string>{"--explain: straggler suspected: no A/B varies its factor alone; it stays suspected"}));
 }
 
-TEST(SweepPlanTest, ASuspectedCauseRunsTheSeriesWithItsFactorChangedOnce) {
+// Each suspect's A/B: the series itself (A) and with the factor changed (B) at its smallest and largest group
+// count, paired for kAbRounds alternating rounds; a point two A/Bs share runs once a round.
+TEST(SweepPlanTest, ASuspectedCauseRunsBothSidesAlternatingOnce) {
   auto plan = PlanSweep(Spec(), Gloo());
   ASSERT_TRUE(plan.ok());
   result::ResultFile first = FirstPhase(*plan, {});
   result::Finding shared = Suspected("shared_bandwidth", first);
   first.trailer.diagnosis.findings = {shared, shared};  // the same cause twice: its points run once
   const ExplainFollowUp second = PlanExplainAbs(first, *plan, Spec(), Gloo(), "0-1");
-  ASSERT_EQ(second.follow_up.record.abs.size(), 2u);
-  const result::ExplainAb& ab = second.follow_up.record.abs[0];
+  const FollowUp& follow = second.follow_up;
+  ASSERT_EQ(follow.record.abs.size(), 2u);
+  const result::ExplainAb& ab = follow.record.abs[0];
   EXPECT_EQ(ab.rule, "shared_bandwidth");
-  ASSERT_FALSE(ab.points.empty());
-  EXPECT_TRUE(second.follow_up.record.abs[1].points.empty());  // measured already for the first
+  ASSERT_EQ(ab.points.size(), 2u);                   // B at G=1 and G=4, which the sweep lacked
+  EXPECT_TRUE(follow.record.abs[1].points.empty());  // added already for the first
+  EXPECT_EQ(follow.rounds, kAbRounds);
+  ASSERT_EQ(follow.pairs.size(), 4u);  // two group counts, for each of the two findings
+  std::set<std::string> a_ids, b_ids;
+  for (const AbPair& pair : follow.pairs) {
+    EXPECT_TRUE(pair.groups == 1 || pair.groups == 4) << pair.groups;
+    a_ids.insert(pair.a);
+    b_ids.insert(pair.b);
+  }
   ASSERT_EQ(second.notes.size(), 2u);
   EXPECT_EQ(second.notes[0].rfind("--explain: shared_bandwidth suspected in gloo allreduce 400 B: runs ", 0), 0u)
       << second.notes[0];
-  EXPECT_NE(second.notes[0].find("(" + std::to_string(ab.points.size()) + " points)"), std::string::npos)
-      << second.notes[0];
-  size_t planned = 0;
-  for (const Launch& l : second.follow_up.plan.launches) {
+  EXPECT_NE(second.notes[0].find("alternating (3 rounds"), std::string::npos) << second.notes[0];
+  std::set<std::string> planned;
+  for (const Launch& l : follow.plan.launches) {
     for (const Point& p : l.points) {
-      EXPECT_EQ(p.concurrency, Concurrency::kSequential) << p.Id();
-      ++planned;
+      EXPECT_TRUE(planned.insert(p.Id()).second) << "planned twice: " << p.Id();
+      EXPECT_EQ(p.concurrency, b_ids.count(p.Id()) ? Concurrency::kSequential : Concurrency::kConcurrent) << p.Id();
     }
   }
-  EXPECT_EQ(planned, ab.points.size());
+  EXPECT_EQ(planned.size(), a_ids.size() + b_ids.size());
+  for (const std::string& id : a_ids) EXPECT_TRUE(planned.count(id)) << id;
+}
+
+// A B side the sweep measured already runs again beside its A: the sweep's order compared two moments.
+TEST(SweepPlanTest, ABSideTheSweepHadRunsAgainInTheRounds) {
+  SweepSpec spec = Spec();
+  spec.concurrencies = {Concurrency::kConcurrent, Concurrency::kSequential};
+  auto plan = PlanSweep(spec, Gloo());
+  ASSERT_TRUE(plan.ok());
+  result::ResultFile first = FirstPhase(*plan, {});
+  result::Finding shared;
+  shared.rule = "shared_bandwidth";
+  shared.status = result::FindingStatus::kSuspected;
+  for (const result::PointResult& p : first.points) {
+    if (p.point.concurrency == Concurrency::kConcurrent) shared.points.push_back(p.id);
+  }
+  first.trailer.diagnosis.findings = {shared};
+  const ExplainFollowUp second = PlanExplainAbs(first, *plan, spec, Gloo(), "0-1");
+  ASSERT_EQ(second.follow_up.record.abs.size(), 1u);
+  EXPECT_TRUE(second.follow_up.record.abs[0].points.empty());  // nothing new to write
+  EXPECT_EQ(second.follow_up.pairs.size(), 2u);
+  EXPECT_EQ(second.follow_up.plan.point_count(), 4u);  // A and B at G=1 and G=4
 }
 
 // The console's line before a sweep in a cgroup whose quota is below its cores; none without a quota or above it.

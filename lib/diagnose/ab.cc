@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <random>
 
+#include "lib/result/host_load.h"
 #include "lib/stats/fit.h"
 
 namespace commbench {
@@ -103,6 +105,103 @@ CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, u
   return {Percentile(cuts, 0.025), Percentile(cuts, 0.975)};
 }
 
+bool PairedCut::LoadDiffers() const {
+  return a_outside_cpus >= 0 && b_outside_cpus >= 0 &&
+         std::fabs(a_outside_cpus - b_outside_cpus) >= result::kBusyOutsideCpus;
+}
+
+std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor, int resamples,
+                                       uint64_t seed) {
+  // round -> group count -> that round's launches; only the group counts every round measured count.
+  std::map<int, std::map<int, const result::AbRound*>> by_round;
+  for (const result::AbRound& r : rounds) by_round[r.round][r.groups] = &r;
+  std::map<int, size_t> seen;
+  for (const auto& [round, at] : by_round) {
+    for (const auto& entry : at) ++seen[entry.first];
+  }
+  std::vector<double> g;
+  for (const auto& [groups, n] : seen) {
+    if (n == by_round.size()) g.push_back(groups);
+  }
+  const size_t k = by_round.size(), m = g.size();
+  if (k < 2 || m < 2) return std::nullopt;
+  // a[r][i]: round r's A at g[i]; likewise its standard error and B.
+  std::vector<std::vector<double>> a(k), sa(k), b(k), sb(k);
+  double load_a = 0, load_b = 0;
+  int known_a = 0, known_b = 0;
+  size_t r = 0;
+  for (const auto& [round, at] : by_round) {
+    for (double gi : g) {
+      const result::AbRound& x = *at.at(static_cast<int>(gi));
+      a[r].push_back(x.a.mean_us);
+      sa[r].push_back(x.a.se_us);
+      b[r].push_back(x.b.mean_us);
+      sb[r].push_back(x.b.se_us);
+      if (x.a.outside_cpus >= 0) load_a += x.a.outside_cpus, ++known_a;
+      if (x.b.outside_cpus >= 0) load_b += x.b.outside_cpus, ++known_b;
+    }
+    ++r;
+  }
+  auto cut_of = [](double slope_a, double slope_b) { return slope_a > 0 ? 1 - std::max(slope_b, 0.0) / slope_a : 0.0; };
+  auto mean_over = [&](const std::vector<std::vector<double>>& v, const std::vector<size_t>& drawn, size_t i) {
+    double sum = 0;
+    for (size_t d : drawn) sum += v[d][i];
+    return sum / static_cast<double>(drawn.size());
+  };
+  PairedCut out;
+  out.rounds = static_cast<int>(k);
+  out.g_lo = g.front();
+  out.g_hi = g.back();
+  std::vector<size_t> all(k);
+  for (size_t i = 0; i < k; ++i) all[i] = i;
+  std::vector<double> ya(m), yb(m);
+  for (size_t i = 0; i < m; ++i) ya[i] = mean_over(a, all, i), yb[i] = mean_over(b, all, i);
+  const double slope_a = FitLine(g, ya).slope, slope_b = FitLine(g, yb).slope;
+  out.growth_a_us = slope_a * (out.g_hi - out.g_lo);
+  out.growth_b_us = slope_b * (out.g_hi - out.g_lo);
+  out.cut = cut_of(slope_a, slope_b);
+  for (size_t i = 0; i < k; ++i) {
+    out.round_cuts.push_back(cut_of(FitLine(g, a[i]).slope, FitLine(g, b[i]).slope));
+  }
+  // A grows when its growth over the ends exceeds twice their noise: the rounds' spread and the launches' own.
+  auto se_at = [&](size_t i) {
+    double mean = ya[i], var = 0, own = 0;
+    for (size_t d = 0; d < k; ++d) var += (a[d][i] - mean) * (a[d][i] - mean), own += sa[d][i] * sa[d][i];
+    return std::sqrt(var / static_cast<double>(k - 1) / static_cast<double>(k) + own / static_cast<double>(k * k));
+  };
+  const double noise = std::hypot(se_at(0), se_at(m - 1));
+  out.a_grows = out.growth_a_us > 2 * noise && out.growth_a_us > relative_floor * std::fabs(ya[0]);
+  const bool confirms =
+      std::any_of(out.round_cuts.begin(), out.round_cuts.end(), [](double c) { return c >= kConfirmCut; });
+  const bool rules_out =
+      std::any_of(out.round_cuts.begin(), out.round_cuts.end(), [](double c) { return c < kRuleOutCutHigh; });
+  out.disagree = confirms && rules_out;
+  if (known_a > 0) out.a_outside_cpus = load_a / known_a;
+  if (known_b > 0) out.b_outside_cpus = load_b / known_b;
+  // Over rounds (drawn with replacement, the same for both sides) and each launch's own noise.
+  std::mt19937_64 rng(seed);
+  std::vector<double> cuts;
+  std::vector<size_t> drawn(k);
+  std::vector<double> ra(m), rb(m);
+  for (int s = 0; s < resamples; ++s) {
+    for (size_t d = 0; d < k; ++d) drawn[d] = static_cast<size_t>(rng() % k);
+    for (size_t i = 0; i < m; ++i) {
+      ra[i] = mean_over(a, drawn, i);
+      rb[i] = mean_over(b, drawn, i);
+      double own_a = 0, own_b = 0;
+      for (size_t d : drawn) own_a += sa[d][i] * sa[d][i], own_b += sb[d][i] * sb[d][i];
+      ra[i] += std::sqrt(own_a) / static_cast<double>(k) * Normal(rng);
+      rb[i] += std::sqrt(own_b) / static_cast<double>(k) * Normal(rng);
+    }
+    cuts.push_back(cut_of(FitLine(g, ra).slope, FitLine(g, rb).slope));
+  }
+  if (!cuts.empty()) {
+    std::sort(cuts.begin(), cuts.end());
+    out.cut_ci95 = {std::min(Percentile(cuts, 0.025), out.cut), std::max(Percentile(cuts, 0.975), out.cut)};
+  }
+  return out;
+}
+
 std::vector<std::string> DifferingAxes(const SeriesData& a, const SeriesData& b) {
   std::vector<std::string> out;
   for (const std::string& axis : SeriesAxes()) {
@@ -135,6 +234,36 @@ std::vector<int> Family(const AnalysisInput& in, int a, const AbFactor& factor) 
   return family;
 }
 
+std::string PercentList(const std::vector<double>& v) {
+  std::string out;
+  for (double x : v) out += (out.empty() ? "" : ", ") + Percent(x);
+  return out;
+}
+
+std::string Cpus(double cpus) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f CPU", cpus);
+  return buf;
+}
+
+// A pair the sweep measured in its own order: its figures are shown, but sides run minutes apart compare two
+// moments of the host as much as two settings, so it neither confirms nor rules out.
+AbRecord SweepOnlyPair(const AnalysisInput& in, const AbComparison& c, AbRecord r) {
+  r.outcome = AbOutcome::kInconclusive;
+  if (!c.a_grows) {
+    r.note = "A does not grow over the group counts both sides share, so the pair tests nothing";
+    return r;
+  }
+  r.cut_ci95 = BootstrapCut(in, c.a, c.b);
+  // The reported cut is the more conservative of model and line; the interval must contain it.
+  r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
+  r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
+  r.note =
+      "the sides ran at different moments of the sweep, not alternated, so the pair neither confirms nor rules "
+      "out: --explain measures it as alternating launches (A B, B A, ...)";
+  return r;
+}
+
 // One pair, cause on A and removed on B, compared and judged; nullopt when they share fewer than two group counts.
 std::optional<AbRecord> EvaluatePair(const AnalysisInput& in, int a, int b, const std::string& axis) {
   const SeriesData& sb = in.series[static_cast<size_t>(b)];
@@ -151,16 +280,30 @@ std::optional<AbRecord> EvaluatePair(const AnalysisInput& in, int a, int b, cons
   r.cut = c.cut;
   r.a_series = a;
   r.b_series = b;
-  if (!c.a_grows) {
-    r.outcome = AbOutcome::kInconclusive;
-    r.note = "A does not grow over the group counts both sides share, so the pair tests nothing";
-    return r;
-  }
-  r.cut_ci95 = BootstrapCut(in, a, b);
-  // The reported cut is the more conservative of model and line; the interval must contain it.
-  r.cut_ci95.lo = std::min(r.cut_ci95.lo, r.cut);
-  r.cut_ci95.hi = std::max(r.cut_ci95.hi, r.cut);
-  if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
+  const std::optional<InterleavedAb> interleaved = in.InterleavedFor(a, b);
+  const double floor = std::max(in.OptionsFor(in.series[static_cast<size_t>(a)]).relative_noise_floor,
+                                in.OptionsFor(sb).relative_noise_floor);
+  const std::optional<PairedCut> paired = interleaved ? CutFromRounds(interleaved->rounds, floor) : std::nullopt;
+  if (!paired) return SweepOnlyPair(in, c, std::move(r));
+  r.pairs = paired->rounds;
+  r.pair_cuts = paired->round_cuts;
+  r.g_lo = paired->g_lo;
+  r.g_hi = paired->g_hi;
+  r.growth_a_us = paired->growth_a_us;
+  r.growth_b_us = paired->growth_b_us;
+  r.cut = paired->cut;
+  r.cut_ci95 = paired->cut_ci95;
+  r.outcome = AbOutcome::kInconclusive;
+  const std::string rounds = std::to_string(paired->rounds) + " interleaved rounds";
+  if (!paired->a_grows) {
+    r.note = "A does not grow beyond its noise over the " + rounds + ", so the pair tests nothing";
+  } else if (paired->disagree) {
+    r.note = "its " + rounds + " disagree (cuts " + PercentList(paired->round_cuts) +
+             "): the host changed under them; it stays suspected";
+  } else if (paired->LoadDiffers()) {
+    r.note = "its sides saw different outside load (A " + Cpus(paired->a_outside_cpus) + ", B " +
+             Cpus(paired->b_outside_cpus) + " of other processes' CPU time): it stays suspected";
+  } else if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
     r.outcome = AbOutcome::kSupports;
   } else if (r.cut_ci95.hi < kRuleOutCutHigh) {
     r.outcome = AbOutcome::kRulesOut;

@@ -43,6 +43,24 @@ inline constexpr uint64_t kBootstrapSeed = 0x5eed11;
 result::CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples = kBootstrapResamples,
                                  uint64_t seed = kBootstrapSeed);
 
+// The cut of B on A from an interleaved A/B's rounds (A B, B A, ...): the group counts every round measured,
+// each side's growth over them from the rounds' means, the cut 1 - growth_B / growth_A, and its 95% interval by
+// bootstrap over rounds (the same rounds drawn for A and B, so that what a round's moment added weighs on both)
+// and over each launch's own standard error. nullopt with fewer than two rounds or two shared group counts.
+struct PairedCut {
+  int rounds = 0;
+  double g_lo = 0, g_hi = 0;
+  double growth_a_us = 0, growth_b_us = 0, cut = 0;
+  result::CutInterval cut_ci95;
+  std::vector<double> round_cuts;  // each round's own cut, as they ran
+  bool a_grows = false;            // A's growth is beyond its rounds' noise and `relative_floor` of its level
+  bool disagree = false;           // one round's cut would confirm (>= kConfirmCut), another's rule out
+  double a_outside_cpus = -1, b_outside_cpus = -1;  // each side's outside load, mean over its launches; -1 unknown
+  bool LoadDiffers() const;  // the sides saw outside load that differs by result::kBusyOutsideCpus or more
+};
+std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor,
+                                       int resamples = kBootstrapResamples, uint64_t seed = kBootstrapSeed);
+
 // The axes on which two series differ.
 std::vector<std::string> DifferingAxes(const SeriesData& a, const SeriesData& b);
 

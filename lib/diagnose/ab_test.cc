@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -91,6 +92,101 @@ TEST(JudgeAbs, StatusFollowsFromEveryAb) {
   auto elsewhere = supports;
   elsewhere.supports_cause = "another cause";
   EXPECT_EQ(JudgeAbs({elsewhere}).status, result::FindingStatus::kSuspected);
+}
+
+// Rounds of an interleaved A/B at G=1 and G=8: A grows by 40 us per group, B by `b_slope`, and round r adds
+// `drift[r]` us to both sides of that round (the host's moment, which the pairs share).
+std::vector<result::AbRound> Rounds(double b_slope, const std::vector<double>& drift, double outside_a = -1,
+                                    double outside_b = -1) {
+  std::vector<result::AbRound> out;
+  for (size_t r = 0; r < drift.size(); ++r) {
+    for (int g : {1, 8}) {
+      const double a = 60 + 40.0 * g + drift[r] * g, b = 60 + b_slope * g + drift[r] * g;
+      out.push_back({static_cast<int>(r),
+                     g,
+                     r % 2 == 0,
+                     {"a" + std::to_string(g), a, 0.01 * a, outside_a},
+                     {"b" + std::to_string(g), b, 0.01 * b, outside_b}});
+    }
+  }
+  return out;
+}
+
+TEST(CutFromRounds, ThePairsCancelWhatEachRoundsMomentAdds) {
+  // Round 2 ran under load that doubled both sides' growth: measured alone, A's second look would differ from
+  // its first by more than the cause. Paired, every round says B cut most of A's growth.
+  auto c = CutFromRounds(Rounds(5, {0, 40, 0}), 0.05);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->rounds, 3);
+  EXPECT_EQ(c->g_lo, 1);
+  EXPECT_EQ(c->g_hi, 8);
+  EXPECT_TRUE(c->a_grows);
+  EXPECT_FALSE(c->disagree);
+  ASSERT_EQ(c->round_cuts.size(), 3u);
+  EXPECT_NEAR(c->round_cuts[0], 1 - 5.0 / 40, 1e-9);
+  EXPECT_NEAR(c->round_cuts[1], 1 - 45.0 / 80, 1e-9);
+  EXPECT_GT(c->cut, kConfirmCut);
+  EXPECT_LE(c->cut_ci95.lo, c->cut);
+  EXPECT_GE(c->cut_ci95.hi, c->cut);
+}
+
+TEST(CutFromRounds, RoundsThatDisagreeAreSaidSo) {
+  // Round 1's B side grew as much as A: one round confirms, another rules out.
+  auto rounds = Rounds(5, {0, 0, 0});
+  for (result::AbRound& r : rounds) {
+    if (r.round == 1) r.b.mean_us = r.a.mean_us;
+  }
+  auto c = CutFromRounds(rounds, 0.05);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->disagree);
+}
+
+TEST(CutFromRounds, OutsideLoadOnOneSideOnlyIsSeen) {
+  EXPECT_TRUE(CutFromRounds(Rounds(5, {0, 0, 0}, 0.9, 0.05), 0.05)->LoadDiffers());
+  EXPECT_FALSE(CutFromRounds(Rounds(5, {0, 0, 0}, 0.5, 0.45), 0.05)->LoadDiffers());
+  EXPECT_FALSE(CutFromRounds(Rounds(5, {0, 0, 0}), 0.05)->LoadDiffers());  // not measured
+}
+
+TEST(CutFromRounds, NeedsTwoRoundsAndTwoGroupCounts) {
+  EXPECT_FALSE(CutFromRounds(Rounds(5, {0}), 0.05).has_value());
+  auto rounds = Rounds(5, {0, 0, 0});
+  rounds.erase(std::remove_if(rounds.begin(), rounds.end(), [](const result::AbRound& r) { return r.groups == 8; }),
+               rounds.end());
+  EXPECT_FALSE(CutFromRounds(rounds, 0.05).has_value());
+}
+
+TEST(CutFromRounds, FlatAIsNoTest) {
+  std::vector<result::AbRound> flat = Rounds(0, {0, 0, 0});
+  for (result::AbRound& r : flat) r.a.mean_us = 100 + 0.001 * r.groups;
+  EXPECT_FALSE(CutFromRounds(flat, 0.05)->a_grows);
+  EXPECT_TRUE(CutFromRounds(Rounds(0, {0, 0, 0}), 0.05)->a_grows);
+}
+
+// A swept pair without rounds: its figures are shown, its outcome is inconclusive, and the note says why.
+TEST(EvaluateAbs, ASweptPairWithoutRoundsNeitherConfirmsNorRulesOut) {
+  PointSpec a, b;
+  b.axes["pin"] = "compact";
+  const auto result = MakeResult({MakeSeries(a, OneToEight(), [](int g) { return 60.0 + 40 * g; }),
+                                  MakeSeries(b, OneToEight(), [](int g) { return 60.0 + 2.0 * g; })},
+                                 "commbench sweep --pin none,compact");
+  AnalysisInput sweep_order = testing::InputOf(testing::ReadSynthetic(result));
+  AbFactor pin{
+      "pinning", {"pin"}, [](const AnalysisInput&, const SeriesData& x, const SeriesData& y, const std::string&) {
+        return x.axes.at("pin") == "none" && y.axes.at("pin") != "none";
+      }};
+  auto abs = EvaluateAbs(sweep_order, 0, pin, "wakeup_latency");
+  ASSERT_EQ(abs.size(), 1u);
+  EXPECT_EQ(abs[0].outcome, result::AbOutcome::kInconclusive);
+  EXPECT_EQ(abs[0].pairs, 0);
+  EXPECT_GT(abs[0].cut, 0.9);
+  EXPECT_NE(abs[0].note.find("not alternated"), std::string::npos) << abs[0].note;
+  // The same pair measured interleaved supports.
+  AnalysisInput interleaved = sweep_order;
+  testing::InterleaveSweepPairs(&interleaved);
+  abs = EvaluateAbs(interleaved, 0, pin, "wakeup_latency");
+  ASSERT_EQ(abs.size(), 1u);
+  EXPECT_EQ(abs[0].outcome, result::AbOutcome::kSupports);
+  EXPECT_EQ(abs[0].pairs, testing::kSyntheticRounds);
 }
 
 }  // namespace

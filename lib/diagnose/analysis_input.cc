@@ -451,3 +451,44 @@ AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points,
 
 }  // namespace diagnose
 }  // namespace commbench
+
+namespace commbench {
+namespace diagnose {
+
+std::optional<InterleavedAb> AnalysisInput::InterleavedFor(int a, int b) const {
+  for (const InterleavedAb& ab : interleaved) {
+    if (ab.a == a && ab.b == b) return ab;
+    if (ab.a == b && ab.b == a) {
+      InterleavedAb swapped{a, b, ab.rounds};
+      for (result::AbRound& r : swapped.rounds) {
+        std::swap(r.a, r.b);
+        r.a_first = !r.a_first;
+      }
+      return swapped;
+    }
+  }
+  return std::nullopt;
+}
+
+void AttachInterleaved(const result::ExplainRecord& explain, AnalysisInput* in) {
+  std::map<std::string, int> series_of;
+  for (size_t s = 0; s < in->series.size(); ++s) {
+    for (int p : in->series[s].points) series_of[in->points[static_cast<size_t>(p)].id] = static_cast<int>(s);
+  }
+  for (const result::ExplainAb& ab : explain.abs) {
+    // One explain record may hold rounds of several series pairs (a series per backend or size): split by pair.
+    std::map<std::pair<int, int>, std::vector<result::AbRound>> by_pair;
+    for (const result::AbRound& r : ab.rounds) {
+      auto a = series_of.find(r.a.point), b = series_of.find(r.b.point);
+      if (a == series_of.end() || b == series_of.end() || a->second == b->second) continue;
+      by_pair[{a->second, b->second}].push_back(r);
+    }
+    for (auto& [pair, rounds] : by_pair) {
+      if (in->InterleavedFor(pair.first, pair.second)) continue;  // two causes may share one A/B: measured once
+      in->interleaved.push_back({pair.first, pair.second, std::move(rounds)});
+    }
+  }
+}
+
+}  // namespace diagnose
+}  // namespace commbench

@@ -108,6 +108,13 @@ struct AbCredit {
 
 inline constexpr double kMinCut = 0.3;
 
+// An A/B measured interleaved (--explain's second phase): the rounds of series `a` against series `b`, as
+// result::ExplainAb records them, with A and B as the series indices name them.
+struct InterleavedAb {
+  int a = -1, b = -1;
+  std::vector<result::AbRound> rounds;
+};
+
 // Point-to-point noise measured in the run itself (result::NoiseFloor), from pairs of points that measured one
 // configuration twice: the same axes and group count, where at G=1 the concurrency axis changes nothing (one
 // group runs alone). On the 2-core VM such pairs at 1 MiB differed by 4 % (rms, one point) and up to 28 %.
@@ -125,6 +132,8 @@ struct AnalysisInput {
   result::NoiseFloor noise_floor;
   // Pairs (A series, B series) that confirm one rule's cause only: set by the diagnosis, read by EvaluateAbs.
   std::map<std::pair<int, int>, AbCredit> ab_credit;
+  // The A/Bs measured as alternating launches; a pair of series without one was measured at different moments.
+  std::vector<InterleavedAb> interleaved;
 
   const PointData& Point(const SeriesData& s, size_t i) const { return points[static_cast<size_t>(s.points[i])]; }
   const PointData& Last(const SeriesData& s) const { return Point(s, s.points.size() - 1); }
@@ -150,6 +159,10 @@ struct AnalysisInput {
     return best;
   }
 
+  // The interleaved rounds of series a against b, oriented so that A is `a` (the rounds' sides swapped where
+  // they were recorded the other way round); nullopt when none was measured.
+  std::optional<InterleavedAb> InterleavedFor(int a, int b) const;
+
   // The command that would confirm: the result's command with each axis flag set to (its values U `values`).
   std::string ConfirmCommand(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) const;
 };
@@ -165,6 +178,10 @@ const std::vector<std::string>& SeriesAxes();
 AnalysisInput BuildAnalysisInput(const std::vector<result::PointResult>& points, const std::string& command,
                                  const result::Environment& environment, const ScalingOptions& options = {},
                                  int64_t requested_points = -1);
+
+// Adds the interleaved A/Bs of `explain` (its rounds) to `in`, naming their sides by the series that hold their
+// points. Rounds whose points are in no series (excluded, or not in the file) are left out.
+void AttachInterleaved(const result::ExplainRecord& explain, AnalysisInput* in);
 
 }  // namespace diagnose
 }  // namespace commbench

@@ -6,6 +6,7 @@
 #include "lib/core/cpu_quota.h"
 #include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/outside_load.h"
+#include "lib/diagnose/shape.h"
 
 namespace commbench {
 namespace diagnose {
@@ -52,6 +53,9 @@ std::vector<std::string> NoGrowthCaveats(const AnalysisInput& in) {
   }
   const std::string quota = QuotaCaveat(in);
   if (!quota.empty()) out.push_back(quota);
+  for (std::string& shape : ShapeCaveats(in)) out.push_back(std::move(shape));
+  const std::string slowed = SlowedBaselineCaveat(in);
+  if (!slowed.empty()) out.push_back(slowed);
   return out;
 }
 

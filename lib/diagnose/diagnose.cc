@@ -10,6 +10,7 @@
 #include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/outside_load.h"
+#include "lib/diagnose/shape.h"
 
 namespace commbench {
 namespace diagnose {
@@ -155,8 +156,13 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   bool grows = std::any_of(in.series.begin(), in.series.end(), [](const SeriesData& s) { return s.fit.grows; }) ||
                !d.findings.empty();
   d.verdict = grows ? result::Verdict::kGrowth : result::Verdict::kNoGrowth;
-  if (!grows) d.ruled_out.clear();
-  if (!grows) d.caveats = NoGrowthCaveats(in);
+  if (!grows) {
+    d.ruled_out.clear();
+    d.caveats = NoGrowthCaveats(in);
+    const bool not_a_line = std::any_of(in.series.begin(), in.series.end(),
+                                        [&in](const SeriesData& s) { return ShapeOf(in, s).shape != Shape::kLine; });
+    if (not_a_line) d.verdict = result::Verdict::kNotALine;
+  }
   return d;
 }
 
@@ -166,8 +172,11 @@ result::Diagnosis Diagnose(const std::vector<result::PointResult>& points, const
 }
 
 result::Diagnosis Diagnose(const result::ResultFile& file) {
-  return Diagnose(file.points, file.header.command, file.header.environment,
-                  file.trailer.explain ? file.trailer.explain->first_phase_points : -1);
+  const result::ExplainRecord* explain = file.trailer.explain ? &*file.trailer.explain : nullptr;
+  AnalysisInput in = BuildAnalysisInput(file.points, file.header.command, file.header.environment, {},
+                                        explain ? explain->first_phase_points : -1);
+  if (explain) AttachInterleaved(*explain, &in);
+  return Run(in);
 }
 
 }  // namespace diagnose

@@ -277,7 +277,9 @@ TEST(CpuOversubscriptionRule, ACutOfFortyFivePercentIsInconclusive) {
   EXPECT_FALSE(f->confirm_command.empty());
 }
 
-// A large cut from noisy points: its interval reaches below 0.3, so it is not confirmed.
+// A large cut from noisy points: its interval reaches below 0.3, so it is not confirmed. Measured interleaved, a
+// large pooled cut whose rounds disagree (one removes nearly all of A's growth, another little of it) is not
+// confirmed either, and the finding says why.
 TEST(CpuOversubscriptionRule, ALargeCutWithAWideIntervalIsNotConfirmed) {
   const std::vector<int> g = {1, 2, 3, 4};
   const double wobble[] = {0, 0.5, -0.5, 0.5, -0.5};  // per G, in units of the point's standard error
@@ -288,13 +290,35 @@ TEST(CpuOversubscriptionRule, ALargeCutWithAWideIntervalIsNotConfirmed) {
     return MakeSeries(s, g, [&](int n) { return (60 + slope * (n - 1)) * (1 + rel_se * wobble[n]); });
   };
   json r = MakeResult({series("0", 1, 80), series("0-1", 2, 16)}, "commbench sweep");
-  std::optional<Finding> f = Eval("cpu_oversubscription", r);
+  // In the sweep's order: a wide interval, and no verdict from it.
+  AnalysisInput sweep_order = testing::InputOf(testing::ReadSynthetic(r));
+  std::optional<Finding> f = FindRule("cpu_oversubscription")->Evaluate(sweep_order);
   ASSERT_TRUE(f);
   ASSERT_EQ(f->ab.size(), 1u) << f->summary;
   EXPECT_GE(f->cut, 0.5) << f->summary;
   EXPECT_LT(f->ab[0].cut_ci95.lo, 0.3) << f->summary;
   EXPECT_NE(f->status, FindingStatus::kConfirmed) << f->summary;
   EXPECT_NE(f->summary.find("A/B inconclusive"), std::string::npos) << f->summary;
+  // Interleaved, with rounds that cut 96 %, 88 % and 21 % of A's 240 us growth.
+  AnalysisInput rounds = sweep_order;
+  const int one_core = sweep_order.series[0].axes.at("cpus") == "0" ? 0 : 1;
+  InterleavedAb ab{one_core, 1 - one_core, {}};
+  const double b_at_4[] = {70, 90, 250};
+  for (int round = 0; round < 3; ++round) {
+    for (int groups : {1, 4}) {
+      const double a = groups == 1 ? 60 : 300, b = groups == 1 ? 60 : b_at_4[round];
+      ab.rounds.push_back({round, groups, round % 2 == 0, {"a", a, 1, -1}, {"b", b, 1, -1}});
+    }
+  }
+  rounds.interleaved = {ab};
+  f = FindRule("cpu_oversubscription")->Evaluate(rounds);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->ab.size(), 1u) << f->summary;
+  EXPECT_EQ(f->ab[0].pairs, 3);
+  EXPECT_GE(f->ab[0].cut, 0.5) << f->summary;
+  EXPECT_NE(f->status, FindingStatus::kConfirmed) << f->summary;
+  EXPECT_NE(f->summary.find("A/B inconclusive"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("3 interleaved rounds disagree (cuts 96%, 88%, 21%)"), std::string::npos) << f->summary;
 }
 
 // Every A/B is reported: more cores supports it, fewer ranks per process rules it out; the A/Bs disagree.

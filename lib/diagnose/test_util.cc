@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/diagnose/ab.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/model/point_json.h"
 
@@ -140,7 +141,51 @@ result::ResultFile ReadSynthetic(const json& result) {
   return file.ok() ? *file : result::ResultFile{};
 }
 
-result::Diagnosis DiagnoseTyped(const json& result) { return diagnose::Diagnose(ReadSynthetic(result)); }
+void InterleaveSweepPairs(AnalysisInput* in) {
+  for (size_t x = 0; x < in->series.size(); ++x) {
+    for (size_t y = x + 1; y < in->series.size(); ++y) {
+      const SeriesData& a = in->series[x];
+      const SeriesData& b = in->series[y];
+      if (DifferingAxes(a, b).size() != 1 || in->InterleavedFor(static_cast<int>(x), static_cast<int>(y))) continue;
+      InterleavedAb ab{static_cast<int>(x), static_cast<int>(y), {}};
+      for (size_t i = 0; i < a.groups.size(); ++i) {
+        auto j = std::find(b.groups.begin(), b.groups.end(), a.groups[i]);
+        if (j == b.groups.end()) continue;
+        const PointData& pa = in->Point(a, i);
+        const PointData& pb = in->Point(b, static_cast<size_t>(j - b.groups.begin()));
+        auto outside = [](const PointData& p) { return p.host_load ? p.host_load->OutsideCpus() : -1.0; };
+        // Each round's launch off its point by one standard error, up, down or not, in turns that differ between
+        // group counts and sides: rounds spread as independent launches of a point would.
+        static constexpr double kTurns[kSyntheticRounds] = {1, -1, 0};
+        for (int round = 0; round < kSyntheticRounds; ++round) {
+          const double za = kTurns[(static_cast<size_t>(round) + i) % kSyntheticRounds];
+          const double zb = kTurns[(static_cast<size_t>(round) + i + 1) % kSyntheticRounds];
+          ab.rounds.push_back({round,
+                               pa.groups,
+                               round % 2 == 0,
+                               {pa.id, pa.p50_us + za * pa.se_us, pa.se_us, outside(pa)},
+                               {pb.id, pb.p50_us + zb * pb.se_us, pb.se_us, outside(pb)}});
+        }
+      }
+      in->interleaved.push_back(std::move(ab));
+    }
+  }
+}
+
+AnalysisInput InputOf(const result::ResultFile& file) {
+  AnalysisInput in = diagnose::BuildAnalysisInput(file.points, file.header.command, file.header.environment, {},
+                                                  file.trailer.explain ? file.trailer.explain->first_phase_points : -1);
+  if (file.trailer.explain) AttachInterleaved(*file.trailer.explain, &in);
+  return in;
+}
+
+result::Diagnosis DiagnoseTyped(const json& result) {
+  AnalysisInput in = InputOf(ReadSynthetic(result));
+  InterleaveSweepPairs(&in);
+  return Run(in);
+}
+
+result::Diagnosis DiagnoseInSweepOrder(const json& result) { return Run(InputOf(ReadSynthetic(result))); }
 
 json Diagnose(const json& result) {
   result::ResultTrailer trailer;
@@ -156,9 +201,9 @@ json Diagnose(const json& result) {
 }
 
 AnalysisInput BuildAnalysisInput(const json& result) {
-  const result::ResultFile file = ReadSynthetic(result);
-  return diagnose::BuildAnalysisInput(file.points, file.header.command, file.header.environment, {},
-                                      file.trailer.explain ? file.trailer.explain->first_phase_points : -1);
+  AnalysisInput in = InputOf(ReadSynthetic(result));
+  InterleaveSweepPairs(&in);
+  return in;
 }
 
 const std::vector<int>& OneToEight() {

@@ -52,6 +52,16 @@ nlohmann::json MakeResult(const std::vector<std::vector<nlohmann::json>>& series
 // The synthetic result through the edge every result file goes through: read (a schema violation fails the
 // test), diagnosed, and the diagnosis written as the result file writes it: {fits, findings, ruled_out, verdict}.
 result::ResultFile ReadSynthetic(const nlohmann::json& result);
+// Every pair of series that differ in one axis, as if --explain had measured it interleaved: kSyntheticRounds
+// rounds at every group count both have, each launch one standard error of its point above, below or at it. The rules'
+// tests plant signatures, not a host's drift; the tests of interleaving itself build rounds of their own (or none:
+// DiagnoseInSweepOrder).
+inline constexpr int kSyntheticRounds = 3;
+void InterleaveSweepPairs(AnalysisInput* in);
+// What the diagnosis reads of a file: its points and the rounds its explain record holds.
+AnalysisInput InputOf(const result::ResultFile& file);
+// As Diagnose, without interleaved rounds: the sweep's pairs alone, measured one after the other.
+result::Diagnosis DiagnoseInSweepOrder(const nlohmann::json& result);
 nlohmann::json Diagnose(const nlohmann::json& result);
 result::Diagnosis DiagnoseTyped(const nlohmann::json& result);
 AnalysisInput BuildAnalysisInput(const nlohmann::json& result);

@@ -38,10 +38,11 @@ void WriteAbs(const Finding& f, std::ostringstream& out) {
   for (const result::AbRecord& a : f.ab) {
     out << "   A/B " << (a.a_side.empty() ? "" : a.a_side + " to ") << a.partner << " (G=" << Number(a.g_lo) << ".."
         << Number(a.g_hi) << "): growth " << Number(a.growth_a_us) << " -> " << Number(a.growth_b_us) << " us, cut "
-        << Percent(a.cut) << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << "): "
+        << Percent(a.cut) << " (95% interval " << Percent(a.cut_ci95.lo) << " to " << Percent(a.cut_ci95.hi) << ", "
+        << (a.pairs > 0 ? std::to_string(a.pairs) + " interleaved rounds" : "sweep order") << "): "
         << (a.supports_cause.empty() ? NameOf(result::kAbOutcomeNames, a.outcome)
                                      : "confirms " + a.supports_cause + " instead")
-        << "\n";
+        << (a.note.empty() ? "" : " (" + a.note + ")") << "\n";
   }
 }
 
@@ -83,7 +84,10 @@ std::string NoiseSentence(const result::NoiseFloor& n) {
 std::string FormatFindings(const result::Diagnosis& d) {
   std::ostringstream out;
   out << "\n== Diagnosis: " << NameOf(result::kVerdictNames, d.verdict) << " ==\n";
-  if (d.verdict == Verdict::kNoGrowth) {
+  if (d.verdict == Verdict::kNotALine) {
+    out << "No series grows steadily with the group count, and some are not a line:\n";
+    for (const std::string& caveat : d.caveats) out << caveat << "\n";
+  } else if (d.verdict == Verdict::kNoGrowth) {
     out << "No series grows with the group count beyond its noise";
     if (!d.fits.empty()) out << " (" << d.fits.size() << " series fitted)";
     out << ".\n";

@@ -66,11 +66,14 @@ struct Fit {
   std::optional<GrowthSplit> split;  // growing series whose points recorded their arrivals (issue 52)
 };
 
-enum class Verdict { kGrowth, kNoGrowth, kInsufficientData };
-inline constexpr NameTable<Verdict, 3> kVerdictNames = {{
+// kNotALine: nothing grows steadily, but some series' points alternate, lie far off or scatter beyond their
+// noise (the caveats say which and how), so "no growth" would describe none of them.
+enum class Verdict { kGrowth, kNoGrowth, kInsufficientData, kNotALine };
+inline constexpr NameTable<Verdict, 4> kVerdictNames = {{
     {Verdict::kGrowth, "growth"},
     {Verdict::kNoGrowth, "no growth"},
     {Verdict::kInsufficientData, "insufficient data"},
+    {Verdict::kNotALine, "not a line"},
 }};
 
 // What pairs of points that measured one configuration twice in a run differed by: one point's rms relative

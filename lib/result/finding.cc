@@ -37,6 +37,12 @@ json AbToJson(const AbRecord& r) {
   if (!r.a_side.empty()) j["a_side"] = r.a_side;
   if (!r.note.empty()) j["note"] = r.note;
   if (!r.supports_cause.empty()) j["supports_cause"] = r.supports_cause;
+  j["pairs"] = r.pairs;
+  if (!r.pair_cuts.empty()) {
+    json cuts = json::array();
+    for (double c : r.pair_cuts) cuts.push_back(Round3(c));
+    j["pair_cuts"] = cuts;
+  }
   return j;
 }
 
@@ -66,6 +72,8 @@ AbRecord ReadAb(const json& j, const std::string& path, SchemaErrors* errors) {
   if (in.Has("a_side")) r.a_side = in.String("a_side");
   if (in.Has("note")) r.note = in.String("note");
   if (in.Has("supports_cause")) r.supports_cause = in.String("supports_cause");
+  if (in.Has("pairs")) r.pairs = in.SmallInt("pairs", 0);
+  if (in.Has("pair_cuts")) r.pair_cuts = in.Numbers("pair_cuts");
   return r;
 }
 

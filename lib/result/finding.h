@@ -60,8 +60,12 @@ struct AbRecord {
   double cut = 0;
   CutInterval cut_ci95;
   AbOutcome outcome = AbOutcome::kInconclusive;
-  std::string note;                  // why it is inconclusive, when that is not the figures alone
-  std::string supports_cause;        // set when this A/B confirms another cause (one A/B confirms one cause)
+  std::string note;            // why it is inconclusive, when that is not the figures alone
+  std::string supports_cause;  // set when this A/B confirms another cause (one A/B confirms one cause)
+  // The interleaved rounds (A B, B A, ...) the cut and its interval come from; 0: the sides ran at different
+  // moments (the sweep's order), which can neither confirm nor rule out. Each round's own cut, as they ran.
+  int pairs = 0;
+  std::vector<double> pair_cuts;
   int a_series = -1, b_series = -1;  // the diagnosis's series indices; not written to JSON
 };
 

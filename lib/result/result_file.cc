@@ -61,6 +61,32 @@ StatusOr<ResultHeader> ReadHeader(ObjectReader& in) {
   return h;
 }
 
+AbSide ReadAbSide(ObjectReader in) {
+  AbSide side;
+  side.point = in.String("point");
+  side.mean_us = in.Number("mean_us", 0);
+  side.se_us = in.Number("se_us", 0);
+  side.outside_cpus = in.NumberOr("outside_cpus", -1);
+  return side;
+}
+
+json AbSideToJson(const AbSide& side) {
+  return {{"point", side.point}, {"mean_us", side.mean_us}, {"se_us", side.se_us}, {"outside_cpus", side.outside_cpus}};
+}
+
+StatusOr<AbRound> ReadAbRound(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  AbRound r;
+  r.round = in.SmallInt("round", 0);
+  r.groups = in.SmallInt("groups", 1);
+  r.a_first = in.Bool("a_first");
+  r.a = ReadAbSide(in.Object("a"));
+  r.b = ReadAbSide(in.Object("b"));
+  RETURN_IF_ERROR(errors.status());
+  return r;
+}
+
 StatusOr<ExplainAb> ReadExplainAb(const json& j, const std::string& path) {
   SchemaErrors errors;
   ObjectReader in(j, path, &errors);
@@ -74,6 +100,7 @@ StatusOr<ExplainAb> ReadExplainAb(const json& j, const std::string& path) {
   auto factor = ReadExplainFactor(j.at("factor"));
   if (!factor.ok()) return InvalidArgument(in.PathOf("factor") + ": " + factor.status().message());
   ab.factor = std::move(*factor);
+  if (in.Has("rounds")) RETURN_IF_ERROR(ReadList(in, "rounds", ReadAbRound, &ab.rounds));  // absent in older files
   return ab;
 }
 
@@ -86,6 +113,18 @@ StatusOr<ExplainRecord> ReadExplain(ObjectReader& in) {
   return record;
 }
 
+json RoundsToJson(const std::vector<AbRound>& rounds) {
+  json out = json::array();
+  for (const AbRound& r : rounds) {
+    out.push_back({{"round", r.round},
+                   {"groups", r.groups},
+                   {"a_first", r.a_first},
+                   {"a", AbSideToJson(r.a)},
+                   {"b", AbSideToJson(r.b)}});
+  }
+  return out;
+}
+
 json ExplainToJson(const ExplainRecord& record) {
   json abs = json::array();
   for (const ExplainAb& ab : record.abs) {
@@ -93,7 +132,8 @@ json ExplainToJson(const ExplainRecord& record) {
                    {"factor", ExplainFactorToJson(ab.factor)},
                    {"reason", ab.reason},
                    {"series", ab.series},
-                   {"points", ab.points}});
+                   {"points", ab.points},
+                   {"rounds", RoundsToJson(ab.rounds)}});
   }
   return {{"first_phase_points", record.first_phase_points}, {"abs", abs}};
 }

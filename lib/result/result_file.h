@@ -62,13 +62,32 @@ inline constexpr NameTable<RunStatus, 2> kRunStatusNames = {{
     {RunStatus::kPartial, "partial"},
 }};
 
-// --explain's second phase: one cause the first phase suspected and the A/B points added to test it.
+// One side of an interleaved A/B launch: what one fresh launch of one point measured.
+struct AbSide {
+  std::string point;         // its id
+  double mean_us = 0;        // time_us.mean: the loop's cost per op, the fits' statistic
+  double se_us = 0;          // its standard error
+  double outside_cpus = -1;  // CPUs that processes outside the run took meanwhile (HostLoad); -1 not measured
+};
+
+// One round of an interleaved A/B at one group count: A and B launched one after the other, in `a_first`'s
+// order (the order alternates between rounds, A B then B A), so that load coming and going weighs on both.
+struct AbRound {
+  int round = 0;  // 0-based, in the order the rounds ran
+  int groups = 0;
+  bool a_first = true;
+  AbSide a, b;
+};
+
+// --explain's second phase: one cause the first phase suspected and the interleaved A/B that tests it.
 struct ExplainAb {
   std::string rule;                 // the suspected finding's rule
   SweepSpec::ExplainFactor factor;  // the values the B side took (one factor)
   std::string reason;               // why, as the console said it
   std::vector<std::string> series;  // the first phase's points the finding named (the A side)
-  std::vector<std::string> points;  // the points added (the B side)
+  std::vector<std::string> points;  // the points added (the B side's points the sweep did not have)
+  // The A/B as measured: each round, at each group count it uses, one launch of each side.
+  std::vector<AbRound> rounds;
 };
 
 // What --explain added after the first phase: points[0, first_phase_points) are the requested sweep, the rest

@@ -174,10 +174,11 @@ std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbO
   std::stable_sort(series.begin(), series.end(), [](const Point& a, const Point& b) { return a.groups < b.groups; });
   Factors found;
   cause->add(SeriesSpec(series), Context{series.front().gpu_backend(), options.affinity}, &found);
-  TargetedAb ab{suspect.rule, found.*(cause->factor), Join(found.reasons, "; "), {}};
+  TargetedAb ab{suspect.rule, found.*(cause->factor), Join(found.reasons, "; "), {}, {}};
   if (ab.factor.empty()) return std::nullopt;
   for (size_t i : SpreadIndices(series.size(), options.max_group_counts)) {
     ab.points.push_back(WithFactor(series[i], ab.factor));
+    ab.a_points.push_back(series[i]);
   }
   return ab;
 }

@@ -39,6 +39,7 @@ struct TargetedAb {
   SweepSpec::ExplainFactor factor;  // the values the B side takes
   std::string reason;               // e.g. "--cpus 0: the A/B for CPU oversubscription (one core vs 0-1)"
   std::vector<Point> points;        // the B side, ascending groups
+  std::vector<Point> a_points;      // the A side at the same group counts: the suspect's own points
 };
 
 struct TargetedAbOptions {
@@ -54,8 +55,8 @@ struct TargetedAbOptions {
 // wakeup_latency the pinning, shared_bandwidth the concurrency.
 std::vector<std::string> RulesWithAb();
 
-// nullopt when no A/B tests the rule (straggler, set-up growth, ...) or the series already spans its factor's
-// values (nothing to add).
+// nullopt when no A/B tests the rule (straggler, set-up growth, ...). A B side the sweep already measured is
+// returned too: the A/B measures both sides again, alternating, so that they see the same moments.
 std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbOptions& options);
 
 }  // namespace commbench

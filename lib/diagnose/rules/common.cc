@@ -127,10 +127,10 @@ std::string AbSentences(const std::vector<result::AbRecord>& abs, const AbJudgem
     s = " A/B: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + "), but " + d.note + ".";
   } else {
     s = " A/B inconclusive: " + With(d) + " " + fell + " (cut " + Pct(d.cut) + ", " + Interval(d) + "); " +
-        (d.note.rfind("A does not grow", 0) == 0 ? d.note
-                                                 : "confirming needs a cut of at least 50% with the "
-                                                   "interval's lower end at least 30%") +
-        ". Repeat it with more iterations or group counts.";
+        (!d.note.empty() && d.note.rfind("cut ", 0) != 0 ? d.note
+                                                         : "confirming needs a cut of at least 50% with the "
+                                                           "interval's lower end at least 30%") +
+        (d.pairs > 0 ? ". Repeat it with more rounds (--repeats) or group counts." : ".");
   }
   if (abs.size() > 1) {
     s += " Other A/Bs:";
