@@ -20,6 +20,8 @@
     if (us >= 1e3) return (us / 1e3).toPrecision(3) + ' ms';
     return us.toPrecision(3) + ' µs';
   }
+  // A time that older files may lack: an empty cell then.
+  const optTime = (us) => (isNum(us) ? fmtTime(us) : '');
   function fmtNum(v, digits) {
     if (!isNum(v)) return String(v);
     return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en') : Number(v.toPrecision(digits || 3)).toString();
@@ -400,6 +402,8 @@
     const rows = withBw.filter((p) => !oneSize || p.bytes === maxSize).map((p) => ({
       series: oneSize ? labelNoSize(p) : seriesLabel(p), size: fmtBytes(p.bytes), groups: p.groups, agg_busbw_gbps: p.aggregate_busbw_gbps,
       agg_algbw_gbps: p.aggregate_algbw_gbps, busbw_gbps: p.busbw_gbps, id: p.id,
+      // Issue 52: the groups' bus bytes over the time any of them was inside an op (absent in older files).
+      agg_busy_busbw_gbps: get(p, 'busy_time.aggregate_busbw_gbps'),
     }));
     if (!rows.length) return {skip: 'no point reports an aggregate bandwidth.'};
     const peaks = env.peaks || {};
@@ -421,7 +425,8 @@
         y, color: {field: 'series', type: 'nominal', title: 'configuration', scale: colorFor(rows)},
         tooltip: [
           {field: 'series', title: 'configuration'}, {field: 'size', title: 'size'}, {field: 'groups', title: 'G'},
-          {field: 'agg_busbw_gbps', title: 'aggregate busbw (GB/s)', format: '.4~g'},
+          {field: 'agg_busbw_gbps', title: 'aggregate busbw, plain sum (GB/s)', format: '.4~g'},
+          {field: 'agg_busy_busbw_gbps', title: 'aggregate busbw over busy time (GB/s)', format: '.4~g'},
           {field: 'agg_algbw_gbps', title: 'aggregate algbw (GB/s)', format: '.4~g'},
           {field: 'busbw_gbps', title: 'busbw per group (GB/s)', format: '.4~g'},
           {field: 'frac_memcpy', title: 'fraction of memcpy peak', format: '.2%'},
@@ -593,7 +598,12 @@
       ['point', (p) => p.id || ''], ['G', (p) => p.groups], ['ranks', (p) => p.world], ['size', (p) => fmtBytes(p.bytes)],
       ['p50', (p) => fmtTime(p50(p))], ['p99', (p) => fmtTime(get(p, 'time_us.p99'))],
       ['CV', (p) => fmtNum(get(p, 'time_us.cv'), 2)], ['busbw GB/s', (p) => fmtNum(p.busbw_gbps)],
-      ['aggregate busbw GB/s', (p) => fmtNum(p.aggregate_busbw_gbps)], ['CPU saturation', (p) => fmtNum(get(p, 'cpu.saturation'), 2)],
+      ['aggregate busbw GB/s (sum)', (p) => fmtNum(p.aggregate_busbw_gbps)],
+      ['aggregate busbw GB/s (busy time)', (p) => fmtNum(get(p, 'busy_time.aggregate_busbw_gbps'))],
+      // Issue 52: the collective's own time (least any rank spent inside it) and the ranks' arrival skew.
+      ['transfer p50', (p) => optTime(get(p, 'arrival.transfer_us.p50'))],
+      ['skew p50', (p) => optTime(get(p, 'arrival.skew_us.p50'))], ['skew p99', (p) => optTime(get(p, 'arrival.skew_us.p99'))],
+      ['CPU saturation', (p) => fmtNum(get(p, 'cpu.saturation'), 2)],
       ['correct', (p) => (p.correct === false ? 'NO' : p.correct === true ? 'yes' : '')],
     ];
     const table = el('table', {class: 'points'});

@@ -74,6 +74,7 @@ SweepSpec GateSpec(const SweepSpec& baseline, const SweepSpec& given) {
   spec.explain_factors.clear();
   spec.test_only_uniform_slowdown = given.test_only_uniform_slowdown;
   spec.test_only_slow_rank = given.test_only_slow_rank;
+  spec.test_only_late_rank = given.test_only_late_rank;
   spec.test_only_hang_rank = given.test_only_hang_rank;
   return spec;
 }

@@ -35,6 +35,7 @@ Status CheckInjectedRanks(const SweepSpec& spec, const Plan& plan) {
   for (const Launch& l : plan.launches) world = std::max(world, l.world);
   for (const auto& [flag, value] :
        {std::pair<std::string, std::string>{"--test-only-slow-rank", spec.test_only_slow_rank},
+        {"--test-only-late-rank", spec.test_only_late_rank},
         {"--test-only-hang-rank", spec.test_only_hang_rank}}) {
     if (value.empty()) continue;
     const long long rank = std::strtoll(value.c_str(), nullptr, 10);  // the planner checked RANK:NUMBER

@@ -47,6 +47,27 @@ std::map<std::string, std::string> AxisValues(const Point& p) {
           {"transport", std::string(Name(p.transport))}};
 }
 
+// --- Transfer and arrival (issue 52) ---
+void AddArrival(const result::PointResult& r, PointData* d) {
+  if (r.arrival) {
+    d->has_arrival = true;
+    d->skew_method = r.arrival->method;
+    d->transfer_mean_us = r.arrival->transfer_us.mean;
+    d->transfer_p50_us = r.arrival->transfer_us.p50;
+    d->transfer_p99_us = r.arrival->transfer_us.p99;
+    d->skew_mean_us = r.arrival->skew_us.mean;
+    d->skew_p50_us = r.arrival->skew_us.p50;
+    d->skew_p99_us = r.arrival->skew_us.p99;
+  }
+  for (const result::GroupTime& g : r.per_group) {
+    if (!g.skew_p50_us) continue;
+    d->group_arrivals.push_back(
+        {g.group, *g.skew_p50_us, g.last_arrival_rank.value_or(-1), g.last_arrival_share.value_or(0)});
+  }
+  if (r.busy_time) d->busy_aggregate_busbw_gbps = r.busy_time->aggregate_busbw_gbps;
+}
+// --- end of issue 52's block ---
+
 PointData FromResult(const result::PointResult& r) {
   PointData d;
   d.id = r.id;
@@ -97,6 +118,7 @@ PointData FromResult(const result::PointResult& r) {
   d.busbw_gbps = r.busbw_gbps;
   d.aggregate_busbw_gbps = r.aggregate_busbw_gbps;
   d.host_load = r.host_load;
+  AddArrival(r, &d);
   return d;
 }
 

@@ -55,6 +55,21 @@ struct PointData {
   std::optional<result::HostLoad> host_load;  // CPU taken by processes outside the run (rules/outside_load.cc)
   bool requested = true;  // in the sweep the user asked for; false: a point --explain added for an A/B
 
+  // --- Transfer and arrival (issue 52): the point's `arrival`, per_group's and busy_time's figures ---
+  bool has_arrival = false;  // false in files written before they were recorded
+  result::SkewMethod skew_method = result::SkewMethod::kClock;
+  double transfer_mean_us = 0, transfer_p50_us = 0, transfer_p99_us = 0;  // the collective's own time
+  double skew_mean_us = 0, skew_p50_us = 0, skew_p99_us = 0;              // the arrival skew
+  struct GroupArrival {
+    int group = 0;
+    double skew_p50_us = 0;
+    int last_rank = -1;  // the rank that arrived last most often; -1 not known
+    double last_share = 0;
+  };
+  std::vector<GroupArrival> group_arrivals;  // groups that recorded them
+  double busy_aggregate_busbw_gbps = -1;     // busy_time.aggregate_busbw_gbps; -1 not recorded
+  // --- end of issue 52's block ---
+
   std::string Axis(const std::string& name) const;
   double MaxSetupS() const;  // -1 when no rank reported setup_s
   // Voluntary context switches per rank per iteration: how often a rank blocked and had to be woken.

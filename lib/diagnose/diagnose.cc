@@ -8,6 +8,7 @@
 #include "lib/diagnose/caveats.h"
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/outside_load.h"
 #include "lib/diagnose/shape.h"
 
@@ -37,6 +38,7 @@ std::vector<result::Fit> Fits(const AnalysisInput& in) {
     f.slope_vs_bytes = s.slope_vs_bytes;
     f.bytes_share = s.bytes_share;
     for (int p : s.points) f.points.push_back(in.points[static_cast<size_t>(p)].id);
+    f.split = SplitGrowth(in, s);  // issue 52: transfer or late arrival
     fits.push_back(std::move(f));
   }
   return fits;

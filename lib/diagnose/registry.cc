@@ -13,6 +13,7 @@ const std::vector<std::unique_ptr<Rule>>& Rules() {
     v->push_back(MakeSharedBandwidthRule());
     v->push_back(MakeWakeupLatencyRule());
     v->push_back(MakeStragglerRule());
+    v->push_back(MakeLateArrivalRule());  // issue 52
     v->push_back(MakeSetupGrowthRule());
     v->push_back(MakeLegacyDefaultStreamRule());
     v->push_back(MakePageableH2dRule());

@@ -1057,6 +1057,120 @@ TEST(HostSyncRule, QuietOnCpuBackendsAndEventSync) {
   EXPECT_FALSE(Eval("host_sync", ev));
 }
 
+// ---------- late arrival (issue 52) ----------
+
+json SummaryJson(double v) {
+  return {{"min", v * 0.9},    {"p50", v},  {"p95", v * 1.1},      {"p99", v * 1.2},      {"max", v * 2}, {"mean", v},
+          {"stddev", v * 0.1}, {"cv", 0.1}, {"ci95_lo", v * 0.99}, {"ci95_hi", v * 1.01}, {"n", 1000}};
+}
+
+// A synthetic point's transfer and skew (issue 52): the point's, and group `late_group`'s with its most often
+// last rank; the other groups on time.
+void SetArrival(json* p, double transfer_us, double skew_us, int late_group = -1, int last_rank = -1,
+                double share = 0) {
+  (*p)["arrival"] = {{"method", "clock"}, {"transfer_us", SummaryJson(transfer_us)}, {"skew_us", SummaryJson(skew_us)}};
+  for (json& g : (*p)["per_group"]) {
+    const bool late = g["group"] == late_group;
+    g["transfer_p50_us"] = transfer_us;
+    g["skew_p50_us"] = late ? skew_us : 1.0;
+    g["last_arrival_rank"] = late ? last_rank : 2 * g["group"].get<int>();
+    g["last_arrival_share"] = late ? share : 0.5;
+  }
+}
+
+// The real plant (sweep --groups 1..3 --test-only-late-rank 3:2000): rank 3 sleeps 2 ms before every op, outside
+// the clock; its peer waits inside the op. The loop cost steps with group 1 while the collective's own time stays
+// at ~30 us and the skew carries the growth, rank 3 last in nearly every iteration.
+std::vector<json> LateRankSeries(double share, double cores, bool transfer_grows = false) {
+  std::vector<json> series = ThreePointStraggler(30);
+  for (json& p : series) {
+    const int g = p["groups"].get<int>();
+    const double time = p["time_us"]["mean"].get<double>();
+    const double transfer = transfer_grows ? time - 5 : 30;
+    SetArrival(&p, transfer, g == 1 ? 3 : time - transfer - 2, g == 1 ? -1 : 1, g == 1 ? -1 : 3, share);
+    p["cpu"]["cores_available"] = cores;
+    p["cpu"]["threads_per_core"] = p["world"].get<double>() / cores;
+  }
+  return series;
+}
+
+TEST(LateArrivalRule, FiresOnAFlatTransferUnderAGrowingSkewAndNamesTheStraggler) {
+  json r = MakeResult({LateRankSeries(0.98, 2)}, "commbench sweep --groups 1..3 --test-only-late-rank 3:2000");
+  std::optional<Finding> f = Eval("late_arrival", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::kSuspected);  // no A/B in a sweep varies it
+  EXPECT_EQ(f->cause, "late arrival: straggler rank 3");
+  EXPECT_NE(f->summary.find("the collective's own time stays flat (30.0 us at G=1, 30.0 us at G=4, 0% of the growth"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("Rank 3 (group 1) arrives last in 98% of the iterations"), std::string::npos) << f->summary;
+  EXPECT_GT(f->strength, 0.95);
+  json d = Diagnose(r);
+  CheckInvariants(d);
+  ASSERT_FALSE(d["findings"].empty());
+  EXPECT_EQ(d["findings"][0]["rule"], "late_arrival") << d.dump(1);
+  // The straggler rule reads a slow group's op; here the op is not slower, and late_arrival names the rank.
+  EXPECT_FALSE(Eval("straggler", r));
+  // The growth fit says what the growth is made of.
+  ASSERT_TRUE(d["fits"][0].contains("split")) << d["fits"][0].dump();
+  EXPECT_EQ(d["fits"][0]["split"]["reading"], "late arrival");
+  EXPECT_NEAR(d["fits"][0]["split"]["transfer_growth_us"].get<double>(), 0, 1e-9);
+}
+
+TEST(LateArrivalRule, NoOneRankLastOnOversubscribedCoresIsScheduling) {
+  json r = MakeResult({LateRankSeries(0.4, 2)}, "commbench sweep --groups 1..3");
+  std::optional<Finding> f = Eval("late_arrival", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->cause, "late arrival: scheduling (ranks outnumber cores)");
+  EXPECT_NE(f->summary.find("scheduling, ranks waiting for a core"), std::string::npos) << f->summary;
+}
+
+TEST(LateArrivalRule, NoOneRankLastOnEnoughCoresIsHeldOutsideTheOp) {
+  json r = MakeResult({LateRankSeries(0.4, 64)}, "commbench sweep --groups 1..3");
+  std::optional<Finding> f = Eval("late_arrival", r);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->cause, "late arrival (held outside the operation)");
+}
+
+// Rank 3 sleeping inside its clock (--test-only-slow-rank): the least any rank spent inside the op grows with the
+// loop cost, so the op itself got slower: the straggler's, not late arrival.
+TEST(LateArrivalRule, QuietWhenTheTransferCarriesTheGrowth) {
+  json r = MakeResult({LateRankSeries(0.98, 2, true)}, "commbench sweep --groups 1..3 --test-only-slow-rank 3:2000");
+  EXPECT_FALSE(Eval("late_arrival", r));
+  std::optional<Finding> straggler = Eval("straggler", r);
+  ASSERT_TRUE(straggler);
+  EXPECT_EQ(straggler->cause, "straggler group 1 (rank 3)");
+  json d = Diagnose(r);
+  EXPECT_EQ(d["fits"][0]["split"]["reading"], "transfer") << d["fits"][0].dump();
+}
+
+// Files written before arrivals were recorded: no split, and the rules read them as before.
+TEST(LateArrivalRule, QuietWithoutArrivals) {
+  json r = MakeResult({ThreePointStraggler(30)}, "commbench sweep --groups 1..3");
+  EXPECT_FALSE(Eval("late_arrival", r));
+  EXPECT_TRUE(Eval("straggler", r));
+  EXPECT_FALSE(Diagnose(r)["fits"][0].contains("split"));
+}
+
+// Contention slows the operation itself. A large-size series that grows by the bytes, but whose collective's own
+// time stays flat while the skew carries the growth, is not bandwidth: shared_bandwidth stays quiet on it and
+// late_arrival speaks; with the transfer carrying the growth, shared_bandwidth fires as before.
+TEST(LateArrivalRule, SharedBandwidthStaysQuietWhenOnlyTheSkewGrows) {
+  for (const bool transfer_grows : {false, true}) {
+    std::vector<std::vector<json>> sweep = BandwidthSweep("");
+    for (std::vector<json>& series : sweep) {
+      for (json& p : series) {
+        const double time = p["time_us"]["mean"].get<double>();
+        const double transfer = transfer_grows ? time - 10 : std::min(time, 45.0);
+        SetArrival(&p, transfer, time - transfer, 0, 1, 0.5);
+      }
+    }
+    json r = MakeResult(sweep, "commbench sweep --groups 1..8 --bytes 400,4000000");
+    EXPECT_EQ(Eval("shared_bandwidth", r).has_value(), transfer_grows);
+    EXPECT_EQ(Eval("late_arrival", r).has_value(), !transfer_grows);
+  }
+}
+
 // ---------- the registry ----------
 
 // A finding names its series as the user would tell them apart: groups taking turns are not the concurrent loop.

@@ -57,6 +57,9 @@ const Row& StatNames() {
       "model_recv_bytes_per_op", "traffic_vs_model",
       // The ranks' wait for a CPU and their cgroup's CPU limit (CpuCells); empty where not measured or not set.
       "runqueue_wait_us", "cpu_quota", "cpu_throttled_share",
+      // Transfer and arrival apart, and busy time (issue 52: ArrivalCells); empty in files without them.
+      "transfer_p50_us", "transfer_p99_us", "arrival_skew_p50_us", "arrival_skew_p99_us", "skew_method",
+      "busy_union_s", "busy_aggregate_busbw_gbps",
   };
   // clang-format on
   return names;
@@ -113,6 +116,21 @@ Row CpuCells(const result::PointResult& p) {
   return {Known(c.runqueue_wait_us_per_iter), c.cpu_quota > 0 ? Num(c.cpu_quota) : "", Known(c.throttled_share)};
 }
 
+// --- Transfer, arrival and busy time (issue 52) ---
+Row ArrivalCells(const result::PointResult& p) {
+  Row row(5, "");
+  if (p.arrival) {
+    row = {Num(p.arrival->transfer_us.p50), Num(p.arrival->transfer_us.p99), Num(p.arrival->skew_us.p50),
+           Num(p.arrival->skew_us.p99), Text(std::string(NameOf(result::kSkewMethodNames, p.arrival->method)))};
+  }
+  if (p.busy_time) {
+    Append(&row, {Num(p.busy_time->union_s), Num(p.busy_time->aggregate_busbw_gbps)});
+  } else {
+    Append(&row, {"", ""});
+  }
+  return row;
+}
+
 void PointRows(const result::ResultFile& file, std::string* out) {
   Row header = KeyNames();
   Append(&header, StatNames());
@@ -122,6 +140,7 @@ void PointRows(const result::ResultFile& file, std::string* out) {
     Append(&row, Stats(p));
     Append(&row, TrafficCells(p));
     Append(&row, CpuCells(p));
+    Append(&row, ArrivalCells(p));  // issue 52
     *out += Line(row);
   }
 }

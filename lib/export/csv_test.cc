@@ -97,7 +97,9 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
       "loop_wall_per_op_us", "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps", "wall_s",
       "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank", "traffic_source",
       "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op", "model_recv_bytes_per_op",
-      "traffic_vs_model", "runqueue_wait_us", "cpu_quota", "cpu_throttled_share"};
+      "traffic_vs_model", "runqueue_wait_us", "cpu_quota", "cpu_throttled_share", "transfer_p50_us",
+      "transfer_p99_us", "arrival_skew_p50_us", "arrival_skew_p99_us", "skew_method", "busy_union_s",
+      "busy_aggregate_busbw_gbps"};
   // clang-format on
   ASSERT_EQ(rows.size(), file.points.size() + 1);
   EXPECT_EQ(rows[0], expected);
@@ -127,6 +129,29 @@ TEST(CsvTest, CpuColumnsAreEmptyWithoutAQuota) {
   EXPECT_EQ(std::stod(rows[2][Column(header, "runqueue_wait_us")]), 12.5);
   EXPECT_EQ(std::stod(rows[2][Column(header, "cpu_quota")]), 0.5);
   EXPECT_EQ(std::stod(rows[2][Column(header, "cpu_throttled_share")]), 0.75);
+}
+
+// Issue 52's transfer, arrival skew and busy time: empty in files without them, the figures where recorded.
+TEST(CsvTest, ArrivalColumnsCarryTransferSkewAndBusyTime) {
+  result::ResultFile file = Load("reports/testdata/real_sweep_g1-4.json");
+  ASSERT_GE(file.points.size(), 2u);
+  result::Arrival a;
+  a.transfer_us = Summarize({10, 12, 14});
+  a.skew_us = Summarize({2000, 2002, 2004});
+  file.points[1].arrival = a;
+  file.points[1].busy_time = result::BusyTime{0.5, 1.25, 2.5};
+  const auto rows = ParseCsv(ToCsv(file, CsvRows::kPoints));
+  const std::vector<std::string>& header = rows[0];
+  for (const char* column : {"transfer_p50_us", "arrival_skew_p99_us", "skew_method", "busy_aggregate_busbw_gbps"}) {
+    EXPECT_EQ(rows[1][Column(header, column)], "") << column;
+  }
+  EXPECT_EQ(std::stod(rows[2][Column(header, "transfer_p50_us")]), 12);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "arrival_skew_p50_us")]), 2002);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "arrival_skew_p99_us")]), a.skew_us.p99);
+  EXPECT_EQ(rows[2][Column(header, "skew_method")], "clock");
+  EXPECT_EQ(std::stod(rows[2][Column(header, "busy_union_s")]), 0.5);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "busy_aggregate_busbw_gbps")]), 2.5);
+  EXPECT_EQ(std::stod(rows[2][Column(header, "aggregate_busbw_gbps")]), file.points[1].aggregate_busbw_gbps);
 }
 
 // The busiest rank's measured bytes per op, its model and their ratio; empty cells where nothing measured it.

@@ -216,6 +216,7 @@ Status RunMyRank(WorkerPlan plan, const SpmdOptions& options, int launch, int la
   plan.ranks_per_process = 1;
   // Fault injection names the process (its launcher rank), whatever launch rank the group formation gives it.
   if (plan.slow_rank >= 0) plan.slow_rank = plan.slow_rank == options.place.rank ? launch_rank : -1;
+  if (plan.late_rank >= 0) plan.late_rank = plan.late_rank == options.place.rank ? launch_rank : -1;
   if (plan.hang_rank >= 0) plan.hang_rank = plan.hang_rank == options.place.rank ? launch_rank : -1;
   PrefixStore launch_store("launch/" + std::to_string(launch), run_store);
   StoreRankOutput output(&launch_store, launch_rank, last_put);

@@ -170,6 +170,7 @@ class RankRunner {
     loop.sync = point.sync;
     loop.concurrency = point.concurrency;
     if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;
+    if (rank_ == plan_.late_rank) loop.arrival_delay_us = plan_.late_rank_delay_us;
     if (rank_ == plan_.hang_rank) loop.hang_at_iter = plan_.hang_at_iter;
     loop.device = cached->backend->Capabilities().device;
     loop.check_seed = plan_.check_seed + static_cast<uint64_t>(point_index);  // the same on every rank
@@ -194,6 +195,7 @@ class RankRunner {
     out.device_samples_us = std::move(r.device_samples_us);
     out.start_ns = r.start_ns;
     out.end_ns = r.end_ns;
+    out.entry_ns = std::move(r.entry_ns);  // arrivals (issue 52)
     out.cpu_user_s = r.cpu_user_s * share;
     out.cpu_sys_s = r.cpu_sys_s * share;
     out.vol_ctx = static_cast<double>(r.vol_ctx) * share;

@@ -32,6 +32,8 @@ json WorkerPlanToJson(const WorkerPlan& p) {
             {"uniform_slowdown", p.loop.uniform_slowdown}}},
           {"slow_rank", p.slow_rank},
           {"slow_rank_delay_us", p.slow_rank_delay_us},
+          {"late_rank", p.late_rank},
+          {"late_rank_delay_us", p.late_rank_delay_us},
           {"hang_rank", p.hang_rank},
           {"hang_at_iter", p.hang_at_iter},
           {"progress_dir", p.progress_dir},
@@ -65,6 +67,8 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.loop.uniform_slowdown = loop.value("uniform_slowdown", 0.0);
     p.slow_rank = j.at("slow_rank").get<int>();
     p.slow_rank_delay_us = j.at("slow_rank_delay_us").get<double>();
+    p.late_rank = j.value("late_rank", -1);
+    p.late_rank_delay_us = j.value("late_rank_delay_us", 0.0);
     p.hang_rank = j.at("hang_rank").get<int>();
     p.hang_at_iter = j.at("hang_at_iter").get<int64_t>();
     p.progress_dir = j.at("progress_dir").get<std::string>();
@@ -98,6 +102,11 @@ WorkerPlan WorkerPlanFor(const Launch& launch, int launch_index, const SweepSpec
     const std::string& s = spec.test_only_slow_rank;
     plan.slow_rank = std::stoi(s.substr(0, s.find(':')));
     plan.slow_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
+  }
+  if (!spec.test_only_late_rank.empty()) {
+    const std::string& s = spec.test_only_late_rank;
+    plan.late_rank = std::stoi(s.substr(0, s.find(':')));
+    plan.late_rank_delay_us = std::stod(s.substr(s.find(':') + 1));
   }
   if (!spec.test_only_hang_rank.empty()) {
     const std::string& s = spec.test_only_hang_rank;

@@ -25,6 +25,8 @@ struct WorkerPlan {
   LoopOptions loop;    // sync and injected delay are set per point / rank by the worker
   int slow_rank = -1;  // test-only fault injection
   double slow_rank_delay_us = 0;
+  int late_rank = -1;  // test-only fault injection: sleeps before each timed iteration, outside the clock
+  double late_rank_delay_us = 0;
   int hang_rank = -1;  // test-only fault injection: stops before timed iteration hang_at_iter
   int64_t hang_at_iter = 0;
   // SPMD: the launch's rank p runs in the process of launcher rank order[p] (groups are consecutive launch

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "lib/core/cpu_quota.h"
+#include "lib/measure/arrival.h"
 #include "lib/measure/traffic_record.h"
 #include "lib/stats/bandwidth.h"
 #include "lib/stats/summary.h"
@@ -175,7 +176,10 @@ void AddGroupsAndSkew(const std::vector<RankSamples>& ranks, const std::vector<s
   double slowest_group_p50 = -1, slowest_rank_p50 = -1;
   for (size_t g = 0; g < group_series.size(); ++g) {
     Summary s = Summarize(group_series[g]);
-    result::GroupTime t{static_cast<int>(g), s.p50, s.mean, {}};
+    result::GroupTime t;
+    t.group = static_cast<int>(g);
+    t.p50_us = s.p50;
+    t.mean_us = s.mean;
     for (const RankSamples& r : ranks) {
       const bool mine = r.group == static_cast<int>(g) && !r.address.empty();
       if (mine && std::find(t.hosts.begin(), t.hosts.end(), r.address) == t.hosts.end()) t.hosts.push_back(r.address);
@@ -220,6 +224,54 @@ void AddPhases(const std::vector<RankSamples>& ranks, const Headline& headline, 
   }
   out->phases = p;
 }
+
+// --- Transfer, arrival and busy time (issue 52) ---
+// Each group's transfer and arrival skew, iteration by iteration; the point's are the headline group's (every
+// group's in turn when they take turns, as the headline pools them), each group's medians in per_group.
+void AddArrivals(const Point& point, const std::vector<RankSamples>& ranks, const Headline& headline,
+                 PointResult* out) {
+  if (ranks.empty()) return;
+  result::Arrival arrival;
+  std::vector<double> transfer, skew;
+  for (int g = 0; g < point.groups; ++g) {
+    std::vector<const RankSamples*> members;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (static_cast<int>(r) / point.group_size == g) members.push_back(&ranks[r]);
+    }
+    if (members.empty()) continue;
+    const GroupArrivals a = ComputeGroupArrivals(members);
+    if (a.method == result::SkewMethod::kDurations) arrival.method = a.method;  // any group's fallback says so
+    if (static_cast<size_t>(g) < out->per_group.size() && !a.transfer_us.empty()) {
+      out->per_group[static_cast<size_t>(g)].transfer_p50_us = Summarize(a.transfer_us).p50;
+      out->per_group[static_cast<size_t>(g)].skew_p50_us = Summarize(a.skew_us).p50;
+      if (a.last_member >= 0) {
+        out->per_group[static_cast<size_t>(g)].last_arrival_rank = members[static_cast<size_t>(a.last_member)]->rank;
+        out->per_group[static_cast<size_t>(g)].last_arrival_share = a.last_share;
+      }
+    }
+    if (headline.group >= 0 && g != headline.group) continue;
+    transfer.insert(transfer.end(), a.transfer_us.begin(), a.transfer_us.end());
+    skew.insert(skew.end(), a.skew_us.begin(), a.skew_us.end());
+  }
+  if (transfer.empty()) return;
+  arrival.transfer_us = Summarize(transfer);
+  arrival.skew_us = Summarize(skew);
+  out->arrival = arrival;
+}
+
+// Bus bytes of every group's operations over the time any of them was inside one (result::BusyTime).
+void AddBusyTime(const Point& point, const std::vector<RankSamples>& ranks, PointResult* out) {
+  const std::optional<double> union_s = BusyUnionS(ranks);
+  if (!union_s || *union_s <= 0) return;
+  double ops = 0;  // every group's timed iterations
+  for (size_t r = 0; r < ranks.size(); r += static_cast<size_t>(std::max(point.group_size, 1))) {
+    ops += static_cast<double>(ranks[r].samples_us.size());
+  }
+  // Bandwidth over one op's share of the union: bytes x ops / union.
+  const Bandwidth bw = ComputeBandwidth(point.op, point.bytes, point.group_size, *union_s * 1e6 / ops);
+  out->busy_time = result::BusyTime{*union_s, bw.algbw_gbps, bw.busbw_gbps};
+}
+// --- end of issue 52's block ---
 
 // The transport the point's ranks used, when every one reported the same (native chooses shm or tcp at Connect);
 // otherwise the backend's declared one, which the plan put in the point.
@@ -270,6 +322,8 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
 
   AddCpu(ranks, options, &out);
   AddGroupsAndSkew(ranks, group_series, &out);
+  AddArrivals(point, ranks, headline, &out);  // issue 52
+  AddBusyTime(point, ranks, &out);
   AddPhases(ranks, headline, options, &out);
   return out;
 }

@@ -252,5 +252,67 @@ TEST(AggregateTest, ACpuQuotaBelowTheCoresIsWhatSaturationCounts) {
   EXPECT_DOUBLE_EQ(out.cpu.threads_per_core, 1.0);
 }
 
+// --- Transfer, arrival and busy time (issue 52) ---
+// Two concurrent pairs on one host. Group 1's rank 3 arrives 2 ms late at each op and its peer waits inside it;
+// group 0 is on time. The point's transfer and skew are the headline group's (group 1, whose rank 2 waited
+// longest), each group's medians in per_group; busy time is the union of the ranks' intervals, bandwidth over it.
+TEST(AggregateTest, TransferSkewAndBusyTimeOfALateRank) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 2;
+  p.group_size = 2;
+  p.bytes = 1000000;
+  p.count = 250000;
+  std::vector<RankSamples> ranks = {Rank(0, 0, {10, 10}, 0.1, 1.0, 1.1), Rank(1, 0, {12, 10}, 0.1, 1.0, 1.1),
+                                    Rank(2, 1, {2010, 2012}, 0.1, 1.0, 1.1), Rank(3, 1, {10, 12}, 0.1, 1.0, 1.1)};
+  for (RankSamples& r : ranks) r.host = "h";
+  ranks[0].entry_ns = {0, 100000};
+  ranks[1].entry_ns = {1000, 100000};
+  ranks[2].entry_ns = {0, 3000000};
+  ranks[3].entry_ns = {2000000, 5000000};
+  PointResult out = AggregatePoint(p, ranks, AggregateOptions{});
+  ASSERT_EQ(out.headline_group, 1);
+  ASSERT_TRUE(out.arrival.has_value());
+  EXPECT_EQ(out.arrival->method, result::SkewMethod::kClock);
+  EXPECT_DOUBLE_EQ(out.arrival->transfer_us.p50, 11);  // {10, 12}: rank 3's own time
+  EXPECT_DOUBLE_EQ(out.arrival->skew_us.p50, 2000);    // {2000, 2000}
+  ASSERT_EQ(out.per_group.size(), 2u);
+  EXPECT_DOUBLE_EQ(*out.per_group[0].transfer_p50_us, 10);  // {10, 10}
+  EXPECT_DOUBLE_EQ(*out.per_group[0].skew_p50_us, 0.5);     // {1, 0}
+  EXPECT_DOUBLE_EQ(*out.per_group[1].skew_p50_us, 2000);
+  EXPECT_EQ(*out.per_group[1].last_arrival_rank, 3);
+  EXPECT_DOUBLE_EQ(*out.per_group[1].last_arrival_share, 1.0);
+  // Intervals from 1 s: group 0 [0, 13) and [100, 110) us; group 1 [0, 2010), [2000, 2010), [3000, 5012) and
+  // [5000, 5012): union 2010 + 2012 = 4022 us (group 0's inside group 1's). 4 ops of 1 MB (busbw = algbw for
+  // pairs) over it.
+  ASSERT_TRUE(out.busy_time.has_value());
+  EXPECT_NEAR(out.busy_time->union_s, 4022e-6, 1e-12);
+  EXPECT_NEAR(out.busy_time->aggregate_busbw_gbps, 4 * 1e6 / 4022e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(out.busy_time->aggregate_algbw_gbps, out.busy_time->aggregate_busbw_gbps, 1e-12);
+  // The plain sum stays beside it: per-group busbw from the headline mean (2011 us) x 2 groups.
+  EXPECT_NEAR(out.aggregate_busbw_gbps, 2 * 1e6 / 2011e-6 / 1e9, 1e-9);
+}
+
+// Without arrivals (or across hosts) the skew is the clock-free estimate and there is no busy time.
+TEST(AggregateTest, WithoutOneClockTheSkewComesFromDurationsAndNoBusyTime) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 1;
+  p.group_size = 2;
+  p.bytes = 1000;
+  p.count = 250;
+  std::vector<RankSamples> ranks = {Rank(0, 0, {30, 50}, 0.1, 1.0, 1.1), Rank(1, 0, {10, 20}, 0.1, 1.0, 1.1)};
+  ranks[0].host = "a";
+  ranks[1].host = "b";
+  ranks[0].entry_ns = {0, 100};
+  ranks[1].entry_ns = {0, 100};
+  PointResult out = AggregatePoint(p, ranks, AggregateOptions{});
+  ASSERT_TRUE(out.arrival.has_value());
+  EXPECT_EQ(out.arrival->method, result::SkewMethod::kDurations);
+  EXPECT_DOUBLE_EQ(out.arrival->transfer_us.p50, 15);  // {10, 20}
+  EXPECT_DOUBLE_EQ(out.arrival->skew_us.p50, 25);      // {20, 30}
+  EXPECT_FALSE(out.busy_time.has_value());
+}
+
 }  // namespace
 }  // namespace commbench

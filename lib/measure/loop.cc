@@ -103,6 +103,7 @@ class PointRunner {
         synced_step_(timing_.barrier == BarrierScope::kNone ? &PointRunner::RunOnly : &PointRunner::RunThenBarrier),
         step_(options.injected_delay_us > 0 ? &PointRunner::DelayedStep : synced_step_),
         injected_delay_(options.injected_delay_us),
+        arrival_delay_(options.arrival_delay_us),
         sampler_(options.check_rate, options.check_seed),
         keeps_input_(work->KeepsInput()) {
     FillInput(request_, place_.group_rank, place_.group_size, kFirstIter, &first_input_);
@@ -231,6 +232,7 @@ class PointRunner {
       RETURN_IF_ERROR(work_->RestoreInput(input.data(), input.size()));
     }
     middle_input_set_ = &input == &middle_input_;
+    if (arrival_delay_.count() > 0 && samples == &result_.samples_us) std::this_thread::sleep_for(arrival_delay_);
     if (options_.progress) options_.progress->Started(done_ + count);
     const auto t0 = Clock::now();
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR((this->*step_)());
@@ -245,10 +247,20 @@ class PointRunner {
     if (samples) {
       const double per_iteration_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / count;
       samples->insert(samples->end(), static_cast<size_t>(count), per_iteration_us);
+      if (samples == &result_.samples_us) RecordEntries(t0, count, per_iteration_us);
       const double device_us = work_->last_device_time_us();
       if (device_us >= 0) result_.device_samples_us.push_back(device_us);
     }
     return OkStatus();
+  }
+
+  // The timed iterations' arrivals (RankResult::entry_ns): steady_clock is CLOCK_MONOTONIC, as start_ns.
+  void RecordEntries(Clock::time_point t0, int64_t count, double per_iteration_us) {
+    const int64_t t0_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+    for (int64_t i = 0; i < count; ++i) {
+      result_.entry_ns.push_back(t0_ns - result_.start_ns +
+                                 static_cast<int64_t>(static_cast<double>(i) * per_iteration_us * 1000));
+    }
   }
 
   // TEST ONLY (--test-only-uniform-slowdown): waits `extra` past `from`; returns when it ended. Sleeps all but the
@@ -412,7 +424,8 @@ class PointRunner {
   const Step synced_step_;
   const Step step_;
   const std::chrono::duration<double, std::micro> injected_delay_;
-  std::chrono::duration<double, std::micro> slowdown_per_op_{0};  // TEST ONLY: PlanSlowdown
+  const std::chrono::duration<double, std::micro> arrival_delay_;  // TEST ONLY: --test-only-late-rank
+  std::chrono::duration<double, std::micro> slowdown_per_op_{0};   // TEST ONLY: PlanSlowdown
   CheckSampler sampler_;
   int64_t next_check_ = kNever;      // timed index of the next sampled check
   const bool keeps_input_;           // Work::KeepsInput, asked once: not per iteration

@@ -38,6 +38,9 @@ struct LoopOptions {
   // shows whether concurrent groups share one bandwidth. Iterations are then fixed at the planned count.
   Concurrency concurrency = Concurrency::kConcurrent;
   double injected_delay_us = 0;  // test-only fault injection for this rank
+  // TEST ONLY (--test-only-late-rank): this rank sleeps this long before each timed iteration, outside the clock,
+  // as a rank busy in the application would: it arrives late at every op and its peers wait inside theirs.
+  double arrival_delay_us = 0;
   // TEST ONLY (--test-only-uniform-slowdown): after each clocked op, every rank spins, inside the clock, for this
   // fraction of the op's median time measured before the timed loop (the largest of any rank): every op slower by
   // about that fraction. 0: off.
@@ -69,6 +72,10 @@ struct RankResult {
   std::vector<double> samples_us;
   std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty
   int64_t start_ns = 0, end_ns = 0;       // CLOCK_MONOTONIC around the timed loop (comparable across processes)
+  // When this rank entered each timed iteration (its arrival at the collective), in ns since start_ns, one per
+  // samples_us entry; a batch's iterations spaced by its per-iteration time. With the durations they give the
+  // collective's own time and the arrival skew across a group's ranks (lib/measure/aggregate.h).
+  std::vector<int64_t> entry_ns;
   // getrusage(RUSAGE_SELF) over the same window: the whole process, all its rank threads and helper threads.
   double cpu_user_s = 0, cpu_sys_s = 0;
   long vol_ctx = 0, invol_ctx = 0;

@@ -147,6 +147,7 @@ json SpecToJson(const SweepSpec& s) {
               {"explain_factors", factors}};
   if (s.group_by != GroupBy::kConsecutive)
     out["group_by"] = Name(s.group_by);  // absent: the default, as in older files
+  if (!s.test_only_late_rank.empty()) out["test_only_late_rank"] = s.test_only_late_rank;  // likewise
   return out;
 }
 

@@ -56,6 +56,9 @@ struct SweepSpec {
   GroupBy group_by = GroupBy::kConsecutive;  // other values need ranks on several hosts (SPMD mode)
   // Test-only fault injection: "RANK:MICROSECONDS" adds a sleep to that rank's every iteration.
   std::string test_only_slow_rank;
+  // Test-only fault injection: "RANK:MICROSECONDS" makes that rank sleep before each timed iteration, outside the
+  // clock: it arrives late at every op (issue 52's late arrival: the op's own time stays, its peers wait).
+  std::string test_only_late_rank;
   // Test-only fault injection: "RANK:ITER" stops that rank for good before its timed iteration ITER of each point.
   std::string test_only_hang_rank;
   // Test-only fault injection: every rank spends this fraction of each clocked op's measured time again, spinning,

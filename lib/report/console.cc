@@ -91,10 +91,16 @@ std::string FormatGrowth(const std::vector<result::Fit>& fits) {
     std::string axes = "sync " + std::string(Name(p.sync));
     if (p.concurrency != Concurrency::kConcurrent) axes += ", groups one at a time";
     if (!p.cpus.empty()) axes += ", cpus " + p.cpus;
-    out << Printf("  %s %s %s %s, %s: G=%d %.1f us -> G=%d %.1f us, slope %+.2f us/group, R^2 %.2f\n",
+    // What the growth is made of (issue 52), where the points recorded their transfer and arrivals.
+    const std::string split = f.split
+                                  ? Printf("; %s: transfer %+.1f us, arrival skew %+.1f us",
+                                           std::string(NameOf(result::kGrowthReadingNames, f.split->reading)).c_str(),
+                                           f.split->transfer_growth_us, f.split->skew_growth_us)
+                                  : "";
+    out << Printf("  %s %s %s %s, %s: G=%d %.1f us -> G=%d %.1f us, slope %+.2f us/group, R^2 %.2f%s\n",
                   p.backend.c_str(), std::string(Name(p.op)).c_str(), p.algo.c_str(), FormatBytes(p.bytes).c_str(),
                   axes.c_str(), f.groups.front(), f.p50_us.front(), f.groups.back(), f.p50_us.back(),
-                  f.slope_us_per_group, f.r2);
+                  f.slope_us_per_group, f.r2, split.c_str());
   }
   return out.str();
 }

@@ -44,6 +44,16 @@ json FitToJson(const Fit& f) {
   j["slope_vs_bytes"] = NameOf(kSlopeKindNames, f.slope_vs_bytes);
   j["bytes_share"] = Round(f.bytes_share, 1e-4);
   j["points"] = f.points;
+  if (f.split) {  // issue 52
+    j["split"] = {{"reading", NameOf(kGrowthReadingNames, f.split->reading)},
+                  {"time_growth_us", Round(f.split->time_growth_us, 1e-3)},
+                  {"transfer_first_us", Round(f.split->transfer_first_us, 1e-3)},
+                  {"transfer_last_us", Round(f.split->transfer_last_us, 1e-3)},
+                  {"skew_first_us", Round(f.split->skew_first_us, 1e-3)},
+                  {"skew_last_us", Round(f.split->skew_last_us, 1e-3)},
+                  {"transfer_growth_us", Round(f.split->transfer_growth_us, 1e-3)},
+                  {"skew_growth_us", Round(f.split->skew_growth_us, 1e-3)}};
+  }
   return j;
 }
 
@@ -109,6 +119,19 @@ StatusOr<Fit> ReadFit(const json& j, const std::string& path) {
   if (in.Has("slope_vs_bytes")) f.slope_vs_bytes = in.Enum("slope_vs_bytes", kSlopeKindNames);
   f.bytes_share = in.NumberOr("bytes_share", 0);
   if (in.Has("points")) f.points = in.Strings("points");
+  if (in.Has("split")) {  // issue 52: absent in older files
+    ObjectReader s = in.Object("split");
+    GrowthSplit split;
+    split.reading = s.Enum("reading", kGrowthReadingNames);
+    split.time_growth_us = s.Number("time_growth_us");
+    split.transfer_first_us = s.Number("transfer_first_us");
+    split.transfer_last_us = s.Number("transfer_last_us");
+    split.skew_first_us = s.Number("skew_first_us");
+    split.skew_last_us = s.Number("skew_last_us");
+    split.transfer_growth_us = s.Number("transfer_growth_us");
+    split.skew_growth_us = s.Number("skew_growth_us");
+    f.split = split;
+  }
   RETURN_IF_ERROR(errors.status());
   if (f.groups.empty() || f.groups.size() != f.p50_us.size()) {
     return InvalidArgument(in.PathOf("p50_us") + ": expected one value per group count (" +

@@ -33,6 +33,22 @@ inline constexpr NameTable<GrowthModel, 4> kGrowthModelNames = {{
 }};
 
 // One series (every axis fixed but the group count) and how its time grows with the groups.
+// --- Transfer and arrival (issue 52) ---
+// What a growing series' growth is made of, from its first and last points' means (the fits' statistic): the
+// collective's own time (transfer) or the ranks' arrival skew (docs/result-format.md, "Transfer and arrival").
+enum class GrowthReading { kTransfer, kLateArrival, kMixed };
+inline constexpr NameTable<GrowthReading, 3> kGrowthReadingNames = {{
+    {GrowthReading::kTransfer, "transfer"},
+    {GrowthReading::kLateArrival, "late arrival"},
+    {GrowthReading::kMixed, "mixed"},
+}};
+struct GrowthSplit {
+  double time_growth_us = 0;  // the loop cost per op (time_us.mean), last point less first
+  double transfer_first_us = 0, transfer_last_us = 0, skew_first_us = 0, skew_last_us = 0;
+  double transfer_growth_us = 0, skew_growth_us = 0;
+  GrowthReading reading = GrowthReading::kMixed;
+};
+
 struct Fit {
   Point series;  // the series' axes; groups, world and count are its first point's
   std::vector<int> groups;
@@ -46,7 +62,8 @@ struct Fit {
   double noise_us = 0;
   SlopeKind slope_vs_bytes = SlopeKind::kUnknown;
   double bytes_share = 0;
-  std::vector<std::string> points;  // ids, ascending groups
+  std::vector<std::string> points;   // ids, ascending groups
+  std::optional<GrowthSplit> split;  // growing series whose points recorded their arrivals (issue 52)
 };
 
 // kNotALine: nothing grows steadily, but some series' points alternate, lie far off or scatter beyond their

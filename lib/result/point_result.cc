@@ -242,10 +242,25 @@ json PointResultToJson(const PointResult& p) {
   out["skew"] = {{"start_skew_us", p.skew.start_skew_us},
                  {"slowest_group", p.skew.slowest_group},
                  {"slowest_rank", p.skew.slowest_rank}};
+  // Transfer, arrival and busy time (issue 52).
+  if (p.arrival) {
+    out["arrival"] = {{"method", std::string(NameOf(kSkewMethodNames, p.arrival->method))},
+                      {"transfer_us", SummaryToJson(p.arrival->transfer_us)},
+                      {"skew_us", SummaryToJson(p.arrival->skew_us)}};
+  }
+  if (p.busy_time) {
+    out["busy_time"] = {{"union_s", p.busy_time->union_s},
+                        {"aggregate_algbw_gbps", p.busy_time->aggregate_algbw_gbps},
+                        {"aggregate_busbw_gbps", p.busy_time->aggregate_busbw_gbps}};
+  }
   json per_group = json::array();
   for (const GroupTime& g : p.per_group) {
     json group = {{"group", g.group}, {"p50_us", g.p50_us}, {"mean_us", g.mean_us}};
     if (!g.hosts.empty()) group["hosts"] = g.hosts;
+    if (g.transfer_p50_us) group["transfer_p50_us"] = *g.transfer_p50_us;  // issue 52
+    if (g.skew_p50_us) group["skew_p50_us"] = *g.skew_p50_us;
+    if (g.last_arrival_rank) group["last_arrival_rank"] = *g.last_arrival_rank;
+    if (g.last_arrival_share) group["last_arrival_share"] = *g.last_arrival_share;
     per_group.push_back(std::move(group));
   }
   out["per_group"] = std::move(per_group);
@@ -337,11 +352,33 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   p.skew.slowest_group = skew.SmallInt("slowest_group", 0);
   p.skew.slowest_rank = skew.SmallInt("slowest_rank", 0);
   p.per_group = ReadEach<GroupTime>(in, "per_group", [](ObjectReader g) {
-    GroupTime t{g.SmallInt("group", 0), g.Number("p50_us"), g.Number("mean_us"), {}};
+    GroupTime t;
+    t.group = g.SmallInt("group", 0);
+    t.p50_us = g.Number("p50_us");
+    t.mean_us = g.Number("mean_us");
     if (g.Has("hosts")) t.hosts = g.Strings("hosts");  // absent before hosts were recorded
+    // Issue 52's transfer and arrival skew, absent before they were recorded.
+    if (g.Has("transfer_p50_us")) t.transfer_p50_us = g.Number("transfer_p50_us");
+    if (g.Has("skew_p50_us")) t.skew_p50_us = g.Number("skew_p50_us");
+    if (g.Has("last_arrival_rank")) t.last_arrival_rank = g.SmallInt("last_arrival_rank", 0);
+    if (g.Has("last_arrival_share")) t.last_arrival_share = g.Number("last_arrival_share");
     return t;
   });
   p.per_rank = ReadEach<RankTime>(in, "per_rank", ReadRank);
+  // Transfer, arrival and busy time (issue 52): absent in files written before they were recorded.
+  if (in.Has("arrival")) {
+    ObjectReader a = in.Object("arrival");
+    Arrival arrival;
+    arrival.method = a.Enum("method", kSkewMethodNames);
+    arrival.transfer_us = ReadSummary(a.Object("transfer_us"));
+    arrival.skew_us = ReadSummary(a.Object("skew_us"));
+    p.arrival = arrival;
+  }
+  if (in.Has("busy_time")) {
+    ObjectReader b = in.Object("busy_time");
+    p.busy_time =
+        BusyTime{b.Number("union_s", 0), b.Number("aggregate_algbw_gbps", 0), b.Number("aggregate_busbw_gbps", 0)};
+  }
   if (in.Has("samples_us")) p.samples_us = ReadSamples(in.Object("samples_us"));
   if (in.Has("repeats")) {  // schema_version 3
     ObjectReader repeats = in.Object("repeats");

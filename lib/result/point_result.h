@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/core/axes.h"
+#include "lib/core/name_table.h"
 #include "lib/core/status.h"
 #include "lib/model/point.h"
 #include "lib/result/host_load.h"
@@ -47,6 +48,42 @@ struct GroupTime {
   int group = 0;
   double p50_us = 0, mean_us = 0;
   std::vector<std::string> hosts;  // the addresses its ranks ran on, in rank order, each once ([] in older files)
+  // Transfer and arrival (issue 52, Arrival below): the medians of this group's own series; absent in older files.
+  std::optional<double> transfer_p50_us, skew_p50_us;
+  // The rank that arrived last in most iterations and the share it did (lib/measure/arrival.h); absent in older
+  // files and for a group of one rank.
+  std::optional<int> last_arrival_rank;
+  std::optional<double> last_arrival_share;
+};
+
+// --- Transfer and arrival (issue 52) ---
+// A synchronous collective turns every late rank into everyone's wait, so one time per iteration cannot tell an
+// operation that got slower from ranks that arrive at it late. Per iteration, over one group's ranks (their
+// iterations aligned by index), as TraceLens takes them: the collective's own time is the least any rank spent
+// inside it (the last to arrive waits for nobody), the arrival skew the last rank's arrival less the first's.
+enum class SkewMethod {
+  kClock,      // arrivals read on one clock: every rank of each group on one host (CLOCK_MONOTONIC)
+  kDurations,  // a group spans hosts (or arrivals were not recorded): skew = the longest time inside less the
+               // shortest, since a synchronous collective's ranks leave it together
+};
+inline constexpr NameTable<SkewMethod, 2> kSkewMethodNames = {{
+    {SkewMethod::kClock, "clock"},
+    {SkewMethod::kDurations, "durations"},
+}};
+struct Arrival {
+  SkewMethod method = SkewMethod::kClock;
+  // The headline group's series (each group's in turn, pooled, when groups take turns: as time_us).
+  Summary transfer_us, skew_us;
+};
+
+// --- Aggregate bandwidth over busy time (issue 52) ---
+// Concurrent groups' bus bytes over the union of the intervals in which any group was inside an operation (every
+// rank's [arrival, arrival + its time] per iteration), PARAM's shared bandwidth: unlike the plain sum
+// (aggregate_busbw_gbps, per-group busbw x groups at once) it does not credit groups for time they spent apart.
+// Only where every rank ran on one host and recorded its arrivals (one clock).
+struct BusyTime {
+  double union_s = 0;
+  double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;
 };
 
 struct RankTime {
@@ -96,11 +133,15 @@ struct PointResult {
   // With --sync world-barrier only: the per-iteration max across all ranks, meaningful there because the barrier
   // aligns every group's iteration k in time.
   std::optional<Summary> time_us_world_max;
-  double algbw_gbps = 0, busbw_gbps = 0;                      // per group, from time_us.mean
-  double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;  // over the groups that run at once
+  double algbw_gbps = 0, busbw_gbps = 0;  // per group, from time_us.mean
+  // The plain sum: per-group bandwidth x the groups that run at once (busy_time below: over their busy time).
+  double aggregate_algbw_gbps = 0, aggregate_busbw_gbps = 0;
   double wall_s = 0;
   CpuUsage cpu;
   Skew skew;
+  // --- Transfer, arrival and busy time (issue 52): absent in files written before they were recorded ---
+  std::optional<Arrival> arrival;
+  std::optional<BusyTime> busy_time;
   std::vector<GroupTime> per_group;
   std::vector<RankTime> per_rank;
   SampleSet samples_us;               // absent from a file (the HTML report's embedded copy) reads as none kept

@@ -55,7 +55,18 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
     const auto end = std::to_chars(digits, digits + sizeof(digits), std::llround(r.samples_us[i] * 1000)).ptr;
     line.append(digits, end);
   }
-  line.append("]}");
+  line.push_back(']');
+  // Arrivals likewise (issue 52), only where recorded.
+  if (!r.entry_ns.empty()) {
+    line.append(",\"entry_ns\":[");
+    for (size_t i = 0; i < r.entry_ns.size(); ++i) {
+      if (i > 0) line.push_back(',');
+      const auto end = std::to_chars(digits, digits + sizeof(digits), r.entry_ns[i]).ptr;
+      line.append(digits, end);
+    }
+    line.push_back(']');
+  }
+  line.push_back('}');
   return line;
 }
 
@@ -86,6 +97,9 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
     for (double& v : r.samples_us) v /= 1000;  // the double nearest the decimal microseconds
   }
   r.device_samples_us = in.Numbers("device_samples_us");
+  if (in.Has("entry_ns")) {  // absent in lines written before arrivals were recorded
+    r.entry_ns = in.Ints("entry_ns", 0);
+  }
   r.start_ns = in.Int("start_ns");
   r.end_ns = in.Int("end_ns");
   r.cpu_user_s = in.Number("cpu_user_s", 0);

@@ -36,6 +36,9 @@ struct RankSamples {
   std::vector<double> samples_us;         // host clock, one per timed iteration
   std::vector<double> device_samples_us;  // CUDA events (GPU backends), else empty
   int64_t start_ns = 0, end_ns = 0;       // CLOCK_MONOTONIC around the timed loop
+  // --- Arrivals (issue 52): when the rank entered each timed iteration, ns since start_ns, one per samples_us
+  // entry (RankResult::entry_ns); empty in lines written before they were recorded.
+  std::vector<int64_t> entry_ns;
   // This rank's share of its process's rusage over the timed loop (the process's ranks run the same loop).
   double cpu_user_s = 0, cpu_sys_s = 0;
   double vol_ctx = 0, invol_ctx = 0;

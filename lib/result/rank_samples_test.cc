@@ -151,6 +151,27 @@ TEST(RankSamplesTest, SamplesTravelAsWholeNanosecondsAndOlderLinesInMicroseconds
   EXPECT_EQ(old_back->samples_us, (std::vector<double>{12.5, 0.75}));
 }
 
+// Arrivals (issue 52) travel as whole nanoseconds after the samples, only where recorded; a line without them
+// (written before) reads as none recorded.
+TEST(RankSamplesTest, ArrivalsTravelAfterTheSamplesOnlyWhereRecorded) {
+  RankSamples r;
+  r.samples_us = {1.5, 2.5};
+  EXPECT_EQ(RankSamplesToJsonLine(r).find("entry_ns"), std::string::npos);
+  r.entry_ns = {40, 1600};
+  const std::string line = RankSamplesToJsonLine(r);
+  EXPECT_NE(line.find("\"samples_ns\":[1500,2500],\"entry_ns\":[40,1600]}"), std::string::npos) << line;
+  auto back = ParseRankSamplesLine(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->entry_ns, (std::vector<int64_t>{40, 1600}));
+  nlohmann::json older = nlohmann::json::parse(line);
+  older.erase("entry_ns");
+  auto old_back = ReadRankSamples(older);
+  ASSERT_TRUE(old_back.ok()) << old_back.status().message();
+  EXPECT_TRUE(old_back->entry_ns.empty());
+  older["entry_ns"] = {-5};
+  EXPECT_FALSE(ReadRankSamples(older).ok());
+}
+
 TEST(RankSamplesTest, AMisspelledOrMistypedFieldIsAnError) {
   nlohmann::json j = nlohmann::json::parse(RankSamplesToJsonLine(RankSamples{}));
   j.erase("samples_ns");

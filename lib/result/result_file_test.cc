@@ -233,6 +233,43 @@ TEST(ResultFileTest, MigrationsRoundTripWhereRecorded) {
       << refused.status().message();
 }
 
+// Issue 52's transfer, arrival skew and busy time: absent in older files (and written back absent), read back as
+// written; a method other than clock or durations is an error naming the field.
+TEST(ResultFileTest, ArrivalAndBusyTimeRoundTripWhereRecorded) {
+  auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_FALSE(file->points[0].arrival.has_value());
+  EXPECT_FALSE(file->points[0].busy_time.has_value());
+  EXPECT_FALSE(ResultFileToJson(*file)["points"][0].contains("arrival"));
+  result::Arrival a;
+  a.method = result::SkewMethod::kDurations;
+  a.transfer_us = Summarize({10, 11, 12});
+  a.skew_us = Summarize({2000, 2001, 2002});
+  file->points[0].arrival = a;
+  file->points[0].busy_time = result::BusyTime{0.25, 1.5, 2.25};
+  file->points[0].per_group[0].transfer_p50_us = 11;
+  file->points[0].per_group[0].skew_p50_us = 2001;
+  const json j = ResultFileToJson(*file);
+  EXPECT_EQ(j["points"][0]["arrival"]["method"], "durations");
+  EXPECT_EQ(j["points"][0]["arrival"]["skew_us"]["p99"], a.skew_us.p99);
+  EXPECT_EQ(j["points"][0]["busy_time"]["aggregate_busbw_gbps"], 2.25);
+  EXPECT_EQ(j["points"][0]["per_group"][0]["skew_p50_us"], 2001);
+  auto back = ReadResultFile(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->points[0].arrival->method, result::SkewMethod::kDurations);
+  EXPECT_EQ(back->points[0].arrival->transfer_us.p50, 11);
+  EXPECT_EQ(back->points[0].busy_time->union_s, 0.25);
+  EXPECT_EQ(*back->points[0].per_group[0].transfer_p50_us, 11);
+  EXPECT_FALSE(back->points[1].arrival.has_value());
+  EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+  json bad = j;
+  bad["points"][0]["arrival"]["method"] = "guess";
+  auto refused = ReadResultFile(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("points[0].arrival.method"), std::string::npos)
+      << refused.status().message();
+}
+
 // The record of several repeats: the last one's, with each repeat's p50 and mean, wrong when any repeat was.
 TEST(ResultFileTest, CombineRepeatsKeepsEveryRepeat) {
   auto file = ReadResultFile(LoadJson("reports/testdata/real_sweep_g1-4.json"));

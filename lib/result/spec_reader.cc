@@ -63,6 +63,7 @@ void ReadSettings(ObjectReader& in, SweepSpec* s) {
   OptionalName(in, "launcher", ParseLauncher, &s->launcher);
   OptionalName(in, "group_by", ParseGroupBy, &s->group_by);
   if (in.Has("test_only_slow_rank")) s->test_only_slow_rank = in.String("test_only_slow_rank");
+  if (in.Has("test_only_late_rank")) s->test_only_late_rank = in.String("test_only_late_rank");
   if (in.Has("test_only_hang_rank")) s->test_only_hang_rank = in.String("test_only_hang_rank");
   if (in.Has("test_only_uniform_slowdown")) s->test_only_uniform_slowdown = in.Number("test_only_uniform_slowdown", 0);
 }

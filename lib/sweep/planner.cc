@@ -91,6 +91,10 @@ Status ValidateSpec(const SweepSpec& spec) {
     return InvalidArgument("--test-only-slow-rank: invalid value '" + spec.test_only_slow_rank +
                            "' (accepted: RANK:MICROSECONDS, e.g. 3:200)");
   }
+  if (!spec.test_only_late_rank.empty() && !rank_colon_number(spec.test_only_late_rank)) {
+    return InvalidArgument("--test-only-late-rank: invalid value '" + spec.test_only_late_rank +
+                           "' (accepted: RANK:MICROSECONDS, e.g. 3:2000)");
+  }
   if (!spec.test_only_hang_rank.empty() &&
       (!rank_colon_number(spec.test_only_hang_rank) ||
        spec.test_only_hang_rank.substr(spec.test_only_hang_rank.find(':') + 1).find_first_not_of('0') ==

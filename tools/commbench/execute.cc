@@ -15,6 +15,7 @@
 #include "lib/core/ranges.h"
 #include "lib/launch/host_settings.h"
 #include "lib/report/console.h"
+#include "lib/report/console_arrival.h"
 #include "lib/report/console_findings.h"
 #include "lib/report/console_time.h"
 #include "lib/report/html.h"
@@ -34,6 +35,7 @@ int Fail(const Status& status, int exit_code) { return ErrorExit(status.message(
 void PrintConsole(const result::ResultFile& result) {
   std::fputs(FormatTables(result.points).c_str(), stdout);
   std::fputs(FormatGrowth(result.trailer.diagnosis.fits).c_str(), stdout);
+  std::fputs(FormatArrivals(result.points).c_str(), stdout);
   std::fputs(FormatWallTime(result.trailer).c_str(), stdout);
   std::fputs(FormatFindings(result.trailer.diagnosis).c_str(), stdout);
   std::fflush(stdout);

@@ -69,6 +69,8 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
       ->capture_default_str();
   app->add_option("--test-only-slow-rank", s.test_only_slow_rank,
                   "TEST ONLY fault: RANK:MICROSECONDS adds a sleep to every iteration of that rank");
+  app->add_option("--test-only-late-rank", s.test_only_late_rank,
+                  "TEST ONLY fault: RANK:MICROSECONDS makes that rank sleep before every iteration, outside the clock");
   app->add_option("--test-only-hang-rank", s.test_only_hang_rank,
                   "TEST ONLY fault: RANK:ITER stops that rank for good before its timed iteration ITER (1-based)");
   app->add_option("--test-only-uniform-slowdown", s.test_only_uniform_slowdown,

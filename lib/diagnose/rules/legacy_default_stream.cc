@@ -7,6 +7,7 @@
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/rules.h"
 
 namespace commbench {
@@ -49,8 +50,10 @@ class LegacyDefaultStreamRule : public Rule {
     return f;
   }
 
-  static Finding Build(const AnalysisInput& in, int a) {
+  static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
+    // Serialised work slows the operation itself: a flat transfer under a growing skew is late arrival.
+    if (GrowsByLateArrival(in, s)) return std::nullopt;
     double ratio = SerialisationRatio(in, s);
     int sizes = 0, serial_sizes = 0;
     for (int sib : in.SizeSiblings(a)) {

@@ -6,6 +6,7 @@
 #include "lib/core/ranges.h"
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/rules.h"
 
 namespace commbench {
@@ -39,8 +40,10 @@ class PageableH2dRule : public Rule {
     return f;
   }
 
-  static Finding Build(const AnalysisInput& in, int a) {
+  static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
+    // Queued copies slow the operation itself: a flat transfer under a growing skew is late arrival.
+    if (GrowsByLateArrival(in, s)) return std::nullopt;
     const uint64_t copy = s.point.gpu.h2d_bytes > 0 ? s.point.gpu.h2d_bytes : s.point.bytes;  // 0: the message's
     Finding f;
     f.rule = "pageable_h2d";

@@ -13,6 +13,7 @@ std::unique_ptr<Rule> MakeWorldBarrierRule();
 std::unique_ptr<Rule> MakeSharedBandwidthRule();
 std::unique_ptr<Rule> MakeWakeupLatencyRule();
 std::unique_ptr<Rule> MakeStragglerRule();
+std::unique_ptr<Rule> MakeLateArrivalRule();  // issue 52
 std::unique_ptr<Rule> MakeSetupGrowthRule();
 std::unique_ptr<Rule> MakeLegacyDefaultStreamRule();
 std::unique_ptr<Rule> MakePageableH2dRule();

@@ -9,6 +9,7 @@
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/rules.h"
 
 namespace commbench {
@@ -102,6 +103,8 @@ class SharedBandwidthRule : public Rule {
   // Over 80 lines: the finding's evidence is read in one pass over the series, in the order its summary states it.
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
+    // Contention slows the operation itself: a flat transfer under a growing skew is late arrival, not this.
+    if (GrowsByLateArrival(in, s)) return std::nullopt;
     const PointData& last = in.Last(s);
     // A group of one working in place sends nothing: its bus bandwidth is no measure of a link or of memory
     // against the host's peak (the control sweep once read "813% of the peak"). Whether it copies is measured,

@@ -6,6 +6,7 @@
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/rules.h"
 
 namespace commbench {
@@ -147,6 +148,8 @@ class StragglerRule : public Rule {
  private:
   static std::optional<Finding> Build(const AnalysisInput& in, int a) {
     const SeriesData& s = in.series[static_cast<size_t>(a)];
+    // A straggler whose ranks only arrive late, the op's own time flat, is late_arrival's (it names the rank).
+    if (GrowsByLateArrival(in, s)) return std::nullopt;
     const std::optional<SlowGroup> slow = FindSlowGroup(in, s);
     if (!slow) return std::nullopt;
     const int group = slow->group;
