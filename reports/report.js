@@ -589,6 +589,11 @@
       ['p50', (p) => fmtTime(p50(p))], ['p99', (p) => fmtTime(get(p, 'time_us.p99'))],
       ['CV', (p) => fmtNum(get(p, 'time_us.cv'), 2)], ['busbw GB/s', (p) => fmtNum(p.busbw_gbps)],
       ['aggregate busbw GB/s', (p) => fmtNum(p.aggregate_busbw_gbps)], ['CPU saturation', (p) => fmtNum(get(p, 'cpu.saturation'), 2)],
+      // What G groups cost to set up, in time and memory (issue 52): the slowest rank's set-up, the communicators'
+      // resident memory per group (and device memory on GPUs).
+      ['set-up', (p) => (p.per_rank && p.per_rank.length ? fmtTime(1e6 * Math.max(...p.per_rank.map((r) => r.setup_s || 0))) : '')],
+      ['comm memory / group', (p) => (p.comm_memory ? fmtBytes(Math.round(p.comm_memory.rss_bytes_per_group)) : '')],
+      ['device memory / group', (p) => (p.comm_memory && isNum(p.comm_memory.device_bytes_per_group) ? fmtBytes(Math.round(p.comm_memory.device_bytes_per_group)) : '')],
       ['correct', (p) => (p.correct === false ? 'NO' : p.correct === true ? 'yes' : '')],
     ];
     const table = el('table', {class: 'points'});

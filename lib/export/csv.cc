@@ -57,6 +57,8 @@ const Row& StatNames() {
       "model_recv_bytes_per_op", "traffic_vs_model",
       // The ranks' wait for a CPU and their cgroup's CPU limit (CpuCells); empty where not measured or not set.
       "runqueue_wait_us", "cpu_quota", "cpu_throttled_share",
+      // What the point's communicators hold in memory (CommMemoryCells); empty where not recorded.
+      "comm_rss_bytes", "comm_rss_bytes_per_group", "comm_device_bytes",
   };
   // clang-format on
   return names;
@@ -113,6 +115,15 @@ Row CpuCells(const result::PointResult& p) {
   return {Known(c.runqueue_wait_us_per_iter), c.cpu_quota > 0 ? Num(c.cpu_quota) : "", Known(c.throttled_share)};
 }
 
+// --- communicator memory (issue 52) ---
+Row CommMemoryCells(const result::PointResult& p) {
+  if (!p.comm_memory) return Row(3, "");
+  const result::CommMemory& m = *p.comm_memory;
+  return {std::to_string(m.rss_bytes), Num(m.RssBytesPerGroup()),
+          m.device_bytes >= 0 ? std::to_string(m.device_bytes) : ""};
+}
+// --- end communicator memory ---
+
 void PointRows(const result::ResultFile& file, std::string* out) {
   Row header = KeyNames();
   Append(&header, StatNames());
@@ -122,6 +133,7 @@ void PointRows(const result::ResultFile& file, std::string* out) {
     Append(&row, Stats(p));
     Append(&row, TrafficCells(p));
     Append(&row, CpuCells(p));
+    Append(&row, CommMemoryCells(p));
     *out += Line(row);
   }
 }

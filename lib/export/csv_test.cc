@@ -97,7 +97,8 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
       "loop_wall_per_op_us", "algbw_gbps", "busbw_gbps", "aggregate_algbw_gbps", "aggregate_busbw_gbps", "wall_s",
       "cpu_saturation", "threads_per_core", "start_skew_us", "slowest_group", "slowest_rank", "traffic_source",
       "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op", "model_recv_bytes_per_op",
-      "traffic_vs_model", "runqueue_wait_us", "cpu_quota", "cpu_throttled_share"};
+      "traffic_vs_model", "runqueue_wait_us", "cpu_quota", "cpu_throttled_share", "comm_rss_bytes",
+      "comm_rss_bytes_per_group", "comm_device_bytes"};
   // clang-format on
   ASSERT_EQ(rows.size(), file.points.size() + 1);
   EXPECT_EQ(rows[0], expected);
