@@ -217,8 +217,9 @@ TEST(CliTest, CommunicatorMemoryIsRecordedPerPointAndGrowsWithTheGroups) {
   }
   ASSERT_EQ(native_rss.size(), 4u) << result["points"].dump();
   for (const std::string rpp : {"1", "2"}) {
-    EXPECT_GT(native_rss[{rpp, 1}], 0) << "ranks per process " << rpp;
-    EXPECT_GT(native_rss[{rpp, 4}], native_rss[{rpp, 1}]) << "ranks per process " << rpp;
+    const int64_t one = native_rss[std::make_pair(rpp, 1)], four = native_rss[std::make_pair(rpp, 4)];
+    EXPECT_GT(one, 0) << "ranks per process " << rpp;
+    EXPECT_GT(four, one) << "ranks per process " << rpp;
   }
   ExpectNothingLeft(cli);
 }
