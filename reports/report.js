@@ -604,6 +604,11 @@
       ['transfer p50', (p) => optTime(get(p, 'arrival.transfer_us.p50'))],
       ['skew p50', (p) => optTime(get(p, 'arrival.skew_us.p50'))], ['skew p99', (p) => optTime(get(p, 'arrival.skew_us.p99'))],
       ['CPU saturation', (p) => fmtNum(get(p, 'cpu.saturation'), 2)],
+      // What G groups cost to set up, in time and memory (issue 52): the slowest rank's set-up, the communicators'
+      // resident memory per group (and device memory on GPUs).
+      ['set-up', (p) => (p.per_rank && p.per_rank.length ? fmtTime(1e6 * Math.max(...p.per_rank.map((r) => r.setup_s || 0))) : '')],
+      ['comm memory / group', (p) => (p.comm_memory ? fmtBytes(Math.round(p.comm_memory.rss_bytes_per_group)) : '')],
+      ['device memory / group', (p) => (p.comm_memory && isNum(p.comm_memory.device_bytes_per_group) ? fmtBytes(Math.round(p.comm_memory.device_bytes_per_group)) : '')],
       ['correct', (p) => (p.correct === false ? 'NO' : p.correct === true ? 'yes' : '')],
     ];
     const table = el('table', {class: 'points'});

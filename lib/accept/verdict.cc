@@ -116,7 +116,11 @@ double OutsideCpus(const judge::Ran& ran, std::string* who) {
       char held[96];
       std::snprintf(held, sizeof(held), "processes outside the run held %.2f of a CPU", cpus);
       *who = held;
-      if (!top.empty()) *who += " (the largest: " + top[0].comm + ", pid " + std::to_string(top[0].pid) + ")";
+      if (pt.host_load->unattributed_cpu_s > (top.empty() ? 0 : top[0].cpu_s)) {
+        *who += " (mostly short-lived processes no sample could name)";
+      } else if (!top.empty()) {
+        *who += " (the largest: " + top[0].comm + ", pid " + std::to_string(top[0].pid) + ")";
+      }
     }
   }
   return most;

@@ -89,6 +89,10 @@ class Communicator {
   // The transport this connection actually moves bytes over, where the backend chooses at Connect (native: shm
   // when the group shares a host, else tcp). kUnknown, the default: as declared (BackendCapabilities::transport).
   virtual Transport transport() const { return Transport::kUnknown; }
+  // Device memory this communicator took when it connected (the device's used memory after less before, by
+  // cudaMemGetInfo; other users of the device in that time count too); -1 where the backend has no device or
+  // did not measure it.
+  virtual int64_t device_memory_bytes() const { return -1; }
 };
 
 struct ConnectRequest {

@@ -65,6 +65,12 @@ Status SetDevice(int device) {
   return FromCudaError(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
 }
 
+StatusOr<int64_t> DeviceMemoryUsedBytes() {
+  size_t free_bytes = 0, total_bytes = 0;
+  RETURN_IF_ERROR(FromCudaError(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
+  return static_cast<int64_t>(total_bytes - free_bytes);
+}
+
 Status DeviceSynchronize() { return FromCudaError(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 int RuntimeVersion() {

@@ -25,6 +25,8 @@ Status DeviceUsable();
 // Number of usable devices, 0 when none (the reason is DeviceUsable's).
 int DeviceCount();
 Status SetDevice(int device);
+// The current device's memory in use (cudaMemGetInfo: total less free), in bytes, by every process on it.
+StatusOr<int64_t> DeviceMemoryUsedBytes();
 Status DeviceSynchronize();
 // cudaRuntimeGetVersion / cudaDriverGetVersion codes (e.g. 13000); 0 when unknown (no driver).
 int RuntimeVersion();

@@ -60,6 +60,8 @@ const Row& StatNames() {
       // Transfer and arrival apart, and busy time (issue 52: ArrivalCells); empty in files without them.
       "transfer_p50_us", "transfer_p99_us", "arrival_skew_p50_us", "arrival_skew_p99_us", "skew_method",
       "busy_union_s", "busy_aggregate_busbw_gbps",
+      // What the point's communicators hold in memory (CommMemoryCells); empty where not recorded.
+      "comm_rss_bytes", "comm_rss_bytes_per_group", "comm_device_bytes",
   };
   // clang-format on
   return names;
@@ -130,6 +132,14 @@ Row ArrivalCells(const result::PointResult& p) {
   }
   return row;
 }
+// --- communicator memory (issue 52) ---
+Row CommMemoryCells(const result::PointResult& p) {
+  if (!p.comm_memory) return Row(3, "");
+  const result::CommMemory& m = *p.comm_memory;
+  return {std::to_string(m.rss_bytes), Num(m.RssBytesPerGroup()),
+          m.device_bytes >= 0 ? std::to_string(m.device_bytes) : ""};
+}
+// --- end communicator memory ---
 
 void PointRows(const result::ResultFile& file, std::string* out) {
   Row header = KeyNames();
@@ -141,6 +151,7 @@ void PointRows(const result::ResultFile& file, std::string* out) {
     Append(&row, TrafficCells(p));
     Append(&row, CpuCells(p));
     Append(&row, ArrivalCells(p));  // issue 52
+    Append(&row, CommMemoryCells(p));
     *out += Line(row);
   }
 }

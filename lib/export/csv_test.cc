@@ -99,7 +99,7 @@ TEST(CsvTest, PointRowsHaveTheDocumentedColumns) {
       "sent_bytes_per_op", "recv_bytes_per_op", "model_sent_bytes_per_op", "model_recv_bytes_per_op",
       "traffic_vs_model", "runqueue_wait_us", "cpu_quota", "cpu_throttled_share", "transfer_p50_us",
       "transfer_p99_us", "arrival_skew_p50_us", "arrival_skew_p99_us", "skew_method", "busy_union_s",
-      "busy_aggregate_busbw_gbps"};
+      "busy_aggregate_busbw_gbps", "comm_rss_bytes", "comm_rss_bytes_per_group", "comm_device_bytes"};
   // clang-format on
   ASSERT_EQ(rows.size(), file.points.size() + 1);
   EXPECT_EQ(rows[0], expected);

@@ -14,7 +14,8 @@ std::vector<int> RankCpus(const result::PointResult& p, const std::string& affin
   return cpus.ok() ? *cpus : std::vector<int>{};
 }
 
-// Outside CPU seconds on the ranks' CPUs over the window, bounded by what /proc/stat says those CPUs were busy
+// Outside CPU seconds on the ranks' CPUs over the window (per_cpu outside_s holds the unattributed share of
+// short-lived processes too), bounded by what /proc/stat says those CPUs were busy
 // beyond the ranks' own rusage (per-process time is put on the CPU it was last seen on, which can overstate one);
 // the share of those CPUs' time.
 double OutsideShare(const result::PointResult& p, const std::string& affinity) {
@@ -66,7 +67,10 @@ Disturbance JudgeRepeat(const result::PointResult& repeat, const std::string& af
   char buf[200];
   if (d.outside_share >= rule.outside_share) {
     std::string who;
-    if (repeat.host_load && !repeat.host_load->top.empty()) {
+    if (repeat.host_load && repeat.host_load->unattributed_cpu_s >
+                                (repeat.host_load->top.empty() ? 0 : repeat.host_load->top.front().cpu_s)) {
+      who = " (mostly short-lived processes no sample could name)";
+    } else if (repeat.host_load && !repeat.host_load->top.empty()) {
       const result::OutsideProcess& top = repeat.host_load->top.front();
       who = " (the largest: " + top.comm + ", pid " + std::to_string(top.pid) + ")";
     }

@@ -42,6 +42,19 @@ TEST(DisturbanceTest, AProcessOnARanksCpuDisturbsTheRepeatAndIsNamed) {
   EXPECT_NE(d.why.find("make, pid 4242"), std::string::npos) << d.why;
 }
 
+// Short-lived processes no sample could name (the CPUs' busy time less the run's, recorded as unattributed and in
+// per_cpu outside_s) disturb the repeat as well, and the reason says what they were.
+TEST(DisturbanceTest, ShortLivedProcessesDisturbTheRepeatAndAreSaidToBe) {
+  result::PointResult p = Repeat(0.1, 1, 1);
+  p.host_load->top.clear();
+  p.host_load->unattributed_cpu_s = 0.1;
+  p.host_load->per_cpu[1].unattributed_s = 0.1;
+  const Disturbance d = JudgeRepeat(p, "0-1");
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NEAR(d.outside_share, 0.25, 1e-9);
+  EXPECT_NE(d.why.find("mostly short-lived processes"), std::string::npos) << d.why;
+}
+
 TEST(DisturbanceTest, LoadOnACpuTheRanksCannotUseDoesNotCount) {
   EXPECT_FALSE(JudgeRepeat(Repeat(0.1, 2, 1), "0-1").disturbed);
   result::PointResult pinned = Repeat(0.1, 1, 1);

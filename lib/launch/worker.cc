@@ -46,7 +46,18 @@ struct CachedCommunicator {
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> comm;
   double setup_s = 0;
+  int64_t rss_bytes = -1;  // the process's resident growth while it connected (RankSamples::comm_rss_bytes)
 };
+
+// --- communicator memory (issue 52) ---
+// This process's resident set (/proc/self/statm, pages in memory); -1 where it cannot be read.
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = -1;
+  if (!(statm >> size >> resident)) return -1;
+  return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+// --- end communicator memory ---
 
 // The driver's way: rank-<r>.jsonl in the launch's results directory, one line per finished point.
 class FileRankOutput : public RankOutput {
@@ -140,6 +151,7 @@ class RankRunner {
     auto& cached = comms_[key];
     if (cached.comm) return &cached;
     auto t0 = std::chrono::steady_clock::now();
+    const int64_t rss_before = ResidentBytes();
     ASSIGN_OR_RETURN(cached.backend, CreateBackend(point.backend));
     group_stores_.push_back(std::make_unique<PrefixStore>(key + "/group" + std::to_string(place.group), store_));
     ConnectRequest request;
@@ -150,6 +162,9 @@ class RankRunner {
     request.timeout = Timeout();
     ASSIGN_OR_RETURN(cached.comm, cached.backend->Connect(request));
     cached.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int64_t rss_after = ResidentBytes();
+    // Growth only: pages the allocator gave back meanwhile do not make a communicator free.
+    if (rss_before >= 0 && rss_after >= 0) cached.rss_bytes = std::max<int64_t>(rss_after - rss_before, 0);
     return &cached;
   }
 
@@ -209,6 +224,8 @@ class RankRunner {
     out.address = plan_.host;
     out.transport = cached->comm->transport();  // kUnknown (written as nothing): the declared one
     out.setup_s = cached->setup_s;
+    out.comm_rss_bytes = cached->rss_bytes;
+    out.comm_device_bytes = cached->comm->device_memory_bytes();
     out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()), point.backend,
                                   out.transport != Transport::kUnknown ? out.transport : point.transport,
                                   plan_.ranks_per_process);

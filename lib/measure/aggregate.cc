@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "lib/core/cpu_quota.h"
 #include "lib/measure/arrival.h"
@@ -283,6 +287,29 @@ Transport TransportUsed(const Point& point, const std::vector<RankSamples>& rank
   return ranks.front().transport;
 }
 
+// --- communicator memory (issue 52) ---
+// Each process once (host and pid): its ranks connect at once, so each rank's figure holds the others' growth
+// too, and the largest is the process's. nullopt when no rank recorded it.
+std::optional<result::CommMemory> CommMemoryOf(const Point& point, const std::vector<RankSamples>& ranks) {
+  std::map<std::pair<std::string, int>, int64_t> by_process;
+  int64_t device = -1;
+  for (const RankSamples& r : ranks) {
+    if (r.comm_rss_bytes >= 0) {
+      int64_t& most = by_process[{r.host, r.pid}];
+      most = std::max(most, r.comm_rss_bytes);
+    }
+    if (r.comm_device_bytes >= 0) device = std::max<int64_t>(device, 0) + r.comm_device_bytes;
+  }
+  if (by_process.empty() && device < 0) return std::nullopt;
+  result::CommMemory m;
+  for (const auto& [process, bytes] : by_process) m.rss_bytes += bytes;
+  m.processes = static_cast<int>(by_process.size());
+  m.device_bytes = device;
+  m.groups = std::max(point.groups, 1);
+  return m;
+}
+// --- end communicator memory ---
+
 }  // namespace
 
 PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& ranks, const AggregateOptions& options) {
@@ -325,6 +352,7 @@ PointResult AggregatePoint(const Point& point, const std::vector<RankSamples>& r
   AddArrivals(point, ranks, headline, &out);  // issue 52
   AddBusyTime(point, ranks, &out);
   AddPhases(ranks, headline, options, &out);
+  out.comm_memory = CommMemoryOf(point, ranks);
   return out;
 }
 

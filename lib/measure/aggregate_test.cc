@@ -314,5 +314,33 @@ TEST(AggregateTest, WithoutOneClockTheSkewComesFromDurationsAndNoBusyTime) {
   EXPECT_FALSE(out.busy_time.has_value());
 }
 
+// --- communicator memory (issue 52) ---
+// Each process once: two ranks of one process (--ranks-per-process 2) both see the process grow while they
+// connect at once, so the process counts by its larger figure; per group is the total over the groups.
+TEST(AggregateTest, CommunicatorMemoryCountsEachProcessOnceAndSplitsByGroup) {
+  Point p;
+  p.backend = "gloo";
+  p.groups = 2;
+  p.group_size = 2;
+  std::vector<RankSamples> ranks = {Rank(0, 0, {10}, 0.1, 1, 2), Rank(1, 0, {10}, 0.1, 1, 2),
+                                    Rank(2, 1, {10}, 0.1, 1, 2), Rank(3, 1, {10}, 0.1, 1, 2)};
+  for (RankSamples& r : ranks) r.pid = 100 + r.rank / 2;  // processes 100 (ranks 0, 1) and 101 (ranks 2, 3)
+  ranks[0].comm_rss_bytes = 3000;
+  ranks[1].comm_rss_bytes = 4000;
+  ranks[2].comm_rss_bytes = 5000;
+  ranks[3].comm_rss_bytes = 5000;
+  PointResult out = AggregatePoint(p, ranks, AggregateOptions{});
+  ASSERT_TRUE(out.comm_memory.has_value());
+  EXPECT_EQ(out.comm_memory->rss_bytes, 4000 + 5000);
+  EXPECT_EQ(out.comm_memory->processes, 2);
+  EXPECT_DOUBLE_EQ(out.comm_memory->RssBytesPerGroup(), 4500);
+  EXPECT_EQ(out.comm_memory->device_bytes, -1);  // a CPU backend
+  for (RankSamples& r : ranks) r.comm_device_bytes = 1 << 20;
+  EXPECT_EQ(AggregatePoint(p, ranks, AggregateOptions{}).comm_memory->device_bytes, 4 << 20);
+  for (RankSamples& r : ranks) r.comm_rss_bytes = r.comm_device_bytes = -1;  // lines written before
+  EXPECT_FALSE(AggregatePoint(p, ranks, AggregateOptions{}).comm_memory.has_value());
+}
+// --- end communicator memory ---
+
 }  // namespace
 }  // namespace commbench

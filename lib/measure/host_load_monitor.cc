@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -82,6 +83,7 @@ std::vector<CpuTicks> ParseProcStat(const std::string& text) {
     if (!(fields >> c.cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) continue;
     fields >> steal;  // absent on old kernels
     c.busy = user + nice + system + irq + softirq + steal;
+    c.task = user + nice + system;
     cpus.push_back(c);
   }
   return cpus;
@@ -100,9 +102,14 @@ std::optional<ProcessTicks> ParseProcessStat(const std::string& text) {
   if (f.size() < 37 || p.pid <= 0) return std::nullopt;
   p.ppid = std::atoi(f[1].c_str());
   p.ticks = std::strtoull(f[11].c_str(), nullptr, 10) + std::strtoull(f[12].c_str(), nullptr, 10);
+  p.child_ticks = std::strtoull(f[13].c_str(), nullptr, 10) + std::strtoull(f[14].c_str(), nullptr, 10);
   p.starttime = std::strtoull(f[19].c_str(), nullptr, 10);
   p.processor = std::atoi(f[36].c_str());
   return p;
+}
+
+double UnattributedFloorS(size_t cpus, double window_s) {
+  return SecondsPerTick() * static_cast<double>(cpus) * (3 + window_s);
 }
 
 result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std::vector<int>& cpu_ids, int64_t start_ns,
@@ -114,6 +121,7 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
   std::map<int, result::OutsideProcess> outside;
   std::map<int, std::set<int>> outside_cpus;
   std::map<int, std::map<int, double>> by_cpu;  // cpu -> pid -> CPU seconds there
+  std::vector<double> task(cpu_ids.size(), 0), own(cpu_ids.size(), 0);
   for (const LoadInterval& in : intervals) {
     const int64_t overlap = std::min(in.t1_ns, end_ns) - std::max(in.t0_ns, start_ns);
     if (overlap <= 0 || in.t1_ns <= in.t0_ns) continue;
@@ -122,6 +130,8 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
       h.per_cpu[c].busy_s += share * in.cpu_busy_s[c];
       h.cpu_busy_s += share * in.cpu_busy_s[c];
     }
+    for (size_t c = 0; c < in.cpu_task_s.size() && c < task.size(); ++c) task[c] += share * in.cpu_task_s[c];
+    for (size_t c = 0; c < in.own_by_cpu.size() && c < own.size(); ++c) own[c] += share * in.own_by_cpu[c];
     h.own_cpu_s += share * in.own_s;
     h.monitor_cpu_s += share * in.monitor_s;
     for (const ProcessUse& u : in.outside) {
@@ -129,6 +139,7 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
       p.pid = u.pid;
       p.comm = u.comm;
       p.cpu_s += share * u.cpu_s;
+      p.children_cpu_s += share * u.children_s;
       h.outside_cpu_s += share * u.cpu_s;
       if (u.cpu < 0) continue;
       outside_cpus[u.pid].insert(u.cpu);
@@ -154,6 +165,26 @@ result::HostLoad LoadOver(const std::vector<LoadInterval>& intervals, const std:
   }
   h.top.erase(std::remove_if(h.top.begin(), h.top.end(), [&](const auto& p) { return !keep.count(p.pid); }),
               h.top.end());
+  // What the CPUs' task time holds beyond the run's and the named processes': work too brief for two samples.
+  double task_s = 0, unexplained_s = 0;
+  std::vector<double> unexplained(task.size(), 0);
+  for (size_t c = 0; c < task.size(); ++c) {
+    task_s += task[c];
+    unexplained[c] = std::max(0.0, task[c] - own[c] - (c < h.per_cpu.size() ? h.per_cpu[c].outside_s : 0));
+    unexplained_s += unexplained[c];
+  }
+  const double run_s = std::max(h.own_cpu_s, ranks_cpu_s + h.monitor_cpu_s);
+  const double rest = task_s - run_s - h.outside_cpu_s;
+  if (rest > UnattributedFloorS(cpu_ids.size(), h.window_s)) {
+    h.unattributed_cpu_s = rest;
+    h.outside_cpu_s += rest;
+    for (size_t c = 0; c < h.per_cpu.size() && c < unexplained.size(); ++c) {
+      const double part =
+          unexplained_s > 0 ? rest * unexplained[c] / unexplained_s : rest / static_cast<double>(h.per_cpu.size());
+      h.per_cpu[c].unattributed_s = part;
+      h.per_cpu[c].outside_s += part;
+    }
+  }
   const double cpus = static_cast<double>(std::max<size_t>(cpu_ids.size(), 1));
   h.outside_share = h.window_s > 0 ? h.outside_cpu_s / (h.window_s * cpus) : 0;
   return h;
@@ -205,27 +236,68 @@ void HostLoadMonitor::SampleLocked() {
   if (first) {
     for (const CpuTicks& c : cpus) cpu_ids_.push_back(c.cpu);
     last_cpu_busy_.assign(cpus.size(), 0);
+    last_cpu_task_.assign(cpus.size(), 0);
   }
   for (size_t c = 0; c < cpus.size() && c < cpu_ids_.size(); ++c) {
     if (!first) interval.cpu_busy_s.push_back(tick * static_cast<double>(cpus[c].busy - last_cpu_busy_[c]));
     last_cpu_busy_[c] = cpus[c].busy;
   }
+  for (size_t c = 0; c < cpus.size() && c < cpu_ids_.size(); ++c) {
+    if (!first) interval.cpu_task_s.push_back(tick * static_cast<double>(cpus[c].task - last_cpu_task_[c]));
+    last_cpu_task_[c] = cpus[c].task;
+  }
+  interval.own_by_cpu.assign(interval.cpu_busy_s.size(), 0);
+  // Processes gone since the last sample: their parent's cutime + cstime took their whole time when it reaped them,
+  // of which the samples already counted what they had used by the last one.
+  // A gone process took with it the gone children it reaped since the last sample (a compiler driver and its cc1plus
+  // that end together): what the samples counted of them reaches its parent's cutime through it.
+  std::map<int, std::vector<int>> gone_children;  // parent pid -> its gone children
+  std::vector<int> gone;
+  for (const auto& [pid, was] : last_processes_) {
+    auto now_there = processes.find(pid);
+    if (now_there != processes.end() && now_there->second.starttime == was.starttime) continue;
+    gone.push_back(pid);
+    gone_children[was.ppid].push_back(pid);
+  }
+  std::map<int, uint64_t> counted_of;  // gone pid -> ticks of it and its gone descendants already counted
+  std::function<uint64_t(int, int)> counted = [&](int pid, int depth) -> uint64_t {
+    auto memo = counted_of.find(pid);
+    if (memo != counted_of.end()) return memo->second;
+    const Seen& was = last_processes_.at(pid);
+    uint64_t sum = was.ticks + was.child_ticks;
+    auto kids = gone_children.find(pid);
+    if (kids != gone_children.end() && depth < 64) {
+      for (int kid : kids->second) sum += counted(kid, depth + 1);
+    }
+    return counted_of[pid] = sum;
+  };
+  std::map<int, uint64_t> reaped_seen;  // live parent pid -> ticks of its gone children already counted
+  for (int pid : gone) {
+    const int parent = last_processes_.at(pid).ppid;
+    if (processes.count(parent)) reaped_seen[parent] += counted(pid, 0);
+  }
   const std::set<int> own = RunProcesses(options_.root, processes);
   std::map<int, Seen> seen;
   for (const auto& [pid, p] : processes) {
-    seen[pid] = {p.ticks, p.starttime};
+    seen[pid] = {p.ticks, p.child_ticks, p.starttime, p.ppid};
     if (first) continue;
     auto before = last_processes_.find(pid);
     // A process born since the last sample (or a new holder of a reused pid) used all its ticks since then.
-    const uint64_t from = before != last_processes_.end() && before->second.starttime == p.starttime
-                              ? std::min(before->second.ticks, p.ticks)
-                              : 0;
-    const double used = tick * static_cast<double>(p.ticks - from);
+    const bool same = before != last_processes_.end() && before->second.starttime == p.starttime;
+    const uint64_t from = same ? std::min(before->second.ticks, p.ticks) : 0;
+    const uint64_t from_children = same ? std::min(before->second.child_ticks, p.child_ticks) : 0;
+    const uint64_t counted = reaped_seen.count(pid) ? reaped_seen[pid] : 0;
+    const uint64_t reaped = p.child_ticks - from_children;
+    const double children = tick * static_cast<double>(reaped > counted ? reaped - counted : 0);
+    const double used = tick * static_cast<double>(p.ticks - from) + children;
     if (used <= 0) continue;
     if (own.count(pid)) {
       interval.own_s += used;
+      for (size_t c = 0; c < cpu_ids_.size() && c < interval.own_by_cpu.size(); ++c) {
+        if (cpu_ids_[c] == p.processor) interval.own_by_cpu[c] += used;
+      }
     } else {
-      interval.outside.push_back({pid, p.comm, used, p.processor});
+      interval.outside.push_back({pid, p.comm, used, p.processor, children});
     }
   }
   last_processes_ = std::move(seen);

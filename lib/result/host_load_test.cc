@@ -42,6 +42,30 @@ TEST(HostLoad, ReaderNamesTheBadField) {
   EXPECT_FALSE(ReadHostLoad(j).ok());
 }
 
+// Short-lived work: the unattributed part and a process's reaped children round-trip; files written before they
+// were recorded read them as 0.
+TEST(HostLoad, ShortLivedWorkRoundTripsAndOlderFilesReadItAsNone) {
+  HostLoad h = Example();
+  h.unattributed_cpu_s = 0.1;
+  h.per_cpu[0].unattributed_s = 0.1;
+  h.top[0].children_cpu_s = 0.3;
+  auto back = ReadHostLoad(HostLoadToJson(h));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->unattributed_cpu_s, 0.1);
+  EXPECT_DOUBLE_EQ(back->per_cpu[0].unattributed_s, 0.1);
+  EXPECT_DOUBLE_EQ(back->top[0].children_cpu_s, 0.3);
+  EXPECT_DOUBLE_EQ(back->ShortLivedCpuS(), 0.4);
+  nlohmann::json old = HostLoadToJson(h);
+  old.erase("unattributed_cpu_s");
+  old["per_cpu"][0].erase("unattributed_s");
+  old["top"][0].erase("children_cpu_s");
+  auto read_old = ReadHostLoad(old);
+  ASSERT_TRUE(read_old.ok()) << read_old.status().message();
+  EXPECT_EQ(read_old->ShortLivedCpuS(), 0);
+  old["unattributed_cpu_s"] = -1;
+  EXPECT_FALSE(ReadHostLoad(old).ok());
+}
+
 TEST(HostLoad, TopShareIsZeroWithoutOutsideProcesses) {
   HostLoad h;
   h.window_s = 1;

@@ -270,6 +270,7 @@ json PointResultToJson(const PointResult& p) {
   out["samples_us"] = SamplesToJson(p.samples_us);
   if (p.host_load) out["host_load"] = HostLoadToJson(*p.host_load);
   if (p.phases) out["phases"] = PointPhasesToJson(*p.phases);
+  if (p.comm_memory) out["comm_memory"] = CommMemoryToJson(*p.comm_memory);
   if (!p.repeat_p50_us.empty()) {
     out["repeats"] = {{"n", p.repeat_p50_us.size()}, {"p50_us", p.repeat_p50_us}, {"mean_us", p.repeat_mean_us}};
   }
@@ -398,7 +399,36 @@ StatusOr<PointResult> ReadPointResult(const json& j, const std::string& path) {
   if (in.Has("host_load")) {
     ASSIGN_OR_RETURN(p.host_load, ReadHostLoad(j["host_load"], in.PathOf("host_load")));
   }
+  if (in.Has("comm_memory")) {
+    ASSIGN_OR_RETURN(p.comm_memory, ReadCommMemory(j["comm_memory"], in.PathOf("comm_memory")));
+  }
   return p;
 }
+
+// --- communicator memory (issue 52) ---
+json CommMemoryToJson(const CommMemory& m) {
+  json out = {{"rss_bytes", m.rss_bytes},
+              {"rss_bytes_per_group", m.RssBytesPerGroup()},
+              {"processes", m.processes},
+              {"groups", m.groups}};
+  if (m.device_bytes >= 0) {
+    out["device_bytes"] = m.device_bytes;
+    out["device_bytes_per_group"] = m.DeviceBytesPerGroup();
+  }
+  return out;
+}
+
+StatusOr<CommMemory> ReadCommMemory(const json& j, const std::string& path) {
+  SchemaErrors errors;
+  ObjectReader in(j, path, &errors);
+  CommMemory m;
+  m.rss_bytes = in.Int("rss_bytes", 0);
+  m.processes = in.SmallInt("processes", 0);
+  m.groups = in.SmallInt("groups", 1);
+  m.device_bytes = in.Has("device_bytes") ? in.Int("device_bytes", 0) : -1;
+  RETURN_IF_ERROR(errors.status());
+  return m;
+}
+// --- end communicator memory ---
 
 }  // namespace commbench::result

@@ -109,6 +109,25 @@ struct SampleSet {
   std::string file;                           // the sidecar's name, relative to the result file; "" when inline
 };
 
+// --- communicator memory (issue 52) ---
+// What the point's communicators hold in memory: each process's resident growth while its ranks connected
+// (RankSamples::comm_rss_bytes; a process with several ranks counted once, by its largest figure, since they
+// connect at once and each sees all of it), and the device memory they took on GPU backends. Recorded where the
+// communicator was made: a launch's later points reuse it and repeat its figures, as they do setup_s.
+struct CommMemory {
+  int64_t rss_bytes = 0;      // all processes together
+  int processes = 0;          // how many processes that is
+  int64_t device_bytes = -1;  // all ranks together (RankSamples::comm_device_bytes); -1: none measured
+  int groups = 1;             // the point's group count, for the per-group figures
+  double RssBytesPerGroup() const { return groups > 0 ? static_cast<double>(rss_bytes) / groups : 0; }
+  double DeviceBytesPerGroup() const {
+    return groups > 0 && device_bytes >= 0 ? static_cast<double>(device_bytes) / groups : -1;
+  }
+};
+nlohmann::json CommMemoryToJson(const CommMemory& m);
+StatusOr<CommMemory> ReadCommMemory(const nlohmann::json& j, const std::string& path);
+// --- end communicator memory ---
+
 struct PointResult {
   // The planner's id, stable across runs: it names the algorithm asked for ("auto"), not the one that ran.
   std::string id;
@@ -149,6 +168,7 @@ struct PointResult {
   // Where the point's time went (lib/result/phases.h): its span on the headline rank, phase by phase, and the
   // driver's aggregation. The last repeat's, like the other fields. Absent in older files.
   std::optional<PhaseSeconds> phases;
+  std::optional<CommMemory> comm_memory;  // absent where no rank recorded it (older files, SPMD launchers' lines)
   // One entry per independent repeat (a fresh launch, sweep --repeats), in the order they ran: the headline's p50
   // and mean (time_us) of each. The record's other fields are the last repeat's. Empty in files written before
   // repeats existed (schema_version < 3): read them as the one repeat time_us describes (RepeatMedians).

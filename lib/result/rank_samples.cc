@@ -35,6 +35,9 @@ std::string RankSamplesToJsonLine(const RankSamples& r) {
            {"invol_ctx", r.invol_ctx},
            {"affinity", r.affinity},
            {"setup_s", r.setup_s}};
+  // Communicator memory (issue 52): absent where not recorded, so older lines read alike.
+  if (r.comm_rss_bytes >= 0) out["comm_rss_bytes"] = r.comm_rss_bytes;
+  if (r.comm_device_bytes >= 0) out["comm_device_bytes"] = r.comm_device_bytes;
   if (r.transport != Transport::kUnknown)
     out["transport"] = Name(r.transport);  // absent where not reported, so older lines read alike
   if (r.runqueue_wait_s >= 0) out["runqueue_wait_s"] = r.runqueue_wait_s;  // likewise
@@ -112,6 +115,8 @@ StatusOr<RankSamples> ReadRankSamples(const json& j) {
   r.throttled_share = in.Has("throttled_share") ? in.Number("throttled_share", 0) : -1;
   r.affinity = in.String("affinity");
   r.setup_s = in.Number("setup_s", 0);
+  r.comm_rss_bytes = in.Has("comm_rss_bytes") ? in.Int("comm_rss_bytes", 0) : -1;
+  r.comm_device_bytes = in.Has("comm_device_bytes") ? in.Int("comm_device_bytes", 0) : -1;
   RETURN_IF_ERROR(errors.status());
   if (in.Has("traffic")) {
     ASSIGN_OR_RETURN(r.traffic, ReadRankTraffic(j.at("traffic"), "rank line.traffic"));

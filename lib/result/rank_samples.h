@@ -51,8 +51,16 @@ struct RankSamples {
   // timed loop in which it ran out of quota (-1: no limit to read, or a line written before it was recorded).
   double cpu_quota = 0;
   double throttled_share = -1;
-  std::string affinity;                // CPU list the rank could run on
-  double setup_s = 0;                  // communicator set-up, the first time this rank used it
+  std::string affinity;  // CPU list the rank could run on
+  double setup_s = 0;    // communicator set-up, the first time this rank used it
+  // --- communicator memory (issue 52) ---
+  // What connecting this rank's communicator grew its process's resident memory by (VmRSS after less before,
+  // the first time it used it). Ranks that share a process (--ranks-per-process) connect at once, so each sees
+  // the others' growth too: aggregation counts each process once (its largest figure). -1: not recorded.
+  int64_t comm_rss_bytes = -1;
+  // Device memory its communicator took (Communicator::device_memory_bytes); -1 on CPU backends and older lines.
+  int64_t comm_device_bytes = -1;
+  // --- end communicator memory ---
   std::optional<RankTraffic> traffic;  // over the timed loop; absent where nothing measured it (and older lines)
   RankPhases phases;                   // where the point's time went on this rank (zeros in lines written before)
 };

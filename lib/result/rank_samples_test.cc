@@ -70,6 +70,25 @@ TEST(RankSamplesTest, TransportIsWrittenOnlyWhenReported) {
       << unknown.status().message();
 }
 
+// Communicator memory (issue 52): written where measured, read back as -1 ("not recorded") from older lines.
+TEST(RankSamplesTest, CommunicatorMemoryIsWrittenOnlyWhereMeasured) {
+  RankSamples r;
+  r.comm_rss_bytes = 123456;
+  const std::string line = RankSamplesToJsonLine(r);
+  EXPECT_EQ(line.find("comm_device_bytes"), std::string::npos) << line;
+  auto back = ParseRankSamplesLine(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->comm_rss_bytes, 123456);
+  EXPECT_EQ(back->comm_device_bytes, -1);
+  EXPECT_EQ(RankSamplesToJsonLine(*back), line);
+  auto old = ParseRankSamplesLine(RankSamplesToJsonLine(RankSamples{}));
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->comm_rss_bytes, -1);
+  nlohmann::json j = nlohmann::json::parse(line);
+  j["comm_rss_bytes"] = -5;
+  EXPECT_FALSE(ReadRankSamples(j).ok());
+}
+
 // The run-queue wait is written where the kernel gave it, and a line without it reads back as "not known".
 TEST(RankSamplesTest, RunQueueWaitIsWrittenOnlyWhereKnown) {
   RankSamples r;

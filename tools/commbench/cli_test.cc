@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -191,6 +192,36 @@ TEST(CliTest, DefaultSweepRunsTheAbsAndWritesTheReportBesideTheJson) {
   // A flag and its --no- form together are refused.
   EXPECT_EQ(cli.Run({"sweep", "--explain", "--no-explain"}).exit_code, 2);
   EXPECT_EQ(cli.Run({"sweep", "--html", html, "--no-html"}).exit_code, 2);
+}
+
+// What G groups cost in memory (issue 52), from real ranks: every point records its communicators' resident
+// memory, each process once (ranks that share a process count as one), and G=4 holds more than G=1 on a backend
+// that maps buffers per communicator (native's shm rings: about 90 KB per group on this VM).
+TEST(CliTest, CommunicatorMemoryIsRecordedPerPointAndGrowsWithTheGroups) {
+  CliRunner cli;
+  const std::string out = cli.dir() + "/r.json";
+  CliResult r = cli.Run({"sweep", "--backends", "native,gloo", "--groups", "1,4", "--sizes", "4K", "--iters", "10",
+                         "--ranks-per-process", "1,2", "--no-explain", "--no-html", "--quiet", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
+  std::map<std::pair<std::string, int>, int64_t> native_rss;  // (ranks per process, G) -> bytes
+  for (const nlohmann::json& p : result["points"]) {
+    ASSERT_TRUE(p.contains("comm_memory")) << p["id"];
+    const nlohmann::json& m = p["comm_memory"];
+    const int world = p["world"], rpp = p["ranks_per_process"];
+    EXPECT_EQ(m["processes"], world / rpp) << p["id"];
+    EXPECT_EQ(m["groups"], p["groups"]) << p["id"];
+    EXPECT_NEAR(m["rss_bytes_per_group"].get<double>(), m["rss_bytes"].get<double>() / p["groups"].get<int>(), 1e-6);
+    EXPECT_FALSE(m.contains("device_bytes")) << "a CPU backend: " << p["id"];
+    if (p["backend"] == "native") native_rss[{std::to_string(rpp), p["groups"].get<int>()}] = m["rss_bytes"];
+  }
+  ASSERT_EQ(native_rss.size(), 4u) << result["points"].dump();
+  for (const std::string rpp : {"1", "2"}) {
+    const int64_t one = native_rss[std::make_pair(rpp, 1)], four = native_rss[std::make_pair(rpp, 4)];
+    EXPECT_GT(one, 0) << "ranks per process " << rpp;
+    EXPECT_GT(four, one) << "ranks per process " << rpp;
+  }
+  ExpectNothingLeft(cli);
 }
 
 TEST(CliTest, ExplainWithNothingSuspectedRunsNothingMore) {

@@ -61,6 +61,7 @@ struct CommState {
   std::optional<cuda::Stream> dedicated;  // the communicator's own stream (--stream dedicated, Barrier)
   cuda::DeviceBuffer barrier_buffer;
   std::unique_ptr<Watchdog> watchdog;
+  int64_t device_memory_bytes = -1;  // what connecting took on the device (Communicator::device_memory_bytes)
 
   ~CommState() {
     const bool aborted = watchdog && watchdog->aborted();
@@ -337,6 +338,7 @@ class NcclWork : public Work {
 class NcclCommunicator : public Communicator {
  public:
   explicit NcclCommunicator(std::shared_ptr<CommState> state) : state_(std::move(state)) {}
+  int64_t device_memory_bytes() const override { return state_->device_memory_bytes; }
 
   StatusOr<std::unique_ptr<Work>> Prepare(const OpRequest& request) override {
     if (state_->watchdog->aborted()) return state_->watchdog->failure();
@@ -387,6 +389,8 @@ class NcclBackend : public Backend {
     auto fail = [&](const Status& s) { return Status(s.code(), state->who + ": " + s.message()); };
     Status set = cuda::SetDevice(state->device);
     if (!set.ok()) return fail(set);
+    // After SetDevice, which makes the primary context: what the communicator itself allocates (issue 52).
+    const StatusOr<int64_t> used_before = cuda::DeviceMemoryUsedBytes();
 
     auto id_bytes = ExchangeUniqueId(
         request.store, p.group_rank,
@@ -440,6 +444,9 @@ class NcclBackend : public Backend {
     auto barrier = cuda::DeviceBuffer::Create(sizeof(int32_t));
     if (!barrier.ok()) return fail(barrier.status());
     state->barrier_buffer = std::move(barrier).value();
+    const StatusOr<int64_t> used_after = cuda::DeviceMemoryUsedBytes();
+    if (used_before.ok() && used_after.ok())
+      state->device_memory_bytes = std::max<int64_t>(*used_after - *used_before, 0);
     return std::unique_ptr<Communicator>(new NcclCommunicator(std::move(state)));
   }
 

@@ -120,6 +120,7 @@ std::string WaitSentence(const AnalysisInput& in, const SeriesData& s, size_t i)
 // The outside load over a set of points: per process, and in all.
 struct OutsideLoad {
   double window_s = 0, outside_s = 0, busy_s = 0, ranks_s = 0;
+  double unattributed_s = 0;  // on the ranks' CPUs: work no process seen in two samples accounts for
   std::map<int, result::OutsideProcess> processes;       // by pid, summed over the points
   std::map<int, std::pair<double, std::set<int>>> seen;  // by pid: the windows (s) and group counts it ran in
   std::vector<const PointData*> points;
@@ -132,6 +133,12 @@ struct OutsideLoad {
     busy_s += h.cpu_busy_s;
     ranks_s += h.ranks_cpu_s;
     const std::vector<int> rank_cpus = RankCpus(in, p);
+    double unattributed = h.per_cpu.empty() ? h.unattributed_cpu_s : 0;
+    for (const result::CpuLoad& c : h.per_cpu) {
+      if (rank_cpus.empty() || std::find(rank_cpus.begin(), rank_cpus.end(), c.cpu) != rank_cpus.end())
+        unattributed += c.unattributed_s;
+    }
+    unattributed_s += std::min(unattributed, OutsideOnRankCpus(in, p));
     for (const result::OutsideProcess& o : h.top) {
       // Only processes seen on a CPU the ranks could use took time from them.
       const bool on_rank_cpus = rank_cpus.empty() || std::any_of(o.cpus.begin(), o.cpus.end(), [&](int c) {
@@ -142,6 +149,7 @@ struct OutsideLoad {
       sum.pid = o.pid;
       sum.comm = o.comm;
       sum.cpu_s += o.cpu_s;
+      sum.children_cpu_s += o.children_cpu_s;
       std::set<int> cpus(sum.cpus.begin(), sum.cpus.end());
       cpus.insert(o.cpus.begin(), o.cpus.end());
       sum.cpus.assign(cpus.begin(), cpus.end());
@@ -150,6 +158,9 @@ struct OutsideLoad {
     }
   }
   double Share() const { return window_s > 0 ? outside_s / window_s : 0; }
+  double UnattributedShare() const { return window_s > 0 ? unattributed_s / window_s : 0; }
+  // Most of the outside time was short-lived processes no sample named: more than any named process took.
+  bool MostlyUnattributed() const { return unattributed_s > 0 && unattributed_s >= Top().cpu_s; }
   result::OutsideProcess Top() const {
     result::OutsideProcess top;
     for (const auto& [pid, p] : processes) {
@@ -178,15 +189,33 @@ struct OutsideLoad {
 
 std::string Percent(double cpus) { return Fmt(100 * cpus, 0) + "%"; }
 
-// "another process, stress (pid 42), used 93% of CPU 0 during points G=2,3"
+// "bash (pid 42)", with ", with the short-lived processes it started" when most of its time was children it
+// reaped between two samples (a shell loop's jobs, make's compilers).
+std::string Named(const result::OutsideProcess& p) {
+  return p.comm + " (pid " + std::to_string(p.pid) + ")" +
+         (p.children_cpu_s >= 0.5 * p.cpu_s && p.children_cpu_s > 0 ? ", with the short-lived processes it started"
+                                                                    : "");
+}
+
+// "another process, stress (pid 42), used 93% of CPU 0 during points G=2,3"; when short-lived processes no sample
+// could name took more than any named one, "short-lived processes outside the run (...) used 30% of a CPU ...".
 std::string ProcessSentence(const OutsideLoad& load) {
   const result::OutsideProcess top = load.Top();
+  if (load.MostlyUnattributed()) {
+    std::string s =
+        "short-lived processes outside the run (each too brief for two of the monitor's samples: "
+        "compilers, sibling tests, cron jobs) used " +
+        Percent(load.UnattributedShare()) + " of a CPU on the ranks' CPUs during points " + load.Groups() +
+        ", by the CPUs' busy time less the run's own";
+    if (top.pid) s += "; the largest named process, " + Named(top) + ", used " + Percent(load.TopShare());
+    return s;
+  }
   if (top.pid == 0)
     return "processes outside the run used " + Percent(load.Share()) + " of a CPU during points " + load.Groups();
   const std::string where =
       top.cpus.size() == 1 ? "CPU " + std::to_string(top.cpus[0]) : "a CPU (on CPUs " + FormatCpuList(top.cpus) + ")";
-  return "another process, " + top.comm + " (pid " + std::to_string(top.pid) + "), used " + Percent(load.TopShare()) +
-         " of " + where + " during points " + load.Groups(/*top_only=*/true);
+  return "another process, " + Named(top) + ", used " + Percent(load.TopShare()) + " of " + where + " during points " +
+         load.Groups(/*top_only=*/true);
 }
 
 class OutsideLoadRule : public Rule {
@@ -235,8 +264,9 @@ class OutsideLoadRule : public Rule {
     f.rule = "outside_load";
     f.series = a;
     const result::OutsideProcess top = load.Top();
-    f.cause =
-        "load from outside the ranks" + (top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")" : "");
+    f.cause = "load from outside the ranks" + (load.MostlyUnattributed() ? std::string(": short-lived processes")
+                                               : top.pid ? ": " + top.comm + " (pid " + std::to_string(top.pid) + ")"
+                                                         : "");
     // Ranks first when the load is on every growing point: then nothing else can be told from it.
     f.strength = 0.5 + 0.5 * coincidence;
     if (!load.points.empty()) {
@@ -255,6 +285,9 @@ class OutsideLoadRule : public Rule {
                   GrowthSentence(in, s) + ": that growth may be theirs, not the ranks'.";
     }
     f.evidence.push_back({"outside CPU on the ranks' CPUs during those points", 100 * load.Share(), "% of a CPU"});
+    if (load.unattributed_s > 0)
+      f.evidence.push_back(
+          {"of which short-lived processes no sample named", 100 * load.UnattributedShare(), "% of a CPU"});
     if (top.pid) {
       f.evidence.push_back({top.comm + " (pid " + std::to_string(top.pid) + ")", 100 * load.TopShare(), "% of a CPU"});
       if (top.cpus.size() == 1) f.evidence.push_back({"CPU it ran on", static_cast<double>(top.cpus[0]), "cpu"});
@@ -279,7 +312,9 @@ class OutsideLoadRule : public Rule {
                 ? "Leave the system a core the ranks do not use (--cpus for the ranks, or fewer ranks per host), and "
                   "find what runs beside them (perf sched record, pidstat -t 1) to stop it or keep it off their cores."
                 : "Sweep again with " +
-                      (top.pid ? top.comm + " (pid " + std::to_string(top.pid) + ")" : "the other work") +
+                      (load.MostlyUnattributed() ? std::string("the short-lived work (builds, tests, cron jobs)")
+                       : top.pid                 ? top.comm + " (pid " + std::to_string(top.pid) + ")"
+                                                 : "the other work") +
                       " stopped or kept off the ranks' CPUs (taskset or a cgroup for it, or --cpus for the ranks).";
     ApplyAb(in, std::nullopt, "", in.ConfirmCommand({}), &f);  // no A/B can toggle another process
     return f;
