@@ -19,11 +19,33 @@ config="${CONFIG:-configs/gate/ci.yaml}"
 bin="${COMMBENCH:-.bazel/bin/tools/commbench/commbench}"
 shim="${SHIM:-.bazel/bin/bench/libaccept_send_delay.so}"
 
+# Per job the gate's own record of the load: the median and 90th percentile, over every repeat it measured, of
+# the share of the ranks' CPUs outside processes took, and the share of repeats it called disturbed.
+outside() {  # DIR JOB
+  python3 - "$1/job$2.cmp.json" <<'PY'
+import json, statistics as st, sys
+try:
+    reps = [r for p in json.load(open(sys.argv[1]))["points"] for r in p.get("sequential", {}).get("repeats", [])]
+except (OSError, ValueError):
+    reps = []
+if not reps:
+    print("? | ?"); sys.exit()
+o = sorted(r["outside_share"] for r in reps)
+print("%.0f / %.0f %% | %.0f %%" % (100 * st.median(o), 100 * o[int(0.9 * (len(o) - 1))],
+                                    100 * sum(r["disturbed"] for r in reps) / len(reps)))
+PY
+}
+
 table() {
   echo
-  echo "| job | kind | exit | seconds | CPUs busy | neighbour | 400 B | 64 KiB | 1 MiB |"
-  echo "|---|---|---|---|---|---|---|---|---|"
-  awk 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$1/jobs.txt"
+  echo "| job | kind | exit | seconds | CPUs busy | neighbour | outside share p50 / p90 | disturbed | 400 B | 64 KiB | 1 MiB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  while read -r job kind rc secs busy nshare v400 v64 v1m; do
+    [[ $job == job ]] && continue
+    # rows of the first version of this script, whose CPUs-busy figure came out empty
+    [[ -z $v1m ]] && { v1m=$v64 v64=$v400 v400=$nshare nshare=$busy busy="?"; }
+    echo "| $job | $kind | $rc | $secs | $busy | $nshare | $(outside "$1" "$job") | $v400 | $v64 | $v1m |"
+  done <"$1/jobs.txt"
   echo
   awk 'NR > 1 { n[$2]++; e[$2 " " $3]++ }
        END { for (k in n) printf "%s: %d jobs, exit 0: %d, exit 1: %d, exit 3: %d\n", k, n[k], e[k " 0"], e[k " 1"], e[k " 3"] }' \
@@ -85,7 +107,7 @@ busy() {  # before after
   awk -v a="$1" -v b="$2" 'BEGIN {
     n = split(a, x, " "); split(b, y, " "); tot = 0; idle = 0
     for (i = 2; i <= n; ++i) { d = y[i] - x[i]; tot += d; if (i == 5 || i == 6) idle += d }
-    printf "%.0f%%", tot > 0 ? 100 * (tot - idle) / tot : 0 }'
+    printf "%.0f%%", (tot > 0 ? 100 * (tot - idle) / tot : 0) }'
 }
 
 DUTY="$DUTY" "$here/neighbour.sh" 2>"$work/neighbour.log" &
@@ -108,7 +130,7 @@ for ((j = 0; j < ${#kinds[@]}; ++j)); do
   s1=$(head -1 /proc/stat) t1=$(date +%s.%N)
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
   # The neighbour's share: its spinners' CPU time over the job (utime + stime), per CPU.
-  share=$(for p in $(pgrep -P $neighbour); do cat /proc/$p/stat 2>/dev/null; done |
+  share=$(for p in $(pgrep -P $neighbour python3); do cat /proc/$p/stat 2>/dev/null; done |
     awk -v t="$(getconf CLK_TCK)" '{ s += $14 + $15; n++ } END { print s + 0, n + 0, t }')
   echo "$share" >"$work/neighbour$j.after"
   verdicts=$(python3 - "$work/job$j.cmp.json" <<'PY'

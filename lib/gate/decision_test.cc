@@ -177,7 +177,7 @@ TEST(PairedTest, PairsCancelADriftingRunner) {
   EXPECT_EQ(Decide(a, b, o).change, Change::kInconclusive);
 }
 
-TEST(PairedTest, PairsFindAChangeTheSpellsHide) {
+TEST(PairedTest, PairsFindAChangeInATighterInterval) {
   std::vector<double> a, b;
   Drifting(80, 0.08, 4, &a, &b);
   DecisionOptions o;
@@ -185,8 +185,9 @@ TEST(PairedTest, PairsFindAChangeTheSpellsHide) {
   const Decision d = Decide(a, b, o);
   EXPECT_EQ(d.change, Change::kSlower) << d.reason;
   EXPECT_NEAR(d.ratio, 1.08, 0.02);
-  o.paired = false;
-  EXPECT_NE(Decide(a, b, o).change, Change::kSlower);
+  EXPECT_TRUE(d.paired_used);
+  // The spells widen the unpaired interval to more than twice the pairs'.
+  EXPECT_GT(std::log(d.unpaired.hi / d.unpaired.lo), 2 * std::log(d.paired.hi / d.paired.lo));
 }
 
 TEST(PairedTest, FalseAlarmsOfThePairsStayAtAlpha) {
