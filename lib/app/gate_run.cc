@@ -1,5 +1,6 @@
 #include "lib/app/gate_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "lib/core/atomic_file.h"
 #include "lib/core/store_dir.h"
+#include "lib/gate/calibration.h"
 #include "lib/gate/compare.h"
 #include "lib/launch/host_settings.h"
 #include "lib/measure/host_reference.h"
@@ -161,7 +163,12 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
                                           const gate::CompareOptions& compare, const SequentialOptions& options,
                                           const std::string& dir, const SequentialProgress& progress) {
   const Clock::time_point start = Clock::now();
-  gate::SequentialGate gate(compare, options.schedule);
+  gate::CompareOptions judged = compare;
+  judged.paired = !stored;  // --ab: A and B of a round ran back to back
+  if (compare.auto_floor && compare.calibration) {
+    for (const gate::PointCalibration& p : compare.calibration->points) judged.calibrated_floor[p.id] = p.detectable;
+  }
+  gate::SequentialGate gate(judged, options.schedule);
   Side sides[2];
   sides[0] = Side{"A", &a, {}, {}, 0};
   sides[1] = Side{stored ? "new" : "B", &b, {}, {}, 0};
@@ -184,7 +191,12 @@ StatusOr<SequentialOutcome> RunSequential(const GateRunner& runner, const SweepS
       host = gate::JudgeHostAgainstJobs(options.base_host, options.base_job_host_s, out.host, compare.decision.alpha);
       gate.SetHost(host);
     }
-    gate.Look(base(), Merged(sides[1]));
+    // The rounds the budget still affords at the last round's pace (fewer points undecided go faster: a floor).
+    int64_t final_rounds = 0;
+    if (options.budget_s > 0 && last_round_s > 0) {
+      final_rounds = run.rounds + static_cast<int64_t>(std::max(0.0, options.budget_s - Since(start)) / last_round_s);
+    }
+    gate.Look(base(), Merged(sides[1]), final_rounds);
   };
   while (failure.empty()) {
     std::set<std::string> undecided;

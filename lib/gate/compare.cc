@@ -231,6 +231,13 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     if (auto seq = options.sequential.find(id); seq != options.sequential.end()) {
       pc.sequential = seq->second;
       d.boundary_p = seq->second.boundary_p;
+      d.final_base = seq->second.final_base;
+      d.final_now = seq->second.final_now;
+    }
+    d.paired = options.paired;
+    d.auto_floor = options.auto_floor;
+    if (auto cal = options.calibrated_floor.find(id); options.auto_floor && cal != options.calibrated_floor.end()) {
+      if (std::isfinite(cal->second)) d.min_effect = std::max(d.min_effect, cal->second);
     }
     if (pc.problem.empty()) {
       const auto jobs = options.base_jobs_us.find(id);
@@ -244,6 +251,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
         pc.decision = Decide(pc.base_us, pc.now_us, d);
       }
     }
+    if (pc.decision.floor <= 0) pc.decision.floor = d.min_effect;
     // A verdict on repeats a busy runner disturbed is the runner's as much as the build's, "unchanged" too: a load
     // can shrink a change into the floor (docs/gate.md). A load both --ab sides shared leaves their ratio the build's.
     const bool decided = pc.decision.change != Change::kInconclusive;
@@ -283,6 +291,21 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     c.outcome = Outcome::kPass;
   }
   return c;
+}
+
+Status SetMinEffects(const std::string& min_effect, const std::vector<std::string>& below, CompareOptions* options) {
+  const std::string accepted = " (accepted: a fraction in (0, 1), auto, or auto:F with F the least floor)";
+  std::string number = min_effect;
+  const bool automatic = min_effect == "auto" || min_effect.rfind("auto:", 0) == 0;
+  if (automatic) number = min_effect == "auto" ? "0.05" : min_effect.substr(5);
+  char* end = nullptr;
+  const double f = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(f > 0 && f < 1)) {
+    return InvalidArgument("--min-effect '" + Printable(min_effect) + "'" + accepted);
+  }
+  RETURN_IF_ERROR(SetMinEffects(f, below, options));
+  options->auto_floor = automatic;
+  return OkStatus();
 }
 
 namespace {

@@ -45,6 +45,9 @@ struct SequentialPoint {
   int replaced = 0;        // of those, re-run (the rest were judged, the bound reached)
   std::vector<std::string> disturbances;  // "B repeat 3: outside processes took ...", the first few
   std::vector<RepeatRecord> repeats;      // every repeat measured, in order, re-runs included
+  // The repeats a side the job was to end with, as projected at the last look (the planned repeats, or fewer where
+  // the budget affords fewer rounds): --min-effect auto's resolution is taken there (DecisionOptions::final_base).
+  int64_t final_base = 0, final_now = 0;
 };
 
 // Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
@@ -84,6 +87,14 @@ struct CompareOptions {
   // Floors by message size: a point smaller than a key uses that key's floor (the smallest such key), the others
   // decision.min_effect. Small messages are latency-bound and noisier, so a CI owner may accept a wider floor.
   std::map<uint64_t, double> min_effect_below;
+  // --min-effect auto: each point's floor is what its repeats resolve in the job (DecisionOptions::auto_floor; with
+  // a calibration, at least the change the calibration's budget detects), never below the floors above.
+  bool auto_floor = false;
+  // What the baseline's calibration (gate --calibrate) found the budget detects, by point: with auto_floor, the
+  // least floor there (set from `calibration` by the gate; compare.cc does not read Calibration's points).
+  std::map<std::string, double> calibrated_floor;
+  // gate --ab: the two sides' repeats are paired by round; the pairs are judged where their interval is tighter.
+  bool paired = false;
   bool allow_env_drift = false;  // compare even when the environments differ (the differences are still listed)
   // Variables the two sides set differently on purpose (gate --ab's variants): listed, never drift.
   std::set<std::string> varied_variables;
@@ -153,6 +164,10 @@ double MinEffectFor(const CompareOptions& options, uint64_t bytes);
 // --min-effect F and --min-effect-below SIZE=F (each F a fraction in (0, 1), SIZE a byte count such as 4K), checked
 // and set in `options`; InvalidArgument names the bad value and what is accepted.
 Status SetMinEffects(double min_effect, const std::vector<std::string>& below, CompareOptions* options);
+
+// --min-effect as given: a fraction in (0, 1), "auto" (auto_floor, least floor 0.05) or "auto:F" (least floor F);
+// then as SetMinEffects above.
+Status SetMinEffects(const std::string& min_effect, const std::vector<std::string>& below, CompareOptions* options);
 
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options = {});
 

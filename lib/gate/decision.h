@@ -36,6 +36,28 @@ struct DecisionOptions {
   double power = 0.8;    // for the smallest detectable change
   int resamples = 2000;  // bootstrap of the ratio of medians
   uint64_t seed = 1;
+  // gate --ab: base[i] and now[i] ran in the same round (A then B, one launch each), so the pairs can be judged too
+  // (PairedEvidence); used when their interval is the tighter.
+  bool paired = false;
+  // --min-effect auto: the floor is what these repeats resolve (Resolution), never below min_effect. The
+  // resolution is projected to the repeats a side the job will have at its end (final_base, final_now; 0: the
+  // repeats given), so that an early look does not call a point unchanged within the wide floor of few repeats.
+  bool auto_floor = false;
+  int64_t final_base = 0, final_now = 0;
+};
+
+// The resolution of an interval of half-width h (relative): kResolutionHalfWidths h. A point whose true ratio is 1
+// lands within 1 +- that, interval included, about 97 % of the time (its estimate within z(0.015) = 2.17 of its
+// own standard error, the interval 1.96 of them beyond it); a change of that size is found about as often.
+inline constexpr double kResolutionHalfWidths = 2.1;
+
+// An interval of a ratio of times from one kind of evidence.
+struct RatioEvidence {
+  int n = 0;  // repeats a side (unpaired) or pairs
+  double ratio = std::numeric_limits<double>::quiet_NaN();
+  double lo = std::numeric_limits<double>::quiet_NaN(), hi = std::numeric_limits<double>::quiet_NaN();
+  double p = 1;
+  double detectable = std::numeric_limits<double>::infinity();
 };
 
 struct RankTest {
@@ -56,7 +78,23 @@ struct Decision {
   // for the test ever to reach `alpha`.
   double detectable = 0;
   std::string reason;  // one sentence: why this verdict, with the figures
+  // Both kinds of evidence where the repeats are paired (DecisionOptions::paired): the ratio of medians of the two
+  // sides (unpaired) and the median of each B over its neighbouring A's (paired); `paired_used` when the verdict
+  // rests on the pairs (their interval the tighter). Without pairs, `unpaired` repeats ratio, interval and p.
+  RatioEvidence unpaired, paired;
+  bool paired_used = false;
+  // The floor the point was judged with, and (auto_floor) what its repeats resolve: NaN without auto_floor.
+  double floor = 0;
+  double resolution = std::numeric_limits<double>::quiet_NaN();
 };
+
+// The pairs of an --ab point: per round i, log(B_i) less the mean of log(A_i) and log(A_i+1) (the A's either side
+// of B in time: a runner drifting between states minutes apart moves both alike, and the order A-before-B cancels),
+// the last B against its one A. Their median is the log ratio; its interval a circular block bootstrap (blocks of
+// about n^(1/3) pairs: neighbouring pairs share an A and a spell of the host) and p from that interval's standard
+// error. `base` and `now` of equal length, at least 2.
+RatioEvidence PairedEvidence(const std::vector<double> &base, const std::vector<double> &now, double threshold,
+                             double power, int resamples, uint64_t seed);
 
 // Mann-Whitney U of `b` against `a`: exact (all rank arrangements) when there
 // are no ties and at most 20 values a side, the normal approximation with tie

@@ -144,5 +144,109 @@ TEST(DecideTest, OneOutlierRepeatIsNotARegression) {
   EXPECT_NEAR(d.ratio, 1, 0.02);
 }
 
+// A runner that drifts between states minutes apart: each round's state (shared by its A and its B, and lasting a
+// few rounds) moves both sides alike, on top of each launch's own 3 % noise.
+void Drifting(int n, double slowdown, uint64_t seed, std::vector<double> *a, std::vector<double> *b) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> own(0, 0.03);
+  std::uniform_real_distribution<double> u(0, 1);
+  double state = 0;
+  for (int i = 0; i < n; ++i) {
+    if (u(rng) < 0.2) state = u(rng) < 0.5 ? 0 : 0.25;  // a slow spell: +28 %
+    a->push_back(100 * std::exp(state + own(rng)));
+    b->push_back(100 * (1 + slowdown) * std::exp(state + own(rng)));
+  }
+}
+
+TEST(PairedTest, PairsCancelADriftingRunner) {
+  std::vector<double> a, b;
+  Drifting(80, 0, 3, &a, &b);
+  DecisionOptions o;
+  o.paired = true;
+  const Decision d = Decide(a, b, o);
+  ASSERT_EQ(d.paired.n, 80);
+  EXPECT_TRUE(d.paired_used);
+  // Both intervals are kept; the pairs' is the tighter by far, since the spells cancel in them.
+  EXPECT_LT(std::log(d.paired.hi / d.paired.lo), 0.5 * std::log(d.unpaired.hi / d.unpaired.lo));
+  EXPECT_EQ(d.ratio_lo, d.paired.lo);
+  EXPECT_EQ(d.change, Change::kUnchanged) << d.reason;
+  EXPECT_NE(d.reason.find("paired"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("unpaired"), std::string::npos) << d.reason;
+  // Unpaired, the same repeats cannot tell a 5 % floor.
+  o.paired = false;
+  EXPECT_EQ(Decide(a, b, o).change, Change::kInconclusive);
+}
+
+TEST(PairedTest, PairsFindAChangeInATighterInterval) {
+  std::vector<double> a, b;
+  Drifting(80, 0.08, 4, &a, &b);
+  DecisionOptions o;
+  o.paired = true;
+  const Decision d = Decide(a, b, o);
+  EXPECT_EQ(d.change, Change::kSlower) << d.reason;
+  EXPECT_NEAR(d.ratio, 1.08, 0.02);
+  EXPECT_TRUE(d.paired_used);
+  // The spells widen the unpaired interval to more than twice the pairs'.
+  EXPECT_GT(std::log(d.unpaired.hi / d.unpaired.lo), 2 * std::log(d.paired.hi / d.paired.lo));
+}
+
+TEST(PairedTest, FalseAlarmsOfThePairsStayAtAlpha) {
+  // 400 A/A series of a drifting runner, judged as the gate would with pairs: slower in at most alpha / 2 of them
+  // (0.5 %, 2 of 400) and a little over for the block bootstrap's normal tail.
+  int slower = 0, unpaired_used = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    std::vector<double> a, b;
+    Drifting(60, 0, 100 + seed, &a, &b);
+    DecisionOptions o;
+    o.paired = true;
+    o.resamples = 500;
+    const Decision d = Decide(a, b, o);
+    slower += d.change == Change::kSlower;
+    unpaired_used += !d.paired_used;
+  }
+  EXPECT_LE(slower, 6);
+  EXPECT_LT(unpaired_used, 40);
+}
+
+TEST(PairedTest, UnequalSidesAreNotPaired) {
+  DecisionOptions o;
+  o.paired = true;
+  const Decision d = Decide({1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5}, o);
+  EXPECT_EQ(d.paired.n, 0);
+  EXPECT_FALSE(d.paired_used);
+}
+
+TEST(AutoFloorTest, TheFloorIsWhatTheRepeatsResolve) {
+  std::mt19937_64 rng(11);
+  const std::vector<double> a = Repeats(100, 0.15, 160, &rng), b = Repeats(100, 0.15, 160, &rng);
+  DecisionOptions o;
+  // A fixed 5 % floor: 15 % launches at 160 a side cannot tell it.
+  EXPECT_EQ(Decide(a, b, o).change, Change::kInconclusive);
+  o.auto_floor = true;
+  const Decision d = Decide(a, b, o);
+  EXPECT_EQ(d.change, Change::kUnchanged) << d.reason;
+  EXPECT_GT(d.resolution, 0.05);
+  EXPECT_LT(d.resolution, 0.2);
+  EXPECT_DOUBLE_EQ(d.floor, d.resolution);
+  EXPECT_NE(d.reason.find("within +-" + PercentChange(1 + d.floor).substr(1)), std::string::npos) << d.reason;
+  // Never below the configured least floor.
+  o.min_effect = 0.3;
+  EXPECT_DOUBLE_EQ(Decide(a, b, o).floor, 0.3);
+}
+
+TEST(AutoFloorTest, AnEarlyLookIsJudgedAtTheJobsLastRepeats) {
+  std::mt19937_64 rng(12);
+  const std::vector<double> a = Repeats(100, 0.15, 40, &rng), b = Repeats(100, 0.15, 40, &rng);
+  DecisionOptions o;
+  o.auto_floor = true;
+  const Decision now = Decide(a, b, o);
+  o.final_base = o.final_now = 160;
+  const Decision projected = Decide(a, b, o);
+  // 4x the repeats: half the resolution, and no "unchanged" within the wide floor of 40.
+  EXPECT_NEAR(projected.resolution, now.resolution / 2, 1e-9);
+  EXPECT_EQ(now.change, Change::kUnchanged) << now.reason;
+  EXPECT_EQ(projected.change, Change::kInconclusive) << projected.reason;
+}
+
 }  // namespace
 }  // namespace commbench::gate

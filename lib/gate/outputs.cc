@@ -37,6 +37,14 @@ json Repeats(const SequentialPoint& s) {
   return out;
 }
 
+json Evidence(const RatioEvidence& e) {
+  return {{"n", e.n},
+          {"ratio", Number(e.ratio)},
+          {"ratio_ci95", {Number(e.lo), Number(e.hi)}},
+          {"p_value", Number(e.p)},
+          {"detectable", Number(e.detectable)}};
+}
+
 }  // namespace
 
 std::string VerdictOf(const PointComparison& p) {
@@ -69,6 +77,7 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
   j["options"] = {{"min_effect", c.options.decision.min_effect},
                   {"alpha", c.options.decision.alpha},
                   {"allow_env_drift", c.options.allow_env_drift}};
+  if (c.options.auto_floor) j["options"]["min_effect_auto"] = true;
   j["options"]["min_effect_below"] = json::array();
   for (const auto& [bytes, floor] : c.options.min_effect_below) {
     j["options"]["min_effect_below"].push_back({{"bytes", bytes}, {"min_effect", floor}});
@@ -89,20 +98,29 @@ json ComparisonToJson(const Comparison& c, const std::string& base_path, const s
   }
   j["points"] = json::array();
   for (const PointComparison& p : c.points) {
-    j["points"].push_back({{"id", p.id},
-                           {"verdict", VerdictOf(p)},
-                           {"axes", Axes(p.point)},
-                           {"min_effect", MinEffectFor(c.options, p.point.bytes)},
-                           {"base_us", p.base_us},
-                           {"new_us", p.now_us},
-                           {"base_median_us", Number(Median(p.base_us))},
-                           {"new_median_us", Number(Median(p.now_us))},
-                           {"ratio", Number(p.decision.ratio)},
-                           {"ratio_ci95", {Number(p.decision.ratio_lo), Number(p.decision.ratio_hi)}},
-                           {"p_value", p.problem.empty() ? Number(p.decision.test.p) : json(nullptr)},
-                           // A point judged by its problem (one side only, a wrong result) has no test behind it.
-                           {"detectable", p.problem.empty() ? Number(p.decision.detectable) : json(nullptr)},
-                           {"reason", ReasonOf(p)}});
+    j["points"].push_back(
+        {{"id", p.id},
+         {"verdict", VerdictOf(p)},
+         {"axes", Axes(p.point)},
+         {"min_effect",
+          p.problem.empty() && p.decision.floor > 0 ? p.decision.floor : MinEffectFor(c.options, p.point.bytes)},
+         {"base_us", p.base_us},
+         {"new_us", p.now_us},
+         {"base_median_us", Number(Median(p.base_us))},
+         {"new_median_us", Number(Median(p.now_us))},
+         {"ratio", Number(p.decision.ratio)},
+         {"ratio_ci95", {Number(p.decision.ratio_lo), Number(p.decision.ratio_hi)}},
+         {"p_value", p.problem.empty() ? Number(p.decision.test.p) : json(nullptr)},
+         // A point judged by its problem (one side only, a wrong result) has no test behind it.
+         {"detectable", p.problem.empty() ? Number(p.decision.detectable) : json(nullptr)},
+         {"reason", ReasonOf(p)}});
+    json& point = j["points"].back();
+    if (p.problem.empty() && std::isfinite(p.decision.resolution)) point["resolution"] = p.decision.resolution;
+    if (p.problem.empty() && p.decision.paired.n > 0) {
+      point["evidence"] = {{"used", p.decision.paired_used ? "paired" : "unpaired"},
+                           {"unpaired", Evidence(p.decision.unpaired)},
+                           {"paired", Evidence(p.decision.paired)}};
+    }
     if (p.sequential) {
       const SequentialPoint& s = *p.sequential;
       j["points"].back()["sequential"] = {{"looks", s.looks},

@@ -14,7 +14,9 @@ Comparison Sample() {
   slow.point.bytes = 400;
   slow.base_us = {100, 101, 99, 100, 100, 102};
   slow.now_us = {120, 119, 121, 120, 122, 118};
-  slow.decision = Decide(slow.base_us, slow.now_us);
+  DecisionOptions floor;
+  floor.min_effect = 0.1;  // as c.options says below: each point's min_effect is the floor it was judged at
+  slow.decision = Decide(slow.base_us, slow.now_us, floor);
   PointComparison gone;
   gone.id = "gloo/allreduce/64K/G2";
   gone.base_us = {5, 5, 5};

@@ -34,12 +34,15 @@ std::string Sequence(const PointComparison& p) {
   return t;
 }
 
+// The p the verdict rests on: the pairs' where they were the tighter evidence, else the rank test's.
+double JudgedP(const PointComparison& p) { return p.decision.paired_used ? p.decision.paired.p : p.decision.test.p; }
+
 // What a reader needs to check the verdict: both medians, the ratio and its interval, the test.
 std::string Figures(const PointComparison& p) {
   return "base " + Fixed(Median(p.base_us), 2) + " us (" + std::to_string(p.base_us.size()) + " repeats), new " +
          Fixed(Median(p.now_us), 2) + " us (" + std::to_string(p.now_us.size()) + " repeats), ratio " +
          Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " + Fixed(p.decision.ratio_hi, 3) +
-         "], p = " + Fixed(p.decision.test.p, 4) + ", detectable " +
+         "], p = " + Fixed(JudgedP(p), 4) + ", detectable " +
          (std::isfinite(p.decision.detectable) ? Fixed(100 * p.decision.detectable, 1) + "%" : "n/a") +
          (p.sequential ? "; " + Sequence(p) : "");
 }
@@ -121,13 +124,17 @@ std::string ComparisonToMarkdown(const Comparison& c) {
       m += "| " + MarkdownText(d.key) + " | " + MarkdownText(d.base) + " | " + MarkdownText(d.now) + " |\n";
     }
   }
-  m += "\n| point | verdict | base us | new us | ratio [95% CI] | p | why (unless unchanged) |\n"
-       "|---|---|---|---|---|---|---|\n";
+  // The floor each point was judged at: what a reviewer knows was tested (with --min-effect auto, what this job
+  // resolved there).
+  m += "\n| point | verdict | base us | new us | ratio [95% CI] | p | tested to | why (unless unchanged) |\n"
+       "|---|---|---|---|---|---|---|---|\n";
   for (const PointComparison& p : c.points) {
     const bool tested = p.problem.empty();
     m += "| " + MarkdownText(p.id) + " | " + VerdictOf(p) + " | " + Fixed(Median(p.base_us), 2) + " | " +
          Fixed(Median(p.now_us), 2) + " | " + Fixed(p.decision.ratio, 3) + " [" + Fixed(p.decision.ratio_lo, 3) + ", " +
-         Fixed(p.decision.ratio_hi, 3) + "] | " + (tested ? Fixed(p.decision.test.p, 4) : "n/a") + " | " +
+         Fixed(p.decision.ratio_hi, 3) + "]" + (tested && p.decision.paired_used ? " paired" : "") + " | " +
+         (tested ? Fixed(JudgedP(p), 4) : "n/a") + " | " +
+         (tested ? "±" + Fixed(100 * p.decision.floor, 1) + "%" : "n/a") + " | " +
          (VerdictOf(p) == "unchanged" ? "" : MarkdownText(ReasonOf(p))) + " |\n";
   }
   return m + SequentialMarkdown(c);

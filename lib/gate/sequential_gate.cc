@@ -26,7 +26,7 @@ bool IsLook(const LookSchedule& s, int64_t n) {
 SequentialGate::SequentialGate(CompareOptions options, LookSchedule schedule)
     : options_(std::move(options)), schedule_(schedule) {}
 
-void SequentialGate::Look(const result::ResultFile& base, const result::ResultFile& now) {
+void SequentialGate::Look(const result::ResultFile& base, const result::ResultFile& now, int64_t final_rounds) {
   const std::map<std::string, int> nb = RepeatCounts(base), nn = RepeatCounts(now);
   for (const auto& [id, n_now] : nn) {
     if (Decided(id)) continue;
@@ -44,6 +44,10 @@ void SequentialGate::Look(const result::ResultFile& base, const result::ResultFi
     s.spent_alpha = boundary.spent;
     const double full = Information(planned.base, planned.now);
     s.information = full > 0 ? std::min(1.0, Information(n_base, n_now) / full) : 0;
+    const int64_t final_now =
+        std::max<int64_t>(n_now, final_rounds > 0 ? std::min(final_rounds, schedule_.planned) : schedule_.planned);
+    s.final_now = final_now;
+    s.final_base = schedule_.base_grows ? std::max<int64_t>(n_base, final_now) : n_base;
   }
   const Comparison c = Compare(base, now, options_);
   for (const PointComparison& p : c.points) {
@@ -82,6 +86,13 @@ Comparison SequentialGate::Final(const result::ResultFile& base, const result::R
                                  const SequentialRun& run) const {
   CompareOptions options = options_;
   options.sequential_run = run;
+  const std::map<std::string, int> nb = RepeatCounts(base), nn = RepeatCounts(now);
+  for (auto& [id, s] : options.sequential) {
+    if (Decided(id)) continue;  // judged where it stopped, at that look's projection
+    auto b = nb.find(id), n = nn.find(id);
+    s.final_base = b == nb.end() ? 0 : b->second;
+    s.final_now = n == nn.end() ? 0 : n->second;
+  }
   return Compare(base, now, options);
 }
 

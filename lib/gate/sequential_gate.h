@@ -36,7 +36,9 @@ class SequentialGate {
 
   // A look at every point still undecided, with the repeats of `base` and `now` so far: each gets its boundary
   // for this look, and the points decided (or with a wrong result) stop.
-  void Look(const result::ResultFile& base, const result::ResultFile& now);
+  // `final_rounds`: the rounds the job is now expected to end with (the budget's; 0: the planned repeats), where
+  // --min-effect auto projects each point's resolution.
+  void Look(const result::ResultFile& base, const result::ResultFile& now, int64_t final_rounds = 0);
   bool Decided(const std::string& id) const { return decided_.count(id) > 0; }
   // The host's move so far (a gate against a stored baseline), for this look and the next.
   void SetHost(const HostShift& host) { options_.host = host; }
@@ -47,7 +49,7 @@ class SequentialGate {
   // The disturbed repeats of this point so far, re-run or not.
   int Disturbed(const std::string& id) const;
 
-  // Every point at its last look, with the run's figures.
+  // Every point at its last look, with the run's figures; an undecided point's resolution at the repeats it has.
   Comparison Final(const result::ResultFile& base, const result::ResultFile& now, const SequentialRun& run) const;
 
  private:

@@ -127,5 +127,22 @@ TEST(SequentialGateTest, UpdateBaselineLooksOnceAtTheEnd) {
   EXPECT_EQ(c.points[0].decision.change, Change::kSlower);
 }
 
+TEST(SequentialGateTest, AnAutoFloorIsProjectedToTheJobsLastRoundsThenTakenAtItsRepeats) {
+  CompareOptions options;
+  options.auto_floor = true;
+  SequentialGate gate(options, LookSchedule{160, 40, 20, true, true});
+  // 8 % launches, no change: at 40 a side the floor of 40 would say "unchanged"; projected to 160 it cannot yet.
+  const ResultFile a = File({{"p", 100}}, 40, 0.08, 5), b = File({{"p", 100}}, 40, 0.08, 6);
+  gate.Look(a, b);
+  EXPECT_FALSE(gate.Decided("p"));
+  // The job ended there (its budget spent): the point is judged at its own repeats' resolution.
+  const Comparison c = gate.Final(a, b, SequentialRun{});
+  ASSERT_EQ(c.points.size(), 1u);
+  EXPECT_EQ(c.points[0].sequential->final_now, 40);
+  EXPECT_EQ(c.points[0].decision.change, Change::kUnchanged) << c.points[0].decision.reason;
+  EXPECT_GT(c.points[0].decision.floor, 0.05);
+  EXPECT_DOUBLE_EQ(ComparisonToJson(c, "a", "b")["points"][0]["min_effect"], c.points[0].decision.floor);
+}
+
 }  // namespace
 }  // namespace commbench::gate

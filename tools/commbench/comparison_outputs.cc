@@ -66,7 +66,9 @@ void AddComparisonFlags(CLI::App* cmd, ComparisonFlags* flags) {
                   "write one self-contained HTML page: the outcome and each ratio with its interval");
   cmd->add_option("--summary", flags->outputs.summary,
                   "append a markdown summary (also to $GITHUB_STEP_SUMMARY when set)");
-  cmd->add_option("--min-effect", flags->min_effect, "smallest relative change that counts as slower or faster")
+  cmd->add_option("--min-effect", flags->min_effect,
+                  "smallest relative change that counts as slower or faster; auto[:F]: what this job resolves per "
+                  "point, at least F")
       ->capture_default_str();
   cmd->add_option("--min-effect-below", flags->min_effect_below,
                   "SIZE=FRACTION: another floor for points smaller than SIZE (e.g. 4K=0.1), repeatable");

@@ -18,7 +18,7 @@ struct ComparisonOutputs {
 // The flags `compare` and `gate` share: where the comparison goes and how a point is judged.
 struct ComparisonFlags {
   ComparisonOutputs outputs;
-  double min_effect = 0.05;
+  std::string min_effect = "0.05";            // a fraction, auto or auto:F
   std::vector<std::string> min_effect_below;  // SIZE=FRACTION
   bool allow_env_drift = false;
 };
