@@ -71,7 +71,8 @@ std::vector<double> Ranks(const std::vector<double>& v);
 // of run orders as extreme (2 / C(runs, after): the `after` highest last, or lowest), or 1 / (1 + permutations).
 double SmallestPermutationP(int runs, int after, int permutations);
 // Whether permutations can decide such a split at alpha: their smallest p is at most alpha / 2, so that the
-// estimate from `permutations` shuffles can fall below alpha (at alpha itself it would about half the time).
+// estimate from `permutations` shuffles can fall below alpha (at alpha itself it would about half the time), and
+// so is it with one run of the shorter side left out (the leave-one-out check must pass too).
 bool PermutationsCanDecide(int runs, int after, const ChangePointOptions& options);
 
 // Student's t (pooled variance, as Otava's test) of the logs of two sides' run medians (each side >= 2 runs):

@@ -178,8 +178,10 @@ TEST(SmallestPermutationP, EightRunsCannotReachAlpha) {
   ChangePointOptions o;
   EXPECT_FALSE(PermutationsCanDecide(8, 4, o));
   EXPECT_FALSE(PermutationsCanDecide(12, 3, o));  // 2/220 = 0.009: above alpha / 2
-  EXPECT_TRUE(PermutationsCanDecide(12, 4, o));   // 2/495
-  EXPECT_TRUE(PermutationsCanDecide(30, 3, o));
+  EXPECT_FALSE(PermutationsCanDecide(12, 4, o));  // 2/495, but one left out: 2/165
+  EXPECT_FALSE(PermutationsCanDecide(16, 3, o));  // 2/560, but one left out: 2/105
+  EXPECT_TRUE(PermutationsCanDecide(16, 4, o));   // 2/1820, one left out: 2/455
+  EXPECT_TRUE(PermutationsCanDecide(30, 3, o));   // 2/406 with one left out
 }
 
 TEST(FindChangePoints, StudentTFindsTheStepPermutationsCannot) {
