@@ -180,8 +180,10 @@ TEST(SmallestPermutationP, EightRunsCannotReachAlpha) {
   EXPECT_FALSE(PermutationsCanDecide(12, 3, o));  // 2/220 = 0.009: above alpha / 2
   EXPECT_FALSE(PermutationsCanDecide(12, 4, o));  // 2/495, but one left out: 2/165
   EXPECT_FALSE(PermutationsCanDecide(16, 3, o));  // 2/560, but one left out: 2/105
-  EXPECT_TRUE(PermutationsCanDecide(16, 4, o));   // 2/1820, one left out: 2/455
-  EXPECT_TRUE(PermutationsCanDecide(30, 3, o));   // 2/406 with one left out
+  EXPECT_FALSE(PermutationsCanDecide(16, 4, o));  // 2/1820, one left out: 2/455, above alpha / 10
+  EXPECT_FALSE(PermutationsCanDecide(30, 3, o));  // 2/406 with one left out
+  EXPECT_TRUE(PermutationsCanDecide(30, 5, o));   // 2/23751 with one left out
+  EXPECT_TRUE(PermutationsCanDecide(30, 15, o));
 }
 
 TEST(FindChangePoints, StudentTFindsTheStepPermutationsCannot) {

@@ -90,7 +90,7 @@ struct Resolution {
 };
 
 // The last level's best split when the test cannot tell it yet although it is a recent slowdown beyond the floor
-// and beyond one run's spread: too few runs to tell (exit 3).
+// and beyond the noise (twice its standard error at one run's spread): too few runs to tell (exit 3).
 struct Unresolved {
   int index = 0;  // its first run
   std::string run_id, commit;
