@@ -154,7 +154,7 @@ std::string UnresolvedNote(const SeriesCheck& s) {
          (u.runs_needed > 0 ? std::to_string(u.runs_needed) : "more than " + std::to_string(kMaxRunsAhead)) +
          ": slower from run " + std::to_string(u.index) + " (" + u.run_id + ", commit " + u.commit +
          "): " + Fixed(u.before_us, 2) + " -> " + Fixed(u.after_us, 2) + " us, ratio " + Fixed(u.ratio, 3) +
-         ", p = " + Fixed(u.p, 4) + " (" + Name(u.test) + "), beyond one run's spread of " +
+         ", p = " + Fixed(u.p, 4) + " (" + Name(u.test) + "), beyond the noise of runs that spread " +
          Percent(s.resolution.spread);
 }
 
