@@ -150,8 +150,10 @@ std::string ResolutionNote(const SeriesCheck& s, const CheckOptions& o) {
 
 std::string UnresolvedNote(const SeriesCheck& s) {
   const Unresolved& u = s.unresolved;
-  return "too few runs to tell: " + std::to_string(s.series.runs.size()) + " runs, needs about " +
-         (u.runs_needed > 0 ? std::to_string(u.runs_needed) : "more than " + std::to_string(kMaxRunsAhead)) +
+  const size_t n = s.series.runs.size();
+  return "too few runs to tell: " + std::to_string(n) + " runs, needs " +
+         (u.runs_needed > 0 ? "about " + std::to_string(u.runs_needed)
+                            : "more than " + std::to_string(n + kMaxRunsAhead)) +
          ": slower from run " + std::to_string(u.index) + " (" + u.run_id + ", commit " + u.commit +
          "): " + Fixed(u.before_us, 2) + " -> " + Fixed(u.after_us, 2) + " us, ratio " + Fixed(u.ratio, 3) +
          ", p = " + Fixed(u.p, 4) + " (" + Name(u.test) + "), beyond the noise of runs that spread " +
