@@ -162,5 +162,99 @@ TEST(FindChangePoints, OneValuePerRun) {
   EXPECT_EQ(found[0].index, 15);
 }
 
+// The issue-53 history: 8 runs of 5 repeats, run medians 86-91 us then 115-118 us (the last 4 planted 20 %
+// slower). No order of 8 runs is rarer than 2 in 70, so the permutation test alone can never reach alpha 0.01
+// at this split (it said "0 change points"); Student's t over the run medians finds it, and says it decided.
+std::vector<std::vector<double>> IssueHistory() {
+  const double medians[] = {88.1, 86.4, 90.7, 89.2, 117.3, 115.2, 118.0, 116.1};
+  std::vector<std::vector<double>> runs;
+  for (double m : medians) runs.push_back({m * 0.99, m * 1.01, m, m * 0.985, m * 1.02});
+  return runs;
+}
+
+TEST(SmallestPermutationP, EightRunsCannotReachAlpha) {
+  EXPECT_NEAR(SmallestPermutationP(8, 4, 999), 2.0 / 70, 1e-12);
+  EXPECT_NEAR(SmallestPermutationP(30, 15, 999), 1.0 / 1000, 1e-12);  // the shuffles' count bounds it then
+  ChangePointOptions o;
+  EXPECT_FALSE(PermutationsCanDecide(8, 4, o));
+  EXPECT_FALSE(PermutationsCanDecide(12, 3, o));  // 2/220 = 0.009: above alpha / 2
+  EXPECT_FALSE(PermutationsCanDecide(12, 4, o));  // 2/495, but one left out: 2/165
+  EXPECT_FALSE(PermutationsCanDecide(16, 3, o));  // 2/560, but one left out: 2/105
+  EXPECT_FALSE(PermutationsCanDecide(16, 4, o));  // 2/1820, one left out: 2/455, above alpha / 10
+  EXPECT_FALSE(PermutationsCanDecide(30, 3, o));  // 2/406 with one left out
+  EXPECT_TRUE(PermutationsCanDecide(30, 5, o));   // 2/23751 with one left out
+  EXPECT_TRUE(PermutationsCanDecide(30, 15, o));
+}
+
+TEST(FindChangePoints, StudentTFindsTheStepPermutationsCannot) {
+  EXPECT_TRUE(FindChangePoints(IssueHistory()).empty());  // the bug, kept where it is asked for (gate --history)
+  ChangePointOptions o;
+  o.student_t_when_short = true;
+  const auto found = FindChangePoints(IssueHistory(), o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 4);
+  EXPECT_EQ(found[0].test, SplitTest::kStudentT);
+  EXPECT_LE(found[0].p, o.alpha);
+  const Split split = TestBestSplit(IssueHistory(), 0, 8, o);
+  EXPECT_EQ(split.index, 4);
+  EXPECT_TRUE(split.significant);
+}
+
+// A/A: short series without a step have a change point in about alpha of cases, no more, with Student's t
+// deciding (Bonferroni over the splits; the splits of 8 runs are nearly independent, so it is close to alpha:
+// 0.97 % in 20,000 such series by hand), and one spike among 8 runs is never one. The bound is alpha plus two
+// binomial standard deviations of 2000 series.
+TEST(FindChangePoints, StudentTKeepsFalseAlarmsUnderAlpha) {
+  ChangePointOptions o;
+  o.student_t_when_short = true;
+  o.location_resamples = 0;
+  for (int n : {6, 8, 10}) {
+    int alarms = 0;
+    for (int s = 0; s < 2000; ++s) alarms += !FindChangePoints(Runs(n, 0.05, n, 0, 100 + s), o).empty();
+    EXPECT_LE(alarms, 2000 * o.alpha + 2 * std::sqrt(2000 * o.alpha)) << n << " runs";
+  }
+  for (int at = 0; at < 8; ++at) {
+    auto runs = Runs(8, 0.01, 8, 0, 7);
+    for (double& v : runs[at]) v *= 10;
+    EXPECT_TRUE(FindChangePoints(runs, o).empty()) << "a spike at run " << at;
+  }
+}
+
+// The resolution DetectableStep names is what the detector finds: a step of that size 3 runs from the end of
+// normal runs of that spread is found in about 80 % of series (it is the t test's 80 % power).
+TEST(DetectableStep, IsWhatStudentTFindsFourTimesInFive) {
+  ChangePointOptions o;
+  o.student_t_when_short = true;
+  o.location_resamples = 0;
+  const double cv = 0.03;
+  // Run medians of 3 normal repeats spread by cv / sqrt(3) (x 1.02 for the median's efficiency at 3).
+  const double spread = cv / std::sqrt(3.0) * 1.16;
+  for (int n : {8, 10}) {
+    const double step = DetectableStep(n - 3, 3, spread, o);
+    int found = 0;
+    for (int s = 0; s < 400; ++s) {
+      for (const auto& cp : FindChangePoints(Runs(n, cv, n - 3, step, 500 + s), o)) found += cp.index == n - 3;
+    }
+    EXPECT_GT(found, 400 * 0.6) << n << " runs, step " << step;
+    EXPECT_LT(found, 400 * 0.95) << n << " runs, step " << step;
+  }
+  EXPECT_GT(DetectableStep(5, 3, 0.02, o), DetectableStep(10, 3, 0.02, o));
+  EXPECT_GT(DetectableStep(5, 3, 0.02, o), DetectableStep(5, 3, 0.02, o, 0.5));
+  EXPECT_TRUE(std::isinf(DetectableStep(1, 3, 0.02, o)));
+}
+
+TEST(RunToRunSpread, IgnoresAStep) {
+  std::vector<double> flat, stepped;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.02);
+  for (int i = 0; i < 40; ++i) {
+    const double v = 100 * std::exp(noise(rng));
+    flat.push_back(v);
+    stepped.push_back(i >= 20 ? v * 1.5 : v);
+  }
+  EXPECT_NEAR(RunToRunSpread(flat), 0.02, 0.007);
+  EXPECT_NEAR(RunToRunSpread(stepped), RunToRunSpread(flat), 0.006);  // one difference of 39 moved
+}
+
 }  // namespace
 }  // namespace commbench::history

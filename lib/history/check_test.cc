@@ -29,11 +29,11 @@ json HalfTakenByMake() {
 
 // A history of `n` runs of the real sweep's file, each point's 3 repeats set to its p50 with 2 % noise, times
 // (1 + step) from run `at` on; run `disturbed` (if any) measured while make took half of the CPUs.
-std::string MakeHistory(const std::string& root, int n, int at, double step, int disturbed = -1) {
+std::string MakeHistory(const std::string& root, int n, int at, double step, int disturbed = -1, double cv = 0.02) {
   std::ifstream in("reports/testdata/real_sweep_g1-4.json");
   const json base = json::parse(in);
   std::mt19937_64 rng(3);
-  std::normal_distribution<double> noise(0, 0.02);
+  std::normal_distribution<double> noise(0, cv);
   const std::string dir = root + "/h";
   for (int i = 0; i < n; ++i) {
     json j = base;
@@ -149,6 +149,92 @@ TEST(Check, ShortSeriesCannotSay) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->ExitCode(), 3);
   EXPECT_NE(CheckToJunit(*r).find("<skipped"), std::string::npos);
+}
+
+// A history whose run i has every point at its p50 times factors[i] / 100 (3 repeats at -1 %, 0, +1 %).
+std::string MakeHistoryOf(const std::string& root, const std::vector<double>& factors) {
+  std::ifstream in("reports/testdata/real_sweep_g1-4.json");
+  const json base = json::parse(in);
+  const std::string dir = root + "/h";
+  for (size_t i = 0; i < factors.size(); ++i) {
+    json j = base;
+    j["schema_version"] = 3;
+    for (json& p : j["points"]) {
+      const double t = p["time_us"]["p50"].get<double>() * factors[i] / 100;
+      std::vector<double> r = {t * 0.99, t, t * 1.01};
+      p["repeats"] = {{"n", 3}, {"p50_us", r}, {"mean_us", r}};
+    }
+    const std::string path = root + "/r" + std::to_string(i) + ".json";
+    std::ofstream(path) << j.dump();
+    EXPECT_TRUE(AddRun(dir, {path, "c" + std::to_string(i), ""}).ok());
+  }
+  return dir;
+}
+
+// Issue 53: 8 runs, the last 4 planted 30 % slower. The permutations cannot reach alpha at 4 and 4 (2/70), so
+// this said "ok, 0 change points", exit 0; Student's t decides it now: a regression from run 4.
+TEST(Check, EightRunsWithTheLastFourSlowerIsARegression) {
+  TempDir tmp("check-test-");
+  auto r = CheckHistory(MakeHistory(tmp.path(), 8, 4, 0.3), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const SeriesCheck& s : r->series) {
+    ASSERT_EQ(s.changes.size(), 1u) << s.series.point_id;
+    EXPECT_EQ(s.changes[0].index, 4);
+    EXPECT_EQ(s.changes[0].test, SplitTest::kStudentT);
+    EXPECT_EQ(s.verdict, SeriesVerdict::kRegression);
+  }
+  EXPECT_EQ(r->ExitCode(), 1);
+  EXPECT_EQ(CheckToJson(*r)["series"][0]["changes"][0]["test"], "student t");
+}
+
+// A 29 % slowdown over runs that spread 13 % (one run to the next): beyond the floor and the noise, but 4 runs
+// after it do not tell it at alpha 0.01 (p = 0.018 with the 3 splits counted). Too few runs to tell, exit 3 and
+// how many runs it needs: never "ok".
+TEST(Check, ASlowdownTheRunsCannotTellYetIsTooFewRunsNotOk) {
+  TempDir tmp("check-test-");
+  auto r = CheckHistory(MakeHistoryOf(tmp.path(), {100, 104, 118, 96, 128, 140, 121, 135}), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->series.empty());
+  for (const SeriesCheck& s : r->series) {
+    EXPECT_TRUE(s.changes.empty()) << s.series.point_id;
+    EXPECT_EQ(s.verdict, SeriesVerdict::kTooFewRuns) << s.series.point_id;
+    ASSERT_TRUE(s.unresolved_step);
+    EXPECT_EQ(s.unresolved.index, 4);
+    EXPECT_EQ(s.unresolved.test, SplitTest::kStudentT);
+    EXPECT_GT(s.unresolved.p, 0.01);
+    EXPECT_GT(s.unresolved.runs_needed, 8);  // about 36: 4 runs before it, at this spread
+    EXPECT_NEAR(s.resolution.spread, 0.13, 0.01);
+  }
+  EXPECT_EQ(r->ExitCode(), 3);
+  const std::string text = CheckToText(*r);
+  EXPECT_NE(text.find("too few runs to tell: 8 runs, needs about "), std::string::npos) << text;
+  EXPECT_NE(CheckToJunit(*r).find("<skipped message=\"too few runs to tell: 8 runs"), std::string::npos);
+  const json j = CheckToJson(*r);
+  const SeriesCheck& s0 = r->series[0];
+  EXPECT_EQ(j["series"][0]["verdict"], "too few runs");
+  EXPECT_EQ(j["series"][0]["unresolved"]["index"], 4);
+  EXPECT_EQ(j["series"][0]["unresolved"]["runs_needed"], s0.unresolved.runs_needed);
+}
+
+// 8 runs without a step on a quiet runner: ok, with what it could have seen said (a step of some size 3 runs
+// from the end, and the runs a step of the floor's size needs after it).
+TEST(Check, AQuietShortHistoryPassesAndSaysWhatItCanSee) {
+  TempDir tmp("check-test-");
+  auto r = CheckHistory(MakeHistory(tmp.path(), 8, 99, 0, -1, 0.01), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const SeriesCheck& s : r->series) {
+    EXPECT_EQ(s.verdict, SeriesVerdict::kOk) << s.series.point_id;
+    EXPECT_GT(s.resolution.detectable, 0);
+    EXPECT_LT(s.resolution.detectable, 0.2);
+    EXPECT_EQ(s.resolution.runs_after, 3);
+    EXPECT_EQ(s.resolution.test, SplitTest::kStudentT);
+    EXPECT_GE(s.resolution.floor_runs_after, 3);
+  }
+  EXPECT_EQ(r->ExitCode(), 0);
+  EXPECT_NE(CheckToText(*r).find(" runs after a step (one run's spread "), std::string::npos) << CheckToText(*r);
+  const json res = CheckToJson(*r)["series"][0]["resolution"];
+  EXPECT_EQ(res["test"], "student t");
+  EXPECT_TRUE(res["detectable_step"].is_number());
 }
 
 }  // namespace

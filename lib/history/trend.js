@@ -23,11 +23,15 @@
   }
   const series = (Array.isArray(H.series) ? H.series : []).filter((s) => s && typeof s === 'object');
   const opt = H.options || {};
-  // Exit 3 has two causes, named as the series' verdicts name them: too few runs, or a slowdown beside runs
-  // measured under outside load.
-  const cannotSay = new Set(series.map((s) => s.verdict).filter((v) => v === 'too short' || v === 'disturbed'));
-  const why3 = cannotSay.size === 2 ? 'too short or disturbed: cannot say' :
-    cannotSay.has('disturbed') ? 'disturbed: cannot say, re-run on a quiet runner' : 'too short to say';
+  // Exit 3 has three causes, named as the series' verdicts name them: a series too short, a slowdown the runs
+  // cannot tell yet (too few runs), or a slowdown beside runs measured under outside load.
+  const ALONE = {'too short': 'too short to say', 'too few runs': 'too few runs to tell',
+    'disturbed': 'disturbed: cannot say, re-run on a quiet runner'};
+  const SHORT = {'too short': 'too short', 'too few runs': 'too few runs to tell', 'disturbed': 'disturbed'};
+  const verdicts = series.map((s) => s.verdict);
+  const cannotSay = Object.keys(ALONE).filter((v) => verdicts.includes(v));
+  const why3 = cannotSay.length === 1 ? ALONE[cannotSay[0]] :
+    cannotSay.length > 1 ? cannotSay.map((v) => SHORT[v]).join(' or ') + ': cannot say' : 'too short to say';
   const OUTCOMES = {0: 'no regression', 1: 'regression', 3: why3};
   const outcome = OUTCOMES[H.exit_code] || 'unknown';
   document.getElementById('subtitle').textContent = visible(str(H.history)) + ' · ' + series.length + ' series · ' +

@@ -1,6 +1,7 @@
 // `commbench history add DIR RESULT.json` and `commbench history check DIR` (docs/history.md): the performance
 // history CI keeps as an artifact, and its change points per series. check exits 0 no recent slowdown, 1 a
-// slowdown beyond the floor that starts in the last K runs, 2 bad input, 3 a series too short to say.
+// slowdown beyond the floor that starts in the last K runs, 2 bad input, 3 a series too short to say or a recent
+// slowdown its runs cannot tell yet (too few runs to tell).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -92,7 +93,7 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
   CLI::App* cmd = history_cmd->add_subcommand(
       "check",
       "Change points per series of the history: exit 0 no recent slowdown, 1 a slowdown beyond the floor starting "
-      "in the last K runs, 2 bad input, 3 a series too short to say.");
+      "in the last K runs, 2 bad input, 3 a series too short to say or a slowdown too few runs can tell yet.");
   cmd->add_option("dir", f->dir, "the history directory")->required();
   cmd->add_option("--json", f->outputs.json, "write the series, change points and levels as JSON");
   cmd->add_option("--junit", f->outputs.junit, "write JUnit XML (one testcase per series)");
@@ -102,7 +103,8 @@ void SetupCheck(CLI::App* history_cmd, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--floor,--min-effect", f->check.min_effect, "smallest relative slowdown that fails")
       ->capture_default_str();
-  cmd->add_option("--alpha", f->check.change_points.alpha, "permutation p-value a change point needs")
+  cmd->add_option("--alpha", f->check.change_points.alpha,
+                  "p-value a change point needs (permutation test; Student's t where too few runs)")
       ->capture_default_str();
   cmd->add_option("--permutations", f->check.change_points.permutations, "permutations per test")
       ->capture_default_str();
