@@ -576,7 +576,8 @@ TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeakWithABusyCpu) {
   // The same sweep on a host whose measured peak is 100x the aggregate: with the CPU busy, the bytes are CPU
   // time (copies, reduction), not a saturated link.
   auto busy = BandwidthSweep("", 0.95);
-  std::optional<Finding> near = Eval("shared_bandwidth", MakeResult(busy, "commbench sweep", 10, 4));
+  // Near: the groups' 9.8 GB/s at G=8 against an 8 GB/s loopback peak (above 1.5x a peak is caches, not a link).
+  std::optional<Finding> near = Eval("shared_bandwidth", MakeResult(busy, "commbench sweep", 10, 8));
   std::optional<Finding> far = Eval("shared_bandwidth", MakeResult(busy, "commbench sweep", 1000, 1000));
   ASSERT_TRUE(near);
   ASSERT_TRUE(far);
