@@ -5,18 +5,13 @@
 
 #include "lib/core/cpu_quota.h"
 #include "lib/diagnose/rules/common.h"
+#include "lib/stats/summary.h"
 
 namespace commbench {
 namespace diagnose {
 namespace {
 
 constexpr double kSaturated = 0.7;  // CPU time / (wall x cores the ranks may use) at which they compete
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string Us(double us) { return Fmt(us, us < 10 ? 2 : 1) + " us"; }
 

@@ -27,40 +27,15 @@
 #include "lib/gate/compare.h"
 #include "lib/gate/sequential.h"
 #include "lib/history/changepoint.h"
+#include "lib/history/recorded_runs.h"
+#include "lib/stats/summary.h"
 
 namespace {
 
+using commbench::Median;
+
 using commbench::history::ChangePointOptions;
 using commbench::history::FindChangePoints;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::vector<std::vector<double>> Deviations(const std::vector<std::string>& files) {
-  std::map<std::string, std::vector<std::vector<double>>> by_point;
-  for (const std::string& f : files) {
-    auto file = commbench::gate::LoadComparable(f);
-    if (!file.ok()) {
-      std::fprintf(stderr, "simulate: %s\n", file.status().message().c_str());
-      std::exit(2);
-    }
-    for (const auto& p : file->points) by_point[p.point.Id()].push_back(commbench::result::RepeatMedians(p));
-  }
-  std::vector<std::vector<double>> dev;
-  for (const auto& [id, runs] : by_point) {
-    std::vector<double> all;
-    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
-    const double m = Median(all);
-    for (auto r : runs) {
-      for (double& v : r) v /= m;
-      dev.push_back(r);
-    }
-  }
-  return dev;
-}
 
 // The real test's view of one series: its step as measured, in units of one run's spread before it.
 double StepOverSpread(const std::vector<std::vector<double>>& v, int at) {
@@ -130,7 +105,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < 5; ++k) r.push_back(noise(gen));
     }
   } else {
-    dev = Deviations(files);
+    dev = commbench::history::RecordedDeviations(files, "simulate");
   }
   if (dev.size() < 10) {
     std::fprintf(stderr, "simulate: give result files with repeats (sweep --repeats R)\n");
