@@ -124,7 +124,10 @@ elif [[ "$found" == disturbed ]]; then  # the honest answer on a loaded host: na
   [[ $rc_a == 1 || $rc_a == 3 ]] || fail "planted, disturbed: exit $rc_a, expected 1 or 3"
   grep -q "disturbed: run" "$OUT/a.txt" || fail "planted, disturbed: not named in the text"
 else
-  [[ $rc_a == 0 ]] || fail "planted, nothing found: exit $rc_a, expected 0"
+  # Not found (the step as measured was under three of its spreads): a slowdown the runs cannot resolve yet is
+  # "too few runs to tell" (exit 3, issue 53), never a silent pass; exit 0 only where no step stands out.
+  [[ $rc_a == 0 || $rc_a == 3 ]] || fail "planted, nothing found: exit $rc_a, expected 0 or 3"
+  [[ $rc_a != 3 ]] || grep -q "too few runs to tell" "$OUT/a.txt" || fail "planted, exit 3 without 'too few runs to tell'"
 fi
 [[ -s "$OUT/trend-planted.html" ]] || fail "planted: no trend page"
 
