@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "lib/app/ab_rounds.h"
 #include "lib/core/current_exception.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/launch/driver.h"
@@ -227,20 +228,18 @@ PipelineOutcome RunPipeline(const PipelineRequest& request) {
   auto run_interleaved = [&](const FollowUp& next) {
     PointRuns runs;
     ab_runs = &runs;
-    Plan backward = next.plan;
-    std::reverse(backward.launches.begin(), backward.launches.end());
-    for (Launch& l : backward.launches) std::reverse(l.points.begin(), l.points.end());
-    DriverOutcome driven;
-    for (int round = 0; round < next.rounds && driven.failure.empty(); ++round) {
-      if (options.progress) {
-        options.progress("A/B round " + std::to_string(round + 1) + "/" + std::to_string(next.rounds) +
-                         (round % 2 == 0 ? " (A B)" : " (B A)"));
-      }
-      const auto t_plan = std::chrono::steady_clock::now();
-      driven = run_plan(round % 2 == 0 ? next.plan : backward, options);
-      launches_s += SecondsSince(t_plan);
+    const SweepSpec sweep_spec = options.spec;
+    options.spec = RoundSpec(sweep_spec, next.loop_share);
+    const Plan rounds = AlternatingRounds(next.plan, next.rounds);
+    if (options.progress) {
+      options.progress("A/B: " + std::to_string(next.rounds) + " rounds (A B, B A, ...) in " +
+                       std::to_string(rounds.launches.size()) + " launches");
     }
+    const auto t_plan = std::chrono::steady_clock::now();
+    DriverOutcome driven = run_plan(rounds, options);
+    launches_s += SecondsSince(t_plan);
     ab_runs = nullptr;
+    options.spec = sweep_spec;
     if (trailer.explain) RecordRounds(next, runs, &*trailer.explain);
     std::set<std::string> in_file;
     for (const result::PointResult& p : file.points) in_file.insert(p.id);

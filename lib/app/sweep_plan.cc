@@ -86,6 +86,7 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
   ExplainFollowUp out;
   FollowUp& follow = out.follow_up;
   follow.rounds = static_cast<int>(std::max<int64_t>(kAbRounds, spec.repeats));
+  follow.loop_share = 1.0 / kAbRounds;
   std::vector<Point> to_run;  // A, B at each group count, in the order the first round runs them
   auto queue = [&](const Point& p) {
     if (queued.insert(p.Id()).second) to_run.push_back(p);
