@@ -12,8 +12,11 @@ namespace commbench::app {
 // ...), the two run as one launch, the points of both rounds in order: the same measurements, one spawn fewer.
 Plan AlternatingRounds(const Plan& plan, int rounds);
 
-// The spec one round runs under: `share` (0 to 1) of the warm-up, the time budget and the minimum iterations,
-// never fewer than 2 of either count; a fixed --iters and --warmup 0 stay as they are.
+// The spec one round runs under: `share` (0 to 1) of the time budget, the minimum iterations and the warm-up (at
+// least 2 of each count, or no warm-up when --warmup 0), but a budget of at least kMinRoundBudgetS (or the sweep's,
+// when less): a round timed in fewer milliseconds than a few scheduler periods lets one burst of outside load decide
+// it. A fixed --iters stays.
+inline constexpr double kMinRoundBudgetS = 0.05;
 SweepSpec RoundSpec(SweepSpec spec, double share);
 
 }  // namespace commbench::app

@@ -51,7 +51,7 @@ TEST(AlternatingRounds, OneRoundIsThePlanAndDifferentPinningIsNeverMerged) {
   EXPECT_EQ(AlternatingRounds(plan, 2).launches.size(), 3u);  // the turn merges the two launches of point 2 only
 }
 
-TEST(RoundSpec, TakesItsShareOfTheLoopButKeepsAFloorAndTheFixedCounts) {
+TEST(RoundSpec, TakesItsShareOfTheLoopAboveAFloor) {
   SweepSpec spec;
   spec.time_budget_s = 0.3;
   spec.min_iters = 20;
@@ -68,6 +68,11 @@ TEST(RoundSpec, TakesItsShareOfTheLoopButKeepsAFloorAndTheFixedCounts) {
   EXPECT_EQ(tiny.warmup, 0);
   EXPECT_EQ(tiny.iters, 50);
   EXPECT_DOUBLE_EQ(RoundSpec(spec, 1).time_budget_s, spec.time_budget_s);
+  // A short budget keeps its floor: 0.09 s a third is 0.03 s, under kMinRoundBudgetS; 0.02 s stays 0.02 s.
+  spec.time_budget_s = 0.09;
+  EXPECT_DOUBLE_EQ(RoundSpec(spec, 1.0 / 3).time_budget_s, kMinRoundBudgetS);
+  spec.time_budget_s = 0.02;
+  EXPECT_DOUBLE_EQ(RoundSpec(spec, 1.0 / 3).time_budget_s, 0.02);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ struct FollowUp {
   // Empty: the plan's points are written as a sweep's.
   std::vector<AbPair> pairs;
   int rounds = 1;
-  // Each round's timed loop: this share of the spec's time budget and minimum iterations, so that the rounds of a
+  // Each round's timed loop: this share of the spec's time budget and warm-up (RoundSpec), so that the rounds of a
   // side together cost about what one sweep point does; the pairs' spread, not one long loop, gives the interval.
   double loop_share = 1;
 };

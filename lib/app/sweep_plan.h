@@ -34,7 +34,7 @@ struct ExplainFollowUp {
 };
 
 // An interleaved A/B runs its two sides at the ends of the suspect's group counts (the cut compares growth, which
-// the ends carry), kAbRounds times each (or --repeats times, when more), each round's timed loop a kAbRounds-th of
+// the ends carry), kAbRounds times each (or --repeats times, when more), each round's time budget a kAbRounds-th of
 // a sweep point's: --explain's cost is launches more than loops (bench/README).
 inline constexpr size_t kAbGroupCounts = 2;
 inline constexpr int64_t kAbRounds = 3;
