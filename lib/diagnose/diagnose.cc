@@ -159,8 +159,10 @@ result::Diagnosis Run(const AnalysisInput& input, const std::vector<const Rule*>
   if (!grows) {
     d.ruled_out.clear();
     d.caveats = NoGrowthCaveats(in);
-    const bool not_a_line = std::any_of(in.series.begin(), in.series.end(),
-                                        [&in](const SeriesData& s) { return ShapeOf(in, s).shape != Shape::kLine; });
+    const bool not_a_line = std::any_of(in.series.begin(), in.series.end(), [&in](const SeriesData& s) {
+      const Shape shape = ShapeOf(in, s).shape;
+      return shape != Shape::kLine && shape != Shape::kTrend;
+    });
     if (not_a_line) d.verdict = result::Verdict::kNotALine;
   }
   return d;

@@ -45,6 +45,24 @@ SeriesShape ShapeOf(const AnalysisInput& in, const SeriesData& s) {
     (dev > kOffNoise * noise && dev > kOffShare * median ? off : rest).push_back(i);
   }
   if (off.empty()) return out;
+  // Every step the same way: the first or last point lies far from the median because the series moves, not
+  // because one point is off.
+  bool rises = true, falls = true;
+  for (size_t i = 1; i < n; ++i) {
+    rises = rises && s.p50_us[i] > s.p50_us[i - 1];
+    falls = falls && s.p50_us[i] < s.p50_us[i - 1];
+  }
+  if (rises || falls) {
+    std::vector<double> relative;  // each point's noise, as a share of it
+    for (size_t i = 0; i < n; ++i) relative.push_back(std::max(s.se_us[i] / s.p50_us[i], floor));
+    out.shape = Shape::kTrend;
+    out.sentence = std::string("its points ") + (rises ? "rise" : "fall") + " at every step, from " +
+                   Us(s.p50_us.front()) + " at G=" + Fmt(s.groups.front(), 0) + " to " + Us(s.p50_us.back()) +
+                   " at G=" + Fmt(s.groups.back(), 0) + ", but within this run's point noise (" +
+                   Fmt(100 * Median(relative), 0) +
+                   " % a point): rerun with --repeats 5, or on a quieter host, to tell growth";
+    return out;
+  }
   if (off.size() == 1 && n >= 4) {
     out.shape = Shape::kOneOff;
     out.sentence = "one point lies far off the others: " + GroupsAt(s, off) + " at " + RangeAt(s, off) + " against " +
@@ -79,6 +97,10 @@ std::vector<std::string> ShapeCaveats(const AnalysisInput& in) {
   for (const SeriesData& s : in.series) {
     const SeriesShape shape = ShapeOf(in, s);
     if (shape.shape == Shape::kLine) continue;
+    if (shape.shape == Shape::kTrend) {
+      out.push_back("A trend within the noise: " + Describe(s) + ": " + shape.sentence + ".");
+      continue;
+    }
     out.push_back("Not a line: " + Describe(s) + ": " + shape.sentence +
                   ". Neither \"growth\" nor \"no growth\" describes that: rerun with --repeats 5 to tell a setting "
                   "that alternates (ranks sharing a process or a core in turn) from noise.");
@@ -88,7 +110,8 @@ std::vector<std::string> ShapeCaveats(const AnalysisInput& in) {
 
 std::string SlowedBaselineCaveat(const AnalysisInput& in) {
   for (const SeriesData& s : in.series) {
-    if (s.points.empty()) continue;
+    // --explain's B sides are not the user's setting: a `--cpus 0` side runs on one core by design.
+    if (s.points.empty() || !s.requested) continue;
     const PointData& first = in.First(s);
     // A binding cgroup quota has a caveat of its own (QuotaCaveat), with its throttled periods.
     if (!first.has_cpu || BindingCpuQuota(in, s) > 0) continue;

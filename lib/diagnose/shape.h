@@ -11,7 +11,9 @@
 namespace commbench {
 namespace diagnose {
 
-enum class Shape { kLine, kAlternating, kOneOff, kScattered };
+// kTrend: the points rise (or fall) at every step, by more than kOffShare end to end, yet the fit found no growth
+// beyond the run's point noise: a line after all, one the noise leaves unproven (not "not a line").
+enum class Shape { kLine, kAlternating, kOneOff, kScattered, kTrend };
 
 struct SeriesShape {
   Shape shape = Shape::kLine;
@@ -27,7 +29,8 @@ inline constexpr double kOffShare = 0.5;
 // The shape of a series that does not grow (ScalingFit::grows false); kLine for three points or fewer off none.
 SeriesShape ShapeOf(const AnalysisInput& in, const SeriesData& s);
 
-// One sentence per series that is not a line, naming it ("Not a line: gloo allreduce 400 B: ...").
+// One sentence per series that is not a line, naming it ("Not a line: gloo allreduce 400 B: ..."), and per series
+// whose trend the noise leaves unproven ("A trend within the noise: ...").
 std::vector<std::string> ShapeCaveats(const AnalysisInput& in);
 
 // A level already slowed at the smallest group count by a cause the data show: ranks that outnumber the cores

@@ -54,6 +54,23 @@ TEST(Shape, OnePointFarOff) {
   EXPECT_EQ(s.sentence, "one point lies far off the others: G=3 at 150.0 us against 50.0-51.0 us at the rest");
 }
 
+// Scenario A's 1 MiB series beside a nice-19 spinner, each point about 35 % noisy: it rises at every step, which
+// is a trend the noise leaves unproven, not one point far off (G=1 lies far from the median only as an end does).
+TEST(Shape, ARiseAtEveryStepWithinWideNoiseIsATrendNotOnePointOff) {
+  const json r = Series({1560, 3462, 4621, 6157}, 0.35);
+  const SeriesShape s = ShapeOfOnly(r);
+  EXPECT_EQ(s.shape, Shape::kTrend);
+  EXPECT_EQ(s.sentence,
+            "its points rise at every step, from 1560.0 us at G=1 to 6157.0 us at G=4, but within this run's point "
+            "noise (35 % a point): rerun with --repeats 5, or on a quieter host, to tell growth");
+  const json d = Diagnose(r);
+  EXPECT_EQ(d["verdict"], "no growth") << d.dump(1);
+  ASSERT_TRUE(d.contains("caveats")) << d.dump(1);
+  bool said = false;
+  for (const json& c : d["caveats"]) said = said || c.get<std::string>().rfind("A trend within the noise: ", 0) == 0;
+  EXPECT_TRUE(said) << d.dump(1);
+}
+
 TEST(Shape, ScatteredBeyondTheirNoise) {
   EXPECT_EQ(ShapeOfOnly(Series({50, 200, 260, 40, 45})).shape, Shape::kScattered);
 }
@@ -85,6 +102,26 @@ TEST(Shape, ALevelSlowedFromTheStartIsNamedWhenNothingGrows) {
   roomy.saturation = 0.3;
   const json quiet = Diagnose(MakeResult({MakeSeries(roomy, {1, 2}, [](int) { return 40.0; })}, "commbench sweep"));
   EXPECT_FALSE(quiet.contains("caveats")) << quiet.dump(1);
+}
+
+// --explain's `--cpus 0` side runs two ranks on one core by design: a baseline slowed there is the A/B's, not the
+// user's, and the roomy series the user asked for says nothing.
+TEST(Shape, AnExplainSideOnOneCoreIsNotASlowedBaseline) {
+  PointSpec roomy;
+  roomy.cores = 2;
+  roomy.saturation = 0.3;
+  PointSpec one_core;
+  one_core.axes["cpus"] = "0";
+  one_core.cores = 1;
+  one_core.saturation = 0.98;
+  json r = MakeResult({MakeSeries(roomy, {1, 2, 3, 4}, [](int) { return 40.0; }),
+                       MakeSeries(one_core, {1, 4}, [](int) { return 300.0; })},
+                      "commbench sweep --groups 1..4");
+  r["explain"] = {{"first_phase_points", 4}, {"abs", json::array()}};
+  const json d = Diagnose(r);
+  for (const json& c : d.value("caveats", json::array())) {
+    EXPECT_NE(c.get<std::string>().rfind("Slowed from the start", 0), 0u) << d.dump(1);
+  }
 }
 
 }  // namespace
