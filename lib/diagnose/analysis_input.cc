@@ -328,6 +328,15 @@ std::string AnalysisInput::ConfirmCommand(
   return Join(tokens, " ");
 }
 
+namespace {
+
+bool LoadApart(const PointData& a, const PointData& b) {
+  if (!a.host_load || !b.host_load) return false;
+  return std::fabs(a.host_load->OutsideCpus() - b.host_load->OutsideCpus()) >= result::kBusyOutsideCpus;
+}
+
+}  // namespace
+
 result::NoiseFloor MeasureNoiseFloor(const std::vector<PointData>& points, double default_relative) {
   std::map<std::pair<int, std::map<std::string, std::string>>, std::vector<const PointData*>> by_config;
   for (const PointData& p : points) {
@@ -342,6 +351,10 @@ result::NoiseFloor MeasureNoiseFloor(const std::vector<PointData>& points, doubl
   floor.default_relative = default_relative;
   for (const auto& [config, same] : by_config) {
     for (size_t i = 1; i < same.size(); ++i) {  // consecutive pairs: each point in at most two
+      // Two points of which one ran beside a neighbour that the other did not see measure the neighbour, not how
+      // far one setting scatters: such a pair would make every series' noise the neighbour's (the outside-load
+      // caveat names it instead).
+      if (LoadApart(*same[i - 1], *same[i])) continue;
       const double a = same[i - 1]->p50_us, b = same[i]->p50_us;
       const double d = (b - a) / (0.5 * (a + b));
       sum_sq[same[i]->bytes] += d * d;

@@ -448,6 +448,33 @@ TEST(OutsideLoad, AnAbWhoseOtherSideTheLoadSlowedNeitherRulesOutNorConfirms) {
   EXPECT_TRUE(cpu_seen && outside_seen) << d.dump(1);
 }
 
+// Scenario A beside a spinner on 1 s, off 1 s: the sweep's G=1 point at 64 KiB ran beside it, --explain's
+// sequential G=1 point (the same setting) did not, and their 63 % apart became every size's noise floor, so the
+// 1 MiB series' growth read "flat". A pair whose points saw outside load apart measures the neighbour: it is no
+// replicate. The same pair under the same load still is.
+TEST(OutsideLoad, APairMeasuredBesideAndAwayFromANeighbourIsNoReplicate) {
+  auto series = [](const std::string& concurrency, double g1_us, const std::vector<int>& groups) {
+    PointSpec base;
+    base.axes["concurrency"] = concurrency;
+    return MakeSeries(base, groups, [g1_us](int g) { return g == 1 ? g1_us : 2 * g1_us * g; });
+  };
+  auto input = [&](double sequential_load) {
+    json r = MakeResult({series("concurrent", 200, {1, 2, 3, 4}), series("sequential", 100, {1})},
+                        "commbench sweep --groups 1..4 --concurrency concurrent,sequential");
+    for (json& p : r["points"]) {
+      const bool sequential = p["id"].get<std::string>().find("sequential") != std::string::npos;
+      p["host_load"] = sequential ? SpinnerLoad(sequential_load) : SpinnerLoad(0.9);
+    }
+    return testing::BuildAnalysisInput(r);
+  };
+  const AnalysisInput apart = input(0.0);
+  EXPECT_EQ(apart.noise_floor.all.pairs, 0);
+  EXPECT_DOUBLE_EQ(apart.noise_floor.For(400), ScalingOptions{}.relative_noise_floor);
+  const AnalysisInput alike = input(0.9);
+  EXPECT_EQ(alike.noise_floor.all.pairs, 1);
+  EXPECT_GT(alike.noise_floor.For(400), 0.4);
+}
+
 }  // namespace
 }  // namespace diagnose
 }  // namespace commbench
