@@ -38,7 +38,9 @@ SweepSpec RoundSpec(SweepSpec spec, double share) {
   auto part = [share](int64_t n) {
     return std::max<int64_t>(2, static_cast<int64_t>(std::ceil(static_cast<double>(n) * share)));
   };
-  spec.time_budget_s = std::max(spec.time_budget_s * share, std::min(spec.time_budget_s, kMinRoundBudgetS));
+  auto budget = [share](double s) { return std::max(s * share, std::min(s, kMinRoundBudgetS)); };
+  spec.time_budget_s = budget(spec.time_budget_s);
+  for (auto& [bytes, seconds] : spec.time_budget_above) seconds = budget(seconds);
   spec.min_iters = part(spec.min_iters);
   spec.warmup = std::min(spec.warmup, part(spec.warmup));  // both sides warm alike
   return spec;

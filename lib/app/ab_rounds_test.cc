@@ -73,6 +73,9 @@ TEST(RoundSpec, TakesItsShareOfTheLoopAboveAFloor) {
   EXPECT_DOUBLE_EQ(RoundSpec(spec, 1.0 / 3).time_budget_s, kMinRoundBudgetS);
   spec.time_budget_s = 0.02;
   EXPECT_DOUBLE_EQ(RoundSpec(spec, 1.0 / 3).time_budget_s, 0.02);
+  // A longer budget for large points takes its share too.
+  spec.time_budget_above = {{1 << 20, 0.6}};
+  EXPECT_DOUBLE_EQ(RoundSpec(spec, 1.0 / 3).time_budget_above.at(1 << 20), 0.2);
 }
 
 }  // namespace

@@ -182,6 +182,7 @@ class RankRunner {
     ASSIGN_OR_RETURN(auto work, cached->comm->Prepare(request));
     const double connect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - connect_start).count();
     LoopOptions loop = plan_.loop;
+    loop.time_budget_s = TimeBudgetFor(plan_.loop.time_budget_s, plan_.time_budget_above, point.bytes);
     loop.sync = point.sync;
     loop.concurrency = point.concurrency;
     if (rank_ == plan_.slow_rank) loop.injected_delay_us = plan_.slow_rank_delay_us;

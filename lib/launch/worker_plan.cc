@@ -9,6 +9,23 @@ namespace commbench {
 
 using nlohmann::json;
 
+namespace {
+
+// [{"bytes": 262144, "seconds": 0.4}, ...]
+json BudgetsToJson(const std::map<uint64_t, double>& budgets) {
+  json out = json::array();
+  for (const auto& [bytes, seconds] : budgets) out.push_back({{"bytes", bytes}, {"seconds", seconds}});
+  return out;
+}
+
+std::map<uint64_t, double> BudgetsFromJson(const json& j) {
+  std::map<uint64_t, double> out;
+  for (const json& b : j) out[b.at("bytes").get<uint64_t>()] = b.at("seconds").get<double>();
+  return out;
+}
+
+}  // namespace
+
 json WorkerPlanToJson(const WorkerPlan& p) {
   json points = json::array();
   for (const auto& point : p.points) points.push_back(PointToJson(point));
@@ -38,7 +55,8 @@ json WorkerPlanToJson(const WorkerPlan& p) {
           {"hang_at_iter", p.hang_at_iter},
           {"progress_dir", p.progress_dir},
           {"check_seed", p.check_seed},
-          {"order", p.order}};
+          {"order", p.order},
+          {"time_budget_above", BudgetsToJson(p.time_budget_above)}};
 }
 
 StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
@@ -74,6 +92,7 @@ StatusOr<WorkerPlan> WorkerPlanFromJson(const json& j) {
     p.progress_dir = j.at("progress_dir").get<std::string>();
     p.check_seed = j.at("check_seed").get<uint64_t>();
     p.order = j.value("order", std::vector<int>{});
+    p.time_budget_above = BudgetsFromJson(j.value("time_budget_above", json::array()));
     return p;
   } catch (const json::exception& e) {
     return InvalidArgument(std::string("malformed worker plan: ") + e.what());
@@ -92,6 +111,7 @@ WorkerPlan WorkerPlanFor(const Launch& launch, int launch_index, const SweepSpec
   plan.loop.warmup = spec.warmup;
   plan.loop.iters = spec.iters;
   plan.loop.time_budget_s = spec.time_budget_s;
+  plan.time_budget_above = spec.time_budget_above;
   plan.loop.target_ci = spec.target_ci;
   plan.loop.check_rate = spec.check_rate;
   plan.loop.min_iters = spec.min_iters;

@@ -2,6 +2,8 @@
 // the points in order, where to rendezvous and where to write results.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -22,8 +24,9 @@ struct WorkerPlan {
   std::string host_name;           // not in the file: each process fills in its own (gethostname)
   std::string iface;
   double timeout_s = 60;
-  LoopOptions loop;    // sync and injected delay are set per point / rank by the worker
-  int slow_rank = -1;  // test-only fault injection
+  LoopOptions loop;                              // sync and injected delay are set per point / rank by the worker
+  std::map<uint64_t, double> time_budget_above;  // SweepSpec::time_budget_above: the worker sets each point's budget
+  int slow_rank = -1;                            // test-only fault injection
   double slow_rank_delay_us = 0;
   int late_rank = -1;  // test-only fault injection: sleeps before each timed iteration, outside the clock
   double late_rank_delay_us = 0;

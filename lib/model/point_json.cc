@@ -148,6 +148,11 @@ json SpecToJson(const SweepSpec& s) {
   if (s.group_by != GroupBy::kConsecutive)
     out["group_by"] = Name(s.group_by);  // absent: the default, as in older files
   if (!s.test_only_late_rank.empty()) out["test_only_late_rank"] = s.test_only_late_rank;  // likewise
+  if (!s.time_budget_above.empty()) {                                                      // likewise
+    json above = json::array();
+    for (const auto& [bytes, seconds] : s.time_budget_above) above.push_back({{"bytes", bytes}, {"seconds", seconds}});
+    out["time_budget_above"] = above;
+  }
   return out;
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,8 +40,12 @@ struct SweepSpec {
   int64_t iters = 0;  // 0: adaptive (time budget and target CI width)
   int64_t warmup = loop_defaults::kWarmup;
   double time_budget_s = loop_defaults::kTimeBudgetS;  // per point, timed loop
-  double target_ci = loop_defaults::kTargetCi;         // stop early once the 95% CI of the median is within +-5% of it
-  double check_rate = loop_defaults::kCheckRate;       // share of the middle timed iterations checked (LoopOptions)
+  // --time-budget-above SIZE=SECONDS: points of at least SIZE bytes get that budget instead (the largest SIZE at or
+  // below the point's wins). A large message's repeats spread with the outside load of a short window; a longer one
+  // averages it (docs/gate.md, "The floor this runner resolves").
+  std::map<uint64_t, double> time_budget_above;
+  double target_ci = loop_defaults::kTargetCi;    // stop early once the 95% CI of the median is within +-5% of it
+  double check_rate = loop_defaults::kCheckRate;  // share of the middle timed iterations checked (LoopOptions)
   int64_t min_iters = loop_defaults::kMinIters;
   int64_t max_iters = loop_defaults::kMaxIters;
   int64_t sample_cap = 2000;  // raw per-iteration samples kept per rank in the JSON
@@ -81,6 +87,15 @@ struct SweepSpec {
   };
   std::vector<ExplainFactor> explain_factors;
 };
+
+// The timed loop's budget for a point of `bytes`: `budget_s`, or the `above` entry (SIZE -> seconds) covering it.
+inline double TimeBudgetFor(double budget_s, const std::map<uint64_t, double>& above, uint64_t bytes) {
+  auto after = above.upper_bound(bytes);
+  return after == above.begin() ? budget_s : std::prev(after)->second;
+}
+inline double TimeBudgetFor(const SweepSpec& spec, uint64_t bytes) {
+  return TimeBudgetFor(spec.time_budget_s, spec.time_budget_above, bytes);
+}
 
 // Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the
 // flag, the bad value and what is accepted. Backend names are the registry's to check (CreateBackend).

@@ -138,6 +138,11 @@ TEST(ResultFileTest, RepeatsRoundTrip) {
   EXPECT_EQ(RepeatMedians(back->points[0]), (std::vector<double>{10.5, 11.25, 9.75}));
   EXPECT_EQ(back->points[0].repeat_mean_us, (std::vector<double>{12, 13, 11.5}));
   EXPECT_TRUE(json::diff(ResultFileToJson(*back), j).empty());
+  // --time-budget-above's entries read back as they were written.
+  file->header.spec.time_budget_above = {{1 << 20, 0.4}};
+  auto budgets = ReadResultFile(ResultFileToJson(*file));
+  ASSERT_TRUE(budgets.ok()) << budgets.status().message();
+  EXPECT_EQ(budgets->header.spec.time_budget_above, (std::map<uint64_t, double>{{1 << 20, 0.4}}));
 
   TempDir dir("result-");
   const std::string path = dir.path() + "/r.json";

@@ -50,6 +50,13 @@ void ReadSettings(ObjectReader& in, SweepSpec* s) {
   s->iters = in.Int("iters", 0);
   s->warmup = in.Int("warmup", 0);
   s->time_budget_s = in.Number("time_budget_s", 0);
+  if (in.Has("time_budget_above")) {  // absent before --time-budget-above, and when not given
+    const auto above = in.Array("time_budget_above");
+    for (size_t i = 0; i < above.size(); ++i) {
+      ObjectReader b(*above[i], ObjectReader::PathOf(in.PathOf("time_budget_above"), i), in.errors());
+      s->time_budget_above[b.Unsigned("bytes")] = b.Number("seconds", 0);
+    }
+  }
   s->timeout_s = in.Number("timeout_s", 0);
   s->target_ci = in.NumberOr("target_ci", s->target_ci);
   s->check_rate = in.NumberOr("check_rate", 1.0 / 64);  // absent before it was a flag; those runs checked 1/64

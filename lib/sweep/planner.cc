@@ -50,6 +50,12 @@ Status ValidateSpec(const SweepSpec& spec) {
         "--check-rate: invalid value " + std::to_string(spec.check_rate) +
         " (accepted: 0 to 1, the share of the middle timed iterations checked; e.g. 0.004, or 1 for all)");
   }
+  for (const auto& [bytes, seconds] : spec.time_budget_above) {
+    if (!(seconds > 0 && seconds <= 3600)) {
+      return InvalidArgument("--time-budget-above: invalid value " + std::to_string(seconds) + " s for " +
+                             std::to_string(bytes) + " B (accepted: seconds above 0 and at most 3600)");
+    }
+  }
   if (!(spec.target_ci > 0 && spec.target_ci < 1)) {
     return InvalidArgument("--target-ci: invalid value " + std::to_string(spec.target_ci) +
                            " (accepted: a fraction between 0 and 1, e.g. 0.05)");

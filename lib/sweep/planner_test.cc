@@ -121,6 +121,26 @@ TEST(PlannerTest, AlgosUnknownToABackendAreNoted) {
   EXPECT_EQ(plan->skipped[0].reason, "gloo has no allreduce algorithm 'bcube'");
 }
 
+// --time-budget-above: a point takes the entry of the largest size at or below its own, else --time-budget; a
+// budget out of range is refused with the value; the spec records the entries, and only when given.
+TEST(PlannerTest, ABudgetAboveASizeCoversTheLargerPointsOnly) {
+  SweepSpec spec;
+  spec.time_budget_s = 0.05;
+  EXPECT_FALSE(SpecToJson(spec).contains("time_budget_above"));
+  spec.time_budget_above = {{256 << 10, 0.4}, {16 << 20, 1.0}};
+  EXPECT_DOUBLE_EQ(TimeBudgetFor(spec, 400), 0.05);
+  EXPECT_DOUBLE_EQ(TimeBudgetFor(spec, (256 << 10) - 1), 0.05);
+  EXPECT_DOUBLE_EQ(TimeBudgetFor(spec, 256 << 10), 0.4);
+  EXPECT_DOUBLE_EQ(TimeBudgetFor(spec, 1 << 20), 0.4);
+  EXPECT_DOUBLE_EQ(TimeBudgetFor(spec, 64 << 20), 1.0);
+  EXPECT_EQ(SpecToJson(spec)["time_budget_above"],
+            nlohmann::json::parse(R"([{"bytes":262144,"seconds":0.4},{"bytes":16777216,"seconds":1.0}])"));
+  EXPECT_TRUE(ValidateSpec(spec).ok());
+  spec.time_budget_above[1 << 20] = 0;
+  EXPECT_EQ(ValidateSpec(spec).message(),
+            "--time-budget-above: invalid value 0.000000 s for 1048576 B (accepted: seconds above 0 and at most 3600)");
+}
+
 TEST(PlannerTest, BadInputNamesTheValue) {
   SweepSpec spec;
   spec.backends = {"nope"};

@@ -66,6 +66,9 @@ TEST(CliTest, BadInputGetsOneLineAndExitCode2) {
       {{"sweep", "--sync", "sometimes"}, "--sync: unknown value 'sometimes'"},
       {{"sweep", "--cpus", "9-1"}, "--cpus: invalid value"},
       {{"sweep", "--check-rate", "1.5"}, "--check-rate: invalid value 1.5"},
+      {{"sweep", "--time-budget-above", "1M=0"}, "--time-budget-above '1M=0': '0' is not a number of seconds"},
+      {{"sweep", "--time-budget-above", "1M"}, "--time-budget-above '1M' (accepted: SIZE=SECONDS"},
+      {{"sweep", "--time-budget-above", "1Q=1"}, "--time-budget-above: invalid value '1Q'"},
       {{"sweep", "--out", "/nonexistent/dir/r.json"},
        "cannot write /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
       {{"run", "--groups", "1,2"}, "--groups: `run` measures one point"},
@@ -160,6 +163,22 @@ TEST(CliTest, CheckRateDecidesHowManyIterationsAreChecked) {
       EXPECT_EQ(rank["checked_iters"], checked) << rate;
     ExpectNothingLeft(cli);
   }
+}
+
+// --time-budget-above gives the large point a loop of its own: with an unreachable CI target every loop runs to
+// twice its budget, 0.04 s at 400 B and 0.6 s at 1 MiB.
+TEST(CliTest, ALongerBudgetAboveASizeTimesTheLargePointLonger) {
+  CliRunner cli;
+  const std::string out = cli.dir() + "/r.json";
+  CliResult r = cli.Run({"sweep", "--no-explain", "--no-html", "--groups", "1", "--sizes", "400,1M", "--time-budget",
+                         "0.02", "--time-budget-above", "1M=0.3", "--target-ci", "0.0001", "--quiet", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json result = nlohmann::json::parse(std::ifstream(out));
+  ASSERT_EQ(result["points"].size(), 2u);
+  EXPECT_LT(result["points"][0]["phases"]["timed"].get<double>(), 0.2) << result["points"][0]["phases"].dump();
+  EXPECT_GE(result["points"][1]["phases"]["timed"].get<double>(), 0.3) << result["points"][1]["phases"].dump();
+  EXPECT_EQ(result["spec"]["time_budget_above"], nlohmann::json::parse(R"([{"bytes":1048576,"seconds":0.3}])"));
+  ExpectNothingLeft(cli);
 }
 
 // The first run gives the answer: a plain sweep runs the targeted A/Bs (the result's explain block) and writes the

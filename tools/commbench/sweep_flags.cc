@@ -43,6 +43,9 @@ void AddSweepFlags(CLI::App* app, SweepFlags* f) {
       ->capture_default_str();
   app->add_option("--warmup", s.warmup, "Warm-up iterations per point")->capture_default_str();
   app->add_option("--time-budget", s.time_budget_s, "Adaptive: seconds of timed loop per point")->capture_default_str();
+  app->add_option(
+      "--time-budget-above", f->time_budget_above,
+      "Adaptive: SIZE=SECONDS (comma list), a longer loop for points of at least SIZE bytes, e.g. 256K=0.4");
   app->add_option("--target-ci", s.target_ci,
                   "Adaptive: iterate (up to twice the budget) until the median's 95% CI is within this fraction")
       ->capture_default_str();

@@ -31,6 +31,7 @@ struct SweepFlags {
   std::string streams = "dedicated";
   std::string h2ds = "none";
   std::string h2d_bytes = "0";
+  std::vector<std::string> time_budget_above;  // SIZE=SECONDS
   std::string graphs = "off";
   std::string launcher = "local";
   std::string group_by = "consecutive";

@@ -1,4 +1,6 @@
 // The sweep flags' values (sweep_flags.h) parsed into a SweepSpec, and the outputs checked before any rank starts.
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,31 @@ StatusOr<std::vector<E>> Values(const std::string& text, const char* flag,
     values.push_back(value);
   }
   return values;
+}
+
+// --time-budget-above: SIZE=SECONDS items, each SIZE a byte count (4K, 1M) given once, SECONDS above 0.
+StatusOr<std::map<uint64_t, double>> BudgetsAbove(const std::vector<std::string>& values) {
+  std::map<uint64_t, double> out;
+  const std::string accepted = " (accepted: SIZE=SECONDS, e.g. 256K=0.4, SECONDS above 0 and at most 3600)";
+  for (const std::string& value : values) {
+    ASSIGN_OR_RETURN(std::vector<std::string> items, Names(value, "--time-budget-above"));
+    for (const std::string& item : items) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos) return InvalidArgument("--time-budget-above '" + item + "'" + accepted);
+      ASSIGN_OR_RETURN(uint64_t bytes, ParseByteSize(item.substr(0, eq), "--time-budget-above"));
+      char* end = nullptr;
+      const std::string seconds = item.substr(eq + 1);
+      const double s = std::strtod(seconds.c_str(), &end);
+      if (seconds.empty() || *end != '\0' || !(s > 0 && s <= 3600)) {
+        return InvalidArgument("--time-budget-above '" + item + "': '" + seconds + "' is not a number of seconds" +
+                               accepted);
+      }
+      if (!out.emplace(bytes, s).second) {
+        return InvalidArgument("--time-budget-above '" + item + "': that size is given twice" + accepted);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -62,6 +89,7 @@ StatusOr<SweepSpec> ToSpec(const SweepFlags& f) {
   ASSIGN_OR_RETURN(s.streams, Values(f.streams, "--stream", ParseStreamKind));
   ASSIGN_OR_RETURN(s.h2ds, Values(f.h2ds, "--h2d", ParseH2dKind));
   ASSIGN_OR_RETURN(s.h2d_bytes, ParseByteSize(f.h2d_bytes, "--h2d-bytes"));
+  ASSIGN_OR_RETURN(s.time_budget_above, BudgetsAbove(f.time_budget_above));
   ASSIGN_OR_RETURN(s.graphs, Values(f.graphs, "--graph", ParseGraph));
   ASSIGN_OR_RETURN(s.in_place, ParseInPlace(f.in_place));
   ASSIGN_OR_RETURN(s.launcher, ParseLauncher(f.launcher));
