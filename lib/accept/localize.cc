@@ -6,16 +6,14 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <utility>
+
+#include "lib/stats/summary.h"
 
 namespace commbench::accept {
 namespace {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double Median(std::vector<double> v) { return MedianOr(std::move(v), 0); }  // no pairs: 0 Gbit/s
 
 Pair Ordered(int a, int b) { return a < b ? Pair{a, b} : Pair{b, a}; }
 

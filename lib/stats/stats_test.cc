@@ -46,6 +46,16 @@ TEST(SummaryTest, ConstantAndSingle) {
   EXPECT_EQ(Summarize({}).n, 0u);
 }
 
+// One median for the whole tree: the middle value, the mean of the middle two, and for no values NaN, or the
+// caller's figure (MedianOr).
+TEST(SummaryTest, MedianAndMedianOr) {
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_TRUE(std::isnan(Median({})));
+  EXPECT_DOUBLE_EQ(MedianOr({}, 0), 0);
+  EXPECT_DOUBLE_EQ(MedianOr({5, 7}, 0), 6);
+}
+
 TEST(SummaryTest, MedianIntervalIsOrderStatistics) {
   // n = 100: P(B <= 39) = 0.0176 <= 0.025 < P(B <= 40) = 0.0284, so [x_(40), x_(61)].
   std::vector<double> v;

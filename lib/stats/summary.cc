@@ -35,6 +35,10 @@ double Median(std::vector<double> values) {
   return MedianInPlace(&values);
 }
 
+double MedianOr(std::vector<double> values, double if_empty) {
+  return values.empty() ? if_empty : MedianInPlace(&values);
+}
+
 double PercentileSorted(const std::vector<double>& sorted, double q) {
   if (sorted.size() == 1) return sorted[0];
   double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);

@@ -17,6 +17,8 @@ struct Summary {
 
 // The median (the mean of the middle two for an even count); NaN when `values` is empty.
 double Median(std::vector<double> values);
+// The same, with `if_empty` for no values (callers that read "no values" as a figure of 0).
+double MedianOr(std::vector<double> values, double if_empty);
 
 // Linear interpolation between closest ranks (numpy's default); `sorted` must be ascending and non-empty.
 double PercentileSorted(const std::vector<double>& sorted, double q);

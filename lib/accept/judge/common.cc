@@ -21,13 +21,6 @@ double BusFactor(Collective op, int n) {
 
 }  // namespace
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double Max(const std::vector<double>& v) {
   double m = kNaN;
   for (double x : v) {

@@ -14,6 +14,7 @@
 #include "lib/accept/profile.h"
 #include "lib/accept/verdict.h"
 #include "lib/result/point_result.h"
+#include "lib/stats/summary.h"
 
 namespace commbench::accept::judge {
 
@@ -25,7 +26,7 @@ inline constexpr double kClearScore = 0.3;
 inline constexpr double kClearGap = 0.5;
 
 // Numbers and sentences.
-double Median(std::vector<double> v);
+using ::commbench::Median;                 // lib/stats: NaN for no values
 double Max(const std::vector<double>& v);  // of the finite values; NaN when none
 double Min(const std::vector<double>& v);
 std::string Num(double v);  // "%.3g", "n/a" when not finite

@@ -3,11 +3,13 @@
 // placement A/B (--pin) tells a slow rank from a slow core.
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "lib/diagnose/rule.h"
 #include "lib/diagnose/rules/common.h"
 #include "lib/diagnose/rules/late_arrival.h"
 #include "lib/diagnose/rules/rules.h"
+#include "lib/stats/summary.h"
 
 namespace commbench {
 namespace diagnose {
@@ -28,12 +30,7 @@ constexpr double kOnsetRatio = 2;
 // Less strength for a slowest group on cores the ranks outnumber, with neither of those (Build says why).
 constexpr double kByChanceOnBusyCores = 0.15;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+double Median(std::vector<double> v) { return MedianOr(std::move(v), 0); }  // no other groups: 0
 
 // The group most often the slowest, by at least kMinRatio over the other groups' median, at the multi-group points.
 struct SlowGroup {
