@@ -246,6 +246,12 @@ std::string Cpus(double cpus) {
   return buf;
 }
 
+// "its sides saw different outside load (A 0.91 CPU, B 1.28 CPU of other processes' CPU time): WHAT"
+std::string LoadNote(const PairedCut& p, const std::string& what) {
+  return "its sides saw different outside load (A " + Cpus(p.a_outside_cpus) + ", B " + Cpus(p.b_outside_cpus) +
+         " of other processes' CPU time): " + what;
+}
+
 // A pair the sweep measured in its own order: its figures are shown, but sides run minutes apart compare two
 // moments of the host as much as two settings, so it neither confirms nor rules out.
 AbRecord SweepOnlyPair(const AnalysisInput& in, const AbComparison& c, AbRecord r) {
@@ -300,13 +306,16 @@ std::optional<AbRecord> EvaluatePair(const AnalysisInput& in, int a, int b, cons
   } else if (paired->disagree) {
     r.note = "its " + rounds + " disagree (cuts " + PercentList(paired->round_cuts) +
              "): the host changed under them; it stays suspected";
-  } else if (paired->LoadDiffers()) {
-    r.note = "its sides saw different outside load (A " + Cpus(paired->a_outside_cpus) + ", B " +
-             Cpus(paired->b_outside_cpus) + " of other processes' CPU time): it stays suspected";
   } else if (r.cut >= kConfirmCut && r.cut_ci95.lo >= kConfirmCutLow) {
-    r.outcome = AbOutcome::kSupports;
+    r.outcome = paired->LoadCouldMakeACut() ? AbOutcome::kInconclusive : AbOutcome::kSupports;
+    r.note = paired->LoadCouldMakeACut() ? LoadNote(*paired, "A's extra load may be its growth: it stays suspected")
+             : paired->LoadDiffers()     ? LoadNote(*paired, "B grew less despite its extra load")
+                                         : "";
   } else if (r.cut_ci95.hi < kRuleOutCutHigh) {
-    r.outcome = AbOutcome::kRulesOut;
+    r.outcome = paired->LoadCouldHideACut() ? AbOutcome::kInconclusive : AbOutcome::kRulesOut;
+    r.note = paired->LoadCouldHideACut() ? LoadNote(*paired, "B's extra load may hide a cut: it stays suspected")
+             : paired->LoadDiffers()     ? LoadNote(*paired, "B grew as much despite A's extra load")
+                                         : "";
   } else {
     r.outcome = AbOutcome::kInconclusive;
     r.note = "cut " + Percent(r.cut) + ", 95% interval " + Percent(r.cut_ci95.lo) + " to " + Percent(r.cut_ci95.hi) +

@@ -57,6 +57,10 @@ struct PairedCut {
   bool disagree = false;           // one round's cut would confirm (>= kConfirmCut), another's rule out
   double a_outside_cpus = -1, b_outside_cpus = -1;  // each side's outside load, mean over its launches; -1 unknown
   bool LoadDiffers() const;  // the sides saw outside load that differs by result::kBusyOutsideCpus or more
+  // Load that could make the verdict: A's extra load can grow A (a cut that is the load's), B's can grow B (a cut
+  // the load hides). Load on the other side works against the verdict, which then stands.
+  bool LoadCouldMakeACut() const { return LoadDiffers() && a_outside_cpus > b_outside_cpus; }
+  bool LoadCouldHideACut() const { return LoadDiffers() && b_outside_cpus > a_outside_cpus; }
 };
 std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor,
                                        int resamples = kBootstrapResamples, uint64_t seed = kBootstrapSeed);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <tuple>
 
 #include "lib/diagnose/test_util.h"
 
@@ -147,6 +148,15 @@ TEST(CutFromRounds, OutsideLoadOnOneSideOnlyIsSeen) {
   EXPECT_FALSE(CutFromRounds(Rounds(5, {0, 0, 0}), 0.05)->LoadDiffers());  // not measured
 }
 
+TEST(CutFromRounds, OutsideLoadCountsAgainstAVerdictOnlyWhereItCouldMakeIt) {
+  const auto a_busier = CutFromRounds(Rounds(5, {0, 0, 0}, 0.9, 0.05), 0.05);
+  EXPECT_TRUE(a_busier->LoadCouldMakeACut());
+  EXPECT_FALSE(a_busier->LoadCouldHideACut());
+  const auto b_busier = CutFromRounds(Rounds(5, {0, 0, 0}, 0.05, 0.9), 0.05);
+  EXPECT_FALSE(b_busier->LoadCouldMakeACut());
+  EXPECT_TRUE(b_busier->LoadCouldHideACut());
+}
+
 TEST(CutFromRounds, NeedsTwoRoundsAndTwoGroupCounts) {
   EXPECT_FALSE(CutFromRounds(Rounds(5, {0}), 0.05).has_value());
   auto rounds = Rounds(5, {0, 0, 0});
@@ -187,6 +197,19 @@ TEST(EvaluateAbs, ASweptPairWithoutRoundsNeitherConfirmsNorRulesOut) {
   ASSERT_EQ(abs.size(), 1u);
   EXPECT_EQ(abs[0].outcome, result::AbOutcome::kSupports);
   EXPECT_EQ(abs[0].pairs, testing::kSyntheticRounds);
+  // Outside load on one side: on A (the side with the cause) it could be A's growth, so the cut stays suspected;
+  // on B it could only have grown B, and B still grew less: the cut stands, and the note says so.
+  for (const auto& [a_load, b_load, outcome, said] :
+       std::vector<std::tuple<double, double, result::AbOutcome, std::string>>{
+           {0.9, 0.05, result::AbOutcome::kInconclusive, "A's extra load may be its growth"},
+           {0.05, 0.9, result::AbOutcome::kSupports, "B grew less despite its extra load"}}) {
+    AnalysisInput loaded = interleaved;
+    for (result::AbRound& r : loaded.interleaved[0].rounds) r.a.outside_cpus = a_load, r.b.outside_cpus = b_load;
+    abs = EvaluateAbs(loaded, 0, pin, "wakeup_latency");
+    ASSERT_EQ(abs.size(), 1u);
+    EXPECT_EQ(abs[0].outcome, outcome) << abs[0].note;
+    EXPECT_NE(abs[0].note.find(said), std::string::npos) << abs[0].note;
+  }
 }
 
 }  // namespace

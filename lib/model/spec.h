@@ -97,8 +97,4 @@ inline double TimeBudgetFor(const SweepSpec& spec, uint64_t bytes) {
   return TimeBudgetFor(spec.time_budget_s, spec.time_budget_above, bytes);
 }
 
-// Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the
-// flag, the bad value and what is accepted. Backend names are the registry's to check (CreateBackend).
-Status ValidateSpec(const SweepSpec& spec);
-
 }  // namespace commbench

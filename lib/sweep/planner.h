@@ -13,6 +13,10 @@ namespace commbench {
 // The backend's request for one point (what Backend::supports and Communicator::Prepare take).
 OpRequest RequestOf(const Point& p);
 
+// Checks values that lists and ranges could not (names, combinations, world size). InvalidArgument names the
+// flag, the bad value and what is accepted. Backend names are the registry's to check (CreateBackend).
+Status ValidateSpec(const SweepSpec& spec);
+
 // `backends` describes (at least) the spec's backends (DescribeRegisteredBackends). Each is asked whether it
 // supports each request; what it refuses goes to skipped, with its reason. Backends that are unavailable on this
 // host, or need another launcher, are skipped whole, with the reason. Reads nothing but its arguments.

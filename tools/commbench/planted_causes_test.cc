@@ -110,11 +110,40 @@ const json* FindFinding(const json& r, const std::string& rule) {
 // the process that loaded points this cause rests on (its series or its A/B's). A shared CI runner may do that to
 // any timing A/B; a test accepts it, and still fails when the product is wrong (another cause confirmed, the
 // cause missing, or left suspected with no load named).
+// Said of the interleaved A/B, each claim is checked against what the file recorded: the sides' mean outside load
+// (explain.abs[].rounds) for "extra load", the rounds' own cuts (ab[].pair_cuts) for "disagree".
+bool AbHonestlyDisturbed(const json& r, const json& f) {
+  const std::string summary = f["summary"].get<std::string>();
+  const bool a_loaded = summary.find("A's extra load may be its growth") != std::string::npos;
+  const bool b_loaded = summary.find("B's extra load may hide a cut") != std::string::npos;
+  if ((a_loaded || b_loaded) && r.contains("explain")) {
+    for (const json& ab : r["explain"]["abs"]) {
+      if (ab["rule"] != f["rule"]) continue;
+      double a = 0, b = 0, n = 0;
+      for (const json& round : ab["rounds"]) {
+        const double ra = round["a"].value("outside_cpus", -1.0), rb = round["b"].value("outside_cpus", -1.0);
+        if (ra >= 0 && rb >= 0) a += ra, b += rb, ++n;  // -1: not measured
+      }
+      if (n > 0 && (a_loaded ? a - b : b - a) / n >= 0.2) return true;
+    }
+  }
+  if (summary.find("interleaved rounds disagree") != std::string::npos) {
+    for (const json& ab : f.value("ab", json::array())) {
+      double lo = 1e9, hi = -1e9;
+      for (const json& cut : ab.value("pair_cuts", json::array()))
+        lo = std::min(lo, cut.get<double>()), hi = std::max(hi, cut.get<double>());
+      if (hi >= 0.5 && lo < 0.3) return true;
+    }
+  }
+  return false;
+}
+
 bool HonestlyDisturbed(const json& r, const json& f) {
   if (f["status"] != "suspected") return false;
   const std::string summary = f["summary"].get<std::string>();
   if (summary.find(" Not confirmed: ") != std::string::npos || summary.find(" Not ruled out: ") != std::string::npos)
     return true;
+  if (AbHonestlyDisturbed(r, f)) return true;
   std::set<std::string> rests_on;
   for (const char* key : {"points", "ab_points"}) {
     if (f.contains(key)) {

@@ -9,6 +9,7 @@
 #include "lib/core/axes.h"
 #include "lib/core/ranges.h"
 #include "lib/result/result_writer.h"
+#include "lib/sweep/planner.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace commbench::cli {
