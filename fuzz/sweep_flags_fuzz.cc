@@ -9,6 +9,7 @@
 #include "fuzz/fuzz_check.h"
 #include "lib/model/point_json.h"
 #include "lib/result/spec_reader.h"
+#include "lib/sweep/planner.h"
 #include "tools/commbench/sweep_flags.h"
 
 namespace {
