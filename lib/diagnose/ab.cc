@@ -105,9 +105,16 @@ CutInterval BootstrapCut(const AnalysisInput& in, int a, int b, int resamples, u
   return {Percentile(cuts, 0.025), Percentile(cuts, 0.975)};
 }
 
-bool PairedCut::LoadDiffers() const {
-  return a_outside_cpus >= 0 && b_outside_cpus >= 0 &&
-         std::fabs(a_outside_cpus - b_outside_cpus) >= result::kBusyOutsideCpus;
+bool PairedCut::LoadCouldMakeACut() const {
+  const bool known = a_outside_cpus >= 0 && b_outside_cpus >= 0;
+  return known && (a_outside_cpus - b_outside_cpus >= result::kBusyOutsideCpus ||
+                   a_load_growth - b_load_growth >= result::kBusyOutsideCpus);
+}
+
+bool PairedCut::LoadCouldHideACut() const {
+  const bool known = a_outside_cpus >= 0 && b_outside_cpus >= 0;
+  return known && (b_outside_cpus - a_outside_cpus >= result::kBusyOutsideCpus ||
+                   b_load_growth - a_load_growth >= result::kBusyOutsideCpus);
 }
 
 std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor, int resamples,
@@ -129,10 +136,14 @@ std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& round
   std::vector<std::vector<double>> a(k), sa(k), b(k), sb(k);
   double load_a = 0, load_b = 0;
   int known_a = 0, known_b = 0;
+  // Per group count: the sum and number of known outside loads, A's and B's.
+  std::vector<double> at_a(m), at_b(m), n_a(m), n_b(m);
   size_t r = 0;
   for (const auto& [round, at] : by_round) {
-    for (double gi : g) {
-      const result::AbRound& x = *at.at(static_cast<int>(gi));
+    for (size_t i = 0; i < m; ++i) {
+      const result::AbRound& x = *at.at(static_cast<int>(g[i]));
+      if (x.a.outside_cpus >= 0) at_a[i] += x.a.outside_cpus, ++n_a[i];
+      if (x.b.outside_cpus >= 0) at_b[i] += x.b.outside_cpus, ++n_b[i];
       a[r].push_back(x.a.mean_us);
       sa[r].push_back(x.a.se_us);
       b[r].push_back(x.b.mean_us);
@@ -178,6 +189,11 @@ std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& round
   out.disagree = confirms && rules_out;
   if (known_a > 0) out.a_outside_cpus = load_a / known_a;
   if (known_b > 0) out.b_outside_cpus = load_b / known_b;
+  auto load_growth = [m](const std::vector<double>& sum, const std::vector<double>& n) {
+    return n[0] > 0 && n[m - 1] > 0 ? sum[m - 1] / n[m - 1] - sum[0] / n[0] : 0.0;
+  };
+  out.a_load_growth = load_growth(at_a, n_a);
+  out.b_load_growth = load_growth(at_b, n_b);
   // Over rounds (drawn with replacement, the same for both sides) and each launch's own noise.
   std::mt19937_64 rng(seed);
   std::vector<double> cuts;

@@ -56,11 +56,14 @@ struct PairedCut {
   bool a_grows = false;            // A's growth is beyond its rounds' noise and `relative_floor` of its level
   bool disagree = false;           // one round's cut would confirm (>= kConfirmCut), another's rule out
   double a_outside_cpus = -1, b_outside_cpus = -1;  // each side's outside load, mean over its launches; -1 unknown
-  bool LoadDiffers() const;  // the sides saw outside load that differs by result::kBusyOutsideCpus or more
-  // Load that could make the verdict: A's extra load can grow A (a cut that is the load's), B's can grow B (a cut
-  // the load hides). Load on the other side works against the verdict, which then stands.
-  bool LoadCouldMakeACut() const { return LoadDiffers() && a_outside_cpus > b_outside_cpus; }
-  bool LoadCouldHideACut() const { return LoadDiffers() && b_outside_cpus > a_outside_cpus; }
+  // Each side's outside load at g_hi less that at g_lo (0 where either is unknown).
+  double a_load_growth = 0, b_load_growth = 0;
+  // Load that could make the verdict, by result::kBusyOutsideCpus or more: more of it on A, or growing more with
+  // the groups on A, can grow A (a cut that is the load's); the same on B can grow B (a cut the load hides). Outside
+  // load slows a side's ops by a factor, so a level on one side scales its growth as a gradient adds to it.
+  bool LoadCouldMakeACut() const;
+  bool LoadCouldHideACut() const;
+  bool LoadDiffers() const { return LoadCouldMakeACut() || LoadCouldHideACut(); }
 };
 std::optional<PairedCut> CutFromRounds(const std::vector<result::AbRound>& rounds, double relative_floor,
                                        int resamples = kBootstrapResamples, uint64_t seed = kBootstrapSeed);

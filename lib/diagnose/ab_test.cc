@@ -155,6 +155,13 @@ TEST(CutFromRounds, OutsideLoadCountsAgainstAVerdictOnlyWhereItCouldMakeIt) {
   const auto b_busier = CutFromRounds(Rounds(5, {0, 0, 0}, 0.05, 0.9), 0.05);
   EXPECT_FALSE(b_busier->LoadCouldMakeACut());
   EXPECT_TRUE(b_busier->LoadCouldHideACut());
+  // The same mean on both sides, but B's load only at G=1: it slowed B's start and shrank B's growth, a cut the
+  // load could make.
+  auto b_at_start = Rounds(5, {0, 0, 0}, 0.45, 0.0);
+  for (result::AbRound& r : b_at_start) r.b.outside_cpus = r.groups == 1 ? 0.9 : 0.0;
+  const auto gradient = CutFromRounds(b_at_start, 0.05);
+  EXPECT_NEAR(gradient->b_load_growth, -0.9, 1e-12);
+  EXPECT_TRUE(gradient->LoadCouldMakeACut());
 }
 
 TEST(CutFromRounds, NeedsTwoRoundsAndTwoGroupCounts) {

@@ -119,12 +119,28 @@ bool AbHonestlyDisturbed(const json& r, const json& f) {
   if ((a_loaded || b_loaded) && r.contains("explain")) {
     for (const json& ab : r["explain"]["abs"]) {
       if (ab["rule"] != f["rule"]) continue;
-      double a = 0, b = 0, n = 0;
+      // Per side and group count: the sum and count of the recorded outside loads (-1: not measured).
+      std::map<int, std::pair<double, int>> at[2];
       for (const json& round : ab["rounds"]) {
-        const double ra = round["a"].value("outside_cpus", -1.0), rb = round["b"].value("outside_cpus", -1.0);
-        if (ra >= 0 && rb >= 0) a += ra, b += rb, ++n;  // -1: not measured
+        for (int side = 0; side < 2; ++side) {
+          const double load = round[side == 0 ? "a" : "b"].value("outside_cpus", -1.0);
+          if (load < 0) continue;
+          auto& cell = at[side][round["groups"].get<int>()];
+          cell.first += load, ++cell.second;
+        }
       }
-      if (n > 0 && (a_loaded ? a - b : b - a) / n >= 0.2) return true;
+      if (at[0].empty() || at[1].empty()) continue;
+      auto mean = [](const std::map<int, std::pair<double, int>>& by_g) {
+        double sum = 0, n = 0;
+        for (const auto& [g, cell] : by_g) sum += cell.first, n += cell.second;
+        return sum / n;
+      };
+      auto growth = [](const std::map<int, std::pair<double, int>>& by_g) {
+        return by_g.rbegin()->second.first / by_g.rbegin()->second.second -
+               by_g.begin()->second.first / by_g.begin()->second.second;
+      };
+      const int more = a_loaded ? 0 : 1, less = 1 - more;  // the side whose load could make the verdict
+      if (mean(at[more]) - mean(at[less]) >= 0.2 || growth(at[more]) - growth(at[less]) >= 0.2) return true;
     }
   }
   if (summary.find("interleaved rounds disagree") != std::string::npos) {
