@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <thread>
 
 #include "lib/backend/backend.h"
@@ -27,8 +29,20 @@ std::vector<Status> RunGroup(int n, const OpRequest& request) {
   auto backend = CreateBackend("gloo");
   Status supported = backend.ok() ? (*backend)->Supports(request, n) : backend.status();
   if (!supported.ok()) return std::vector<Status>(static_cast<size_t>(n), supported);
-  return testing::RunThreads(
-      "gloo", n, [&](int rank, Communicator* comm) { return testing::RunAndCheck(comm, request, rank, n, 2); });
+  auto run = [&] {
+    return testing::RunThreads(
+        "gloo", n, [&](int rank, Communicator* comm) { return testing::RunAndCheck(comm, request, rank, n, 2); });
+  };
+  std::vector<Status> results = run();
+  // Gloo's TCP connect is refused now and then among the ~650 groups this suite connects (1 run in about 13 here;
+  // also pytorch/gloo#33): such a group is connected again, once, under fresh store keys. A wrong result is never
+  // retried.
+  const bool refused = std::any_of(results.begin(), results.end(), [](const Status& s) {
+    return s.message().find("could not connect") != std::string::npos;
+  });
+  if (!refused) return results;
+  std::cout << "gloo: a connect was refused; connecting the group again: " << request.count << " elements\n";
+  return run();
 }
 
 struct Case {
