@@ -148,45 +148,6 @@ Status SetMinEffects(double min_effect, const std::vector<std::string>& below, C
   return OkStatus();
 }
 
-namespace {
-
-// side -> {judged repeats, of those disturbed}
-std::map<std::string, std::pair<int, int>> JudgedPerSide(const SequentialPoint& s) {
-  std::map<std::string, std::pair<int, int>> judged;
-  for (const RepeatRecord& r : s.repeats) {
-    if (r.replaced) continue;
-    auto& [n, disturbed] = judged[r.side];
-    ++n;
-    disturbed += r.disturbed;
-  }
-  return judged;
-}
-
-}  // namespace
-
-std::string SharedSteadyLoad(const SequentialPoint& s) {
-  const auto judged = JudgedPerSide(s);
-  const auto a = judged.find("A"), b = judged.find("B");
-  if (a == judged.end() || b == judged.end() || a->second.first == 0 || b->second.first == 0) return "";
-  const double share_a = static_cast<double>(a->second.second) / a->second.first;
-  const double share_b = static_cast<double>(b->second.second) / b->second.first;
-  if (std::min(share_a, share_b) < kSteadyLoadShare || std::abs(share_a - share_b) > kAlikeLoadShares) return "";
-  return "A: " + std::to_string(a->second.second) + " of " + std::to_string(a->second.first) +
-         ", B: " + std::to_string(b->second.second) + " of " + std::to_string(b->second.first) +
-         " judged repeats disturbed";
-}
-
-std::string JudgedOnDisturbed(const SequentialPoint& s) {
-  const auto judged = JudgedPerSide(s);
-  for (const auto& [side, counts] : judged) {
-    const auto [n, disturbed] = counts;
-    if (n > 0 && disturbed > kMostJudgedDisturbed * n) {
-      return side + ": " + std::to_string(disturbed) + " of " + std::to_string(n) + " judged repeats disturbed";
-    }
-  }
-  return "";
-}
-
 Comparison Compare(const result::ResultFile& base, const result::ResultFile& now, const CompareOptions& options) {
   Comparison c;
   c.options = options;
@@ -253,17 +214,8 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     }
     if (pc.decision.floor <= 0) pc.decision.floor = d.min_effect;
     // A verdict on repeats a busy runner disturbed is the runner's as much as the build's, "unchanged" too: a load
-    // can shrink a change into the floor (docs/gate.md). A load both --ab sides shared leaves their ratio the build's.
-    const bool decided = pc.decision.change != Change::kInconclusive;
-    const std::string busy = pc.sequential ? JudgedOnDisturbed(*pc.sequential) : "";
-    const std::string shared = busy.empty() ? "" : SharedSteadyLoad(*pc.sequential);
-    if (decided && !shared.empty()) {
-      pc.decision.reason += "; judged under a load both sides shared (" + shared + ")";
-    } else if (decided && !busy.empty()) {
-      pc.decision.change = Change::kInconclusive;
-      pc.decision.reason = "not judged, the runner was busy (" + busy + ", more than " +
-                           std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) + " %): " + pc.decision.reason;
-    }
+    // can shrink a change into the floor (docs/gate.md), unless both sides shared it or it could not be that large.
+    if (pc.sequential) JudgeOnBusyRunner(*pc.sequential, &pc.decision);
     if (options.host && pc.problem.empty()) AllowForHost(*options.host, &pc.decision);
     if (pc.wrong_result) {
       wrong = true;

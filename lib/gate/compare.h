@@ -14,60 +14,13 @@
 
 #include "lib/core/name_table.h"
 #include "lib/core/status.h"
+#include "lib/gate/busy_runner.h"  // SequentialPoint
 #include "lib/gate/decision.h"
 #include "lib/gate/host_shift.h"
 #include "lib/gate/one_more_run.h"  // kLeastOtherJobs
 #include "lib/result/result_file.h"
 
 namespace commbench::gate {
-
-// One repeat a sequential gate measured at a point, as the disturbance rule judged it (lib/gate/disturbance.h).
-struct RepeatRecord {
-  std::string side;           // "A", "B" (--ab), "new" (--baseline)
-  int64_t round = 0;          // the round it ran in; a re-run has its disturbed repeat's round
-  bool disturbed = false;     // measured while something else held the ranks' CPUs
-  bool replaced = false;      // disturbed and re-run rather than judged
-  double outside_share = 0;   // outside processes' share of the ranks' CPUs over the timed window
-  double runqueue_share = 0;  // the ranks' run-queue wait as a share of an operation's median time
-  std::string why;            // what disturbed it; "" when nothing did
-  int64_t migrations = -1;    // the most any rank moved between CPUs over its timed loop; -1: not recorded
-};
-
-// One point of a sequential gate (gate's repeats added round by round until decided, docs/gate.md): where its last
-// look stood, and what its repeats went through. Compare judges the point at that look's boundary.
-struct SequentialPoint {
-  int looks = 0;           // looks taken at this point
-  double boundary_p = -1;  // the p its rank test had to reach at the last look (DecisionOptions::boundary_p)
-  double spent_alpha = 0;  // the error rate spent up to that look
-  double information = 0;  // that look's information fraction (1: the planned repeats)
-  bool stopped = false;    // decided before the budget or the planned repeats ran out
-  int disturbed = 0;       // repeats measured while something else held the ranks' CPUs (lib/gate/disturbance.h)
-  int replaced = 0;        // of those, re-run (the rest were judged, the bound reached)
-  std::vector<std::string> disturbances;  // "B repeat 3: outside processes took ...", the first few
-  std::vector<RepeatRecord> repeats;      // every repeat measured, in order, re-runs included
-  // The repeats a side the job was to end with, as projected at the last look (the planned repeats, or fewer where
-  // the budget affords fewer rounds): --min-effect auto's resolution is taken there (DecisionOptions::final_base).
-  int64_t final_base = 0, final_now = 0;
-};
-
-// Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
-// reached), the verdict there (a change, or none) is the busy runner's as much as the build's: the point is
-// inconclusive, unless the load was one both --ab sides shared (SharedSteadyLoad).
-inline constexpr double kMostJudgedDisturbed = 0.10;
-
-// "new: 80 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
-std::string JudgedOnDisturbed(const SequentialPoint& s);
-
-// gate --ab interleaves its sides (A B A B ...), so a load that stays for the whole job weighs on both alike. Where
-// at least kSteadyLoadShare of each side's judged repeats were disturbed and the two shares differ by at most
-// kAlikeLoadShares, the load was the runner's steady state, shared by both sides: the point is judged (and says
-// so). A load on one side only, or one that came and went, stays "the runner was busy".
-inline constexpr double kSteadyLoadShare = 0.5;
-inline constexpr double kAlikeLoadShares = 0.10;
-
-// "A: 80 of 80, B: 79 of 80 judged repeats disturbed" where the load was shared as above, else "". Only --ab's
-// sides A and B can share one: a stored baseline's repeats ran in another job.
-std::string SharedSteadyLoad(const SequentialPoint& s);
 
 // A sequential gate as a whole: what bounded it and how far it got.
 struct SequentialRun {
