@@ -40,21 +40,54 @@ double Stretch(const RepeatRecord& r, double quiet_wait) {
   return 1 / (1 - std::min(std::max(w, 0.0), kMostStretchedShare));
 }
 
+// Whether both --ab sides had more than kMostJudgedDisturbed of their judged repeats disturbed.
+bool BothDisturbed(const SequentialPoint& s) {
+  int past = 0;
+  for (const auto& [side, counts] : JudgedPerSide(s)) past += counts.second > kMostJudgedDisturbed * counts.first;
+  return past == 2;
+}
+
 // "+12.5%", or "any change" for an unbounded stretch.
 std::string Shown(double stretch) { return std::isfinite(stretch) ? PercentChange(stretch) : "any change"; }
 
 }  // namespace
 
-std::string SharedSteadyLoad(const SequentialPoint& s) {
-  const auto judged = JudgedPerSide(s);
-  const auto a = judged.find("A"), b = judged.find("B");
-  if (a == judged.end() || b == judged.end() || a->second.first == 0 || b->second.first == 0) return "";
-  const double share_a = static_cast<double>(a->second.second) / a->second.first;
-  const double share_b = static_cast<double>(b->second.second) / b->second.first;
-  if (std::min(share_a, share_b) < kSteadyLoadShare || std::abs(share_a - share_b) > kAlikeLoadShares) return "";
-  return "A: " + std::to_string(a->second.second) + " of " + std::to_string(a->second.first) +
-         ", B: " + std::to_string(b->second.second) + " of " + std::to_string(b->second.first) +
-         " judged repeats disturbed";
+std::string DisturbedCounts(const SequentialPoint& s) {
+  std::string out;
+  for (const auto& [side, counts] : JudgedPerSide(s)) {
+    out +=
+        (out.empty() ? "" : ", ") + side + ": " + std::to_string(counts.second) + " of " + std::to_string(counts.first);
+  }
+  return out + " judged repeats disturbed";
+}
+
+LoadStretch TypicalLoadShift(const SequentialPoint& s) {
+  const double quiet_wait = QuietWait(s);
+  struct Side {
+    double log_sum = 0;
+    int measured = 0, unmeasured = 0;
+  };
+  std::map<std::string, Side> sides;
+  for (const RepeatRecord& r : s.repeats) {
+    if (r.replaced) continue;
+    Side& side = sides[r.side];
+    const double k = Stretch(r, quiet_wait);
+    if (std::isfinite(k)) {
+      side.log_sum += std::log(k);
+      ++side.measured;
+    } else {
+      ++side.unmeasured;
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const Side a = sides["A"], b = sides["B"];
+  if (a.measured == 0 || b.measured == 0) return {inf, inf};
+  const double un_a = static_cast<double>(a.unmeasured) / (a.measured + a.unmeasured);
+  const double un_b = static_cast<double>(b.unmeasured) / (b.measured + b.unmeasured);
+  if (un_a - un_b > kAlikeUnmeasured) return {inf, 1};
+  if (un_b - un_a > kAlikeUnmeasured) return {1, inf};
+  const double diff = a.log_sum / a.measured - b.log_sum / b.measured;
+  return {std::exp(std::max(diff, 0.0)), std::exp(std::max(-diff, 0.0))};
 }
 
 std::string JudgedOnDisturbed(const SequentialPoint& s) {
@@ -99,13 +132,8 @@ void JudgeOnBusyRunner(const SequentialPoint& s, Decision* d) {
   if (d->change == Change::kInconclusive) return;
   const std::string busy = JudgedOnDisturbed(s);
   if (busy.empty()) return;
-  if (const std::string shared = SharedSteadyLoad(s); !shared.empty()) {
-    d->reason += "; judged under a load both sides shared (" + shared + ")";
-    return;
-  }
-  const LoadStretch k = MostLoadStretch(s);
-  std::string now_side = "new";
   bool has_a = false;
+  std::string now_side = "new";
   for (const RepeatRecord& r : s.repeats) {
     if (r.side == "A") {
       has_a = true;
@@ -113,12 +141,25 @@ void JudgeOnBusyRunner(const SequentialPoint& s, Decision* d) {
       now_side = r.side;
     }
   }
-  const std::string could = "its load could make " + (has_a ? "A " + Shown(k.base) + " and " : std::string()) +
-                            now_side + " " + Shown(k.now) + " slower at most";
+  const LoadStretch shift = has_a ? TypicalLoadShift(s) : LoadStretch{};
+  const std::string shifted = shift.now >= shift.base
+                                  ? now_side + "'s typical load could make it " + Shown(shift.now) + " slower than A"
+                                  : "A's typical load could make it " + Shown(shift.base) + " slower than " + now_side;
+  if (has_a && OutlastsLoad(*d, shift)) {
+    const bool both = BothDisturbed(s);
+    d->reason += std::string(both ? "; judged under a load both sides shared ("
+                                  : "; judged beyond what the sides' difference in load could make (") +
+                 DisturbedCounts(s) + "; " + shifted + ")";
+    return;
+  }
+  const LoadStretch k = MostLoadStretch(s);
+  std::string could = "its load could make " + (has_a ? "A " + Shown(k.base) + " and " : std::string()) + now_side +
+                      " " + Shown(k.now) + " slower at most";
   if (OutlastsLoad(*d, k)) {
     d->reason += "; judged beyond what the load could explain (" + busy + "; " + could + ")";
     return;
   }
+  if (has_a) could += ", " + shifted;
   d->change = Change::kInconclusive;
   d->reason = "not judged, the runner was busy (" + busy + ", more than " +
               std::to_string(static_cast<int>(kMostJudgedDisturbed * 100)) + " %; " + could + "): " + d->reason;

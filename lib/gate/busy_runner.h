@@ -42,22 +42,33 @@ struct SequentialPoint {
 
 // Where more than this share of one side's judged repeats of a point were disturbed (judged: the re-run bound was
 // reached), the verdict there (a change, or none) is the busy runner's as much as the build's: the point is
-// inconclusive, unless the load was one both --ab sides shared (SharedSteadyLoad).
+// inconclusive, unless the load was one both --ab sides shared (TypicalLoadShift) or could not have made it
+// (MostLoadStretch).
 inline constexpr double kMostJudgedDisturbed = 0.10;
 
 // "new: 80 of 80 judged repeats disturbed": the first side past kMostJudgedDisturbed, or "" when none is.
 std::string JudgedOnDisturbed(const SequentialPoint& s);
 
-// gate --ab interleaves its sides (A B A B ...), so a load that stays for the whole job weighs on both alike. Where
-// at least kSteadyLoadShare of each side's judged repeats were disturbed and the two shares differ by at most
-// kAlikeLoadShares, the load was the runner's steady state, shared by both sides: the point is judged (and says
-// so). A load on one side only, or one that came and went, stays "the runner was busy".
-inline constexpr double kSteadyLoadShare = 0.5;
-inline constexpr double kAlikeLoadShares = 0.10;
+// gate --ab interleaves its sides (A B A B ...), so a load that is not the build's weighs on both alike, whether it
+// stayed for the whole job or came and went; what it can still move the ratio by is how much more it weighed on one
+// side. A side's typical load is the mean over its judged repeats of log(stretch) (Stretch below: 1 / (1 - w)); the
+// shift is exp of the difference, on the side that carried more (what a mean of log times would move by; the paired
+// median the gate judges moves by less where a few repeats carry the load). Disturbed repeats no share measures (a
+// pinned rank that moved) are left out of both means where their shares of the sides differ by at most
+// kAlikeUnmeasured; otherwise the shift is unmeasured (infinite on the side with more). Only --ab's sides can share a
+// load: a stored baseline ran elsewhere.
+inline constexpr double kAlikeUnmeasured = 0.10;
 
-// "A: 80 of 80, B: 79 of 80 judged repeats disturbed" where the load was shared as above, else "". Only --ab's
-// sides A and B can share one: a stored baseline's repeats ran in another job.
-std::string SharedSteadyLoad(const SequentialPoint& s);
+// How much slower a load could make each side, as a factor.
+struct LoadStretch {
+  double base = 1;  // side A (--ab); 1 for a stored baseline
+  double now = 1;   // side B or "new"
+};
+LoadStretch TypicalLoadShift(const SequentialPoint& s);  // base: how much slower A's typical load could make A than
+                                                         // B's makes B (>= 1); now: B than A
+
+// "A: 80 of 80, B: 79 of 80 judged repeats disturbed".
+std::string DisturbedCounts(const SequentialPoint& s);
 
 // How much slower a load could have made a side's median repeat: each judged repeat stretched by at most
 // 1 / (1 - w), w its outside processes' share of the ranks' CPUs or, where those also took at least
@@ -69,10 +80,6 @@ std::string SharedSteadyLoad(const SequentialPoint& s);
 inline constexpr double kWaitWitnessShare = 0.05;
 inline constexpr double kMostStretchedShare = 0.9;  // w beyond this is taken as this (a stretch of 10)
 
-struct LoadStretch {
-  double base = 1;  // side A (--ab); 1 for a stored baseline
-  double now = 1;   // side B or "new"
-};
 LoadStretch MostLoadStretch(const SequentialPoint& s);
 
 // Whether `d` (a change or none, judged with floor d.floor) stands when each side may be up to `k` slower by its
@@ -81,8 +88,9 @@ LoadStretch MostLoadStretch(const SequentialPoint& s);
 bool OutlastsLoad(const Decision& d, const LoadStretch& k);
 
 // The busy-runner rule on a decided verdict: where a side's judged repeats were disturbed past
-// kMostJudgedDisturbed, the verdict stands (and says under what load) if the load was shared or could not explain
-// it, and otherwise becomes inconclusive, "not judged, the runner was busy (...)".
+// kMostJudgedDisturbed, the verdict stands (and says under what load) if it outlasts the sides' typical loads'
+// shift (--ab) or each side's largest stretch, and otherwise becomes inconclusive, "not judged, the runner was busy
+// (...)".
 void JudgeOnBusyRunner(const SequentialPoint& s, Decision* d);
 
 }  // namespace commbench::gate

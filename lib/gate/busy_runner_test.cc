@@ -66,6 +66,33 @@ TEST(BusyRunnerTest, EachSideIsBoundByItsMostStretchedJudgedRepeat) {
   EXPECT_NEAR(k.now, 10, 1e-9) << "a share past 0.9 stretches 10x at most";
 }
 
+// A load the --ab sides shared cancels in their ratio: what is left is how much more one side's typical repeat
+// carried (mean log stretch); disturbances no share measures count alike where the sides had alike shares of them.
+TEST(BusyRunnerTest, TheSidesTypicalLoadsShiftTheRatioByTheirDifference) {
+  SequentialPoint s = OneSided(20, 12, 0.20);
+  LoadStretch k = TypicalLoadShift(s);
+  EXPECT_EQ(k.base, 1);
+  EXPECT_NEAR(k.now, std::exp((12 * std::log(1.25) + 8 * std::log(1 / 0.98)) / 20 - std::log(1 / 0.99)), 1e-9);
+
+  for (RepeatRecord& r : s.repeats) r = Repeat(r.side, true, r.side == "A" ? 0.30 : 0.25, 0.18);
+  k = TypicalLoadShift(s);
+  EXPECT_NEAR(k.base, 0.75 / 0.70, 1e-9) << "A carried more";
+  EXPECT_EQ(k.now, 1);
+
+  s = OneSided(20, 0, 0);
+  s.repeats[0] = Repeat("A", true, 0.0, 0.0);  // one moved rank a side: alike, left out
+  s.repeats[1] = Repeat("B", true, 0.0, 0.0);
+  k = TypicalLoadShift(s);
+  EXPECT_LT(k.now, 1.02);
+  EXPECT_LT(k.base, 1.02);
+  for (int i = 0; i < 4; ++i) s.repeats[static_cast<size_t>(2 * i + 1)] = Repeat("B", true, 0.0, 0.0);
+  EXPECT_TRUE(std::isinf(TypicalLoadShift(s).now)) << "4 of 20 against 1 of 20: unlike, unmeasured";
+
+  SequentialPoint stored;
+  stored.repeats = {Repeat("new", true, 0.2, 0)};
+  EXPECT_TRUE(std::isinf(TypicalLoadShift(stored).now)) << "a stored baseline has no A to share a load with";
+}
+
 TEST(BusyRunnerTest, AVerdictOutlastsALoadThatCouldNotMakeIt) {
   const LoadStretch b_loaded{1.0, 1.25};
   EXPECT_TRUE(OutlastsLoad(Judged(Change::kSlower, 1.30, 1.45), b_loaded));
@@ -79,14 +106,16 @@ TEST(BusyRunnerTest, AVerdictOutlastsALoadThatCouldNotMakeIt) {
 }
 
 // Fires: a one-sided load that could make the change voids it. Stays quiet: under the share of disturbed repeats.
-// Confirmed: a change larger than the load could make stands and says so. Shared: a steady load on both sides.
+// Confirmed: a change larger than the load could make stands and says so. Shared: a load on both sides alike, steady
+// or one that came and went.
 TEST(BusyRunnerTest, OnlyALoadThatCouldExplainAVerdictVoidsIt) {
   Decision d = Judged(Change::kSlower, 1.10, 1.22);
   JudgeOnBusyRunner(OneSided(20, 12, 0.20), &d);
   EXPECT_EQ(d.change, Change::kInconclusive);
   EXPECT_EQ(d.reason,
             "not judged, the runner was busy (B: 12 of 20 judged repeats disturbed, more than 10 %; its load could "
-            "make A +1.0% and B +25.0% slower at most): as decided");
+            "make A +1.0% and B +25.0% slower at most, B's typical load could make it +14.1% slower than A): as "
+            "decided");
 
   d = Judged(Change::kSlower, 1.10, 1.22);
   JudgeOnBusyRunner(OneSided(20, 2, 0.20), &d);
@@ -96,8 +125,8 @@ TEST(BusyRunnerTest, OnlyALoadThatCouldExplainAVerdictVoidsIt) {
   d = Judged(Change::kSlower, 26.0, 31.0);  // B's ranks slept; the neighbour took more of B's CPUs
   JudgeOnBusyRunner(OneSided(20, 20, 0.60), &d);
   EXPECT_EQ(d.change, Change::kSlower) << d.reason;
-  EXPECT_NE(d.reason.find("; judged beyond what the load could explain (B: 20 of 20 judged repeats disturbed; its "
-                          "load could make A +1.0% and B +150.0% slower at most)"),
+  EXPECT_NE(d.reason.find("; judged beyond what the sides' difference in load could make (A: 0 of 20, B: 20 of 20 "
+                          "judged repeats disturbed; B's typical load could make it +147.5% slower than A)"),
             std::string::npos)
       << d.reason;
 
@@ -107,12 +136,30 @@ TEST(BusyRunnerTest, OnlyALoadThatCouldExplainAVerdictVoidsIt) {
   EXPECT_EQ(d.change, Change::kInconclusive) << "a load no share bounds could be any size";
   EXPECT_NE(d.reason.find("B any change slower at most"), std::string::npos) << d.reason;
 
-  SequentialPoint shared = OneSided(20, 20, 0.20);
-  for (RepeatRecord& r : shared.repeats) r.disturbed = true;
+  SequentialPoint shared;  // a neighbour through the whole job, both sides alike
+  for (int i = 0; i < 20; ++i) {
+    shared.repeats.push_back(Repeat("A", true, 0.20, 0.18));
+    shared.repeats.push_back(Repeat("B", true, i % 2 ? 0.19 : 0.21, 0.18));
+  }
   d = Judged(Change::kUnchanged, 0.98, 1.02);
   JudgeOnBusyRunner(shared, &d);
-  EXPECT_EQ(d.change, Change::kUnchanged);
-  EXPECT_NE(d.reason.find("judged under a load both sides shared"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.change, Change::kUnchanged) << d.reason;
+  EXPECT_NE(d.reason.find("judged under a load both sides shared (A: 20 of 20, B: 20 of 20 judged repeats disturbed; "
+                          "B's typical load could make it +0.0% slower than A)"),
+            std::string::npos)
+      << d.reason;
+
+  SequentialPoint came_and_went = OneSided(20, 0, 0);  // a burst over a third of the job, on both sides alike
+  for (int i = 0; i < 7; ++i) {
+    came_and_went.repeats[static_cast<size_t>(2 * i)] = Repeat("A", true, 0.30, 0.18);
+    came_and_went.repeats[static_cast<size_t>(2 * i + 1)] = Repeat("B", true, 0.30, 0.18);
+  }
+  d = Judged(Change::kUnchanged, 0.98, 1.02);
+  JudgeOnBusyRunner(came_and_went, &d);
+  EXPECT_EQ(d.change, Change::kUnchanged) << d.reason;
+  d = Judged(Change::kUnchanged, 0.98, 1.02);
+  JudgeOnBusyRunner(OneSided(20, 7, 0.30), &d);
+  EXPECT_EQ(d.change, Change::kInconclusive) << "the same burst on B alone could hide +13.6 %: " << d.reason;
 
   SequentialPoint stored;
   for (int i = 0; i < 10; ++i) stored.repeats.push_back(Repeat("new", true, 0.3, 0));

@@ -214,7 +214,7 @@ Comparison Compare(const result::ResultFile& base, const result::ResultFile& now
     }
     if (pc.decision.floor <= 0) pc.decision.floor = d.min_effect;
     // A verdict on repeats a busy runner disturbed is the runner's as much as the build's, "unchanged" too: a load
-    // can shrink a change into the floor (docs/gate.md), unless both sides shared it or it could not be that large.
+    // can shrink a change into the floor (docs/gate.md), unless it could not be that large (busy_runner.h).
     if (pc.sequential) JudgeOnBusyRunner(*pc.sequential, &pc.decision);
     if (options.host && pc.problem.empty()) AllowForHost(*options.host, &pc.decision);
     if (pc.wrong_result) {
