@@ -3,8 +3,12 @@
 // judgement (lib/accept Judge) over modelled measurements (lib/accept/judge/testing.h's Cluster: per host and link
 // bandwidth, 30 us latency, lognormal noise on every time). Per case, over RUNS seeds: the share of runs whose first
 // suspect is the planted fault (for healthy: that none is named and the verdict passes) and the launches used, for
-// the bisection plan (cluster, host, bisection, pairs) and the pairs-only plan (cluster, host, pairs).
-// Usage: accept_sim [RUNS] [HOSTS...]    (default 10 runs; 8 64 256 1024)
+// the bisection plan (cluster, host, bisection, pairs) and the pairs-only plan (cluster, host, pairs), with the
+// suspects' re-tests (Profile::confirm) the plan adds. Several faults at once (a slow host and a host slow at latency;
+// and a straggler rank besides): right when every one is named among the suspects. An intermittent host (its network
+// at a fifth in spells of three rounds): right when it or a link it ends is named. Launches per fault found: the
+// launches over the planted faults named, against 2 log2(hosts) + 8. Usage: accept_sim [RUNS] [HOSTS...]    (default 10
+// runs; 8 64 256 1024)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,7 +31,7 @@ using accept::judge_testing::Cluster;
 using accept::judge_testing::kLarge;
 using accept::judge_testing::kSmall;
 
-enum class Case { kHealthy, kSlowHost, kSlowLink, kStraggler };
+enum class Case { kHealthy, kSlowHost, kSlowLink, kStraggler, kTwoFaults, kThreeFaults, kIntermittent };
 const char* Name(Case c) {
   switch (c) {
     case Case::kHealthy:
@@ -38,6 +42,12 @@ const char* Name(Case c) {
       return "slow link";
     case Case::kStraggler:
       return "straggler";
+    case Case::kTwoFaults:
+      return "slow host + latency host";
+    case Case::kThreeFaults:
+      return "+ straggler";
+    case Case::kIntermittent:
+      return "intermittent host";
   }
   return "?";
 }
@@ -67,7 +77,14 @@ std::vector<std::vector<int>> GroupsOf(const accept::Layout& l) {
 struct Outcome {
   bool right = false;
   int launches = 0;
+  int found = 0;  // planted faults named among the suspects
 };
+
+bool Named(const std::vector<accept::AcceptanceSuspect>& s, int host) {
+  return std::any_of(s.begin(), s.end(), [host](const accept::AcceptanceSuspect& x) {
+    return x.what != accept::SuspectWhat::kLink && x.host == Address(host);
+  });
+}
 
 Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::vector<BackendDescription>& gloo) {
   Cluster c;
@@ -77,9 +94,17 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
   std::mt19937_64 pick(seed * 7919);
   const int victim = static_cast<int>(pick() % static_cast<uint64_t>(hosts));
   accept::Pair link{0, 0};
-  if (what == Case::kSlowHost) c.host_net[victim] = 0.25;
-  if (what == Case::kStraggler) {
-    c.straggler = victim * 2 + 1;
+  // The other faults' hosts: the next ones round the list.
+  const int second = (victim + 1 + static_cast<int>(pick() % static_cast<uint64_t>(hosts - 1))) % hosts;
+  int third = (second + 1) % hosts;
+  if (third == victim) third = (third + 1) % hosts;
+  const bool several = what == Case::kTwoFaults || what == Case::kThreeFaults;
+  if (what == Case::kSlowHost || several) c.host_net[victim] = 0.25;
+  if (several) c.host_latency_us[second] = 400;
+  if (what == Case::kIntermittent) c.host_net_flapping[victim] = 0.2;
+  if (what == Case::kStraggler || what == Case::kThreeFaults) {
+    const int host = what == Case::kStraggler ? victim : third;
+    c.straggler = host * 2 + 1;
     c.straggler_us = 3000;
   }
   auto profile = accept::ParseProfile(ProfileText(hosts, bisection), "sim.yaml");
@@ -121,6 +146,16 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
     case Case::kHealthy:
       out.right = r.passed && s.empty();
       break;
+    case Case::kTwoFaults:
+    case Case::kThreeFaults:
+      out.found = Named(s, victim) + Named(s, second) + (what == Case::kThreeFaults ? Named(s, third) : 0);
+      out.right = out.found == (what == Case::kThreeFaults ? 3 : 2);
+      return out;
+    case Case::kIntermittent:  // its host, or a link it ends: a host slow with some partners only
+      out.right = std::any_of(s.begin(), s.end(), [victim](const accept::AcceptanceSuspect& x) {
+        return x.host == Address(victim) || x.peer == Address(victim);
+      });
+      break;
     case Case::kSlowHost:
       out.right = !s.empty() && s[0].host == Address(victim) && s[0].what != accept::SuspectWhat::kLink;
       break;
@@ -133,6 +168,7 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
       out.right = !s.empty() && s[0].what == accept::SuspectWhat::kRank && s[0].rank == victim * 2 + 1;
       break;
   }
+  out.found = what != Case::kHealthy && out.right;
   return out;
 }
 
@@ -148,22 +184,27 @@ int main(int argc, char** argv) {
   auto gloo = DescribeRegisteredBackends({"gloo"});
   if (!gloo.ok()) return 1;
   std::printf(
-      "| hosts | case | plan | first suspect right | launches (median, max) | 2*log2(hosts)+8 |\n"
-      "|---|---|---|---|---|---|\n");
+      "| hosts | case | plan | right | launches (median, max) | launches per fault found | 2*log2(hosts)+8 |\n"
+      "|---|---|---|---|---|---|---|\n");
   for (int hosts : sizes) {
-    for (Case what : {Case::kHealthy, Case::kSlowHost, Case::kSlowLink, Case::kStraggler}) {
+    for (Case what : {Case::kHealthy, Case::kSlowHost, Case::kSlowLink, Case::kStraggler, Case::kTwoFaults,
+                      Case::kThreeFaults, Case::kIntermittent}) {
       for (bool bisection : {true, false}) {
-        int right = 0;
+        int right = 0, found = 0, total = 0;
         std::vector<int> launches;
         for (int i = 0; i < runs; ++i) {
           const Outcome o = RunOnce(what, hosts, bisection, static_cast<uint64_t>(i + 1), *gloo);
           right += o.right;
+          found += o.found;
+          total += o.launches;
           launches.push_back(o.launches);
         }
         std::sort(launches.begin(), launches.end());
-        std::printf("| %d | %s | %s | %d/%d | %d, %d | %.0f |\n", hosts, Name(what),
+        char per_fault[32] = "-";
+        if (found > 0) std::snprintf(per_fault, sizeof(per_fault), "%.1f", static_cast<double>(total) / found);
+        std::printf("| %d | %s | %s | %d/%d | %d, %d | %s | %.0f |\n", hosts, Name(what),
                     bisection ? "bisection+pairs" : "pairs only", right, runs, launches[launches.size() / 2],
-                    launches.back(), 2 * std::log2(hosts) + 8);
+                    launches.back(), per_fault, 2 * std::log2(hosts) + 8);
         std::fflush(stdout);
       }
     }

@@ -11,7 +11,16 @@
 #               LD_PRELOAD: this kernel has no netem)     -> host 4 the first suspect
 #   cpu         host 6's ranks share a CFS quota of QUOTA % of one CPU (default 5; cgroup v1 cpu controller):
 #               a CPU-starved node                        -> host 6 the first suspect
-# Prints one line per case: runs, how often the expected verdict came first, passes, median and max seconds.
+#   loss        host 3 drops LOSS % (default 2) of the packets it sends at random (nftables `numgen random`;
+#               needs the nftables package)               -> host 3 a suspect
+#   flap        host 5's sends capped to CAP, on and off every FLAP seconds (default 2)
+#                                                         -> host 5 a suspect (intermittent or confirmed)
+#   multi       host 5 capped (CAP) and host 2's sends DELAY us slower: two faults of two kinds
+#                                                         -> both hosts among the suspects
+#   multi3      as multi, and launcher rank 9 (host 1) sleeping 100 ms per iteration
+#                                                         -> all three hosts among the suspects
+# Prints one line per case: runs, how often the expected verdict came first (multi cases: every expected host named
+# among the suspects), passes, median and max seconds.
 # Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] [DELAY=US] [QUOTA=PCT] bench/accept_vcluster.sh [N] [CAP]
 # (CAP default 200mbit; KEEP keeps each run's result file as DIR/CASE-I.json)
 set -uo pipefail
@@ -34,6 +43,16 @@ run_once() {
   local extra=("$@") pids=() start end id="bench-$RANDOM$RANDOM" pre
   source "$T/c/env"
   start=$(date +%s.%N)
+  if [[ -n "${FLAP_HOST:-}" ]]; then  # its sends capped, on and off
+    local fns="VC_NS_$FLAP_HOST"
+    (while :; do
+      ip netns exec "${!fns}" tc qdisc replace dev eth0 root tbf rate "$CAP" burst 256kb latency 50ms
+      sleep "${FLAP:-2}"
+      ip netns exec "${!fns}" tc qdisc del dev eth0 root 2>/dev/null
+      sleep "${FLAP:-2}"
+    done) &
+    FLAP_PID=$!
+  fi
   for r in $(seq 0 15); do
     pre=()
     [[ -n "${SLOW_HOST:-}" && $((r % 8)) -eq $SLOW_HOST ]] &&
@@ -52,6 +71,7 @@ run_once() {
   local code=$?
   for p in "${pids[@]:1}"; do wait "$p"; done
   end=$(date +%s.%N)
+  [[ -n "${FLAP_PID:-}" ]] && { kill "$FLAP_PID" 2>/dev/null; wait "$FLAP_PID" 2>/dev/null; FLAP_PID=; }
   local first
   first=$(python3 -c '
 import json, sys
@@ -60,22 +80,27 @@ s = a.get("suspects", [])
 drift = [h["host"] for h in a.get("hosts", []) if "drift" in h.get("reason_kinds", [])]
 if drift: print("drift:" + ",".join(drift))
 elif not s: print("none")
+elif len(sys.argv) > 2:  # every suspect, each by its host: "all:H1,H2,..."
+    print("all:" + ",".join(sorted({x.get("host", "") for x in s} | {x.get("peer", "") for x in s if x.get("peer")})))
 else:
     x = s[0]; w = x.get("kind")
     print(w + ":" + x.get("host", "") + ("-" + x.get("peer", "") if w == "link" else "") + (":%d" % x["rank"] if w == "rank" else ""))
-' "$T/out.json" 2>/dev/null || echo "unreadable")
+' "$T/out.json" ${ALL:+all} 2>/dev/null || echo "unreadable")
   echo "$code $(echo "$end - $start" | bc) $first"
 }
 
 printf "%-8s %5s %14s %6s %9s %7s\n" case runs expected-first passes median-s max-s
 for case in ${CASES:-healthy host link rank}; do
-  caps=() extra=() SLOW_HOST=
+  caps=() extra=() SLOW_HOST= FLAP_HOST= ALL=
   case $case in
     host) caps=(--cap-host "5:$CAP") ;;
     link) caps=(--cap-link "2-6:$CAP") ;;
     rank) extra=(--test-only-slow-rank 9:100000) ;;
     latency) SLOW_HOST=4 ;;
     cpu) CPU_HOST=6 ;;
+    flap) FLAP_HOST=5 ;;
+    multi) caps=(--cap-host "5:$CAP") SLOW_HOST=2 ALL=1 ;;
+    multi3) caps=(--cap-host "5:$CAP") SLOW_HOST=2 ALL=1 extra=(--test-only-slow-rank 9:100000) ;;
   esac
   if [[ $case == cpu ]]; then
     CGROUP=/sys/fs/cgroup/cpu/commbench-accept-$$
@@ -85,6 +110,13 @@ for case in ${CASES:-healthy host link rank}; do
   "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
   source "$T/c/env"
   [[ $case == drift ]] && ip netns exec "$VC_NS_3" ip link set eth0 mtu 1400
+  if [[ $case == loss ]]; then
+    command -v nft >/dev/null || { echo "the loss case needs nft: apt-get install nftables" >&2; exit 1; }
+    ip netns exec "$VC_NS_3" nft add table inet cbloss &&
+      ip netns exec "$VC_NS_3" nft add chain inet cbloss out '{ type filter hook output priority 0 ; }' &&
+      ip netns exec "$VC_NS_3" nft add rule inet cbloss out numgen random mod 100 \< "${LOSS:-2}" drop ||
+      { echo "nft loss rule failed" >&2; exit 1; }
+  fi
   case $case in
     healthy) want="none" ;;
     host) want="host:$VC_ADDR_5" ;;
@@ -93,13 +125,21 @@ for case in ${CASES:-healthy host link rank}; do
     drift) want="drift:$VC_ADDR_3\$" ;;
     latency) want="host:$VC_ADDR_4" ;;
     cpu) want="host:$VC_ADDR_6|rank:$VC_ADDR_6:" ;;
+    loss) want="host:$VC_ADDR_3" ;;
+    flap) want="host:$VC_ADDR_5" ;;
+    multi) want="$VC_ADDR_2 $VC_ADDR_5" ;;          # every one of them among the suspects
+    multi3) want="$VC_ADDR_1 $VC_ADDR_2 $VC_ADDR_5" ;;
   esac
   hits=0 passes=0 times=()
   for i in $(seq 1 "$N"); do
     read -r code secs first < <(run_once "${extra[@]}")
     times+=("$secs")
     [[ $code -eq 0 ]] && passes=$((passes + 1))
-    if [[ "$first" =~ ^(${want//./\\.}) ]]; then hits=$((hits + 1)); fi
+    if [[ -n $ALL ]]; then
+      all=1
+      for h in $want; do [[ ",${first#all:}," == *",$h,"* ]] || all=0; done
+      hits=$((hits + all))
+    elif [[ "$first" =~ ^(${want//./\\.}) ]]; then hits=$((hits + 1)); fi
     echo "  $case run $i: exit $code, $secs s, first suspect $first" >&2
     [[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP" && cp "$T/out.json" "$KEEP/$case-$i.json" 2>/dev/null
   done

@@ -87,6 +87,12 @@ StatusOr<Layout> PairLayout(const Hosts& hosts, const std::vector<Pair>& round, 
   return GroupsOfHosts(hosts, groups, "pairs-" + std::to_string(index));
 }
 
+StatusOr<Layout> RetestLayout(const Hosts& hosts, const std::vector<Pair>& pairs, int index) {
+  std::vector<std::vector<int>> groups;
+  for (const Pair& p : pairs) groups.push_back({p.first, p.second});
+  return GroupsOfHosts(hosts, groups, "confirm-" + std::to_string(index));
+}
+
 StatusOr<Layout> BlockLayout(const Hosts& hosts, const BisectLevel& level) {
   return GroupsOfHosts(hosts, level.blocks, "bisect-" + std::to_string(level.level));
 }

@@ -24,7 +24,7 @@ struct Hosts {
 Hosts HostsOf(const std::vector<std::string>& host_of_rank);
 
 struct Layout {
-  std::string phase;  // the points' phase: "cluster", "host", "pairs-<round>", "bisect-<level>"
+  std::string phase;  // the points' phase: "cluster", "host", "pairs-<round>", "bisect-<level>", "confirm-<round>"
   int groups = 1;
   int group_size = 1;
   std::vector<int> order;  // launch rank -> launcher rank
@@ -37,6 +37,8 @@ StatusOr<Layout> HostLayout(const Hosts& hosts);
 // One group per pair of `round` (host indices), each group host a's ranks then host b's; a host that sits out
 // the round is idle. `index` numbers the round (1-based) in the phase name.
 StatusOr<Layout> PairLayout(const Hosts& hosts, const std::vector<Pair>& round, int index);
+// One group per pair of a re-test round (confirm.h), named "confirm-<index>".
+StatusOr<Layout> RetestLayout(const Hosts& hosts, const std::vector<Pair>& pairs, int index);
 // One group per block of `level` (host indices, blocks of one size), each group its hosts' ranks in block order;
 // hosts the level leaves over are idle.
 StatusOr<Layout> BlockLayout(const Hosts& hosts, const BisectLevel& level);

@@ -127,6 +127,11 @@ json AcceptanceToJson(const AcceptanceReport& r, const Profile& profile) {
               {"reason", std::string(Name(s.reason))}};
     if (s.what == SuspectWhat::kLink) x["peer"] = s.peer;
     if (s.what == SuspectWhat::kRank) x["rank"] = s.rank;
+    if (s.what == SuspectWhat::kRank && s.pid > 0) x["pid"] = s.pid;
+    x["retest"] = s.retest == Retest::kConfirmed      ? "confirmed"
+                  : s.retest == Retest::kIntermittent ? "intermittent"
+                                                      : "not_run";
+    if (!s.confirmation.empty()) x["confirmation"] = s.confirmation;
     j["suspects"].push_back(x);
   }
   j["pair_matrices"] = json::array();

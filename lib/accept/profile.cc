@@ -163,6 +163,17 @@ std::vector<KeySpec> PairsKeys() {
   };
 }
 
+std::vector<KeySpec> ConfirmKeys() {
+  return {
+      With(Key("rounds", ValueType::kInteger, "0 to 100"),
+           [](const json& v) -> std::string {
+             return v.get<long long>() >= 0 && v.get<long long>() <= 100 ? "" : v.dump() + " is out of range";
+           }),
+      With(Key("confirmed_share", ValueType::kNumber, "a share above 0, at most 1"), Share),
+      With(Key("intermittent_repeats", ValueType::kInteger, "1 or more"), AtLeast(1, true)),
+  };
+}
+
 std::vector<KeySpec> StragglerKeys() {
   return {
       With(Key("share", ValueType::kNumber, "a share above 0, at most 1"), Share),
@@ -217,6 +228,7 @@ const std::vector<KeySpec>& Keys() {
       Object("drift", {Key("must_match", ValueType::kScalarOrList, "fingerprint keys like env.NCCL_* or kernel"),
                        Key("may_differ", ValueType::kScalarOrList, "fingerprint keys like net.*.speed")}),
       Object("bisection", {TypicalShare("block_fraction")}),
+      Object("confirm", ConfirmKeys()),
       Object("preflight", PreflightKeys()),
   };
   return keys;
@@ -308,6 +320,12 @@ class Builder {
     if (v_.contains("bisection")) {
       p_.bisection.block_fraction = v_["bisection"].value("block_fraction", p_.bisection.block_fraction);
     }
+    if (v_.contains("confirm")) {
+      const json& s = v_["confirm"];
+      p_.confirm.rounds = s.value("rounds", p_.confirm.rounds);
+      p_.confirm.confirmed_share = s.value("confirmed_share", p_.confirm.confirmed_share);
+      p_.confirm.intermittent_repeats = s.value("intermittent_repeats", p_.confirm.intermittent_repeats);
+    }
     if (v_.contains("preflight")) {
       const json& s = v_["preflight"];
       p_.preflight.hosts = s.value("hosts", 0);
@@ -390,7 +408,7 @@ class Builder {
 
 }  // namespace
 
-std::string_view Name(Phase p) { return NameOf(kPhases, p); }
+std::string_view Name(Phase p) { return p == Phase::kConfirm ? "confirm" : NameOf(kPhases, p); }
 std::string_view Name(PeakOf p) { return NameOf(kPeaks, p); }
 
 StatusOr<Phase> ParsePhase(std::string_view s) { return ParseName(kPhases, s, "unknown phase"); }

@@ -20,7 +20,8 @@ namespace commbench::accept {
 // list (lib/accept/bisect.h: log2(hosts) launches), host pairs in random re-pairing rounds (`rounds` launches; the
 // only phase that names a slow link). Bisection runs before pairs because it is cheaper: when it names one host
 // clearly, the pairs are not needed.
-enum class Phase { kCluster, kHost, kBisection, kPairs };
+// kConfirm is no phase a profile lists: it re-tests the suspects the others named (ConfirmSpec, judge/confirm.cc).
+enum class Phase { kCluster, kHost, kBisection, kPairs, kConfirm };
 std::string_view Name(Phase p);
 StatusOr<Phase> ParsePhase(std::string_view s);
 const std::vector<Phase>& AllPhases();
@@ -82,6 +83,17 @@ struct DriftSpec {
   std::vector<std::string> may_differ;  // left out even when must_match names them
 };
 
+// Re-testing each suspect before it fails the cluster (lib/accept/confirm.h, judge/confirm.cc): `rounds` launches,
+// each with the suspect (its host beside a known-good partner, or its link) and a control pair of known-good hosts
+// measured at the same moment. A re-test repeat fails where the suspect's figure is beyond the line that named it,
+// against the control's. Confirmed: at least `confirmed_share` of its repeats failed; intermittent: at least
+// `intermittent_repeats` failed, but fewer than that share; otherwise not confirmed (left out of the verdict).
+struct ConfirmSpec {
+  int rounds = 4;  // 0: suspects fail unconfirmed
+  double confirmed_share = 0.75;
+  int intermittent_repeats = 2;
+};
+
 struct BisectionSpec {
   double block_fraction = 0.7;  // a block below this share of the typical block of its level fails (BisectOptions)
 };
@@ -108,6 +120,7 @@ struct Profile {
   StragglerSpec straggler;
   DriftSpec drift;
   BisectionSpec bisection;
+  ConfirmSpec confirm;
   PreflightSpec preflight;
 
   bool Runs(Phase p) const;

@@ -115,7 +115,7 @@ TEST(ProfileTest, EachBadValueIsOneLineNamingKeyAndValue) {
             "p.yaml:15: preflight.interface: 'eth 0' is not an interface name (accepted: an interface name like eth0)");
   EXPECT_EQ(OneProblem("repeats: 3", "repeat: 3"),
             "p.yaml:11: repeat: unknown key (accepted: name, description, backend, ops, sizes, floors, ceilings, "
-            "repeats, time_budget_s, phases, pairs, straggler, drift, bisection, preflight)");
+            "repeats, time_budget_s, phases, pairs, straggler, drift, bisection, confirm, preflight)");
 }
 
 TEST(ProfileTest, Bisection) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "lib/accept/judge/phases.h"
 
@@ -77,6 +78,8 @@ std::string_view Name(ReasonKind k) {
       return "straggler";
     case ReasonKind::kDrift:
       return "drift";
+    case ReasonKind::kIntermittent:
+      return "intermittent";
   }
   return "?";
 }
@@ -164,12 +167,15 @@ AcceptanceReport Judge(const AcceptanceInput& input) {
     }
   }
   for (const PhaseResult& pr : input.phases) {
-    if (pr.ran && !j.profile.Runs(pr.phase)) {
+    if (pr.ran && pr.phase != Phase::kConfirm && !j.profile.Runs(pr.phase)) {
       j.report.notes.push_back(std::string(Name(pr.phase)) +
                                " phase: results given but the profile does not ask for it; left out");
     }
   }
+  j.report.hosts_compared =
+      !j.report.pair_matrices.empty() || (!j.report.bisections.empty() && j.profile.sizes.size() < 2);
   judge::RankSuspects(j);
+  judge::ConfirmSuspects(j);
   judge::HostVerdicts(j);
   return std::move(j.report);
 }
@@ -190,6 +196,18 @@ bool CleanAnswer(const AcceptanceReport& report) {
     for (const HostVerdict& h : report.hosts) {
       if ((h.host == first.host || h.host == first.peer) && h.partners < 2) return false;
     }
+  }
+  // The rest must have passed: the cluster and host phases alone, or a bisection that judged busbw but not latency,
+  // have not cleared them, and a failed check on a host no suspect names may be a second fault. Either way the
+  // localisation goes on.
+  if (!report.hosts_compared) return false;
+  std::set<std::string> named;
+  for (const AcceptanceSuspect& s : report.suspects) {
+    named.insert(s.host);
+    if (s.what == SuspectWhat::kLink) named.insert(s.peer);
+  }
+  for (const Check& c : report.checks) {
+    if (!c.passed && !c.host.empty() && !named.count(c.host)) return false;
   }
   const double top = report.suspects[0].score;
   return top >= judge::kClearScore &&

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/accept/bisect.h"
+#include "lib/accept/confirm.h"
 #include "lib/accept/localize.h"
 #include "lib/accept/profile.h"
 #include "lib/result/point_result.h"
@@ -56,8 +57,10 @@ struct AcceptanceInput {
 //  - kOutlier: much slower than its peers (a host at bandwidth or latency, a host or rank by its median);
 //  - kLink: one end of a suspect link between two hosts;
 //  - kStraggler: a rank that arrives last far more often than chance, by more than the profile allows;
-//  - kDrift: its fingerprint (versions, variables, interface, kernel, CPU, GPU) differs from the majority's.
-enum class ReasonKind { kNone, kThreshold, kMissing, kError, kOutlier, kLink, kStraggler, kDrift };
+//  - kDrift: its fingerprint (versions, variables, interface, kernel, CPU, GPU) differs from the majority's;
+//  - kIntermittent: re-tested, it failed in some repeats and passed in others (a link that flaps, a host slow for
+//    part of the run).
+enum class ReasonKind { kNone, kThreshold, kMissing, kError, kOutlier, kLink, kStraggler, kDrift, kIntermittent };
 std::string_view Name(ReasonKind k);
 
 struct Check {
@@ -89,6 +92,27 @@ struct HostVerdict {
 enum class SuspectWhat { kHost, kLink, kRank };
 std::string_view Name(SuspectWhat w);
 
+// What named a suspect, so that its re-test asks the same (judge/confirm.cc): the figure at one op and size, and the
+// line its ratio to the control's fails beyond.
+//  - kBandwidth: the control's busbw over the suspect's (host, pairs and bisection phases);
+//  - kMedian, kP99: the suspect's small-message median or p99 time over the control's (judge/latency.cc);
+//  - kRankTime, kRankOwnTime: the rank's median time, or its own (its fastest iteration), over its group peers'
+//    (judge/ranks.cc: a slow rank, a straggler); no control.
+// bytes 0: every size.
+enum class Figure { kBandwidth, kMedian, kP99, kRankTime, kRankOwnTime };
+struct SuspectBasis {
+  Figure figure = Figure::kBandwidth;
+  Collective op = Collective::kAllreduce;
+  uint64_t bytes = 0;
+  double line = 2;  // a ratio above 1
+  bool operator==(const SuspectBasis& o) const {
+    return figure == o.figure && op == o.op && bytes == o.bytes && line == o.line;
+  }
+};
+
+// A suspect's re-test (judge/confirm.cc).
+enum class Retest { kNotRun, kConfirmed, kIntermittent };
+
 struct AcceptanceSuspect {
   SuspectWhat what = SuspectWhat::kHost;
   std::string host;
@@ -98,6 +122,10 @@ struct AcceptanceSuspect {
   std::vector<std::string> evidence;  // sentences with figures
   ReasonKind reason = ReasonKind::kOutlier;  // kStraggler for a straggler rank, kLink for a link
   int points = 0;  // kRank: the points at which it was slow (or the last of its group); 0 where not counted
+  int pid = 0;     // kRank: its process id where recorded
+  std::vector<SuspectBasis> found_by;  // what named it, each once
+  Retest retest = Retest::kNotRun;
+  std::string confirmation;  // how its re-test went, one sentence; "" where none ran
 };
 
 // The host-by-host pair matrix (the HTML heat map): median busbw of each pair met, NaN where not met, and how
@@ -130,6 +158,10 @@ struct AcceptanceReport {
   std::vector<PairMatrix> pair_matrices;    // one per op localised (its largest size); empty without pairs
   std::vector<BisectionTable> bisections;   // one per op localised (its largest size); empty without bisection
   std::vector<std::string> notes;           // what was skipped and why, assumptions made
+  // A phase ran that judges hosts against each other at every figure the profile asks for: pairs (bandwidth and
+  // latency), or bisection where the profile has no latency size (it judges busbw only). CleanAnswer's "the rest
+  // passed".
+  bool hosts_compared = false;
 
   bool PreflightFailed() const;
   // Failed, with no suspect and every failed check a disturbed timing check: the host was busy, not judged.
@@ -151,9 +183,17 @@ std::vector<Check> DriftChecks(const Profile& profile, const std::vector<std::st
 
 AcceptanceReport Judge(const AcceptanceInput& input);
 
+// The suspects' re-tests (Profile::confirm): one target per host, link or rank's host, in host order whatever the
+// suspects' order, so that the command's plan and the judge's reading of it agree; and the rounds that re-test them.
+std::vector<RetestTarget> RetestTargetsOf(const std::vector<AcceptanceSuspect>& suspects,
+                                          const std::vector<std::string>& hosts);
+RetestPlan PlanRetestsFor(const std::vector<AcceptanceSuspect>& suspects, const Profile& profile,
+                          const std::vector<std::string>& hosts);
+
 // True when no later phase is needed: every check passed, or the suspects are clearly localised (the first is
-// well ahead of anything after it). The command skips the remaining phases then; Judge accepts the skip only when
-// the phases before it give such an answer.
+// well ahead of anything after it), a phase compared the hosts at every figure (hosts_compared), and no failed check
+// is on a host no suspect names (it may be a second fault). The command skips the remaining phases then; Judge accepts
+// the skip only when the phases before it give such an answer.
 bool CleanAnswer(const AcceptanceReport& report);
 
 // Pair bandwidths of one op and size from pairs rounds, for Localize: one per (point, group of two hosts), the

@@ -64,12 +64,33 @@ TEST(VerdictTest, ARankSlowAtOnePointOnlyIsNotACleanAnswer) {
   s.score = 0.64;
   s.points = 1;
   r.suspects.push_back(s);
+  r.hosts_compared = true;  // the pairs phase ran: the other hosts met over the network
   EXPECT_FALSE(CleanAnswer(r));
   r.suspects[0].points = 2;
   EXPECT_TRUE(CleanAnswer(r));
   r.suspects[0].what = SuspectWhat::kHost;  // hosts and links count no points
   r.suspects[0].points = 0;
   EXPECT_TRUE(CleanAnswer(r));
+}
+
+// A clear suspect is not the whole answer until the other hosts were compared at every figure (pairs; bisection
+// judges busbw only), nor while a host it does not name failed a check: either may be a second fault.
+TEST(VerdictTest, AClearSuspectEndsTheSearchOnlyOnceTheRestPassed) {
+  AcceptanceReport r;
+  AcceptanceSuspect s;
+  s.host = "10.0.0.5";
+  s.score = 0.7;
+  r.suspects.push_back(s);
+  EXPECT_FALSE(CleanAnswer(r)) << "the cluster and host phases alone";
+  r.hosts_compared = true;
+  EXPECT_TRUE(CleanAnswer(r));
+  Check other;
+  other.host = "10.0.0.2";
+  other.name = "host allreduce 4K latency p50";
+  r.checks.push_back(other);
+  EXPECT_FALSE(CleanAnswer(r)) << "another host's failed check";
+  r.checks[0].host = "";
+  EXPECT_TRUE(CleanAnswer(r)) << "a cluster-wide check the suspect can explain";
 }
 
 TEST(VerdictTest, NoiseOnlyPasses) {

@@ -191,6 +191,9 @@ Status AcceptPhases::PlanAll(const SweepSpec& base, const std::vector<BackendDes
   }
   ran_.assign(planned_.size(), false);
   skipped_reason_.clear();
+  spec_ = spec;
+  backends_ = backends;
+  retests_added_ = false;
   return OkStatus();
 }
 
@@ -206,23 +209,66 @@ std::optional<size_t> AcceptPhases::Start() {
   return first;
 }
 
+void AcceptPhases::AddRetests(const accept::AcceptanceReport& report) {
+  retests_added_ = true;
+  if (profile_.confirm.rounds <= 0 || report.suspects.empty()) return;
+  const accept::RetestPlan retests = accept::PlanRetestsFor(report.suspects, profile_, hosts_.names);
+  for (size_t r = 0; r < retests.rounds.size(); ++r) {
+    PlannedPhase p;
+    p.phase = accept::Phase::kConfirm;
+    p.round = static_cast<int>(r + 1);
+    Plan plan;
+    auto layout = accept::RetestLayout(hosts_, retests.rounds[r].pairs, p.round);
+    if (layout.ok()) {
+      p.layout = *layout;
+      auto planned = PlanPhase(spec_, p.layout, backends_);
+      if (planned.ok() && planned->point_count() > 0) {
+        plan = std::move(*planned);
+      } else {
+        p.why_not = planned.ok() ? "no point can run" : planned.status().message();
+      }
+    } else {
+      p.why_not = layout.status().message();
+    }
+    planned_.push_back(std::move(p));
+    plans_.push_back(std::move(plan));
+    ran_.push_back(false);
+  }
+}
+
 std::optional<size_t> AcceptPhases::Next(const result::ResultFile& so_far, double spent_s) {
-  const accept::AcceptanceReport report = accept::Judge(Input(so_far));
-  if (accept::CleanAnswer(report)) {
-    skipped_reason_ = "skipped: the phases before gave a clean answer";
-    return std::nullopt;
-  }
-  if (profile_.time_budget_s > 0 && spent_s > profile_.time_budget_s) {
-    skipped_reason_ = "time budget spent (" + std::to_string(static_cast<int>(spent_s)) + " s of " +
-                      std::to_string(static_cast<int>(profile_.time_budget_s)) + " s)";
-    return std::nullopt;
-  }
   size_t last = 0;
   for (size_t i = 0; i < ran_.size(); ++i) {
     if (ran_[i]) last = i;
   }
+  const double budget = profile_.time_budget_s;
+  if (!retests_added_) {
+    const accept::AcceptanceReport report = accept::Judge(Input(so_far));
+    const size_t next = FirstRunnable(last + 1);
+    if (accept::CleanAnswer(report)) {
+      skipped_reason_ = "skipped: the phases before gave a clean answer";
+    } else if (budget > 0 && spent_s > budget) {
+      skipped_reason_ = "time budget spent (" + std::to_string(static_cast<int>(spent_s)) + " s of " +
+                        std::to_string(static_cast<int>(budget)) + " s)";
+    } else if (next < planned_.size()) {
+      ran_[next] = true;
+      return next;
+    }
+    const size_t localised = planned_.size();
+    AddRetests(report);
+    last = localised - 1;
+  }
   const size_t next = FirstRunnable(last + 1);
   if (next == planned_.size()) return std::nullopt;
+  if (budget > 0 && spent_s > 2 * budget) {
+    for (size_t i = next; i < planned_.size(); ++i) {
+      if (planned_[i].why_not.empty()) {
+        planned_[i].why_not = "time budget spent (" + std::to_string(static_cast<int>(spent_s)) + " s, twice the " +
+                              std::to_string(static_cast<int>(budget)) + " s allowed the localisation)";
+      }
+    }
+    return std::nullopt;
+  }
   ran_[next] = true;
   return next;
 }

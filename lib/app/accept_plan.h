@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,7 +61,8 @@ std::vector<accept::HostFound> FoundOnHosts(const accept::Hosts& hosts, const ac
                                             const std::vector<Fingerprint>& fingerprint_of_rank = {});
 
 // The phases of one acceptance run: planned up front, then run one after the other while the verdict so far
-// leaves the answer open and the time budget lasts.
+// leaves the answer open and the time budget lasts; then, once, the re-test rounds of the suspects they named
+// (Profile::confirm), which run until done or until twice the time budget is spent.
 class AcceptPhases {
  public:
   AcceptPhases(accept::Profile profile, accept::Hosts hosts, std::vector<accept::HostFound> found);
@@ -76,8 +78,9 @@ class AcceptPhases {
   Status PlanAll(const SweepSpec& base, const std::vector<BackendDescription>& backends);
   // The first phase that can run, marked as run; none when no phase can.
   std::optional<size_t> Start();
-  // After a phase ran: the next phase to run (marked as run), or none when the result so far gives a clean
-  // answer, `spent_s` is over the profile's time budget, or no phase is left.
+  // After a phase ran: the next phase to run (marked as run). Past the localisation (a clean answer, `spent_s` over
+  // the profile's time budget, or no phase left), the re-test rounds of its suspects, planned then; none when those
+  // are done too.
   std::optional<size_t> Next(const result::ResultFile& so_far, double spent_s);
   // The judge's input from the result (so far or whole): each phase with its points, ran or why not.
   accept::AcceptanceInput Input(const result::ResultFile& file) const;
@@ -91,14 +94,19 @@ class AcceptPhases {
 
  private:
   size_t FirstRunnable(size_t from) const;
+  // Appends the re-test rounds of `report`'s suspects (kConfirm phases, each with its plan).
+  void AddRetests(const accept::AcceptanceReport& report);
 
   accept::Profile profile_;
   accept::Hosts hosts_;
   std::vector<accept::HostFound> found_;
   std::vector<PlannedPhase> planned_;
-  std::vector<Plan> plans_;
+  std::deque<Plan> plans_;  // a deque: the re-tests append, and the pipeline holds the first phase's plan by pointer
   std::vector<bool> ran_;
   std::string skipped_reason_;
+  SweepSpec spec_;  // PlanAll's, for the re-tests
+  std::vector<BackendDescription> backends_;
+  bool retests_added_ = false;
 };
 
 }  // namespace commbench::app

@@ -181,8 +181,15 @@ void AddPhase(Cluster& c, const PlannedPhase& phase, result::ResultFile* file) {
   if (phase.phase == accept::Phase::kCluster) {
     groups.emplace_back();
     for (int h = 0; h < c.hosts; ++h) groups.back().push_back(h);
-  } else {
+  } else if (phase.phase == accept::Phase::kHost) {
     for (int h = 0; h < c.hosts; ++h) groups.push_back({h});
+  } else {  // pairs, bisection, re-tests: each group's hosts from the layout (launcher rank r on host r / 2)
+    groups.resize(static_cast<size_t>(phase.layout.groups));
+    for (size_t i = 0; i < phase.layout.order.size(); ++i) {
+      std::vector<int>& g = groups[i / static_cast<size_t>(phase.layout.group_size)];
+      const int host = phase.layout.order[i] / 2;
+      if (g.empty() || g.back() != host) g.push_back(host);
+    }
   }
   for (uint64_t bytes : {kSmall, kLarge}) {
     file->points.push_back(c.Point(bytes, groups));
@@ -229,6 +236,30 @@ TEST(AcceptPlanTest, ASlowHostNetworkRunsThePhasesThatFindIt) {
   EXPECT_FALSE(in.phases[3].ran);
   EXPECT_EQ(in.phases[3].why_not, "not reached");
   EXPECT_FALSE(phases.Finish(&file).passed);
+}
+
+// After the localisation, the suspects' re-tests: "confirm round N" phases, each the suspect beside a control pair,
+// planned then from the suspects named; the verdict says how the suspect was confirmed.
+TEST(AcceptPlanTest, TheSuspectsAreRetestedAfterTheLocalisation) {
+  Cluster c;
+  c.host_net[3] = 0.25;
+  AcceptPhases phases = Phases(TestProfile(), 8);
+  ASSERT_TRUE(phases.PlanAll(AcceptBaseSpec(phases.profile(), {}, 8), Gloo()).ok());
+  result::ResultFile file;
+  std::vector<std::string> ran;
+  for (std::optional<size_t> next = phases.Start(); next; next = phases.Next(file, 1)) {
+    ran.push_back(PhaseLabel(phases.phases()[*next]));
+    AddPhase(c, phases.phases()[*next], &file);
+    ASSERT_LT(ran.size(), 40u);
+  }
+  const accept::AcceptanceReport report = phases.Finish(&file);
+  ASSERT_GE(ran.size(), 4u);
+  EXPECT_EQ(ran[ran.size() - 4], "confirm round 1");
+  EXPECT_EQ(ran.back(), "confirm round 4");
+  ASSERT_FALSE(report.suspects.empty());
+  EXPECT_EQ(report.suspects[0].host, Address(3));
+  EXPECT_EQ(report.suspects[0].retest, accept::Retest::kConfirmed) << report.suspects[0].confirmation;
+  EXPECT_FALSE(report.passed);
 }
 
 TEST(AcceptPlanTest, ASpentTimeBudgetStopsThePhases) {

@@ -175,6 +175,7 @@ void BisectAt(Judging& j, const std::string& what, Collective op, uint64_t bytes
     s.what = SuspectWhat::kHost;
     s.host = H[static_cast<size_t>(x.host)];
     s.score = x.severity;
+    s.found_by.push_back({Figure::kBandwidth, op, bytes, 1 / j.profile.bisection.block_fraction});
     s.evidence.push_back("bisection phase (" + std::string(Name(op)) + " " + FormatBytes(bytes) + ", " +
                          std::to_string(levels_ran) + " level(s), a block fails below " +
                          Num(j.profile.bisection.block_fraction) + " x the typical block of its level" +

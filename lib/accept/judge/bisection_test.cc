@@ -31,6 +31,9 @@ TEST(BisectionJudgeTest, BisectionNamesTheSlowHost) {
   EXPECT_NE(e.find("its block mates passed in other blocks (10.77.0.3 at level 3, 10.77.0.5 at level 2)"),
             std::string::npos)
       << e;
+  EXPECT_FALSE(r.hosts_compared) << "bisection judges busbw only: the other hosts' latency is not cleared";
+  EXPECT_FALSE(CleanAnswer(r)) << Failed(r);
+  r.hosts_compared = true;  // as with a profile of one size
   EXPECT_TRUE(CleanAnswer(r)) << Failed(r);
   for (const HostVerdict& h : r.hosts) EXPECT_EQ(h.passed, h.host != Address(3)) << h.host << "\n" << Failed(r);
   EXPECT_TRUE(Find(r, "bisection levels")->passed);
@@ -89,6 +92,8 @@ TEST(BisectionJudgeTest, BisectionStopsOnceClear) {
   AcceptanceReport two = Judge(c.BisectInput(2));
   ASSERT_EQ(two.suspects.size(), 1u) << Failed(two);
   EXPECT_EQ(two.suspects[0].host, Address(3));
+  EXPECT_FALSE(CleanAnswer(two)) << "busbw only: the pairs go on to the latency";
+  two.hosts_compared = true;  // as with a profile of one size
   EXPECT_TRUE(CleanAnswer(two)) << Failed(two);
   EXPECT_TRUE(Find(two, "bisection levels")->passed);
   EXPECT_EQ(Find(two, "bisection levels")->reason,

@@ -23,9 +23,17 @@ void Judging::AddSuspect(AcceptanceSuspect s) {
     return host.what != SuspectWhat::kLink && link.what == SuspectWhat::kLink &&
            (link.host == host.host || link.peer == host.host);
   };
-  auto fold = [](AcceptanceSuspect* into, const AcceptanceSuspect& from) {
+  auto bases = [](AcceptanceSuspect* into, const AcceptanceSuspect& from) {
+    for (const SuspectBasis& b : from.found_by) {
+      if (std::find(into->found_by.begin(), into->found_by.end(), b) == into->found_by.end()) {
+        into->found_by.push_back(b);
+      }
+    }
+  };
+  auto fold = [&bases](AcceptanceSuspect* into, const AcceptanceSuspect& from) {
     into->evidence.insert(into->evidence.end(), from.evidence.begin(), from.evidence.end());
     into->score = std::max(into->score, from.score);
+    bases(into, from);
   };
   for (AcceptanceSuspect& t : report.suspects) {
     if (on(t, s)) return fold(&t, s);
@@ -43,9 +51,11 @@ void Judging::AddSuspect(AcceptanceSuspect s) {
     const bool absorbs = s.what == SuspectWhat::kRank && t.what == SuspectWhat::kHost && t.host == s.host;
     const bool absorbed = s.what == SuspectWhat::kHost && t.what == SuspectWhat::kRank && t.host == s.host;
     if (same || absorbs || absorbed) {
+      bases(&t, s);
       if (absorbs) {
         t.what = SuspectWhat::kRank;
         t.rank = s.rank;
+        t.pid = s.pid;
         t.reason = s.reason;
         t.evidence.insert(t.evidence.begin(), s.evidence.begin(), s.evidence.end());
       } else {

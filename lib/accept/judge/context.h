@@ -19,6 +19,7 @@ namespace commbench::accept::judge {
 // that wait for it had some. The last of its group: the highest own time of the group.
 struct RankRecord {
   int points = 0, slow_points = 0, last_arrivals = 0;
+  int pid = 0;                 // its process id (RankTime::pid), where recorded
   std::vector<double> ratios;  // its p50 / the median of its peers', where it was slow
   double max_skew_us = 0;
   int own_points = 0, own_last = 0;          // points with own times, and those where it was the last of its group

@@ -73,6 +73,7 @@ void HostSuspects(Judging& j, const std::map<std::string, std::vector<GroupSampl
     s.what = SuspectWhat::kHost;
     s.host = host;
     s.score = std::clamp(1 - typical / p50, 0.0, 1.0);
+    s.found_by.push_back({Figure::kBandwidth, op, bytes, 1 / j.profile.pairs.pair_fraction});
     s.evidence.push_back(HostEvidence(j, op, bytes, p50, typical, best_busbw[host], typical_gbps));
     const std::string cpu = CpuWaitEvidence("its ranks", wait[host], "the typical host's", typical_wait, p50 - typical);
     if (!cpu.empty()) s.evidence.push_back(cpu);

@@ -18,13 +18,15 @@ struct Stat {
   const char* name;
   double (*of)(const GroupSample&);
   double fraction;
+  Figure figure;  // what a re-test compares (judge/confirm.cc)
 };
 
 double P50(const GroupSample& s) { return s.p50_us; }
 double P99(const GroupSample& s) { return s.p50_us * s.tail; }  // tail is p99 / p50
 
 std::vector<Stat> Stats(const Profile& p) {
-  return {{"median", P50, p.pairs.latency_fraction}, {"p99", P99, p.pairs.tail_fraction}};
+  return {{"median", P50, p.pairs.latency_fraction, Figure::kMedian},
+          {"p99", P99, p.pairs.tail_fraction, Figure::kP99}};
 }
 
 // The smallest size of each op, when the profile runs a larger one (a single size is a bandwidth size).
@@ -57,6 +59,7 @@ void PairsBy(Judging& j, Collective op, uint64_t bytes, const Stat& st,
   for (const Suspect& x : loc.suspects) {
     AcceptanceSuspect s;
     s.score = x.severity;
+    s.found_by.push_back({st.figure, op, bytes, 1 / st.fraction});
     const double t = 1 / x.gbps;
     const std::string against = Us(t) + ", " + Num(t / typical) + "x a typical pair's " + Us(typical) +
                                 " (a pair fails above " + Us(limit) + ")";
@@ -138,6 +141,7 @@ void HostLatencySuspects(Judging& j) {
         AcceptanceSuspect s;
         s.host = host;
         s.score = std::clamp(1 - typical / t, 0.0, 1.0);
+        s.found_by.push_back({st.figure, op, bytes, 1 / st.fraction});
         s.evidence.push_back(Where("host phase", op, bytes, st) + ", its own ranks only: " + Us(t) + ", " +
                              Num(t / typical) + "x the typical host's " + Us(typical) + " (a host fails above " +
                              Us(typical / st.fraction) + ")");

@@ -187,6 +187,7 @@ AcceptanceSuspect HostSuspect(const Judging& j, Collective op, uint64_t bytes, c
   s.score = x.severity;
   s.what = SuspectWhat::kHost;
   s.host = H[static_cast<size_t>(x.host)];
+  s.found_by.push_back({Figure::kBandwidth, op, bytes, 1 / j.profile.pairs.pair_fraction});
   std::string failed, passed;
   for (const auto& [pr, g] : median) {
     if (pr.first != x.host && pr.second != x.host) continue;
@@ -217,6 +218,7 @@ AcceptanceSuspect LinkSuspect(const Judging& j, Collective op, uint64_t bytes, c
   s.reason = ReasonKind::kLink;
   s.host = H[static_cast<size_t>(x.link.first)];
   s.peer = H[static_cast<size_t>(x.link.second)];
+  s.found_by.push_back({Figure::kBandwidth, op, bytes, 1 / j.profile.pairs.pair_fraction});
   const HostScore& a = loc.hosts[static_cast<size_t>(x.link.first)];
   const HostScore& b = loc.hosts[static_cast<size_t>(x.link.second)];
   s.evidence.push_back("pairs phase (" + std::string(Name(op)) + " " + FormatBytes(bytes) + "): the pair " + s.host +

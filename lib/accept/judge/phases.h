@@ -40,6 +40,8 @@ void PairLatencySuspects(Judging& j);
 // preflight.cc is verdict.h's PreflightChecks.
 // ranks.cc: ranks much slower than their group peers over every phase that ran, with their arrival skew.
 void RankSuspects(Judging& j);
+// confirm.cc: each suspect's re-test beside a control pair: confirmed, intermittent, or left out with a note.
+void ConfirmSuspects(Judging& j);
 // hosts.cc: skew evidence for host suspects, suspects ranked and listed as checks, a host in no point, the
 // verdict of each host and of the whole.
 void HostVerdicts(Judging& j);

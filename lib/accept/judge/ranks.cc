@@ -66,6 +66,7 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
       // By process rank (launch rank in older files).
       RankRecord& rec = (*records)[KeyOf(*r)];
       ++rec.points;
+      if (r->pid > 0) rec.pid = r->pid;
       const double peer = MedianWithout(sorted, r->time_us.p50);
       if (peer > 0 && r->time_us.p50 >= j.profile.pairs.slow_rank_factor * peer) {
         ++rec.slow_points;
@@ -85,7 +86,10 @@ void RecordPoint(const Judging& j, const result::PointResult& pt, std::map<RankK
   }
 }
 
-AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
+// " (pid 4242)", or "" where not recorded.
+std::string Pid(const RankRecord& rec) { return rec.pid > 0 ? " (pid " + std::to_string(rec.pid) + ")" : ""; }
+
+AcceptanceSuspect RankSuspect(const Profile& p, const RankKey& key, const RankRecord& rec) {
   const double ratio = Median(rec.ratios);
   AcceptanceSuspect s;
   s.what = SuspectWhat::kRank;
@@ -93,7 +97,9 @@ AcceptanceSuspect RankSuspect(const RankKey& key, const RankRecord& rec) {
   s.rank = key.second;
   s.score = std::clamp(1 - 1 / ratio, 0.0, 1.0);
   s.points = rec.slow_points;
-  s.evidence.push_back("rank " + std::to_string(key.second) + " on " + key.first + ": its median time was " +
+  s.pid = rec.pid;
+  s.found_by.push_back({Figure::kRankTime, Collective::kAllreduce, 0, p.pairs.slow_rank_factor});
+  s.evidence.push_back("rank " + std::to_string(key.second) + " on " + key.first + Pid(rec) + ": its median time was " +
                        Num(ratio) + "x its group peers' (median) at " + std::to_string(rec.slow_points) + " of the " +
                        std::to_string(rec.points) + " points it ran");
   const std::string cpu = CpuWaitEvidence("it", Median(rec.wait_us), "its group peers' (median)",
@@ -138,7 +144,9 @@ AcceptanceSuspect StragglerSuspect(const StragglerSpec& spec, const RankKey& key
   s.rank = key.second;
   s.score = std::clamp(1 - 1 / l.ratio, 0.0, 1.0);
   s.points = rec.own_last;
-  s.evidence.push_back("straggler: rank " + std::to_string(key.second) + " on " + key.first +
+  s.pid = rec.pid;
+  s.found_by.push_back({Figure::kRankOwnTime, Collective::kAllreduce, 0, spec.factor});
+  s.evidence.push_back("straggler: rank " + std::to_string(key.second) + " on " + key.first + Pid(rec) +
                        " was the last of its group at " + std::to_string(rec.own_last) + " of the " +
                        std::to_string(rec.own_points) + " points it ran (chance: " + Num(rec.chance) +
                        "); its fastest iteration " + Num(l.ratio) + "x its peers' and " + Us(l.excess_us) +
@@ -157,7 +165,7 @@ void RankSuspects(Judging& j) {
   }
   for (const auto& [key, rec] : records) {
     j.rank_records[key.first].push_back({key.second, rec});
-    if (rec.slow_points > 0 && 2 * rec.slow_points >= rec.points) j.AddSuspect(RankSuspect(key, rec));
+    if (rec.slow_points > 0 && 2 * rec.slow_points >= rec.points) j.AddSuspect(RankSuspect(j.profile, key, rec));
     if (Straggles(j.profile.straggler, rec)) j.AddSuspect(StragglerSuspect(j.profile.straggler, key, rec));
   }
 }

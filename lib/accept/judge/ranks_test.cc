@@ -114,7 +114,8 @@ TEST(RanksJudgeTest, StragglerOnOneHostIsTheFirstSuspect) {
   EXPECT_EQ(r.suspects[0].what, SuspectWhat::kRank);
   EXPECT_EQ(r.suspects[0].rank, 1);
   EXPECT_EQ(r.suspects[0].reason, ReasonKind::kStraggler);
-  EXPECT_NE(r.suspects[0].evidence[0].find("straggler: rank 1 on 10.77.0.1 was the last of its group at 4 of the 4"),
+  EXPECT_NE(r.suspects[0].evidence[0].find(
+                "straggler: rank 1 on 10.77.0.1 (pid 4001) was the last of its group at 4 of the 4"),
             std::string::npos)
       << Failed(r);
   ASSERT_EQ(r.hosts.size(), 1u);

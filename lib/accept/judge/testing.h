@@ -100,13 +100,21 @@ struct Cluster {
   // As real launches number ranks: each point's ranks in the order of its groups (so a process has a different
   // rank in each phase), its process rank recorded beside. Off: rank = process rank, none recorded (older files).
   bool launch_order = false;
+  // A host whose network runs at this factor in spells (a flapping link): six points (three rounds of 4K and 4M)
+  // slowed, six not, counted over every point this cluster measures.
+  std::map<int, double> host_net_flapping;
+  int points_made = 0;
   double noise = 0.03;
   std::mt19937_64 rng{1};
 
   static constexpr int64_t kIters = 1000;  // timed iterations of every point
 
   double Noise() { return std::exp(std::normal_distribution<double>(0, noise)(rng)); }
-  double Net(int h) { return host_net.count(h) ? host_net[h] : 1.0; }
+  double Net(int h) {
+    double f = host_net.count(h) ? host_net[h] : 1.0;
+    if (host_net_flapping.count(h) && (points_made / 6) % 2 == 0) f *= host_net_flapping[h];
+    return f;
+  }
   double Link(int a, int b) {
     Pair p{std::min(a, b), std::max(a, b)};
     return link.count(p) ? link[p] : 1.0;
@@ -114,6 +122,7 @@ struct Cluster {
 
   // One point of `groups` (each a list of hosts whose ranks it holds).
   result::PointResult Point(uint64_t bytes, const std::vector<std::vector<int>>& groups) {
+    ++points_made;
     result::PointResult p;
     p.iters = kIters;
     p.point.op = Collective::kAllreduce;
@@ -165,6 +174,7 @@ struct Cluster {
           r.group_rank = group_rank++;
           r.host = "h" + std::to_string(h);
           r.address = Address(h);
+          r.pid = 4000 + h * ranks_per_host + k;
           r.time_us.p50 = t * Noise();
           r.time_us.p99 = 1.4 * r.time_us.p50;
           r.time_us.min = 0.9 * r.time_us.p50;
@@ -262,6 +272,28 @@ struct Cluster {
     in.profile = TestProfile(kBisectProfile);
     in.phases.resize(2);
     for (PhaseResult& level : Bisection(levels)) in.phases.push_back(level);
+    return in;
+  }
+
+  // The re-test rounds of the suspects `in` names (Profile::confirm), planned as the command plans them and measured
+  // on this cluster as it is now.
+  std::vector<PhaseResult> Retests(const AcceptanceInput& in) {
+    const AcceptanceReport before = Judge(in);
+    std::vector<PhaseResult> out;
+    int r = 0;
+    for (const RetestRound& round : PlanRetestsFor(before.suspects, in.profile, in.expected_hosts).rounds) {
+      PhaseResult p{Phase::kConfirm, ++r, true, "", {}};
+      std::vector<std::vector<int>> groups;
+      for (const Pair& pr : round.pairs) groups.push_back({pr.first, pr.second});
+      for (uint64_t bytes : {kSmall, kLarge}) p.points.push_back(Point(bytes, groups));
+      out.push_back(p);
+    }
+    return out;
+  }
+
+  // `in` with its suspects' re-tests added.
+  AcceptanceInput Retested(AcceptanceInput in) {
+    for (PhaseResult& p : Retests(in)) in.phases.push_back(std::move(p));
     return in;
   }
 
