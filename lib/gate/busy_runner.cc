@@ -40,6 +40,11 @@ double Stretch(const RepeatRecord& r, double quiet_wait) {
   return 1 / (1 - std::min(std::max(w, 0.0), kMostStretchedShare));
 }
 
+// "B: 12 of 20": one side's disturbed judged repeats.
+std::string Counted(const std::string& side, const std::pair<int, int>& counts) {
+  return side + ": " + std::to_string(counts.second) + " of " + std::to_string(counts.first);
+}
+
 // Whether both --ab sides had more than kMostJudgedDisturbed of their judged repeats disturbed.
 bool BothDisturbed(const SequentialPoint& s) {
   int past = 0;
@@ -55,8 +60,7 @@ std::string Shown(double stretch) { return std::isfinite(stretch) ? PercentChang
 std::string DisturbedCounts(const SequentialPoint& s) {
   std::string out;
   for (const auto& [side, counts] : JudgedPerSide(s)) {
-    out +=
-        (out.empty() ? "" : ", ") + side + ": " + std::to_string(counts.second) + " of " + std::to_string(counts.first);
+    out += (out.empty() ? "" : ", ") + Counted(side, counts);
   }
   return out + " judged repeats disturbed";
 }
@@ -91,11 +95,9 @@ LoadStretch TypicalLoadShift(const SequentialPoint& s) {
 }
 
 std::string JudgedOnDisturbed(const SequentialPoint& s) {
-  const auto judged = JudgedPerSide(s);
-  for (const auto& [side, counts] : judged) {
-    const auto [n, disturbed] = counts;
-    if (n > 0 && disturbed > kMostJudgedDisturbed * n) {
-      return side + ": " + std::to_string(disturbed) + " of " + std::to_string(n) + " judged repeats disturbed";
+  for (const auto& [side, counts] : JudgedPerSide(s)) {
+    if (counts.first > 0 && counts.second > kMostJudgedDisturbed * counts.first) {
+      return Counted(side, counts) + " judged repeats disturbed";
     }
   }
   return "";
