@@ -572,6 +572,36 @@ TEST(SharedBandwidthRule, NearTheLoopbackPeakOnOversubscribedCoresIsCpu) {
   EXPECT_EQ(bw->cause, "groups contend for memory or link bandwidth") << bw->summary;
 }
 
+// The memory copy peak is the host's cores copying too (a CI run: two native ranks of 1 MiB time-sharing one core
+// moved 130 % of it together, read as bandwidth while the --cpus A/B confirmed oversubscription). Over more ranks
+// than cores, near it is CPU; on enough cores the same aggregate is still bandwidth.
+TEST(SharedBandwidthRule, NearTheMemoryCopyPeakOnOversubscribedCoresIsCpu) {
+  auto native = [](const std::string& concurrency, double cores) {
+    PointSpec s = Oversubscribed("", cores);
+    s.axes["backend"] = "native";
+    s.axes["transport"] = "shm";
+    s.axes["concurrency"] = concurrency;
+    s.bytes = 1 << 20;
+    const bool seq = concurrency == "sequential";
+    return MakeSeries(
+        s, OneToEight(), [seq](int g) { return seq ? 70.0 : 70.0 * g; },
+        [](int g, PointSpec* p) { p->busbw_gbps = 12.0 / g; });  // together 12 GB/s, 120 % of the peak
+  };
+  const double memcpy_peak = 10.0, tcp_peak = 4.0;
+  EXPECT_FALSE(
+      Eval("shared_bandwidth", MakeResult({native("concurrent", 1)}, "commbench sweep", memcpy_peak, tcp_peak)));
+  std::optional<Finding> cpu = Eval("shared_bandwidth", MakeResult({native("concurrent", 1), native("sequential", 1)},
+                                                                   "commbench sweep", memcpy_peak, tcp_peak));
+  ASSERT_TRUE(cpu);
+  EXPECT_EQ(cpu->status, FindingStatus::kConfirmed) << cpu->summary;
+  EXPECT_EQ(cpu->cause, "groups contend for CPU") << cpu->summary;
+  std::optional<Finding> bw =
+      Eval("shared_bandwidth", MakeResult({native("concurrent", 64)}, "commbench sweep", memcpy_peak, tcp_peak));
+  ASSERT_TRUE(bw);
+  EXPECT_EQ(bw->cause, "groups contend for memory or link bandwidth") << bw->summary;
+  EXPECT_NE(bw->summary.find("of the memory copy peak"), std::string::npos) << bw->summary;
+}
+
 TEST(SharedBandwidthRule, WeakerFarBelowAMeasuredPeakWithABusyCpu) {
   // The same sweep on a host whose measured peak is 100x the aggregate: with the CPU busy, the bytes are CPU
   // time (copies, reduction), not a saturated link.

@@ -251,12 +251,28 @@ PY
   --out-a a.json --json aa.json >out 2>"$T/err"
 rc=$?
 [[ $rc == 0 || $rc == 3 ]] && ok || bad "A/A: exit $rc: $(cat out)"
-# --out-a keeps variant A's side: a result `compare` reads like any other (B against A again: the same verdict).
-# Not where the gate found the runner busy: that came from the host's record of each repeat, which the sides'
-# result files do not carry, so compare judges their medians (a spinner on a core: gate 3, compare 0).
-"$COMMBENCH" compare a.json ab.json >compare_out 2>"$T/err"
+# --out-a keeps variant A's side: a result `compare` reads like any other. B against A again judges the same
+# repeat medians unpaired: the gate's unpaired evidence exactly, and the gate's verdict where it judged unpaired.
+# Where the gate judged the pairs (rounds), their tighter interval may decide what the unpaired one cannot (a CI
+# run: gate 3, compare 0); and a busy runner comes from the host's record of each repeat, which the sides' result
+# files do not carry (a spinner on a core: gate 3, compare 0).
+"$COMMBENCH" compare a.json ab.json --json sides.json >compare_out 2>"$T/err"
 compared=$?
-busy_runner aa.json $rc ab-sides-compare || check ab-sides-compare "$rc" $compared
+busy_runner aa.json $rc ab-sides-compare || {
+  python3 - "$rc" "$compared" <<'PY' && ok || bad "ab-sides-compare: gate $rc, compare $compared: $(cat compare_out)"
+import json, sys
+gate, compared = json.load(open("aa.json"))["points"], json.load(open("sides.json"))["points"]
+assert len(gate) == len(compared) == 1, (len(gate), len(compared))
+g, c = gate[0], compared[0]
+unpaired = g["evidence"]["unpaired"] if "evidence" in g else g
+close = lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(a))
+assert close(unpaired["ratio"], c["ratio"]) and close(unpaired["p_value"], c["p_value"]), (unpaired, c)
+assert all(close(a, b) for a, b in zip(unpaired["ratio_ci95"], c["ratio_ci95"])), (unpaired, c)
+assert (g["base_median_us"], g["new_median_us"]) == (c["base_median_us"], c["new_median_us"]), (g, c)
+if g.get("evidence", {}).get("used", "unpaired") == "unpaired":
+    assert sys.argv[1] == sys.argv[2], f"gate {sys.argv[1]}, compare {sys.argv[2]}, both unpaired"
+PY
+}
 "$COMMBENCH" gate --ab --a GLOO_GATE_TEST=a --b GLOO_GATE_TEST=b,COMMBENCH_TEST_ONLY_UNIFORM_SLOWDOWN=1.0 "${TINY[@]}" \
   --sizes 1M --repeats 7 --out ab.json --json abs.json >out 2>"$T/err"
 rc=$?
