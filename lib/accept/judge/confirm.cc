@@ -1,9 +1,10 @@
 // After every phase's judge and the rank suspects, before the host verdicts: each suspect's re-test
 // (Profile::confirm, lib/accept/confirm.h). Each re-test round measured the suspect (its host beside a known-good
 // partner, or its link) and a control pair of known-good hosts at the same moment; a repeat fails where the figure
-// that named the suspect, over the control's, is beyond the line that named it. A suspect failing most repeats is
-// confirmed, one failing some is intermittent (reason "intermittent", with the rounds), one failing at most one less
-// than that is left out of the verdict with a note: a check that failed within its noise does not fail a cluster.
+// that named the suspect, over the control's, is beyond the line that named it. Each figure that named it is judged
+// on its own repeats, and the one that says most decides: failing most of them confirms, failing some is
+// intermittent (reason "intermittent", with the rounds), less is left out of the verdict with a note: a check that
+// failed within its noise does not fail a cluster.
 #include "lib/accept/confirm.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <set>
 
 #include "lib/accept/judge/phases.h"
+#include "lib/core/ranges.h"
 
 namespace commbench::accept::judge {
 namespace {
@@ -102,39 +104,85 @@ std::vector<SuspectBasis> BasesOf(const Judging& j, const AcceptanceSuspect& s) 
   return out;
 }
 
-// One re-test repeat: its round, the figure's ratio to the control's and the line it fails beyond (the basis
-// closest to failing where several named the suspect).
+// One re-test repeat: its round, the figure's ratio to the control's and the line it fails beyond.
 struct Repeat {
   int round = 0;
   double ratio = kNaN, line = kNaN;
   bool failed() const { return ratio > line; }
 };
 
-std::vector<Repeat> RepeatsOf(const Judging& j, const Ran& ran, const AcceptanceSuspect& s,
-                              const std::set<std::string>& suspect_hosts) {
-  const std::vector<SuspectBasis> bases = BasesOf(j, s);
-  std::vector<Repeat> out;
+// Per basis that named `s` (BasesOf, in that order), its re-test repeats: the points of its op and size. Each basis
+// is judged on its own: a host named by its 4K latency and its 4M bandwidth, slow only in latency, must not have
+// its failing 4K repeats diluted by passing 4M ones.
+std::vector<std::vector<Repeat>> RepeatsByBasis(const std::vector<SuspectBasis>& bases, const Ran& ran,
+                                                const AcceptanceSuspect& s,
+                                                const std::set<std::string>& suspect_hosts) {
+  std::vector<std::vector<Repeat>> out(bases.size());
   for (const PhaseResult* pr : ran) {
     for (const result::PointResult& pt : pr->points) {
       const std::vector<GroupFigures> groups = GroupsOf(pt);
       const GroupFigures* test = TestGroup(groups, s);
       if (!test) continue;
       const GroupFigures* control = Control(groups, suspect_hosts);
-      Repeat best;
-      best.round = pr->round;
-      for (const SuspectBasis& b : bases) {
+      for (size_t i = 0; i < bases.size(); ++i) {
+        const SuspectBasis& b = bases[i];
         if (b.bytes != 0 && !Matches(pt, b.op, b.bytes)) continue;
         const double r = Ratio(b, pt, s, *test, control);
-        if (!std::isfinite(r)) continue;
-        if (!std::isfinite(best.ratio) || r / b.line > best.ratio / best.line) {
-          best.ratio = r;
-          best.line = b.line;
-        }
+        if (std::isfinite(r)) out[i].push_back({pr->round, r, b.line});
       }
-      if (std::isfinite(best.ratio)) out.push_back(best);
     }
   }
   return out;
+}
+
+int FailedIn(const std::vector<Repeat>& repeats) {
+  return static_cast<int>(std::count_if(repeats.begin(), repeats.end(), [](const Repeat& r) { return r.failed(); }));
+}
+
+// A basis's re-test outcome: confirmed (at least `confirmed_share` of its repeats failed), intermittent (at least
+// `intermittent_repeats`), or neither (kNotRun: not confirmed).
+Retest OutcomeOf(const std::vector<Repeat>& repeats, const ConfirmSpec& spec) {
+  const int failed = FailedIn(repeats);
+  if (repeats.empty()) return Retest::kNotRun;
+  if (failed >= std::max(1.0, std::ceil(spec.confirmed_share * static_cast<double>(repeats.size()))))
+    return Retest::kConfirmed;
+  return failed >= spec.intermittent_repeats ? Retest::kIntermittent : Retest::kNotRun;
+}
+
+int Rank(Retest r) { return r == Retest::kConfirmed ? 2 : r == Retest::kIntermittent ? 1 : 0; }
+
+// The basis whose re-test says the most: confirmed over intermittent over neither, then the larger share failed.
+// bases.size() where no basis has a repeat.
+size_t DecidingBasis(const std::vector<std::vector<Repeat>>& by_basis, const ConfirmSpec& spec) {
+  size_t best = by_basis.size();
+  auto share = [&](size_t i) { return static_cast<double>(FailedIn(by_basis[i])) / by_basis[i].size(); };
+  for (size_t i = 0; i < by_basis.size(); ++i) {
+    if (by_basis[i].empty()) continue;
+    if (best == by_basis.size()) {
+      best = i;
+      continue;
+    }
+    const int ri = Rank(OutcomeOf(by_basis[i], spec)), rb = Rank(OutcomeOf(by_basis[best], spec));
+    if (ri > rb || (ri == rb && share(i) > share(best))) best = i;
+  }
+  return best;
+}
+
+std::string FigureName(const SuspectBasis& b) {
+  const std::string at = b.bytes == 0 ? "" : " (" + std::string(Name(b.op)) + " " + FormatBytes(b.bytes) + ")";
+  switch (b.figure) {
+    case Figure::kBandwidth:
+      return "bus bandwidth" + at;
+    case Figure::kMedian:
+      return "median latency" + at;
+    case Figure::kP99:
+      return "p99 latency" + at;
+    case Figure::kRankTime:
+      return "time per op against its group peers";
+    case Figure::kRankOwnTime:
+      return "fastest iteration against its group peers";
+  }
+  return "figure";
 }
 
 std::string Who(const AcceptanceSuspect& s) {
@@ -143,23 +191,22 @@ std::string Who(const AcceptanceSuspect& s) {
                                         : "host " + s.host;
 }
 
-// "failed in 3 of 8 repeats (rounds 1, 3), median ratio 2.4x the control's, a repeat fails beyond 2x".
-std::string Tally(const std::vector<Repeat>& repeats, bool control) {
-  int failed = 0;
+// "by its median latency (allreduce 4K) it failed in 3 of 8 repeats over 4 round(s) (round 1, 3), median ratio
+// 2.4x the control pair's, a repeat fails beyond 2x".
+std::string Tally(const SuspectBasis& basis, const std::vector<Repeat>& repeats, bool control) {
   std::set<int> rounds_failed, rounds;
   std::vector<double> ratios;
   for (const Repeat& r : repeats) {
-    failed += r.failed();
     rounds.insert(r.round);
     if (r.failed()) rounds_failed.insert(r.round);
     ratios.push_back(r.ratio);
   }
   std::string which;
   for (int r : rounds_failed) which += (which.empty() ? "" : ", ") + std::to_string(r);
-  return "failed in " + std::to_string(failed) + " of " + std::to_string(repeats.size()) + " repeats over " +
-         std::to_string(rounds.size()) + " round(s)" + (which.empty() ? "" : " (round " + which + ")") +
-         ", median ratio " + Num(Median(ratios)) + "x " + (control ? "the control pair's" : "its group peers'") +
-         ", a repeat fails beyond " + Num(repeats.front().line) + "x";
+  return "by its " + FigureName(basis) + " it failed in " + std::to_string(FailedIn(repeats)) + " of " +
+         std::to_string(repeats.size()) + " repeats over " + std::to_string(rounds.size()) + " round(s)" +
+         (which.empty() ? "" : " (round " + which + ")") + ", median ratio " + Num(Median(ratios)) + "x " +
+         (control ? "the control pair's" : "its group peers'") + ", a repeat fails beyond " + Num(basis.line) + "x";
 }
 
 // The target that re-tests `s` (targets.size() where none does).
@@ -196,8 +243,10 @@ void ConfirmSuspects(Judging& j) {
   std::vector<AcceptanceSuspect> kept;
   for (AcceptanceSuspect& s : j.report.suspects) {
     const size_t t = TargetIndex(targets, s, j.hosts());
-    const std::vector<Repeat> repeats = RepeatsOf(j, ran, s, suspect_hosts);
-    if (repeats.empty()) {
+    const std::vector<SuspectBasis> bases = BasesOf(j, s);
+    const std::vector<std::vector<Repeat>> by_basis = RepeatsByBasis(bases, ran, s, suspect_hosts);
+    const size_t deciding = DecidingBasis(by_basis, spec);
+    if (deciding == bases.size()) {
       const std::string why = t < plan.why_not.size() && !plan.why_not[t].empty() ? plan.why_not[t] : not_run;
       s.confirmation = "not re-tested (" + why + "): it fails unconfirmed";
       s.evidence.push_back(s.confirmation);
@@ -208,21 +257,16 @@ void ConfirmSuspects(Judging& j) {
                          std::any_of(s.found_by.begin(), s.found_by.end(), [](const SuspectBasis& b) {
                            return b.figure != Figure::kRankTime && b.figure != Figure::kRankOwnTime;
                          });
-    const int n = static_cast<int>(repeats.size());
-    const int failed =
-        static_cast<int>(std::count_if(repeats.begin(), repeats.end(), [](const Repeat& r) { return r.failed(); }));
-    const std::string tally = Tally(repeats, control);
-    if (failed >= std::max(1.0, std::ceil(spec.confirmed_share * n))) {
-      s.retest = Retest::kConfirmed;
-      s.confirmation = "confirmed: re-tested beside a control pair of known-good hosts at the same moment, it " + tally;
-    } else if (failed >= spec.intermittent_repeats) {
-      s.retest = Retest::kIntermittent;
+    const std::string tally = Tally(bases[deciding], by_basis[deciding], control);
+    const std::string beside = "re-tested beside a control pair of known-good hosts at the same moment, " + tally;
+    s.retest = OutcomeOf(by_basis[deciding], spec);
+    if (s.retest == Retest::kConfirmed) {
+      s.confirmation = "confirmed: " + beside;
+    } else if (s.retest == Retest::kIntermittent) {
       s.reason = ReasonKind::kIntermittent;
-      s.confirmation = "intermittent: re-tested beside a control pair of known-good hosts at the same moment, it " +
-                       tally + ", and passed in the others";
+      s.confirmation = "intermittent: " + beside + ", and passed in the others";
     } else {
-      j.report.notes.push_back(Who(s) + ": not confirmed, left out of the verdict: re-tested beside a control pair " +
-                               "of known-good hosts at the same moment, it " + tally + " (named first by: " +
+      j.report.notes.push_back(Who(s) + ": not confirmed, left out of the verdict: " + beside + " (named first by: " +
                                (s.evidence.empty() ? std::string("?") : s.evidence.front()) + ")");
       continue;
     }

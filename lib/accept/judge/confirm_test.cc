@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "lib/accept/judge/testing.h"
 #include "lib/accept/verdict.h"
@@ -35,9 +36,10 @@ TEST(ConfirmTest, ASuspectThatFailsItsRetestIsConfirmed) {
   const AcceptanceSuspect* s = SuspectOn(r, judge_testing::Address(5));
   ASSERT_NE(s, nullptr) << Failed(r);
   EXPECT_EQ(s->retest, Retest::kConfirmed) << s->confirmation;
-  EXPECT_NE(s->confirmation.find("confirmed: re-tested beside a control pair of known-good hosts at the same "
-                                 "moment, it failed in 4 of 4 repeats over 4 round(s)"),
-            std::string::npos)
+  EXPECT_NE(
+      s->confirmation.find("confirmed: re-tested beside a control pair of known-good hosts at the same "
+                           "moment, by its bus bandwidth (allreduce 4M) it failed in 4 of 4 repeats over 4 round(s)"),
+      std::string::npos)
       << s->confirmation;
   EXPECT_NE(std::find(s->evidence.begin(), s->evidence.end(), s->confirmation), s->evidence.end());
 }
@@ -55,7 +57,7 @@ TEST(ConfirmTest, ASuspectItsRetestClearsIsLeftOut) {
   EXPECT_TRUE(r.suspects.empty());
   EXPECT_TRUE(NoteHas(r,
                       "the link 10.77.0.4-10.77.0.6: not confirmed, left out of the verdict: re-tested beside a "
-                      "control pair of known-good hosts at the same moment, it failed in 0 of"));
+                      "control pair of known-good hosts at the same moment, by its"));
 }
 
 // Intermittent: a host slow in spells of three rounds fails some re-test repeats and passes the others.
@@ -94,6 +96,41 @@ TEST(ConfirmTest, EverySuspectKeepsItsOwnRetest) {
   EXPECT_EQ(rank->rank, 13);
   EXPECT_EQ(rank->pid, 4013);
   EXPECT_NE(rank->evidence.front().find("rank 13 on 10.77.0.7 (pid 4013)"), std::string::npos) << rank->evidence[0];
+}
+
+// Each figure that named a suspect is judged on its own repeats: a host named by its 4M bandwidth and its 4K
+// latency, whose re-test finds only the latency still slow, is confirmed by the latency (4 of 4), not made
+// intermittent by its passing 4M repeats (4 of 8 when counted together).
+TEST(ConfirmTest, EachFigureIsJudgedOnItsOwnRepeats) {
+  Cluster c;
+  c.host_net[5] = 0.25;
+  c.host_latency_us[5] = 400;
+  AcceptanceInput in = c.Input();
+  const AcceptanceReport first = Judge(in);
+  const AcceptanceSuspect* named = SuspectOn(first, judge_testing::Address(5));
+  ASSERT_NE(named, nullptr);
+  std::set<Figure> figures;
+  for (const SuspectBasis& b : named->found_by) figures.insert(b.figure);
+  ASSERT_TRUE(figures.count(Figure::kBandwidth) && figures.size() >= 2) << Failed(first);
+  c.host_net.clear();
+  const AcceptanceReport r = Judge(c.Retested(in));
+  const AcceptanceSuspect* s = SuspectOn(r, judge_testing::Address(5));
+  ASSERT_NE(s, nullptr) << Failed(r);
+  EXPECT_EQ(s->retest, Retest::kConfirmed) << s->confirmation;
+  EXPECT_NE(s->confirmation.find("latency (allreduce 4K) it failed in 4 of 4 repeats"), std::string::npos)
+      << s->confirmation;
+  // And the other way: with the latency gone and the cap kept, the bandwidth confirms it.
+  Cluster capped;
+  capped.host_net[5] = 0.25;
+  capped.host_latency_us[5] = 400;
+  AcceptanceInput in2 = capped.Input();
+  capped.host_latency_us.clear();
+  const AcceptanceReport second = Judge(capped.Retested(in2));
+  const AcceptanceSuspect* bw = SuspectOn(second, judge_testing::Address(5));
+  ASSERT_NE(bw, nullptr);
+  EXPECT_EQ(bw->retest, Retest::kConfirmed) << bw->confirmation;
+  EXPECT_NE(bw->confirmation.find("by its bus bandwidth (allreduce 4M) it failed in 4 of 4"), std::string::npos)
+      << bw->confirmation;
 }
 
 // Without a re-test (none ran, or the profile turns it off) a suspect fails unconfirmed, and says so.
