@@ -40,11 +40,12 @@ std::vector<std::vector<int>> Batches(const std::vector<RetestTarget>& targets, 
 
 }  // namespace
 
-RetestPlan PlanRetests(int hosts, const std::vector<RetestTarget>& targets, int rounds, int max_rounds, uint64_t seed) {
+RetestPlan PlanRetests(int hosts, const std::vector<RetestTarget>& targets, int rounds, int max_rounds, uint64_t seed,
+                       const std::set<int>& not_good) {
   RetestPlan plan;
   plan.why_not.assign(targets.size(), "");
   if (targets.empty() || rounds < 1) return plan;
-  std::set<int> suspect;
+  std::set<int> suspect = not_good;
   for (const RetestTarget& t : targets) {
     suspect.insert(t.host);
     if (t.peer >= 0) suspect.insert(t.peer);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,12 @@ struct RetestPlan {
   std::vector<std::string> why_not;
 };
 
-// `rounds` re-tests of every target over `hosts` hosts. Known-good hosts are those no target names; a round takes
-// two of them for its control and one more per host target as its partner, and re-tests as many targets as that
-// and their hosts (no host in two pairs of a round) allow; the rest go into further rounds, at most `max_rounds` in
-// all. Which known-good hosts serve is drawn per round from `seed`.
-RetestPlan PlanRetests(int hosts, const std::vector<RetestTarget>& targets, int rounds, int max_rounds, uint64_t seed);
+// `rounds` re-tests of every target over `hosts` hosts. Known-good hosts are those no target names and not in
+// `not_good` (suspects re-tested earlier); a round takes two of them for its control and one more per host target
+// as its partner, and re-tests as many targets as that and their hosts (no host in two pairs of a round) allow; the
+// rest go into further rounds, at most `max_rounds` in all. Which known-good hosts serve is drawn per round from
+// `seed`.
+RetestPlan PlanRetests(int hosts, const std::vector<RetestTarget>& targets, int rounds, int max_rounds, uint64_t seed,
+                       const std::set<int>& not_good = {});
 
 }  // namespace commbench::accept

@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,9 @@ struct AcceptanceReport {
   std::vector<PairMatrix> pair_matrices;    // one per op localised (its largest size); empty without pairs
   std::vector<BisectionTable> bisections;   // one per op localised (its largest size); empty without bisection
   std::vector<std::string> notes;           // what was skipped and why, assumptions made
+  // Suspects the re-test left out after they failed some of its repeats, fewer than an intermittent fault needs:
+  // more rounds can tell (AcceptPhases re-tests them once more). Not part of the verdict.
+  std::vector<AcceptanceSuspect> undecided;
   // A phase ran that judges hosts against each other at every figure the profile asks for: pairs (bandwidth and
   // latency), or bisection where the profile has no latency size (it judges busbw only). CleanAnswer's "the rest
   // passed".
@@ -187,8 +191,11 @@ AcceptanceReport Judge(const AcceptanceInput& input);
 // suspects' order, so that the command's plan and the judge's reading of it agree; and the rounds that re-test them.
 std::vector<RetestTarget> RetestTargetsOf(const std::vector<AcceptanceSuspect>& suspects,
                                           const std::vector<std::string>& hosts);
+// `not_good`: hosts that may serve as neither partner nor control (the suspects of an earlier re-test); `pass`
+// numbers the re-tests of one run (0 the first), each drawing its partners anew.
 RetestPlan PlanRetestsFor(const std::vector<AcceptanceSuspect>& suspects, const Profile& profile,
-                          const std::vector<std::string>& hosts);
+                          const std::vector<std::string>& hosts, const std::set<std::string>& not_good = {},
+                          int pass = 0);
 
 // True when no later phase is needed: every check passed, or the suspects are clearly localised (the first is
 // well ahead of anything after it), a phase compared the hosts at every figure (hosts_compared), and no failed check

@@ -194,6 +194,8 @@ Status AcceptPhases::PlanAll(const SweepSpec& base, const std::vector<BackendDes
   spec_ = spec;
   backends_ = backends;
   retests_added_ = false;
+  retests_extended_ = false;
+  retested_hosts_.clear();
   return OkStatus();
 }
 
@@ -209,14 +211,23 @@ std::optional<size_t> AcceptPhases::Start() {
   return first;
 }
 
-void AcceptPhases::AddRetests(const accept::AcceptanceReport& report) {
+void AcceptPhases::AddRetests(const std::vector<accept::AcceptanceSuspect>& suspects) {
+  const int pass = retests_added_ ? 1 : 0;
   retests_added_ = true;
-  if (profile_.confirm.rounds <= 0 || report.suspects.empty()) return;
-  const accept::RetestPlan retests = accept::PlanRetestsFor(report.suspects, profile_, hosts_.names);
+  if (profile_.confirm.rounds <= 0 || suspects.empty()) return;
+  const accept::RetestPlan retests = accept::PlanRetestsFor(suspects, profile_, hosts_.names, retested_hosts_, pass);
+  for (const accept::AcceptanceSuspect& s : suspects) {
+    retested_hosts_.insert(s.host);
+    if (!s.peer.empty()) retested_hosts_.insert(s.peer);
+  }
+  int round = 0;
+  for (const PlannedPhase& p : planned_) {
+    if (p.phase == accept::Phase::kConfirm) round = std::max(round, p.round);
+  }
   for (size_t r = 0; r < retests.rounds.size(); ++r) {
     PlannedPhase p;
     p.phase = accept::Phase::kConfirm;
-    p.round = static_cast<int>(r + 1);
+    p.round = round + static_cast<int>(r + 1);
     Plan plan;
     auto layout = accept::RetestLayout(hosts_, retests.rounds[r].pairs, p.round);
     if (layout.ok()) {
@@ -255,12 +266,21 @@ std::optional<size_t> AcceptPhases::Next(const result::ResultFile& so_far, doubl
       return next;
     }
     const size_t localised = planned_.size();
-    AddRetests(report);
+    AddRetests(report.suspects);
     last = localised - 1;
   }
-  const size_t next = FirstRunnable(last + 1);
+  size_t next = FirstRunnable(last + 1);
+  const bool over = budget > 0 && spent_s > 2 * budget;
+  if (next == planned_.size() && !retests_extended_ && !over) {
+    // A suspect that failed some of its re-test's repeats, too few to call intermittent, gets as many rounds again
+    // (a link flapping in spells as long as a few launches can pass three rounds of four).
+    retests_extended_ = true;
+    const size_t before = planned_.size();
+    AddRetests(accept::Judge(Input(so_far)).undecided);
+    next = FirstRunnable(before);
+  }
   if (next == planned_.size()) return std::nullopt;
-  if (budget > 0 && spent_s > 2 * budget) {
+  if (over) {
     for (size_t i = next; i < planned_.size(); ++i) {
       if (planned_[i].why_not.empty()) {
         planned_[i].why_not = "time budget spent (" + std::to_string(static_cast<int>(spent_s)) + " s, twice the " +

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,8 @@ std::vector<accept::HostFound> FoundOnHosts(const accept::Hosts& hosts, const ac
 
 // The phases of one acceptance run: planned up front, then run one after the other while the verdict so far
 // leaves the answer open and the time budget lasts; then, once, the re-test rounds of the suspects they named
-// (Profile::confirm), which run until done or until twice the time budget is spent.
+// (Profile::confirm), and once more for those it left undecided (AcceptanceReport::undecided), which run until done
+// or until twice the time budget is spent.
 class AcceptPhases {
  public:
   AcceptPhases(accept::Profile profile, accept::Hosts hosts, std::vector<accept::HostFound> found);
@@ -94,8 +96,9 @@ class AcceptPhases {
 
  private:
   size_t FirstRunnable(size_t from) const;
-  // Appends the re-test rounds of `report`'s suspects (kConfirm phases, each with its plan).
-  void AddRetests(const accept::AcceptanceReport& report);
+  // Appends the re-test rounds of `suspects` (kConfirm phases, each with its plan, numbered after any earlier
+  // ones); hosts re-tested earlier serve as neither partner nor control.
+  void AddRetests(const std::vector<accept::AcceptanceSuspect>& suspects);
 
   accept::Profile profile_;
   accept::Hosts hosts_;
@@ -107,6 +110,8 @@ class AcceptPhases {
   SweepSpec spec_;  // PlanAll's, for the re-tests
   std::vector<BackendDescription> backends_;
   bool retests_added_ = false;
+  bool retests_extended_ = false;         // the undecided suspects got their second re-test
+  std::set<std::string> retested_hosts_;  // every host a re-test so far named (its suspects' hosts and peers)
 };
 
 }  // namespace commbench::app

@@ -262,6 +262,51 @@ TEST(AcceptPlanTest, TheSuspectsAreRetestedAfterTheLocalisation) {
   EXPECT_FALSE(report.passed);
 }
 
+// A suspect that failed one of its four re-test rounds is undecided: it gets four rounds more ("confirm round 5"
+// to 8), partnered and controlled by hosts no re-test named. Slow again in two of them it is intermittent; fast in
+// all four it is left out with a note.
+TEST(AcceptPlanTest, AnUndecidedSuspectIsRetestedOnceMore) {
+  for (bool slow_again : {true, false}) {
+    Cluster c;
+    AcceptPhases phases = Phases(TestProfile(), 8);
+    ASSERT_TRUE(phases.PlanAll(AcceptBaseSpec(phases.profile(), {}, 8), Gloo()).ok());
+    result::ResultFile file;
+    std::vector<std::string> ran;
+    for (std::optional<size_t> next = phases.Start(); next; next = phases.Next(file, 1)) {
+      const PlannedPhase& p = phases.phases()[*next];
+      ran.push_back(PhaseLabel(p));
+      const bool confirm = p.phase == accept::Phase::kConfirm;
+      const bool slow = !confirm || p.round == 1 || (slow_again && (p.round == 5 || p.round == 7));
+      c.host_net.clear();
+      if (slow) c.host_net[3] = 0.25;
+      if (confirm) {  // host 3 in one group of each round: its own re-test, never a partner or the control
+        std::set<size_t> with_3;
+        for (size_t i = 0; i < p.layout.order.size(); ++i) {
+          if (p.layout.order[i] / 2 == 3) with_3.insert(i / static_cast<size_t>(p.layout.group_size));
+        }
+        EXPECT_EQ(with_3.size(), 1u) << ran.back();
+      }
+      AddPhase(c, p, &file);
+      ASSERT_LT(ran.size(), 40u);
+    }
+    const accept::AcceptanceReport report = phases.Finish(&file);
+    EXPECT_EQ(ran.back(), "confirm round 8") << slow_again;
+    if (slow_again) {
+      ASSERT_EQ(report.suspects.size(), 1u);
+      EXPECT_EQ(report.suspects[0].host, Address(3));
+      EXPECT_EQ(report.suspects[0].retest, accept::Retest::kIntermittent) << report.suspects[0].confirmation;
+      EXPECT_NE(report.suspects[0].confirmation.find("failed in 3 of 8 repeats"), std::string::npos)
+          << report.suspects[0].confirmation;
+      EXPECT_FALSE(report.passed);
+    } else {
+      EXPECT_TRUE(report.suspects.empty());
+      bool noted = false;
+      for (const std::string& n : report.notes) noted |= n.find("failed in 1 of 8 repeats") != std::string::npos;
+      EXPECT_TRUE(noted);
+    }
+  }
+}
+
 TEST(AcceptPlanTest, ASpentTimeBudgetStopsThePhases) {
   Cluster c;
   c.host_net[3] = 0.25;

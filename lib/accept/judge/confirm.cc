@@ -266,6 +266,7 @@ void ConfirmSuspects(Judging& j) {
       s.reason = ReasonKind::kIntermittent;
       s.confirmation = "intermittent: " + beside + ", and passed in the others";
     } else {
+      if (FailedIn(by_basis[deciding]) > 0) j.report.undecided.push_back(s);
       j.report.notes.push_back(Who(s) + ": not confirmed, left out of the verdict: " + beside + " (named first by: " +
                                (s.evidence.empty() ? std::string("?") : s.evidence.front()) + ")");
       continue;
@@ -300,10 +301,14 @@ std::vector<RetestTarget> RetestTargetsOf(const std::vector<AcceptanceSuspect>& 
 }
 
 RetestPlan PlanRetestsFor(const std::vector<AcceptanceSuspect>& suspects, const Profile& profile,
-                          const std::vector<std::string>& hosts) {
+                          const std::vector<std::string>& hosts, const std::set<std::string>& not_good, int pass) {
   const int rounds = profile.confirm.rounds;
+  std::set<int> avoid;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    if (not_good.count(hosts[h])) avoid.insert(static_cast<int>(h));
+  }
   return PlanRetests(static_cast<int>(hosts.size()), RetestTargetsOf(suspects, hosts), rounds, 4 * rounds,
-                     profile.pairs.seed + 7919);
+                     profile.pairs.seed + 7919 + static_cast<uint64_t>(pass), avoid);
 }
 
 }  // namespace commbench::accept
