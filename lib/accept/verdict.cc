@@ -209,6 +209,19 @@ bool CleanAnswer(const AcceptanceReport& report) {
   for (const Check& c : report.checks) {
     if (!c.passed && !c.host.empty() && !named.count(c.host)) return false;
   }
+  // Nor is a host that met only suspects in the pairs: the slowness of its pairs, folded into the suspect it met,
+  // may be its own (a capped host whose one partner was a latency-slow host: the pair went to that host alone).
+  for (const PairMatrix& m : report.pair_matrices) {
+    for (size_t i = 0; i < m.hosts.size(); ++i) {
+      if (named.count(m.hosts[i])) continue;
+      bool cleared = false;
+      for (size_t k = 0; k < m.hosts.size() && !cleared; ++k) {
+        cleared =
+            k != i && !named.count(m.hosts[k]) && i < m.rounds.size() && k < m.rounds[i].size() && m.rounds[i][k] > 0;
+      }
+      if (!cleared) return false;
+    }
+  }
   const double top = report.suspects[0].score;
   return top >= judge::kClearScore &&
          (report.suspects.size() == 1 || report.suspects[1].score <= judge::kClearGap * top);

@@ -93,6 +93,28 @@ TEST(VerdictTest, AClearSuspectEndsTheSearchOnlyOnceTheRestPassed) {
   EXPECT_TRUE(CleanAnswer(r)) << "a cluster-wide check the suspect can explain";
 }
 
+// Nor while a host met only suspects in the pairs: its pair's slowness went to the suspect it met, and may be its
+// own (the virtual cluster: a capped host's one partner was a latency-slow host, and only the latter was named).
+TEST(VerdictTest, AHostThatMetOnlySuspectsIsNotCleared) {
+  AcceptanceReport r;
+  AcceptanceSuspect s;
+  s.host = "h0";
+  s.score = 0.7;
+  r.suspects.push_back(s);
+  r.hosts_compared = true;
+  PairMatrix m;
+  m.hosts = {"h0", "h1", "h2", "h3"};
+  m.rounds.assign(4, std::vector<int>(4, 0));
+  auto meet = [&m](int a, int b) { m.rounds[a][b] = m.rounds[b][a] = 1; };
+  meet(0, 1);
+  meet(2, 3);
+  r.pair_matrices = {m};
+  EXPECT_FALSE(CleanAnswer(r)) << "h1 met h0 only";
+  meet(1, 2);
+  r.pair_matrices = {m};
+  EXPECT_TRUE(CleanAnswer(r)) << "h1 met h2 too";
+}
+
 TEST(VerdictTest, NoiseOnlyPasses) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     Cluster c;
