@@ -13,7 +13,7 @@
 #               a CPU-starved node                        -> host 6 the first suspect
 #   loss        host 3 drops LOSS % (default 2) of the packets it sends at random (nftables `numgen random`;
 #               needs the nftables package)               -> host 3 a suspect
-#   flap        host 5's sends capped to CAP, on and off every FLAP seconds (default 2)
+#   flap        host 5's sends capped to CAP, on and off in spells of 0.5-1.5 x FLAP seconds (default 2)
 #                                                         -> host 5 a suspect (intermittent or confirmed)
 #   multi       host 5 capped (CAP) and host 2's sends DELAY us slower: two faults of two kinds
 #                                                         -> both hosts among the suspects
@@ -45,11 +45,14 @@ run_once() {
   start=$(date +%s.%N)
   if [[ -n "${FLAP_HOST:-}" ]]; then  # its sends capped, on and off
     local fns="VC_NS_$FLAP_HOST"
-    (while :; do
+    # Each spell lasts 0.5 to 1.5 x FLAP at random: a fixed period aliases with the launches' own cadence (a pairs
+    # round took about two periods of 2 s, so every round after the first met the link uncapped).
+    (spell() { awk -v s="$RANDOM" -v f="${FLAP:-2}" 'BEGIN { srand(s); printf "%.2f", f * (0.5 + rand()) }'; }
+    while :; do
       ip netns exec "${!fns}" tc qdisc replace dev eth0 root tbf rate "$CAP" burst 256kb latency 50ms
-      sleep "${FLAP:-2}"
+      sleep "$(spell)"
       ip netns exec "${!fns}" tc qdisc del dev eth0 root 2>/dev/null
-      sleep "${FLAP:-2}"
+      sleep "$(spell)"
     done) &
     FLAP_PID=$!
   fi

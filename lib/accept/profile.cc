@@ -160,6 +160,7 @@ std::vector<KeySpec> PairsKeys() {
       With(Key("slow_rank_factor", ValueType::kNumber, "a factor above 1"), AtLeast(1, false)),
       TypicalShare("latency_fraction"),
       TypicalShare("tail_fraction"),
+      TypicalShare("bandwidth_tail_fraction"),
   };
 }
 
@@ -303,6 +304,7 @@ class Builder {
       p_.pairs.slow_rank_factor = s.value("slow_rank_factor", p_.pairs.slow_rank_factor);
       p_.pairs.latency_fraction = s.value("latency_fraction", p_.pairs.latency_fraction);
       p_.pairs.tail_fraction = s.value("tail_fraction", p_.pairs.tail_fraction);
+      p_.pairs.bandwidth_tail_fraction = s.value("bandwidth_tail_fraction", p_.pairs.bandwidth_tail_fraction);
     }
     if (v_.contains("straggler")) {
       const json& s = v_["straggler"];

@@ -66,6 +66,9 @@ struct PairsSpec {
   // longer than typical / tail_fraction, fails (judge/latency.cc).
   double latency_fraction = 0.5;
   double tail_fraction = 0.25;
+  // At the bandwidth size (each op's largest) a pair whose p99 time is longer than typical / this fails: a link slow
+  // for part of a point (a cap that comes and goes within it) that the pair's median hides.
+  double bandwidth_tail_fraction = 0.5;
 };
 
 // A straggler rank: the last of its group (by its own time, its fastest iteration: a rank slow by itself never has

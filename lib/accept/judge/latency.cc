@@ -1,6 +1,7 @@
 // Small-message latency, localised like bandwidth: at each op's smallest size (when the profile also runs a larger
 // one), the host phase's hosts and the pairs phase's pairs by their median and their p99 against the typical host
-// or pair. A host slow at latency fails with every partner (a host suspect), a slow link with one partner only.
+// or pair; and the pairs by their p99 at the largest size too (a cap on for part of a point shows in its tail, not
+// its median). A host slow at latency fails with every partner (a host suspect), a slow link with one partner only.
 // A pair's figure goes to Localize as a speed (1 / time): the same maths that localises busbw. A link whose excess
 // its ranks' extra wait for a CPU explains is a note, not a suspect (CpuWaitOf); where the typical pair's ranks
 // wait for a CPU half its time or more, the pairs' latency is not judged at all (SchedulerBound).
@@ -111,11 +112,19 @@ bool SchedulerBound(Judging& j, Collective op, uint64_t bytes, const std::map<Pa
 
 void PairLatencySuspects(Judging& j) {
   uint64_t bytes = 0;
-  if (!LatencySize(j.profile, &bytes)) return;
+  if (!LatencySize(j.profile, &bytes)) return;  // one size: a bandwidth profile, which judges no time
   for (Collective op : j.profile.ops) {
     const auto groups = j.PairGroups(op, bytes);
     if (groups.empty() || SchedulerBound(j, op, bytes, groups)) continue;
     for (const Stat& st : Stats(j.profile)) PairsBy(j, op, bytes, st, groups);
+  }
+  // The tail at the bandwidth size: a cap on for part of a 4 MiB point leaves its median, not its p99.
+  const uint64_t largest = j.profile.sizes.back();
+  const Stat tail{"p99", P99, j.profile.pairs.bandwidth_tail_fraction, Figure::kP99};
+  for (Collective op : j.profile.ops) {
+    const auto groups = j.PairGroups(op, largest);
+    if (groups.empty() || SchedulerBound(j, op, largest, groups)) continue;
+    PairsBy(j, op, largest, tail, groups);
   }
 }
 

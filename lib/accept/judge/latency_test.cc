@@ -35,6 +35,25 @@ TEST(LatencyJudgeTest, HostSlowAtLatencyIsTheFirstSuspect) {
   }
 }
 
+// A cap on for part of each 4M point leaves the pair's median and moves its p99: the host is named by the tail at
+// the bandwidth size, and its re-test confirms it by the same figure.
+TEST(LatencyJudgeTest, AHostSlowForPartOfEachPointIsNamedByItsTailAtTheBandwidthSize) {
+  Cluster c;
+  c.host_net_tail[6] = 4;
+  AcceptanceInput in = c.Input();
+  const AcceptanceReport r = Judge(c.Retested(in));
+  ASSERT_FALSE(r.suspects.empty()) << Failed(r);
+  EXPECT_EQ(r.suspects[0].host, Address(6)) << Failed(r);
+  EXPECT_NE(Evidence(r.suspects[0]).find("pairs phase latency (allreduce 4M, p99): slow with"), std::string::npos)
+      << Evidence(r.suspects[0]);
+  EXPECT_EQ(r.suspects[0].retest, Retest::kConfirmed) << r.suspects[0].confirmation;
+  // Within the line (p99 1.5x the typical pair's against 2x): nothing.
+  Cluster mild;
+  mild.host_net_tail[6] = 1.5;
+  const AcceptanceReport quiet = Judge(mild.Retested(mild.Input()));
+  EXPECT_TRUE(quiet.suspects.empty()) << Failed(quiet);
+}
+
 TEST(LatencyJudgeTest, SlowLinkAtLatencyIsNamedAsALink) {
   Cluster c;
   // A pair that met in the first round, so that both ends met others too.

@@ -103,6 +103,9 @@ struct Cluster {
   // A host whose network runs at this factor in spells (a flapping link): six points (three rounds of 4K and 4M)
   // slowed, six not, counted over every point this cluster measures.
   std::map<int, double> host_net_flapping;
+  // A host whose cap comes and goes within each point: its network points' p99 times this factor at the large
+  // size, their medians untouched.
+  std::map<int, double> host_net_tail;
   int points_made = 0;
   double noise = 0.03;
   std::mt19937_64 rng{1};
@@ -177,6 +180,11 @@ struct Cluster {
           r.pid = 4000 + h * ranks_per_host + k;
           r.time_us.p50 = t * Noise();
           r.time_us.p99 = 1.4 * r.time_us.p50;
+          if (bytes >= kLarge && groups[g].size() > 1) {
+            for (int other : groups[g]) {
+              if (host_net_tail.count(other)) r.time_us.p99 *= host_net_tail[other];
+            }
+          }
           r.time_us.min = 0.9 * r.time_us.p50;
           r.runqueue_wait_s = (cpu_wait + host_wait(h)) * kIters / 1e6;
           p.per_rank.push_back(r);
