@@ -146,6 +146,9 @@ bool AbHonestlyDisturbed(const json& r, const json& f) {
       if (mean(at[more]) - mean(at[less]) >= 0.2 || growth(at[more]) - growth(at[less]) >= 0.2) return true;
     }
   }
+  // A's own growth lost in its rounds' noise (a CI run beside another test: the barrier grew 238 us in the first
+  // phase and not beyond its noise over 3 interleaved rounds): the pair tests nothing, and the product says so.
+  if (summary.find("A does not grow beyond its noise over the") != std::string::npos) return true;
   if (summary.find("interleaved rounds disagree") != std::string::npos) {
     for (const json& ab : f.value("ab", json::array())) {
       double lo = 1e9, hi = -1e9;
