@@ -298,6 +298,7 @@ void JudgePairs(Judging& j, const Ran& ran) {
     }
   }
   PairLatencySuspects(j);
+  PairSpellSuspects(j, ran);
   const int want = j.profile.pairs.rounds;
   const bool ok = rounds_ran >= want || localised_clearly;
   j.Add("pairs rounds", "", ok, rounds_ran, want, "rounds",

@@ -35,6 +35,9 @@ void JudgePairs(Judging& j, const Ran& ran);
 // host or pair, a host slow with every partner or a link slow with one.
 void HostLatencySuspects(Judging& j);
 void PairLatencySuspects(Judging& j);
+// spells.cc, called by the pairs judge after the others: a host whose pair samples fail in some rounds, far more
+// often than the other pairs', and pass in others (an intermittent suspect).
+void PairSpellSuspects(Judging& j, const Ran& ran);
 
 // Across phases.
 // preflight.cc is verdict.h's PreflightChecks.

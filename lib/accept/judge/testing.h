@@ -106,6 +106,12 @@ struct Cluster {
   // A host whose cap comes and goes within each point: its network points' p99 times this factor at the large
   // size, their medians untouched.
   std::map<int, double> host_net_tail;
+  // A host capped in spells: its p99 times this factor in every third large network point it takes part in.
+  std::map<int, double> host_net_spells;
+  std::map<int, int> spell_points;  // large network points each spelled host took part in so far
+  // Any large network point's p99 tripled with this probability, whoever is in it (a healthy but noisy cluster).
+  double tail_bursts = 0;
+  int pair_repeats = 1;  // points of each size per pairs round (Profile::repeats)
   int points_made = 0;
   double noise = 0.03;
   std::mt19937_64 rng{1};
@@ -160,6 +166,13 @@ struct Cluster {
         const Pair pr{std::min(groups[g][0], groups[g][1]), std::max(groups[g][0], groups[g][1])};
         if (pair_cpu_wait_us.count(pr)) cpu_wait = pair_cpu_wait_us[pr];
       }
+      double spell = 1;
+      if (bytes >= kLarge && groups[g].size() > 1) {
+        for (int h : groups[g]) {
+          if (host_net_spells.count(h) && spell_points[h]++ % 3 == 0) spell *= host_net_spells[h];
+        }
+        if (tail_bursts > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < tail_bursts) spell *= 3;
+      }
       auto host_wait = [&](int h) { return host_cpu_wait_us.count(h) ? host_cpu_wait_us[h] : 0.0; };
       double group_host_wait = 0;
       for (int h : groups[g]) group_host_wait = std::max(group_host_wait, host_wait(h));
@@ -179,7 +192,7 @@ struct Cluster {
           r.address = Address(h);
           r.pid = 4000 + h * ranks_per_host + k;
           r.time_us.p50 = t * Noise();
-          r.time_us.p99 = 1.4 * r.time_us.p50;
+          r.time_us.p99 = 1.4 * r.time_us.p50 * spell;
           if (bytes >= kLarge && groups[g].size() > 1) {
             for (int other : groups[g]) {
               if (host_net_tail.count(other)) r.time_us.p99 *= host_net_tail[other];
@@ -256,7 +269,9 @@ struct Cluster {
       PhaseResult pairs{Phase::kPairs, ++r, true, "", {}};
       std::vector<std::vector<int>> groups;
       for (const Pair& p : round) groups.push_back({p.first, p.second});
-      for (uint64_t bytes : {kSmall, kLarge}) pairs.points.push_back(Point(bytes, groups));
+      for (int k = 0; k < pair_repeats; ++k) {
+        for (uint64_t bytes : {kSmall, kLarge}) pairs.points.push_back(Point(bytes, groups));
+      }
       out.push_back(pairs);
     }
     return out;
