@@ -119,7 +119,7 @@ Outcome RunOnce(Case what, int hosts, bool bisection, uint64_t seed, const std::
     c.straggler = host * 2 + 1;
     c.straggler_us = 3000;
   }
-  auto profile = accept::ParseProfile(ProfileText(hosts, bisection), "sim.yaml");
+  auto profile = accept::ParseProfile(ProfileText(hosts, bisection), "sim.yaml", {"gloo"});
   if (!profile.ok()) {
     std::fprintf(stderr, "accept_sim: %d hosts: %s\n", hosts, profile.status().message().c_str());
     std::exit(1);

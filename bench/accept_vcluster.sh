@@ -19,6 +19,8 @@
 #                                                         -> both hosts among the suspects
 #   multi3      as multi, and launcher rank 9 (host 1) sleeping 100 ms per iteration
 #                                                         -> all three hosts among the suspects
+#   multiloss   host 5 capped (CAP) and host 3 dropping LOSS % of its sends: a bandwidth fault beside a lossy one
+#                                                         -> both hosts among the suspects
 # Prints one line per case: runs, how often the expected verdict came first (multi cases: every expected host named
 # among the suspects), passes, median and max seconds.
 # Needs root (network namespaces). Usage: [CASES="healthy rank"] [KEEP=DIR] [DELAY=US] [QUOTA=PCT] bench/accept_vcluster.sh [N] [CAP]
@@ -104,6 +106,7 @@ for case in ${CASES:-healthy host link rank}; do
     flap) FLAP_HOST=5 ;;
     multi) caps=(--cap-host "5:$CAP") SLOW_HOST=2 ALL=1 ;;
     multi3) caps=(--cap-host "5:$CAP") SLOW_HOST=2 ALL=1 extra=(--test-only-slow-rank 9:100000) ;;
+    multiloss) caps=(--cap-host "5:$CAP") ALL=1 ;;
   esac
   if [[ $case == cpu ]]; then
     CGROUP=/sys/fs/cgroup/cpu/commbench-accept-$$
@@ -113,7 +116,7 @@ for case in ${CASES:-healthy host link rank}; do
   "$VC" up "$T/c" --hosts 8 --redis "${caps[@]}" >/dev/null || { echo "vcluster up failed" >&2; exit 1; }
   source "$T/c/env"
   [[ $case == drift ]] && ip netns exec "$VC_NS_3" ip link set eth0 mtu 1400
-  if [[ $case == loss ]]; then
+  if [[ $case == loss || $case == multiloss ]]; then
     command -v nft >/dev/null || { echo "the loss case needs nft: apt-get install nftables" >&2; exit 1; }
     ip netns exec "$VC_NS_3" nft add table inet cbloss &&
       ip netns exec "$VC_NS_3" nft add chain inet cbloss out '{ type filter hook output priority 0 ; }' &&
@@ -132,6 +135,7 @@ for case in ${CASES:-healthy host link rank}; do
     flap) want="host:$VC_ADDR_5" ;;
     multi) want="$VC_ADDR_2 $VC_ADDR_5" ;;          # every one of them among the suspects
     multi3) want="$VC_ADDR_1 $VC_ADDR_2 $VC_ADDR_5" ;;
+    multiloss) want="$VC_ADDR_3 $VC_ADDR_5" ;;
   esac
   hits=0 passes=0 times=()
   for i in $(seq 1 "$N"); do

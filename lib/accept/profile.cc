@@ -28,8 +28,6 @@ constexpr NameTable<PeakOf, 3> kPeaks = {{
     {PeakOf::kBestHost, "best_host"},
 }};
 
-const char* const kBackends[] = {"gloo", "nccl", "native"};
-
 std::string Quoted(const json& v) { return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(); }
 
 std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -104,16 +102,23 @@ KeySpec Object(std::string name, std::vector<KeySpec> children, ValueType type =
   return k;
 }
 
-const char kPhaseNames[] = "cluster, host, bisection, pairs";
-const char kOpNames[] = "allreduce, allgather, reduce_scatter";
+std::string PhaseNames() { return NamesOf(kPhases); }
+
+std::string OpNames() { return NameList(AllCollectives()); }
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 std::string Share(const json& v) {  // above 0, at most 1
   const double x = v.get<double>();
   return x > 0 && x <= 1 ? "" : v.dump() + " is out of range";
 }
 
-KeySpec ScopePhase() { return With(Key("phase", ValueType::kString, kPhaseNames), CheckPhase); }
-KeySpec ScopeOp() { return With(Key("op", ValueType::kString, kOpNames), CheckOp); }
+KeySpec ScopePhase() { return With(Key("phase", ValueType::kString, PhaseNames()), CheckPhase); }
+KeySpec ScopeOp() { return With(Key("op", ValueType::kString, OpNames()), CheckOp); }
 
 std::vector<KeySpec> FloorKeys() {
   return {
@@ -201,20 +206,19 @@ std::vector<KeySpec> PreflightKeys() {
   };
 }
 
-std::string CheckBackend(const json& v) {
-  const std::string s = v.get<std::string>();
-  for (const char* b : kBackends) {
-    if (s == b) return "";
-  }
-  return Quoted(v) + " is not a backend";
+std::function<std::string(const json&)> CheckBackend(std::vector<std::string> backends) {
+  return [backends = std::move(backends)](const json& v) -> std::string {
+    const std::string s = v.get<std::string>();
+    return std::find(backends.begin(), backends.end(), s) != backends.end() ? "" : Quoted(v) + " is not a backend";
+  };
 }
 
-const std::vector<KeySpec>& Keys() {
-  static const std::vector<KeySpec> keys = {
+std::vector<KeySpec> Keys(const std::vector<std::string>& backends) {
+  return {
       Key("name", ValueType::kString),
       Key("description", ValueType::kString),
-      With(Key("backend", ValueType::kString, "gloo, nccl, native"), CheckBackend, true),
-      With(Key("ops", ValueType::kScalarOrList, kOpNames), CheckOps, true),
+      With(Key("backend", ValueType::kString, Joined(backends)), CheckBackend(backends), true),
+      With(Key("ops", ValueType::kScalarOrList, OpNames()), CheckOps, true),
       With(Key("sizes", ValueType::kScalarOrList, "sizes like 4K, 1M"), CheckSizes, true),
       Object("floors", FloorKeys(), ValueType::kObjectList),
       Object("ceilings", CeilingKeys(), ValueType::kObjectList),
@@ -223,7 +227,7 @@ const std::vector<KeySpec>& Keys() {
              return v.get<long long>() >= 1 && v.get<long long>() <= 100 ? "" : v.dump() + " is out of range";
            }),
       With(Key("time_budget_s", ValueType::kNumber, "seconds above 0"), AtLeast(0, false), true),
-      With(Key("phases", ValueType::kScalarOrList, kPhaseNames), CheckPhases, true),
+      With(Key("phases", ValueType::kScalarOrList, PhaseNames()), CheckPhases, true),
       Object("pairs", PairsKeys()),
       Object("straggler", StragglerKeys()),
       Object("drift", {Key("must_match", ValueType::kScalarOrList, "fingerprint keys like env.NCCL_* or kernel"),
@@ -232,7 +236,6 @@ const std::vector<KeySpec>& Keys() {
       Object("confirm", ConfirmKeys()),
       Object("preflight", PreflightKeys()),
   };
-  return keys;
 }
 
 uint64_t Bytes(const json& v) { return *ParseByteSize(Text(v), "size"); }
@@ -422,8 +425,8 @@ const std::vector<Phase>& AllPhases() {
 
 bool Profile::Runs(Phase p) const { return std::find(phases.begin(), phases.end(), p) != phases.end(); }
 
-static StatusOr<Profile> ProfileFrom(const config::ConfigFile& f) {
-  std::vector<std::string> problems = config::CheckConfig(f, Keys());
+static StatusOr<Profile> ProfileFrom(const config::ConfigFile& f, const std::vector<std::string>& backends) {
+  std::vector<std::string> problems = config::CheckConfig(f, Keys(backends));
   Profile p;
   if (problems.empty()) p = Builder(f, &problems).Build();  // the whole-file checks need every key's own to hold
   if (problems.empty()) return p;
@@ -432,14 +435,15 @@ static StatusOr<Profile> ProfileFrom(const config::ConfigFile& f) {
   return InvalidArgument(all);
 }
 
-StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path) {
+StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path,
+                               const std::vector<std::string>& backends) {
   ASSIGN_OR_RETURN(config::ConfigFile f, config::ParseConfigText(text, path));
-  return ProfileFrom(f);
+  return ProfileFrom(f, backends);
 }
 
-StatusOr<Profile> LoadProfile(const std::string& path) {
+StatusOr<Profile> LoadProfile(const std::string& path, const std::vector<std::string>& backends) {
   ASSIGN_OR_RETURN(config::ConfigFile f, config::ReadConfigFile(path));
-  return ProfileFrom(f);
+  return ProfileFrom(f, backends);
 }
 
 }  // namespace commbench::accept

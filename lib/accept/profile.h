@@ -129,9 +129,11 @@ struct Profile {
   bool Runs(Phase p) const;
 };
 
-// Reads and checks `path`; every problem of the file in one InvalidArgument, one line each.
-StatusOr<Profile> LoadProfile(const std::string& path);
+// Reads and checks `path`; every problem of the file in one InvalidArgument, one line each. `backends`: the names
+// `backend` may take (the backend registry's: RegisteredBackends(), which this layer cannot see).
+StatusOr<Profile> LoadProfile(const std::string& path, const std::vector<std::string>& backends);
 // The same over text already read (`path` names it in messages).
-StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path);
+StatusOr<Profile> ParseProfile(const std::string& text, const std::string& path,
+                               const std::vector<std::string>& backends);
 
 }  // namespace commbench::accept

@@ -8,6 +8,9 @@
 namespace commbench::accept {
 namespace {
 
+// The backend names a profile may take here (the CLI passes the backend registry's).
+const std::vector<std::string> kBackends = {"gloo", "nccl", "native"};
+
 const char kGood[] =
     "name: two-hosts\n"                                                                         // 1
     "backend: gloo\n"                                                                           // 2
@@ -38,7 +41,7 @@ std::string OneProblem(const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
-  auto p = ParseProfile(text, "p.yaml");
+  auto p = ParseProfile(text, "p.yaml", kBackends);
   EXPECT_FALSE(p.ok()) << "accepted: " << to;
   if (p.ok()) return "";
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
@@ -48,7 +51,7 @@ std::string OneProblem(const std::string& from, const std::string& to) {
 }
 
 TEST(ProfileTest, ReadsEveryField) {
-  auto p = ParseProfile(kGood, "p.yaml");
+  auto p = ParseProfile(kGood, "p.yaml", kBackends);
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->name, "two-hosts");
   EXPECT_EQ(p->backend, "gloo");
@@ -122,18 +125,18 @@ TEST(ProfileTest, Bisection) {
   std::string text = kGood;
   text.replace(text.find("phases: [pairs, cluster, host]"), 30, "phases: [pairs, bisection, cluster, host]");
   text.replace(text.find("pairs: {rounds: 7, seed: 3}"), 27, "bisection: {block_fraction: 0.6}");
-  auto p = ParseProfile(text, "p.yaml");
+  auto p = ParseProfile(text, "p.yaml", kBackends);
   ASSERT_TRUE(p.ok()) << p.status().message();
   // Bisection before pairs: when it names one host clearly, the pairs rounds are not needed.
   EXPECT_EQ(p->phases, (std::vector<Phase>{Phase::kCluster, Phase::kHost, Phase::kBisection, Phase::kPairs}));
   EXPECT_DOUBLE_EQ(p->bisection.block_fraction, 0.6);
-  EXPECT_DOUBLE_EQ(ParseProfile(kGood, "p.yaml")->bisection.block_fraction, 0.7);  // the default
+  EXPECT_DOUBLE_EQ(ParseProfile(kGood, "p.yaml", kBackends)->bisection.block_fraction, 0.7);  // the default
   EXPECT_EQ(OneProblem("pairs: {rounds: 7, seed: 3}", "bisection: {block_fraction: 1}"),
             "p.yaml:14: bisection.block_fraction: 1 is out of range (accepted: a share above 0, below 1)");
   EXPECT_EQ(OneProblem("pairs: {rounds: 7, seed: 3}", "bisection: {levels: 3}"),
             "p.yaml:14: bisection.levels: unknown key (accepted: block_fraction)");
   text.replace(text.find("hosts: 4"), 8, "hosts: 3");
-  auto three = ParseProfile(text, "p.yaml");
+  auto three = ParseProfile(text, "p.yaml", kBackends);
   ASSERT_FALSE(three.ok());
   EXPECT_EQ(three.status().message(),
             "p.yaml:15: preflight.hosts: 3: the bisection phase needs at least 4 hosts (two blocks of two)");
@@ -152,18 +155,18 @@ TEST(ProfileTest, RelativeFloorNeedsItsPhase) {
   std::string text = kGood;
   text.replace(text.find("phases: [pairs, cluster, host]"), 30, "phases: [cluster, host]");
   text.replace(text.find("phase: pairs, "), 14, "");
-  auto p = ParseProfile(text, "p.yaml");
+  auto p = ParseProfile(text, "p.yaml", kBackends);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().message(),
             "p.yaml:7: floors[1].fraction_of: 'best_pair' needs the pairs phase, which phases does not list");
 }
 
 TEST(ProfileTest, EveryProblemOfAFileAtOnce) {
-  auto p =
-      ParseProfile("backend: mpi\nops: bcast\nsizes: 1M\ntime_budget_s: -3\nphases: cluster\nextra: 1\n", "p.yaml");
+  auto p = ParseProfile("backend: mpi\nops: bcast\nsizes: 1M\ntime_budget_s: -3\nphases: cluster\nextra: 1\n", "p.yaml",
+                        kBackends);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(Lines(p.status()).size(), 4u) << p.status().message();
-  auto missing = ParseProfile("backend: gloo\n", "p.yaml");
+  auto missing = ParseProfile("backend: gloo\n", "p.yaml", kBackends);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("p.yaml:1: ops: missing"), std::string::npos) << missing.status().message();
 }
@@ -171,10 +174,10 @@ TEST(ProfileTest, EveryProblemOfAFileAtOnce) {
 TEST(ProfileTest, ShippedProfilesLoad) {
   for (const char* name : {"local-smoke", "virtual-cluster", "h100-8x-nvlink", "h100-2node-pairs"}) {
     const std::string path = std::string("configs/acceptance/") + name + ".yaml";
-    auto p = LoadProfile(path);
+    auto p = LoadProfile(path, kBackends);
     EXPECT_TRUE(p.ok()) << path << ": " << p.status().message();
   }
-  auto missing = LoadProfile("configs/acceptance/no-such.yaml");
+  auto missing = LoadProfile("configs/acceptance/no-such.yaml", kBackends);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
 }

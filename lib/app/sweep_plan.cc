@@ -10,6 +10,7 @@
 
 #include "lib/core/cpu_quota.h"
 #include "lib/core/loop_defaults.h"
+#include "lib/diagnose/rule.h"
 #include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 
@@ -95,17 +96,18 @@ ExplainFollowUp PlanExplainAbs(const result::ResultFile& first, const Plan& plan
   for (const result::Finding& f : first.trailer.diagnosis.findings) {
     if (f.status != result::FindingStatus::kSuspected) continue;
     any_suspected = true;
-    Suspect suspect{f.rule, {}};
+    const diagnose::Rule* rule = diagnose::FindRule(f.rule);
+    Suspect suspect{f.rule, {}, rule != nullptr ? rule->ab_factor().axes : std::vector<std::string>{}};
     for (const std::string& id : f.points) {
       if (by_id.count(id)) suspect.series.push_back(by_id.at(id));
     }
-    const double quota = f.rule == "cpu_oversubscription" ? QuotaAt(first, f) : 0;
+    std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
+    const double quota = ab && !ab->factor.cpus.empty() ? QuotaAt(first, f) : 0;  // an A/B that varies the cores
     if (!CpusCanVaryShare(quota)) {
       out.notes.push_back("--explain: " + f.rule + " suspected: the ranks' cgroup CPU quota (" + FormatCpus(quota) +
                           ") caps one core and all cores alike, so no --cpus A/B varies it; it stays suspected");
       continue;
     }
-    std::optional<TargetedAb> ab = AbForSuspect(suspect, options);
     if (!ab || ab->points.size() < 2) {
       out.notes.push_back("--explain: " + f.rule + " suspected: no A/B varies its factor alone; it stays suspected");
       continue;

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "lib/diagnose/rule.h"
+#include "lib/sweep/explain.h"
 #include "lib/sweep/planner.h"
 
 namespace commbench::app {
@@ -46,6 +49,22 @@ result::Finding Suspected(const std::string& rule, const result::ResultFile& fir
   f.status = result::FindingStatus::kSuspected;
   for (const result::PointResult& p : first.points) f.points.push_back(p.id);
   return f;
+}
+
+// Each rule declares the axes its A/B varies (diagnose::Rule::ab_factor); --explain finds B values by axis. A rule
+// with an A/B that explain cannot vary would stay suspected for ever: every one must name an axis explain knows.
+TEST(SweepPlanTest, EveryRuleWithAnAbVariesAnAxisExplainCanVary) {
+  const std::vector<std::string> axes = AxesWithAb();
+  int with_ab = 0;
+  for (const auto& rule : diagnose::Rules()) {
+    const std::vector<std::string> own = rule->ab_factor().axes;
+    if (own.empty()) continue;
+    ++with_ab;
+    EXPECT_TRUE(std::any_of(own.begin(), own.end(), [&](const std::string& a) {
+      return std::find(axes.begin(), axes.end(), a) != axes.end();
+    })) << rule->name();
+  }
+  EXPECT_EQ(with_ab, 7);
 }
 
 TEST(SweepPlanTest, AFaultAimedAtNoRankOfTheSweepIsBadInput) {

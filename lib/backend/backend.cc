@@ -52,14 +52,23 @@ std::vector<std::string> RegisteredBackends() {
   return names;
 }
 
+std::string RegisteredBackendList() {
+  std::string list;
+  for (const auto& n : RegisteredBackends()) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
 StatusOr<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
   auto it = Factories().find(name);
   if (it == Factories().end()) {
-    std::string accepted;
-    for (const auto& n : RegisteredBackends()) accepted += (accepted.empty() ? "" : ", ") + n;
-    return InvalidArgument("--backends: unknown backend '" + name + "' (accepted: " + accepted + ")");
+    return InvalidArgument("--backends: unknown backend '" + name + "' (accepted: " + RegisteredBackendList() + ")");
   }
   return it->second();
+}
+
+StatusOr<BackendCapabilities> CapabilitiesOf(const std::string& name) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, CreateBackend(name));
+  return backend->Capabilities();
 }
 
 StatusOr<std::vector<BackendDescription>> DescribeRegisteredBackends(const std::vector<std::string>& names) {

@@ -111,6 +111,10 @@ struct AlgorithmInfo {
   std::string suits;        // the message range it suits, e.g. "< 64 KiB"
 };
 
+// How lib/traffic counts what a backend sends: its own schedules or algorithms exactly, or the textbook ring
+// figure for one whose pattern is not modelled (NCCL, MPI).
+enum class TrafficModel { kTextbook, kNativeSchedules, kGlooAlgorithms };
+
 // What a backend can run, declared once: the planner, the --explain expansion and the shared check below read
 // it, so that nothing tests a backend's name to learn what it can do.
 struct BackendCapabilities {
@@ -121,6 +125,13 @@ struct BackendCapabilities {
   std::vector<Collective> out_of_place_ops = AllCollectives();  // and out of place
   std::optional<Launcher> launcher;                             // the launcher its ranks must be started by; none: any
   bool one_rank_per_process = false;  // each rank a process of its own (an MPI rank): no --ranks-per-process > 1
+  TrafficModel traffic_model = TrafficModel::kTextbook;
+  // Its shared-memory transport counts the bytes it copies between peers (RankResult::peer_bytes_copied); another
+  // backend's shared memory (Open MPI's vader) copies nothing commbench sees, so 0 would read as measured.
+  bool counts_peer_copies = false;
+  // The registered backend that runs the same algorithms over TCP alone, where this one chooses its transport
+  // ("native-tcp" for native); empty where there is none.
+  std::string tcp_twin;
 };
 
 // The checks every backend shares, in this order: the dtype, the GPU axes on a CPU backend, the placement.
@@ -149,6 +160,10 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 bool RegisterBackend(const std::string& name, BackendFactory factory);
 std::vector<std::string> RegisteredBackends();  // sorted
 StatusOr<std::unique_ptr<Backend>> CreateBackend(const std::string& name);
+// A registered backend's capabilities; an unknown name fails as CreateBackend does.
+StatusOr<BackendCapabilities> CapabilitiesOf(const std::string& name);
+// The registered names as a sentence's list: "gloo, mpi, native, native-tcp, nccl".
+std::string RegisteredBackendList();
 
 // What the planner needs to know of a backend, without linking it (tests describe fakes).
 struct BackendDescription {

@@ -35,6 +35,14 @@ StatusOr<E> ParseName(const NameTable<E, N>& table, std::string_view s, std::str
   return InvalidArgument(std::string(what) + " '" + std::string(s) + "' (accepted: " + accepted + ")");
 }
 
+// The names as a sentence's list, in the table's order: "a, b, c".
+template <typename E, size_t N>
+std::string NamesOf(const NameTable<E, N>& table) {
+  std::string out;
+  for (const auto& entry : table) out += (out.empty() ? "" : ", ") + std::string(entry.second);
+  return out;
+}
+
 template <typename E, size_t N>
 std::vector<E> ValuesOf(const NameTable<E, N>& table) {
   std::vector<E> out;

@@ -29,4 +29,12 @@ const std::vector<Collective>& AllCollectives();
 const std::vector<DataType>& AllDataTypes();
 const std::vector<ReduceOp>& AllReduceOps();
 
+// The names of `values` as a sentence's list, e.g. NameList(AllCollectives()): "allreduce, allgather, ...".
+template <typename E>
+std::string NameList(const std::vector<E>& values) {
+  std::string out;
+  for (const E& v : values) out += (out.empty() ? "" : ", ") + std::string(Name(v));
+  return out;
+}
+
 }  // namespace commbench

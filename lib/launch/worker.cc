@@ -227,7 +227,7 @@ class RankRunner {
     out.setup_s = cached->setup_s;
     out.comm_rss_bytes = cached->rss_bytes;
     out.comm_device_bytes = cached->comm->device_memory_bytes();
-    out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()), point.backend,
+    out.traffic = MeasuredTraffic(r, static_cast<int64_t>(out.samples_us.size()), cached->backend->Capabilities(),
                                   out.transport != Transport::kUnknown ? out.transport : point.transport,
                                   plan_.ranks_per_process);
     using result::Phase;

@@ -91,7 +91,7 @@ json EnvironmentFingerprint() {
     backends[name] = {{"version", (*backend)->Version()},
                       {"available", available.ok()},
                       {"reason", available.ok() ? "" : available.message()}};
-    if (name == "gloo") env["gloo_version"] = (*backend)->Version();
+    if (name == "gloo") env["gloo_version"] = (*backend)->Version();  // names-ok: the v1 schema's own field
   }
   env["backends"] = backends;
   json variables = json::object();

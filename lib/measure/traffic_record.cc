@@ -4,13 +4,13 @@
 
 namespace commbench {
 
-std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, const std::string& backend,
-                                                   Transport transport, int ranks_per_process) {
+std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops,
+                                                   const BackendCapabilities& backend, Transport transport,
+                                                   int ranks_per_process) {
   result::RankTraffic t;
   t.ops = ops;
   if (transport == Transport::kSharedMemory) {
-    // Another backend's shared memory (Open MPI's vader) copies nothing we count: 0 bytes would read as measured.
-    if (backend != "native") return std::nullopt;
+    if (!backend.counts_peer_copies) return std::nullopt;
     t.source = "shm_copies";
     t.recv_bytes = static_cast<double>(loop.peer_bytes_copied);
     return t;
@@ -26,6 +26,8 @@ std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64
 void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* t) {
   traffic::Request request;
   request.backend = point.backend;
+  auto capabilities = CapabilitiesOf(point.backend);
+  if (capabilities.ok()) request.model = capabilities->traffic_model;
   request.algo = point.algo;
   request.op = point.op;
   request.count = point.count;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/backend/backend.h"
 #include "lib/core/axes.h"
 #include "lib/measure/loop.h"
 #include "lib/model/point.h"
@@ -14,14 +15,16 @@ namespace commbench {
 
 // What measured the rank's bytes: over tcp, the process's socket counters (its share where the process runs
 // `ranks_per_process` rank threads, which run the same loop at once); over shm, what its thread copied from
-// peers (received only), where the backend counts its copies (native alone: lib/backend/peer_copies.h).
+// peers (received only), where the backend counts its copies (BackendCapabilities::counts_peer_copies).
 // nullopt otherwise (NCCL, MPI over shared memory: model only).
 // `ops`: the timed iterations (the loop's samples).
-std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops, const std::string& backend,
-                                                   Transport transport, int ranks_per_process);
+std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64_t ops,
+                                                   const BackendCapabilities& backend, Transport transport,
+                                                   int ranks_per_process);
 
-// Adds the model of the algorithm that ran (point.algo) for this group rank; leaves it at -1 where the backend
-// does not know the algorithm.
+// Adds the model of the algorithm that ran (point.algo) for this group rank, by the registered backend's traffic
+// model (the textbook figure for a backend not linked in); leaves it at -1 where the backend does not know the
+// algorithm.
 void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* traffic);
 
 }  // namespace commbench

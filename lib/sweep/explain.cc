@@ -131,25 +131,33 @@ struct Context {
   std::string affinity;
 };
 
-// Each cause an A/B can test, the one factor it varies and the function that finds that factor's B values.
-struct CauseFactor {
-  const char* rule;
+// Each axis an A/B can vary, the factor that holds its B values and the function that finds them. Keyed by the
+// axis, not the rule: the rule says which axes its A/B varies (Suspect::factor_axes).
+struct AxisFactor {
+  const char* axis;
   SweepSpec::ExplainFactor Factors::*factor;
   void (*add)(const SweepSpec&, const Context&, Factors*);
 };
 
-const CauseFactor kCauseFactors[] = {
-    {"world_barrier", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
-    {"host_sync", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
-    {"legacy_default_stream", &Factors::stream,
-     [](const SweepSpec& s, const Context& c, Factors* f) { AddStreams(s, c.gpu, f); }},
-    {"pageable_h2d", &Factors::h2d, [](const SweepSpec& s, const Context& c, Factors* f) { AddH2ds(s, c.gpu, f); }},
-    {"cpu_oversubscription", &Factors::cpus,
-     [](const SweepSpec& s, const Context& c, Factors* f) { AddCpus(s, c.affinity, f); }},
-    {"wakeup_latency", &Factors::pin, [](const SweepSpec& s, const Context&, Factors* f) { AddPin(s, f); }},
-    {"shared_bandwidth", &Factors::concurrency,
+const AxisFactor kAxisFactors[] = {
+    {"sync", &Factors::sync, [](const SweepSpec& s, const Context& c, Factors* f) { AddSyncs(s, c.gpu, f); }},
+    {"stream", &Factors::stream, [](const SweepSpec& s, const Context& c, Factors* f) { AddStreams(s, c.gpu, f); }},
+    {"h2d", &Factors::h2d, [](const SweepSpec& s, const Context& c, Factors* f) { AddH2ds(s, c.gpu, f); }},
+    {"cpus", &Factors::cpus, [](const SweepSpec& s, const Context& c, Factors* f) { AddCpus(s, c.affinity, f); }},
+    {"pin", &Factors::pin, [](const SweepSpec& s, const Context&, Factors* f) { AddPin(s, f); }},
+    {"concurrency", &Factors::concurrency,
      [](const SweepSpec& s, const Context&, Factors* f) { AddConcurrency(s, f); }},
 };
+
+// The first of the rule's axes this file can vary.
+const AxisFactor* FactorFor(const std::vector<std::string>& axes) {
+  for (const std::string& axis : axes) {
+    for (const AxisFactor& a : kAxisFactors) {
+      if (axis == a.axis) return &a;
+    }
+  }
+  return nullptr;
+}
 
 std::string Join(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
@@ -159,17 +167,16 @@ std::string Join(const std::vector<std::string>& parts, const char* separator) {
 
 }  // namespace
 
-std::vector<std::string> RulesWithAb() {
-  std::vector<std::string> rules;
-  for (const CauseFactor& c : kCauseFactors) rules.push_back(c.rule);
-  return rules;
+std::vector<std::string> AxesWithAb() {
+  std::vector<std::string> axes;
+  for (const AxisFactor& a : kAxisFactors) axes.push_back(a.axis);
+  return axes;
 }
 
 std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbOptions& options) {
   if (suspect.series.empty()) return std::nullopt;
-  const auto cause = std::find_if(std::begin(kCauseFactors), std::end(kCauseFactors),
-                                  [&](const CauseFactor& c) { return suspect.rule == c.rule; });
-  if (cause == std::end(kCauseFactors)) return std::nullopt;
+  const AxisFactor* cause = FactorFor(suspect.factor_axes);
+  if (cause == nullptr) return std::nullopt;
   std::vector<Point> series = suspect.series;
   std::stable_sort(series.begin(), series.end(), [](const Point& a, const Point& b) { return a.groups < b.groups; });
   Factors found;

@@ -27,10 +27,12 @@ ExplainExpansion ExpandForExplain(const SweepSpec& spec, const std::vector<Backe
 
 // ---- Targeted --explain: the A/B of each cause the first phase suspects, for the series it names ----
 
-// A suspected finding of the first phase: its rule and the points of the series it names (as planned).
+// A suspected finding of the first phase: its rule, the points of the series it names (as planned) and the axes
+// its rule's A/B varies (the rule's own AbFactor::axes, from the diagnosis registry: this layer cannot see it).
 struct Suspect {
   std::string rule;
   std::vector<Point> series;
+  std::vector<std::string> factor_axes;
 };
 
 // The A/B that tests one suspect: the series' points with that cause's factor changed and nothing else.
@@ -50,13 +52,12 @@ struct TargetedAbOptions {
   size_t max_group_counts = 3;
 };
 
-// The rules an A/B can test, each with the one factor it varies: world_barrier and host_sync the sync,
-// legacy_default_stream the stream, pageable_h2d the copy's host memory, cpu_oversubscription the cores,
-// wakeup_latency the pinning, shared_bandwidth the concurrency.
-std::vector<std::string> RulesWithAb();
+// The axes whose B values this file can find, one factor each: sync (a world-wide barrier's none, a host sync's
+// event), stream, h2d, cpus, pin, concurrency. A rule whose factor varies none of them has no A/B.
+std::vector<std::string> AxesWithAb();
 
-// nullopt when no A/B tests the rule (straggler, set-up growth, ...). A B side the sweep already measured is
-// returned too: the A/B measures both sides again, alternating, so that they see the same moments.
+// nullopt when no A/B varies the suspect's factor axes (straggler, set-up growth, ...). A B side the sweep already
+// measured is returned too: the A/B measures both sides again, alternating, so that they see the same moments.
 std::optional<TargetedAb> AbForSuspect(const Suspect& suspect, const TargetedAbOptions& options);
 
 }  // namespace commbench

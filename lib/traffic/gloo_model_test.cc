@@ -9,7 +9,7 @@ namespace traffic {
 namespace {
 
 RankTraffic Rank(const std::string& algo, Collective op, size_t count, int n, int rank) {
-  auto model = ModelOp(Request{"gloo", algo, op, count, n, 4});
+  auto model = ModelOp(Request{"gloo", TrafficModel::kGlooAlgorithms, algo, op, count, n, 4});
   EXPECT_TRUE(model.ok()) << model.status().message();
   return model.ok() ? model->ranks[static_cast<size_t>(rank)] : RankTraffic{};
 }
@@ -49,7 +49,8 @@ TEST(GlooModel, HalvingDoublingOnThreeRanksIsBinaryBlocks) {
   // Blocks [0,2) and [2]: chunks of ceil(1001/2) = 501. Ranks 0 and 1 halve (501 / 500), rank 2 hands its whole
   // buffer up (501 to rank 0, 500 to rank 1), the block sends the result down (501 from rank 0, 500 from rank 1)
   // and doubles. 1.5·S for the block, S for rank 2; not the textbook 4/3·S.
-  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kAllreduce, 1001, 3, 4});
+  auto m =
+      ModelOp(Request{"gloo", TrafficModel::kGlooAlgorithms, "halving_doubling", Collective::kAllreduce, 1001, 3, 4});
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(m->exact);
   EXPECT_EQ(m->ranks[0].sent_bytes, (500u + 501 + 501) * 4);
@@ -64,7 +65,8 @@ TEST(GlooModel, HalvingDoublingOnThreeRanksIsBinaryBlocks) {
 TEST(GlooModel, HalvingDoublingSevenRanksChainsThreeBlocks) {
   // Blocks of 4, 2 and 1: 2^2 chunks of 256. Rank 6 hands 1024 up to ranks 4 and 5 (512 each); they each hand
   // their 512-half up as two 256 pieces into the block of four, and get 512 back.
-  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kAllreduce, 1024, 7, 4});
+  auto m =
+      ModelOp(Request{"gloo", TrafficModel::kGlooAlgorithms, "halving_doubling", Collective::kAllreduce, 1024, 7, 4});
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->ranks[6].sent_bytes, 1024u * 4);
   EXPECT_EQ(m->ranks[6].recv_bytes, 1024u * 4);
@@ -78,7 +80,8 @@ TEST(GlooModel, HalvingDoublingSevenRanksChainsThreeBlocks) {
 TEST(GlooModel, HalvingDoublingReduceScatterDistributes) {
   // 4 ranks, 100 each: halving sends 200 then 100; the holder of chunk k (rank reverse(k)) sends it to rank k
   // unless that is itself (ranks 0 and 3), each piece answered by a notification.
-  auto m = ModelOp(Request{"gloo", "halving_doubling", Collective::kReduceScatter, 100, 4, 4});
+  auto m = ModelOp(
+      Request{"gloo", TrafficModel::kGlooAlgorithms, "halving_doubling", Collective::kReduceScatter, 100, 4, 4});
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->ranks[0].sent_bytes, (200u + 100) * 4);
   EXPECT_EQ(m->ranks[1].sent_bytes, (200u + 100 + 100) * 4);  // rank 1 holds chunk 2
@@ -86,7 +89,8 @@ TEST(GlooModel, HalvingDoublingReduceScatterDistributes) {
   EXPECT_EQ(m->ranks[1].control_messages, 2u + 1);  // two halvings, one acknowledgement
   // Three ranks: rank 2 hands its 300 up (150 + 150); rank 0 holds [0,150) and sends rank 1 its 50, rank 1 holds
   // [150,300) and sends rank 2 its 100.
-  auto odd = ModelOp(Request{"gloo", "halving_doubling", Collective::kReduceScatter, 100, 3, 4});
+  auto odd = ModelOp(
+      Request{"gloo", TrafficModel::kGlooAlgorithms, "halving_doubling", Collective::kReduceScatter, 100, 3, 4});
   ASSERT_TRUE(odd.ok());
   EXPECT_EQ(odd->ranks[2].sent_bytes, 300u * 4);
   EXPECT_EQ(odd->ranks[2].recv_bytes, 100u * 4);
@@ -101,10 +105,10 @@ TEST(GlooModel, AllgatherRingAndReduceScatterRingSlice) {
 }
 
 TEST(GlooModel, UnknownAlgorithmAndOtherBackends) {
-  auto bad = ModelOp(Request{"gloo", "hd", Collective::kAllreduce, 10, 2, 4});
+  auto bad = ModelOp(Request{"gloo", TrafficModel::kGlooAlgorithms, "hd", Collective::kAllreduce, 10, 2, 4});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'hd'"), std::string::npos);
-  auto nccl = ModelOp(Request{"nccl", "auto", Collective::kAllreduce, 1024, 4, 4});
+  auto nccl = ModelOp(Request{"nccl", TrafficModel::kTextbook, "auto", Collective::kAllreduce, 1024, 4, 4});
   ASSERT_TRUE(nccl.ok());
   EXPECT_FALSE(nccl->exact);
   EXPECT_EQ(nccl->ranks[0].sent_bytes, 6144u);

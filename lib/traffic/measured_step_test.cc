@@ -9,6 +9,7 @@ namespace {
 StepTraffic TwoSizes() {  // 3 buckets of 1000 elements and 1 of 10 on two ranks, ring
   StepRequest r;
   r.backend = "native";
+  r.model = TrafficModel::kNativeSchedules;
   r.params = 3010;
   r.element_size = 4;
   r.bucket_bytes = 4000;
@@ -30,8 +31,9 @@ TEST(MeasuredStep, SumsEachSizeTimesItsBuckets) {
   EXPECT_DOUBLE_EQ((*ranks)[1].sent_bytes, 3 * 4010.0 + 40);
   EXPECT_DOUBLE_EQ((*ranks)[0].recv_bytes, 3 * 4000.0 + 40);
   EXPECT_NEAR((*ranks)[1].time_s, (3 * 110.0 + 6) * 1e-6, 1e-12);
-  const std::string text = MeasuredStepToText(StepRequest{"native", 3010, 4, 4000, 2, nullptr}, step, m, *ranks,
-                                              {"native-tcp", "f32", "local ranks"});
+  const std::string text =
+      MeasuredStepToText(StepRequest{"native", TrafficModel::kNativeSchedules, 3010, 4, 4000, 2, nullptr}, step, m,
+                         *ranks, {"native-tcp", "f32", "local ranks"});
   EXPECT_NE(text.find("3 x 4.000 kB"), std::string::npos) << text;
   EXPECT_NE(text.find("1.0025"), std::string::npos) << text;  // rank 1's sent over the model (12,040 B)
 }

@@ -56,24 +56,24 @@ TEST(NativeModel, EveryRankMatchesTheScheduleForEveryAlgorithm) {
 
 TEST(NativeModel, RingMeetsTheTextbookOnEvenBlocks) {
   // 8 ranks, 1024 floats: blocks of 128, so every rank sends exactly 2(n-1)/n·S and (n-1)/n·S.
-  auto model = ModelOp(Request{"native", "ring", Collective::kAllreduce, 1024, 8, 4});
+  auto model = ModelOp(Request{"native", TrafficModel::kNativeSchedules, "ring", Collective::kAllreduce, 1024, 8, 4});
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->ranks[3].sent_bytes, TextbookBytesPerRank(Collective::kAllreduce, 1024, 8, 4));
   EXPECT_EQ(model->ranks[3].sent_bytes, 2u * 7 * 4096 / 8);
-  auto ag = ModelOp(Request{"native", "ring", Collective::kAllgather, 1024, 8, 4});
+  auto ag = ModelOp(Request{"native", TrafficModel::kNativeSchedules, "ring", Collective::kAllgather, 1024, 8, 4});
   ASSERT_TRUE(ag.ok());
   EXPECT_EQ(ag->ranks[0].sent_bytes, 7u * 4096);  // (n-1)/n of S = 8 × 4 KiB
   EXPECT_EQ(ag->ranks[0].sent_bytes, TextbookBytesPerRank(Collective::kAllgather, 1024, 8, 4));
 }
 
 TEST(NativeModel, DirectSendsTheWholeBufferToEveryPeer) {
-  auto model = ModelOp(Request{"native", "direct", Collective::kAllreduce, 1000, 4, 2});
+  auto model = ModelOp(Request{"native", TrafficModel::kNativeSchedules, "direct", Collective::kAllreduce, 1000, 4, 2});
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->ranks[0].sent_bytes, 3u * 2000);
 }
 
 TEST(NativeModel, UnknownAlgorithmNamesIt) {
-  auto model = ModelOp(Request{"native", "twoshot", Collective::kAllgather, 10, 2, 4});
+  auto model = ModelOp(Request{"native", TrafficModel::kNativeSchedules, "twoshot", Collective::kAllgather, 10, 2, 4});
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.status().message().find("'twoshot'"), std::string::npos);
 }

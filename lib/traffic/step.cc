@@ -25,8 +25,8 @@ StatusOr<StepTraffic> ModelStep(const StepRequest& r) {
     g.count = static_cast<size_t>(count);
     g.buckets = static_cast<int>(buckets);
     g.algo = r.algo_for ? r.algo_for(g.count) : "auto";
-    ASSIGN_OR_RETURN(g.model,
-                     ModelOp(Request{r.backend, g.algo, Collective::kAllreduce, g.count, r.world, r.element_size}));
+    ASSIGN_OR_RETURN(g.model, ModelOp(Request{r.backend, r.model, g.algo, Collective::kAllreduce, g.count, r.world,
+                                              r.element_size}));
     step.exact = step.exact && g.model.exact;
     for (size_t k = 0; k < step.ranks.size(); ++k) {
       const RankTraffic& one = g.model.ranks[k];

@@ -15,6 +15,7 @@ namespace traffic {
 
 struct StepRequest {
   std::string backend;
+  TrafficModel model = TrafficModel::kTextbook;  // the backend's (BackendCapabilities::traffic_model)
   uint64_t params = 0;
   size_t element_size = 2;
   uint64_t bucket_bytes = 25ull << 20;

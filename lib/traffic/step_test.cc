@@ -9,6 +9,7 @@ namespace {
 TEST(Step, BucketsAndRemainderSumToTheGradient) {
   StepRequest r;
   r.backend = "native";
+  r.model = TrafficModel::kNativeSchedules;
   r.params = 10'000'000;  // 20 MB of bf16 in 4 MiB buckets: 4 full and a remainder
   r.element_size = 2;
   r.bucket_bytes = 4 << 20;
@@ -29,6 +30,7 @@ TEST(Step, BucketsAndRemainderSumToTheGradient) {
 TEST(Step, BadBucketAndWorldNameTheValue) {
   StepRequest r;
   r.backend = "native";
+  r.model = TrafficModel::kNativeSchedules;
   r.params = 100;
   r.bucket_bytes = 1;
   r.world = 2;

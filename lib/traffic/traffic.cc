@@ -21,12 +21,12 @@ uint64_t TextbookBytesPerRank(Collective op, size_t count, int n, size_t element
 StatusOr<Model> ModelOp(const Request& r) {
   if (r.n < 1) return InvalidArgument("traffic: group size " + std::to_string(r.n) + " (accepted: >= 1)");
   Model m;
-  if (r.backend == "native" || r.backend == "native-tcp") {  // one set of schedules, either transport
+  if (r.model == TrafficModel::kNativeSchedules) {  // one set of schedules, either transport
     ASSIGN_OR_RETURN(auto transfers, NativeTransfers(NativeProblem{r.algo, r.op, r.count, r.n}));
     m.ranks = PerRank(transfers, r.n, r.element_size);
     return m;
   }
-  if (r.backend == "gloo") {
+  if (r.model == TrafficModel::kGlooAlgorithms) {
     ASSIGN_OR_RETURN(GlooModel g, GlooTransfers(GlooProblem{r.algo, r.op, r.count, r.n}));
     m.ranks = PerRank(g.transfers, r.n, r.element_size);
     m.exact = g.exact;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/backend/backend.h"
 #include "lib/core/status.h"
 #include "lib/core/types.h"
 #include "lib/traffic/transfer.h"
@@ -14,8 +15,9 @@ namespace commbench {
 namespace traffic {
 
 struct Request {
-  std::string backend;  // native, gloo, nccl, mpi, ...
-  std::string algo;     // resolved (what ran); "auto" only for backends modelled by the textbook
+  std::string backend;                           // its name, for the note
+  TrafficModel model = TrafficModel::kTextbook;  // the backend's (BackendCapabilities::traffic_model)
+  std::string algo;  // resolved (what ran); "auto" only for backends modelled by the textbook
   Collective op = Collective::kAllreduce;
   size_t count = 0;  // per-rank count of the smaller buffer (nccl-tests)
   int n = 1;         // group size

@@ -14,6 +14,7 @@
 #include "lib/accept/profile.h"
 #include "lib/app/accept_host.h"
 #include "lib/app/accept_run.h"
+#include "lib/backend/backend.h"
 #include "lib/core/printable.h"
 #include "tools/commbench/command_line.h"
 #include "tools/commbench/commands.h"
@@ -65,7 +66,7 @@ int Run(app::AcceptPhases phases, const AcceptOptions& o,
 }
 
 int ExecuteAccept(const AcceptOptions& o) {
-  auto profile = accept::LoadProfile(o.profile);
+  auto profile = accept::LoadProfile(o.profile, RegisteredBackends());
   if (!profile.ok()) return Fail(profile.status(), 2);
   const SweepSpec probe = app::AcceptLaunchSpec(o.settings);
   auto place = SpmdPlace(o.spmd, probe);

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY")) {
     if (chdir(dir) != 0) std::perror(dir);
   }
-  CLI::App app{"commbench: sweep and diagnose collective communication (allreduce, allgather, reduce-scatter)."};
+  CLI::App app{"commbench: sweep and diagnose collective communication."};
   app.name("commbench");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(COMMBENCH_VERSION) + " (" + COMMBENCH_COMMIT + ")");

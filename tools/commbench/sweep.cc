@@ -28,7 +28,7 @@ void SetupSweep(CLI::App& app, int* exit_code) {
   sub->footer(
       "Examples:\n"
       "  commbench sweep --groups 1..8                         # reference scenario A: Gloo pairs, 400 B .. 1 MiB\n"
-      "  commbench sweep --groups 1,2,4,8 --sizes 4..64M:x4 --ops allreduce,allgather\n"
+      "  commbench sweep --groups 1,2,4,8 --sizes 4..64M:x4 --ops allreduce,allgather\n"  // names-ok: an example
       "  commbench sweep --groups 1..4 --sync none,world-barrier --algos ring,halving_doubling\n"
       "  commbench sweep --groups 4 --cpus '0;0-1'             # same point on one core and on two\n"
       "  commbench sweep --config configs/gate/ci.yaml --out baseline.json   # flags from a file; flags win\n"

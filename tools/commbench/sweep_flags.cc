@@ -5,17 +5,21 @@
 #include <filesystem>
 #include <limits>
 
+#include "lib/backend/backend.h"
+#include "lib/core/types.h"
+
 namespace commbench::cli {
 
 void AddSweepFlags(CLI::App* app, SweepFlags* f) {
   SweepSpec& s = f->spec;
-  app->add_option("--backends", f->backends, "Backends: gloo, native, mpi, nccl (comma list)")->capture_default_str();
-  app->add_option("--ops", f->ops, "Collectives: allreduce, allgather, reduce_scatter")->capture_default_str();
+  app->add_option("--backends", f->backends, "Backends: " + RegisteredBackendList() + " (comma list)")
+      ->capture_default_str();
+  app->add_option("--ops", f->ops, "Collectives: " + NameList(AllCollectives()))->capture_default_str();
   app->add_option("--algos", f->algos,
                   "Algorithms, e.g. ring,halving_doubling; auto: each backend's choice; names it lacks are skipped")
       ->capture_default_str();
-  app->add_option("--dtypes", f->dtypes, "Element types: f32, f64, i32, f16, bf16")->capture_default_str();
-  app->add_option("--reduce", f->reduces, "Reductions: sum, max, min, prod")->capture_default_str();
+  app->add_option("--dtypes", f->dtypes, "Element types: " + NameList(AllDataTypes()))->capture_default_str();
+  app->add_option("--reduce", f->reduces, "Reductions: " + NameList(AllReduceOps()))->capture_default_str();
   app->add_option("--sizes", f->sizes,
                   "Message sizes in bytes (K, M, G = 1024^n): 400,4K,1M or 4..64M:x2 or 1K..8K:+1K")
       ->capture_default_str();

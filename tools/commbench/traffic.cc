@@ -9,9 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "lib/backend/native/algorithm_choice.h"
+#include "lib/backend/backend.h"
 #include "lib/core/ranges.h"
 #include "lib/core/types.h"
+#include "lib/traffic/assumed.h"
 #include "lib/traffic/step.h"
 #include "lib/traffic/step_text.h"
 #include "tools/commbench/command_line.h"
@@ -36,23 +37,6 @@ struct TrafficFlags {
   bool measure_flags = false;  // one of them was given
 };
 
-// What "auto" runs for an allreduce of `count` elements: the native backend's own choice; Gloo's default ring;
-// other backends are modelled by the textbook whatever they pick.
-std::function<std::string(size_t)> AlgoFor(const TrafficFlags& f, DataType dtype) {
-  if (f.algo != "auto") return [algo = f.algo](size_t) { return algo; };
-  if (f.backend == "gloo") return [](size_t) { return std::string("ring"); };
-  if (f.backend != "native" && f.backend != "native-tcp") return [](size_t) { return std::string("auto"); };
-  const bool shm = f.transport == "shm" && f.backend == "native";
-  const auto transport = shm ? native::Transport::kShm : native::Transport::kTcp;
-  return [transport, dtype, world = f.world](size_t count) {
-    OpRequest request;
-    request.op = Collective::kAllreduce;
-    request.dtype = dtype;
-    request.count = count;
-    return native::ChooseAlgorithm(transport, request, world);
-  };
-}
-
 int RunTraffic(const TrafficFlags& f) {
   auto params = traffic::ParseParamCount(f.params, "--params");
   if (!params.ok()) return ErrorExit(params.status().message());
@@ -63,10 +47,8 @@ int RunTraffic(const TrafficFlags& f) {
   if (f.world < 1 || f.world > 65536) {
     return ErrorExit("--world " + std::to_string(f.world) + " (accepted: a rank count from 1 to 65536)");
   }
-  if (f.backend != "native" && f.backend != "native-tcp" && f.backend != "gloo" && f.backend != "nccl" &&
-      f.backend != "mpi") {
-    return ErrorExit("--backend '" + f.backend + "' (accepted: native, native-tcp, gloo, nccl, mpi)");
-  }
+  auto backend = CapabilitiesOf(f.backend);
+  if (!backend.ok()) return ErrorExit("--backend '" + f.backend + "' (accepted: " + RegisteredBackendList() + ")");
   if (f.transport != "tcp" && f.transport != "shm") {
     return ErrorExit("--transport '" + f.transport + "' (accepted: tcp, shm)");
   }
@@ -75,11 +57,12 @@ int RunTraffic(const TrafficFlags& f) {
   }
   traffic::StepRequest request;
   request.backend = f.backend;
+  request.model = backend->traffic_model;
   request.params = *params;
   request.element_size = SizeOf(*dtype);
   request.bucket_bytes = *bucket;
   request.world = f.world;
-  request.algo_for = AlgoFor(f, *dtype);
+  request.algo_for = traffic::AlgorithmFor(*backend, f.algo, f.transport, *dtype, f.world);
   auto step = traffic::ModelStep(request);
   if (!step.ok()) return ErrorExit(f.algo == "auto" ? step.status().message() : "--algo: " + step.status().message());
   MeasureRequest run = f.run;
@@ -97,7 +80,7 @@ int RunTraffic(const TrafficFlags& f) {
     if (!where.ok()) return ErrorExit(where.status().message());
     place = *where;
   }
-  traffic::StepLabel label{f.dtype, f.backend == "native" ? f.transport : f.backend == "native-tcp" ? "tcp" : ""};
+  traffic::StepLabel label{f.dtype, traffic::AssumedTransport(*backend, f.transport)};
   const std::string model = traffic::StepToText(request, *step, label);
   if (place) MeasureAsLauncherRank(spmd, *place, model, request, *step, run, *planned);
   std::fputs(model.c_str(), stdout);
@@ -118,7 +101,9 @@ void SetupTraffic(CLI::App& app, int* exit_code) {
   cmd->add_option("--dtype", f->dtype, "gradient type: f32, f16, bf16, f64, i32")->capture_default_str();
   cmd->add_option("--bucket", f->bucket, "DDP bucket size (bucket_cap_mb): 25M, 4MiB")->capture_default_str();
   cmd->add_option("--world", f->world, "data-parallel ranks")->required();
-  cmd->add_option("--backend", f->backend, "native, gloo, nccl or mpi (nccl, mpi: textbook ring)")
+  cmd->add_option("--backend", f->backend,
+                  "a registered backend (commbench env); one without a traffic model of its own: the textbook "
+                  "ring")
       ->capture_default_str();
   cmd->add_option("--algo", f->algo, "allreduce algorithm; auto: what the backend picks per bucket size")
       ->capture_default_str();

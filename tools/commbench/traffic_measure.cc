@@ -1,5 +1,6 @@
 #include "tools/commbench/traffic_measure.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -68,10 +69,14 @@ StatusOr<std::vector<traffic::BucketMeasure>> Collect(const traffic::StepTraffic
 
 StatusOr<PlannedMeasure> PlanMeasure(const traffic::StepRequest& r, const traffic::StepTraffic& step,
                                      const MeasureRequest& m) {
-  // Native's model assumed a transport; the sweep runs that one. Gloo has no bf16: f16 moves the same bytes.
+  // Native's model assumed a transport; the sweep runs that one. A backend without bf16 (Gloo) runs f16, which
+  // moves the same bytes.
   PlannedMeasure p;
-  p.backend = m.backend == "native" && m.transport == "tcp" ? "native-tcp" : m.backend;
-  p.dtype = p.backend == "gloo" && m.dtype == "bf16" ? "f16" : m.dtype;
+  ASSIGN_OR_RETURN(const BackendCapabilities asked, CapabilitiesOf(m.backend));
+  p.backend = m.transport == "tcp" && !asked.tcp_twin.empty() ? asked.tcp_twin : m.backend;
+  ASSIGN_OR_RETURN(const BackendCapabilities runs, CapabilitiesOf(p.backend));
+  const bool has_bf16 = std::find(runs.dtypes.begin(), runs.dtypes.end(), DataType::kBF16) != runs.dtypes.end();
+  p.dtype = !has_bf16 && m.dtype == "bf16" ? "f16" : m.dtype;
   ASSIGN_OR_RETURN(p.spec, ToSpec(BucketSweep(r, step, m, p.backend, p.dtype)));
   ASSIGN_OR_RETURN(auto backends, DescribeRegisteredBackends(p.spec.backends));
   ASSIGN_OR_RETURN(p.plan, PlanSweep(p.spec, backends));

@@ -69,7 +69,7 @@ inline const char kOneHostProfile[] =
     "preflight: {hosts: 1, ranks_per_host: 2}\n";
 
 inline Profile TestProfile(const char* text = kProfile) {
-  auto p = ParseProfile(text, "test.yaml");
+  auto p = ParseProfile(text, "test.yaml", {"gloo"});
   EXPECT_TRUE(p.ok()) << p.status().message();
   return *p;
 }

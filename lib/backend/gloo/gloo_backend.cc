@@ -227,6 +227,7 @@ class GlooBackend : public Backend {
     caps.in_place_ops = {Collective::kAllreduce, Collective::kReduceScatter};
     caps.out_of_place_ops = {Collective::kAllgather};
     caps.transport = Transport::kTcp;
+    caps.traffic_model = TrafficModel::kGlooAlgorithms;
     return caps;
   }
 

@@ -47,6 +47,9 @@ class NativeBackend : public Backend {
   BackendCapabilities Capabilities() const override {
     BackendCapabilities caps;
     caps.transport = tcp_only_ ? Transport::kTcp : Transport::kSharedMemory;
+    caps.traffic_model = TrafficModel::kNativeSchedules;
+    caps.counts_peer_copies = true;
+    if (!tcp_only_) caps.tcp_twin = "native-tcp";
     return caps;
   }
 
