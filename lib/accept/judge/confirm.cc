@@ -4,7 +4,8 @@
 // that named the suspect, over the control's, is beyond the line that named it. Each figure that named it is judged
 // on its own repeats, and the one that says most decides: failing most of them confirms, failing some is
 // intermittent (reason "intermittent", with the rounds), less is left out of the verdict with a note: a check that
-// failed within its noise does not fail a cluster.
+// failed within its noise does not fail a cluster. A link's ends are re-tested beside known-good partners too: a
+// link whose one end alone fails there becomes that host's suspect (the fault follows the host).
 #include "lib/accept/confirm.h"
 
 #include <algorithm>
@@ -39,11 +40,18 @@ bool Has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// The group that re-tested `s`: its link's two ends, or the one with its host.
-const GroupFigures* TestGroup(const std::vector<GroupFigures>& groups, const AcceptanceSuspect& s) {
+// The group that re-tested `s`: its link's two ends, or its host beside a known-good partner (a host that is also
+// the end of a suspect link meets that link's other end in other rounds: those are the link's repeats).
+const GroupFigures* TestGroup(const std::vector<GroupFigures>& groups, const AcceptanceSuspect& s,
+                              const std::set<std::string>& suspect_hosts) {
   for (const GroupFigures& g : groups) {
     if (g.hosts.size() != 2 || !Has(g.hosts, s.host)) continue;
-    if (s.what != SuspectWhat::kLink || Has(g.hosts, s.peer)) return &g;
+    if (s.what == SuspectWhat::kLink) {
+      if (Has(g.hosts, s.peer)) return &g;
+      continue;
+    }
+    const std::string& partner = g.hosts[0] == s.host ? g.hosts[1] : g.hosts[0];
+    if (!suspect_hosts.count(partner)) return &g;
   }
   return nullptr;
 }
@@ -121,7 +129,7 @@ std::vector<std::vector<Repeat>> RepeatsByBasis(const std::vector<SuspectBasis>&
   for (const PhaseResult* pr : ran) {
     for (const result::PointResult& pt : pr->points) {
       const std::vector<GroupFigures> groups = GroupsOf(pt);
-      const GroupFigures* test = TestGroup(groups, s);
+      const GroupFigures* test = TestGroup(groups, s, suspect_hosts);
       if (!test) continue;
       const GroupFigures* control = Control(groups, suspect_hosts);
       for (size_t i = 0; i < bases.size(); ++i) {
@@ -222,6 +230,76 @@ size_t TargetIndex(const std::vector<RetestTarget>& targets, const AcceptanceSus
   return targets.size();
 }
 
+// A link's ends, each re-tested beside known-good partners (RetestTargetsOf adds them): where one fails there too
+// and the other passes, the fault follows that host. A host slow in spells meets its slow moments with one partner
+// of the pairs phase and is named as that link first; a slow link leaves both ends good with other partners.
+struct EndRetest {
+  std::string host;
+  Retest outcome = Retest::kNotRun;
+  bool ran = false;
+  std::string tally;
+};
+
+EndRetest RetestOfEnd(const std::string& end, const std::vector<SuspectBasis>& bases, const Ran& ran,
+                      const std::set<std::string>& suspect_hosts, const ConfirmSpec& spec) {
+  AcceptanceSuspect as_host;
+  as_host.host = end;
+  const std::vector<std::vector<Repeat>> by_basis = RepeatsByBasis(bases, ran, as_host, suspect_hosts);
+  const size_t deciding = DecidingBasis(by_basis, spec);
+  EndRetest out;
+  out.host = end;
+  if (deciding == bases.size()) return out;
+  out.ran = true;
+  out.outcome = OutcomeOf(by_basis[deciding], spec);
+  out.tally = Tally(bases[deciding], by_basis[deciding], true);
+  return out;
+}
+
+// A confirmed (or intermittent) link whose one end alone fails beside known-good partners becomes that host's
+// suspect; otherwise the link stands, with what its ends' re-tests said.
+void FollowTheFaultToAnEnd(AcceptanceSuspect& s, const std::vector<SuspectBasis>& bases, const Ran& ran,
+                           const std::set<std::string>& suspect_hosts, const ConfirmSpec& spec) {
+  const EndRetest a = RetestOfEnd(s.host, bases, ran, suspect_hosts, spec);
+  const EndRetest b = RetestOfEnd(s.peer, bases, ran, suspect_hosts, spec);
+  if (!a.ran || !b.ran) return;
+  const bool a_fails = a.outcome != Retest::kNotRun, b_fails = b.outcome != Retest::kNotRun;
+  if (a_fails == b_fails) {
+    s.evidence.push_back(std::string(a_fails ? "both ends failed" : "both ends passed") +
+                         " beside known-good partners too (" + a.host + " " + a.tally + "; " + b.host + " " + b.tally +
+                         ")" + (a_fails ? "" : ": the link itself"));
+    return;
+  }
+  const EndRetest& bad = a_fails ? a : b;
+  const EndRetest& good = a_fails ? b : a;
+  const std::string link = "the link " + s.host + "-" + s.peer;
+  const bool intermittent = bad.outcome == Retest::kIntermittent || s.retest == Retest::kIntermittent;
+  s.what = SuspectWhat::kHost;
+  s.host = bad.host;
+  s.peer.clear();
+  s.reason = intermittent ? ReasonKind::kIntermittent : ReasonKind::kOutlier;
+  s.retest = intermittent ? Retest::kIntermittent : Retest::kConfirmed;
+  s.confirmation = std::string(intermittent ? "intermittent" : "confirmed") + ": " + link + " failed its re-test (" +
+                   s.confirmation + "), and " + bad.host + " failed beside known-good partners too (" + bad.tally +
+                   ") while " + good.host + " passed beside them (" + good.tally + "): the fault follows " + bad.host;
+}
+
+// Two suspects of the same host (one named as itself, one followed from a link) are one: the first keeps the
+// other's evidence.
+std::vector<AcceptanceSuspect> Merged(std::vector<AcceptanceSuspect> suspects) {
+  std::vector<AcceptanceSuspect> out;
+  for (AcceptanceSuspect& s : suspects) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const AcceptanceSuspect& o) {
+      return o.what == s.what && o.host == s.host && o.peer == s.peer && o.rank == s.rank;
+    });
+    if (same == out.end()) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    same->evidence.insert(same->evidence.end(), s.evidence.begin(), s.evidence.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 void ConfirmSuspects(Judging& j) {
@@ -271,10 +349,11 @@ void ConfirmSuspects(Judging& j) {
                                (s.evidence.empty() ? std::string("?") : s.evidence.front()) + ")");
       continue;
     }
+    if (s.what == SuspectWhat::kLink) FollowTheFaultToAnEnd(s, bases, ran, suspect_hosts, spec);
     s.evidence.push_back(s.confirmation);
     kept.push_back(std::move(s));
   }
-  j.report.suspects = std::move(kept);
+  j.report.suspects = Merged(std::move(kept));
 }
 
 }  // namespace commbench::accept::judge
@@ -294,6 +373,10 @@ std::vector<RetestTarget> RetestTargetsOf(const std::vector<AcceptanceSuspect>& 
       peer = static_cast<int>(p - hosts.begin());
     }
     seen.insert({static_cast<int>(h - hosts.begin()), peer});
+    if (peer >= 0) {  // each end beside known-good partners too: does the fault follow one of them?
+      seen.insert({static_cast<int>(h - hosts.begin()), -1});
+      seen.insert({peer, -1});
+    }
   }
   std::vector<RetestTarget> out;
   for (const auto& [host, peer] : seen) out.push_back({host, peer});

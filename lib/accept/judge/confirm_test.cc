@@ -164,13 +164,59 @@ TEST(ConfirmTest, TheTargetsDoNotDependOnTheSuspectsOrder) {
   std::vector<std::string> hosts;
   for (int h = 0; h < 8; ++h) hosts.push_back(judge_testing::Address(h));
   const auto ab = RetestTargetsOf({a, b}, hosts), ba = RetestTargetsOf({b, a}, hosts);
-  ASSERT_EQ(ab.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
+  ASSERT_EQ(ab.size(), 4u) << "host 5; the link 1-3 and each of its ends beside known-good partners";
+  ASSERT_EQ(ba.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(ab[i].host, ba[i].host);
     EXPECT_EQ(ab[i].peer, ba[i].peer);
   }
-  EXPECT_EQ(ab[0].host, 1);
-  EXPECT_EQ(ab[0].peer, 3);
+  const std::vector<std::pair<int, int>> expected = {{1, -1}, {1, 3}, {3, -1}, {5, -1}};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(std::make_pair(ab[i].host, ab[i].peer), expected[i]) << i;
+  }
+}
+
+// Fires: the localisation named a link (its pair was slow in the pairs phase); in the re-test the link fails again
+// and so does one of its ends beside known-good partners, while the other end passes beside them: the fault follows
+// that host (a host slow in spells meets them with one partner of the pairs phase), and the suspect is the host.
+TEST(ConfirmTest, ALinkWhoseOneEndFailsWithOtherPartnersIsThatHost) {
+  Cluster c;
+  c.link_latency_us[{3, 5}] = 200;
+  AcceptanceInput in = c.Input();
+  const AcceptanceReport first = Judge(in);
+  ASSERT_EQ(first.suspects.size(), 1u) << Failed(first);
+  ASSERT_EQ(first.suspects[0].what, SuspectWhat::kLink) << Failed(first);
+  c.link_latency_us.clear();
+  c.host_latency_us[5] = 200;  // the re-test meets host 5 slow with every partner
+  const AcceptanceReport r = Judge(c.Retested(in));
+  EXPECT_FALSE(r.passed);
+  ASSERT_EQ(r.suspects.size(), 1u) << Failed(r);
+  const AcceptanceSuspect& s = r.suspects[0];
+  EXPECT_EQ(s.what, SuspectWhat::kHost);
+  EXPECT_EQ(s.host, judge_testing::Address(5));
+  EXPECT_EQ(s.peer, "");
+  EXPECT_NE(s.confirmation.find("the link 10.77.0.4-10.77.0.6 failed its re-test ("), std::string::npos)
+      << s.confirmation;
+  EXPECT_NE(s.confirmation.find("and 10.77.0.6 failed beside known-good partners too (by its"), std::string::npos)
+      << s.confirmation;
+  EXPECT_NE(s.confirmation.find("while 10.77.0.4 passed beside them ("), std::string::npos) << s.confirmation;
+  EXPECT_NE(s.confirmation.find("the fault follows 10.77.0.6"), std::string::npos) << s.confirmation;
+}
+
+// Stays a link: a link slow in the re-test too, whose ends both pass beside known-good partners, is the link itself.
+TEST(ConfirmTest, ALinkWhoseEndsPassWithOtherPartnersStaysTheLink) {
+  Cluster c;
+  c.link_latency_us[{3, 5}] = 200;
+  const AcceptanceReport r = Judge(c.Retested(c.Input()));
+  EXPECT_FALSE(r.passed);
+  ASSERT_EQ(r.suspects.size(), 1u) << Failed(r);
+  const AcceptanceSuspect& s = r.suspects[0];
+  EXPECT_EQ(s.what, SuspectWhat::kLink);
+  EXPECT_EQ(s.retest, Retest::kConfirmed) << s.confirmation;
+  EXPECT_TRUE(std::any_of(s.evidence.begin(), s.evidence.end(), [](const std::string& e) {
+    return e.find("both ends passed beside known-good partners too (10.77.0.4 by its") == 0 &&
+           e.find("): the link itself") != std::string::npos;
+  })) << Failed(r);
 }
 
 }  // namespace
