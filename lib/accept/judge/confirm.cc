@@ -237,6 +237,7 @@ struct EndRetest {
   std::string host;
   Retest outcome = Retest::kNotRun;
   bool ran = false;
+  int failed = 0;  // repeats failed by the deciding figure
   std::string tally;
 };
 
@@ -251,18 +252,23 @@ EndRetest RetestOfEnd(const std::string& end, const std::vector<SuspectBasis>& b
   if (deciding == bases.size()) return out;
   out.ran = true;
   out.outcome = OutcomeOf(by_basis[deciding], spec);
+  out.failed = FailedIn(by_basis[deciding]);
   out.tally = Tally(bases[deciding], by_basis[deciding], true);
   return out;
 }
 
 // A confirmed (or intermittent) link whose one end alone fails beside known-good partners becomes that host's
-// suspect; otherwise the link stands, with what its ends' re-tests said.
+// suspect; otherwise the link stands, with what its ends' re-tests said. One end that failed a repeat there, too few
+// to count, while the other failed none, is undecided: the link and its ends are re-tested once more (a host slow in
+// spells meets them in some launches only).
 void FollowTheFaultToAnEnd(AcceptanceSuspect& s, const std::vector<SuspectBasis>& bases, const Ran& ran,
-                           const std::set<std::string>& suspect_hosts, const ConfirmSpec& spec) {
+                           const std::set<std::string>& suspect_hosts, const ConfirmSpec& spec,
+                           std::vector<AcceptanceSuspect>* undecided) {
   const EndRetest a = RetestOfEnd(s.host, bases, ran, suspect_hosts, spec);
   const EndRetest b = RetestOfEnd(s.peer, bases, ran, suspect_hosts, spec);
   if (!a.ran || !b.ran) return;
   const bool a_fails = a.outcome != Retest::kNotRun, b_fails = b.outcome != Retest::kNotRun;
+  if (!a_fails && !b_fails && (a.failed > 0) != (b.failed > 0)) undecided->push_back(s);
   if (a_fails == b_fails) {
     s.evidence.push_back(std::string(a_fails ? "both ends failed" : "both ends passed") +
                          " beside known-good partners too (" + a.host + " " + a.tally + "; " + b.host + " " + b.tally +
@@ -349,7 +355,7 @@ void ConfirmSuspects(Judging& j) {
                                (s.evidence.empty() ? std::string("?") : s.evidence.front()) + ")");
       continue;
     }
-    if (s.what == SuspectWhat::kLink) FollowTheFaultToAnEnd(s, bases, ran, suspect_hosts, spec);
+    if (s.what == SuspectWhat::kLink) FollowTheFaultToAnEnd(s, bases, ran, suspect_hosts, spec, &j.report.undecided);
     s.evidence.push_back(s.confirmation);
     kept.push_back(std::move(s));
   }
