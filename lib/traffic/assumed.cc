@@ -6,7 +6,7 @@ namespace commbench {
 namespace traffic {
 
 std::function<std::string(size_t)> AlgorithmFor(const BackendCapabilities& backend, const std::string& algo,
-                                                 const std::string& transport, DataType dtype, int world) {
+                                                const std::string& transport, DataType dtype, int world) {
   if (algo != "auto") return [algo](size_t) { return algo; };
   if (backend.traffic_model == TrafficModel::kGlooAlgorithms) return [](size_t) { return std::string("ring"); };
   if (backend.traffic_model != TrafficModel::kNativeSchedules) return [](size_t) { return std::string("auto"); };

@@ -16,7 +16,7 @@ namespace traffic {
 // otherwise the native schedules' own choice (ChooseAlgorithm) for the transport assumed, Gloo's default ring, and
 // "auto" for a backend modelled by the textbook (whatever it picks, the figure is the same).
 std::function<std::string(size_t count)> AlgorithmFor(const BackendCapabilities& backend, const std::string& algo,
-                                                       const std::string& transport, DataType dtype, int world);
+                                                      const std::string& transport, DataType dtype, int world);
 
 // The transport the model assumed, for the step's header: `transport` ("tcp" or "shm") where the backend
 // chooses its own (native), "tcp" for one that only runs TCP (native-tcp); "" where the model has none.

@@ -37,9 +37,11 @@ TEST(AlgorithmFor, AutoIsWhatEachModelRuns) {
   EXPECT_EQ(AlgorithmFor(kGloo, "auto", "tcp", DataType::kBF16, 8)(1 << 20), "ring");
   EXPECT_EQ(AlgorithmFor(kTextbook, "auto", "tcp", DataType::kBF16, 8)(1 << 20), "auto");
   for (size_t count : {size_t{16}, size_t{1} << 12, size_t{1} << 24}) {
-    EXPECT_EQ(AlgorithmFor(kNative, "auto", "shm", DataType::kBF16, 4)(count), Native(native::Transport::kShm, count, 4))
+    EXPECT_EQ(AlgorithmFor(kNative, "auto", "shm", DataType::kBF16, 4)(count),
+              Native(native::Transport::kShm, count, 4))
         << count;
-    EXPECT_EQ(AlgorithmFor(kNative, "auto", "tcp", DataType::kBF16, 4)(count), Native(native::Transport::kTcp, count, 4))
+    EXPECT_EQ(AlgorithmFor(kNative, "auto", "tcp", DataType::kBF16, 4)(count),
+              Native(native::Transport::kTcp, count, 4))
         << count;
     // native-tcp runs TCP whatever --transport says.
     EXPECT_EQ(AlgorithmFor(kNativeTcp, "auto", "shm", DataType::kBF16, 4)(count),
