@@ -106,12 +106,6 @@ std::string PhaseNames() { return NamesOf(kPhases); }
 
 std::string OpNames() { return NameList(AllCollectives()); }
 
-std::string Joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 std::string Share(const json& v) {  // above 0, at most 1
   const double x = v.get<double>();
   return x > 0 && x <= 1 ? "" : v.dump() + " is out of range";
@@ -217,7 +211,7 @@ std::vector<KeySpec> Keys(const std::vector<std::string>& backends) {
   return {
       Key("name", ValueType::kString),
       Key("description", ValueType::kString),
-      With(Key("backend", ValueType::kString, Joined(backends)), CheckBackend(backends), true),
+      With(Key("backend", ValueType::kString, CommaList(backends)), CheckBackend(backends), true),
       With(Key("ops", ValueType::kScalarOrList, OpNames()), CheckOps, true),
       With(Key("sizes", ValueType::kScalarOrList, "sizes like 4K, 1M"), CheckSizes, true),
       Object("floors", FloorKeys(), ValueType::kObjectList),

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "lib/core/name_table.h"
+
 namespace commbench {
 namespace {
 
@@ -52,11 +54,7 @@ std::vector<std::string> RegisteredBackends() {
   return names;
 }
 
-std::string RegisteredBackendList() {
-  std::string list;
-  for (const auto& n : RegisteredBackends()) list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
+std::string RegisteredBackendList() { return CommaList(RegisteredBackends()); }
 
 StatusOr<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
   auto it = Factories().find(name);

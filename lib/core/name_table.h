@@ -35,12 +35,19 @@ StatusOr<E> ParseName(const NameTable<E, N>& table, std::string_view s, std::str
   return InvalidArgument(std::string(what) + " '" + std::string(s) + "' (accepted: " + accepted + ")");
 }
 
-// The names as a sentence's list, in the table's order: "a, b, c".
+// Names as a sentence's list, in their order: "a, b, c" (the "accepted: ..." of an error, a help line).
+inline std::string CommaList(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A table's names as CommaList writes them, in the table's order.
 template <typename E, size_t N>
 std::string NamesOf(const NameTable<E, N>& table) {
-  std::string out;
-  for (const auto& entry : table) out += (out.empty() ? "" : ", ") + std::string(entry.second);
-  return out;
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.second);
+  return CommaList(names);
 }
 
 template <typename E, size_t N>

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/core/name_table.h"
 #include "lib/core/status.h"
 
 namespace commbench {
@@ -32,9 +33,9 @@ const std::vector<ReduceOp>& AllReduceOps();
 // The names of `values` as a sentence's list, e.g. NameList(AllCollectives()): "allreduce, allgather, ...".
 template <typename E>
 std::string NameList(const std::vector<E>& values) {
-  std::string out;
-  for (const E& v : values) out += (out.empty() ? "" : ", ") + std::string(Name(v));
-  return out;
+  std::vector<std::string> names;
+  for (const E& v : values) names.emplace_back(Name(v));
+  return CommaList(names);
 }
 
 }  // namespace commbench

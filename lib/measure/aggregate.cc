@@ -105,6 +105,9 @@ double LoopUsPerOp(const Point& point, const std::vector<RankSamples>& ranks, in
 }
 
 void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& options, PointResult* out) {
+  const bool any_traffic =
+      std::any_of(ranks.begin(), ranks.end(), [](const RankSamples& r) { return r.traffic.has_value(); });
+  const std::optional<traffic::Model> model = any_traffic ? TrafficModelOf(out->point) : std::nullopt;  // once a point
   for (const RankSamples& r : ranks) {
     out->iters = std::max<int64_t>(out->iters, static_cast<int64_t>(r.samples_us.size()));
     out->checked_iters = &r == &ranks.front() ? r.checked_iters : std::min(out->checked_iters, r.checked_iters);
@@ -132,7 +135,7 @@ void AddRanks(const std::vector<RankSamples>& ranks, const AggregateOptions& opt
     t.setup_s = r.setup_s;
     t.checked_iters = r.checked_iters;
     t.traffic = r.traffic;
-    if (t.traffic) AddTrafficModel(out->point, r.group_rank, &*t.traffic);
+    if (t.traffic && model) AddTrafficModel(*model, r.group_rank, &*t.traffic);
     t.wall_s = static_cast<double>(r.end_ns - r.start_ns) * 1e-9;
     out->per_rank.push_back(std::move(t));
     const size_t keep = std::min(r.samples_us.size(), static_cast<size_t>(std::max<int64_t>(options.sample_cap, 0)));

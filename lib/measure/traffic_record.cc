@@ -23,7 +23,7 @@ std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64
   return t;
 }
 
-void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* t) {
+std::optional<traffic::Model> TrafficModelOf(const Point& point) {
   traffic::Request request;
   request.backend = point.backend;
   auto capabilities = CapabilitiesOf(point.backend);
@@ -34,14 +34,19 @@ void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* t)
   request.n = point.group_size;
   request.element_size = SizeOf(point.dtype);
   auto model = traffic::ModelOp(request);
-  if (!model.ok() || group_rank < 0 || static_cast<size_t>(group_rank) >= model->ranks.size()) return;
-  t->model_sent_bytes_per_op = static_cast<double>(model->ranks[static_cast<size_t>(group_rank)].sent_bytes);
-  t->model_recv_bytes_per_op = static_cast<double>(model->ranks[static_cast<size_t>(group_rank)].recv_bytes);
-  t->model_exact = model->exact;
-  const traffic::RankTraffic& mine = model->ranks[static_cast<size_t>(group_rank)];
+  if (!model.ok()) return std::nullopt;
+  return std::move(*model);
+}
+
+void AddTrafficModel(const traffic::Model& model, int group_rank, result::RankTraffic* t) {
+  if (group_rank < 0 || static_cast<size_t>(group_rank) >= model.ranks.size()) return;
+  const traffic::RankTraffic& mine = model.ranks[static_cast<size_t>(group_rank)];
+  t->model_sent_bytes_per_op = static_cast<double>(mine.sent_bytes);
+  t->model_recv_bytes_per_op = static_cast<double>(mine.recv_bytes);
+  t->model_exact = model.exact;
   t->model_framing_bytes_per_op =
-      static_cast<double>((mine.sent_messages + mine.control_messages) * model->framing_per_message +
-                          mine.control_messages * model->control_message_bytes);
+      static_cast<double>((mine.sent_messages + mine.control_messages) * model.framing_per_message +
+                          mine.control_messages * model.control_message_bytes);
 }
 
 }  // namespace commbench

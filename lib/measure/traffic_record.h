@@ -10,6 +10,7 @@
 #include "lib/measure/loop.h"
 #include "lib/model/point.h"
 #include "lib/result/rank_traffic.h"
+#include "lib/traffic/traffic.h"
 
 namespace commbench {
 
@@ -22,9 +23,12 @@ std::optional<result::RankTraffic> MeasuredTraffic(const RankResult& loop, int64
                                                    const BackendCapabilities& backend, Transport transport,
                                                    int ranks_per_process);
 
-// Adds the model of the algorithm that ran (point.algo) for this group rank, by the registered backend's traffic
-// model (the textbook figure for a backend not linked in); leaves it at -1 where the backend does not know the
-// algorithm.
-void AddTrafficModel(const Point& point, int group_rank, result::RankTraffic* traffic);
+// The model of the algorithm that ran (point.algo), by the registered backend's traffic model (the textbook figure
+// for a backend not linked in); nullopt where the backend does not know the algorithm. Once per point: every rank's
+// figures are in it.
+std::optional<traffic::Model> TrafficModelOf(const Point& point);
+
+// Adds this group rank's figures of `model`; leaves them at -1 for a rank the model does not hold.
+void AddTrafficModel(const traffic::Model& model, int group_rank, result::RankTraffic* traffic);
 
 }  // namespace commbench
